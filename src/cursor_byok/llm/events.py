@@ -1,0 +1,142 @@
+"""The response stream: the events one model call produces, and the seam.
+
+Grammar of one stream (adapters must keep it):
+
+    stream := error | start block* (done | error)
+    block  := X_start X_delta* X_end        (X in text, thinking, tool_call)
+
+Only the last block may be left open before `error`. A delta carries the
+content index and the new piece only, never a copy of the whole partial
+message: copying per delta makes a response cost O(n^2) in its length.
+Errors never escape as exceptions: they end the stream as an `ErrorEvent`
+carrying the provider's status and message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias
+
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    DoneReason,
+    ErrorReason,
+    ToolCall,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StartEvent:
+    """The upstream accepted the request; a new attempt begins."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextStart:
+    content_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    content_index: int
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextEnd:
+    content_index: int
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingStart:
+    content_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    content_index: int
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingEnd:
+    content_index: int
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A tool call opens; id and name are known from the first chunk on."""
+
+    content_index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of the tool call's raw JSON argument string."""
+
+    content_index: int
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    content_index: int
+    tool_call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class DoneEvent:
+    """The response is complete; `message` is the only thing that enters history."""
+
+    reason: DoneReason
+    message: AssistantMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """The call failed (`error`) or was cancelled (`aborted`).
+
+    `message` is the partial response with `error_message` set; it is a
+    record, never history. `status` is the upstream HTTP status when there
+    was one; `retryable` says whether repeating the identical request may
+    succeed (connect errors, 408/409/429/5xx, overload), and `retry_after`
+    is the provider's hint in seconds.
+    """
+
+    reason: ErrorReason
+    message: AssistantMessage
+    status: int | None = None
+    retryable: bool = False
+    retry_after: float | None = None
+
+
+ResponseEvent: TypeAlias = (
+    StartEvent
+    | TextStart
+    | TextDelta
+    | TextEnd
+    | ThinkingStart
+    | ThinkingDelta
+    | ThinkingEnd
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | DoneEvent
+    | ErrorEvent
+)
+
+TERMINAL_EVENTS = (DoneEvent, ErrorEvent)
+
+
+class ResponseStream(Protocol):
+    """One model call in flight. `recv` returns events in stream order and,
+    after the terminal `done`/`error`, raises `StopAsyncIteration`."""
+
+    async def recv(self) -> ResponseEvent: ...
+
+    async def aclose(self) -> None:
+        """Stop the call and release the connection; idempotent."""
+        ...

@@ -1,0 +1,55 @@
+"""What enters the loop: semantic inputs only, never bytes or protocol frames.
+
+Anything that creates a message (a user message, a canceled tool's result)
+carries its timestamp in, so the pure transition never reads a clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import ToolResultMessage, UserMessage
+from cursor_byok.loop.state import TurnSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """A new turn. `context` holds supplements the model must see (attached
+    files, rules), already rendered as messages: they are appended before the
+    user message, never merged into older ones. `settings` replaces the
+    conversation's settings when given."""
+
+    user_message: UserMessage
+    context: tuple[UserMessage, ...] = ()
+    settings: TurnSettings | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LLMEvent:
+    call_id: str
+    event: ResponseEvent
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    message: ToolResultMessage
+
+
+@dataclass(frozen=True, slots=True)
+class UserInput:
+    """A user message outside a new run (the seed's `Input.UserMessage`),
+    e.g. typed while the agent is still working: it is queued until the
+    history can take it."""
+
+    message: UserMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    reason: str
+    timestamp: int = 0
+
+
+Input: TypeAlias = Start | LLMEvent | ToolResult | UserInput | Cancel

@@ -1,0 +1,123 @@
+"""Loop state: the committed conversation and the in-memory pending response.
+
+`ConversationState` is what the store commits. `PendingResponse` exists only
+in memory while a model call streams; it is dropped on error, abort or crash
+and never becomes history. Only a `done` event's complete message is appended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal, TypeAlias
+
+from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH
+from cursor_byok.llm.types import Message, ToolCall, ToolDefinition, UserMessage
+
+
+class Status(StrEnum):
+    READY = "ready"
+    WAITING_LLM = "waiting_llm"
+    WAITING_CLIENT = "waiting_client"
+    FINAL = "final"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+
+IDLE_STATUSES = frozenset({Status.READY, Status.FINAL, Status.FAILED, Status.CANCELED})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSettings:
+    """What the client chose for the conversation: the model to call, the
+    system prompt and the tools it offers. Requests are rebuilt from these."""
+
+    model: str = ""
+    system_prompt: str | None = None
+    tools: tuple[ToolDefinition, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingClient:
+    """The tool calls of the last assistant message, dispatched one at a time
+    in content order; `next` indexes the one the client is running now."""
+
+    tool_calls: tuple[ToolCall, ...]
+    next: int
+    operation_id: str
+
+    @property
+    def current(self) -> ToolCall:
+        return self.tool_calls[self.next]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationState:
+    """The committed state of one conversation.
+
+    `messages` only ever grows by whole messages; `messages_hash` is the
+    chain hash of `messages`, extended on every append. `call_seq` and
+    `turn_seq` make call and operation ids deterministic on replay.
+    """
+
+    conversation_id: str
+    turn_seq: int = 0
+    messages: tuple[Message, ...] = ()
+    messages_hash: str = EMPTY_MESSAGES_HASH
+    status: Status = Status.READY
+    settings: TurnSettings = field(default_factory=TurnSettings)
+    call_seq: int = 0
+    call_id: str | None = None
+    waiting: WaitingClient | None = None
+    queued: tuple[UserMessage, ...] = ()
+    last_error: str | None = None
+
+    @property
+    def turn_id(self) -> str:
+        return f"{self.conversation_id}:turn:{self.turn_seq}"
+
+
+BlockKind: TypeAlias = Literal["text", "thinking", "toolCall"]
+
+Chunks: TypeAlias = "tuple[str, Chunks] | None"
+"""A cons list of streamed pieces, newest first: adding one is O(1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingBlock:
+    """One open or closed content block of the streaming response."""
+
+    kind: BlockKind
+    content_index: int
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    chunks: Chunks = None
+    closed: bool = False
+
+    def text(self) -> str:
+        """The block's text so far (O(n) once, e.g. to show a reconnecting client)."""
+        pieces: list[str] = []
+        node = self.chunks
+        while node is not None:
+            pieces.append(node[0])
+            node = node[1]
+        return "".join(reversed(pieces))
+
+
+@dataclass(frozen=True, slots=True)
+class PendingResponse:
+    """The aggregate of one streaming attempt of call `call_id`.
+
+    A delta replaces one block (O(number of blocks)), never the whole text,
+    so the cost per delta does not grow with the response length.
+    """
+
+    call_id: str
+    blocks: tuple[PendingBlock, ...] = ()
+    event_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeState:
+    committed: ConversationState
+    pending: PendingResponse | None = None

@@ -1,0 +1,318 @@
+"""The transition rules, one behaviour per test (seed §7.3, §10, §11)."""
+
+from __future__ import annotations
+
+from cursor_byok.llm.events import DoneEvent, ErrorEvent, StartEvent, TextDelta, ThinkingDelta
+from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH, messages_hash
+from cursor_byok.llm.types import TextContent, ThinkingContent
+from cursor_byok.loop import (
+    CallClient,
+    CallLLM,
+    Cancel,
+    Canceled,
+    ContinueLLM,
+    Failed,
+    Final,
+    LLMEvent,
+    Status,
+    ToolResult,
+    UserInput,
+    WaitInput,
+    transition,
+)
+from tests.factories import (
+    SETTINGS,
+    assistant,
+    error_event,
+    fresh,
+    result,
+    start,
+    stream_of,
+    tool_call,
+    user,
+)
+from tests.loop.drive import Trace
+
+
+def begin(text: str = "hello") -> tuple[Trace, CallLLM]:
+    trace = Trace(fresh())
+    command = trace.feed(start(text)).command
+    assert isinstance(command, CallLLM)
+    return trace, command
+
+
+def test_start_appends_the_user_message_and_calls_the_model() -> None:
+    trace, call = begin("hello")
+    state = trace.state.committed
+    assert state.messages == (user("hello"),)
+    assert state.status is Status.WAITING_LLM
+    assert state.turn_seq == 1
+    assert call.call_id == state.call_id == "conv-1:call:1"
+    assert call.model == "test-model"
+    assert call.request.system_prompt == "You are a test."
+    assert call.request.tools == SETTINGS.tools
+    assert call.request.messages == state.messages
+    assert call.messages_hash == messages_hash(state.messages) != EMPTY_MESSAGES_HASH
+
+
+def test_text_stream_reemits_every_event_and_appends_one_message_at_done() -> None:
+    trace, call = begin()
+    reply = assistant(TextContent("Hello there, how can I help?"))
+    events = stream_of(reply)
+    for event in events[:-1]:
+        step = trace.feed(LLMEvent(call.call_id, event))
+        assert step.command == ContinueLLM()
+        assert trace.state.committed.messages == (user("hello"),)
+    done = trace.feed(LLMEvent(call.call_id, events[-1]))
+    assert trace.emitted == events
+    assert done.command == Final(reply)
+    assert trace.state.committed.messages == (user("hello"), reply)
+    assert trace.state.committed.status is Status.FINAL
+    assert trace.state.pending is None
+
+
+def test_pending_aggregates_deltas_per_block() -> None:
+    trace, call = begin()
+    reply = assistant(ThinkingContent("let me think", "sig-1"), TextContent("answer text"))
+    events = stream_of(reply, chunk=3)
+    trace.stream(call.call_id, events[:-1])
+    pending = trace.state.pending
+    assert pending is not None
+    assert [b.kind for b in pending.blocks] == ["thinking", "text"]
+    assert [b.text() for b in pending.blocks] == ["let me think", "answer text"]
+    assert all(b.closed for b in pending.blocks)
+    assert pending.event_count == len(events) - 1
+
+
+def test_a_delta_does_not_copy_the_text_streamed_so_far() -> None:
+    trace, call = begin()
+    trace.feed(LLMEvent(call.call_id, StartEvent()))
+    trace.feed(LLMEvent(call.call_id, TextDelta(0, "x" * 10_000)))
+    before = trace.state.pending
+    trace.feed(LLMEvent(call.call_id, TextDelta(0, "y")))
+    after = trace.state.pending
+    assert before is not None and after is not None
+    assert after.blocks[0].chunks is not None
+    assert after.blocks[0].chunks[1] is before.blocks[0].chunks  # shared, not copied
+
+
+def test_thinking_with_signature_is_kept_verbatim() -> None:
+    trace, call = begin()
+    reply = assistant(ThinkingContent("hmm", "opaque+/sig=="), TextContent("done"))
+    trace.stream(call.call_id, stream_of(reply))
+    stored = trace.state.committed.messages[-1]
+    assert stored == reply
+    assert any(isinstance(e, ThinkingDelta) for e in trace.emitted)
+
+
+def test_length_stop_ends_the_turn_with_the_truncated_message() -> None:
+    trace, call = begin()
+    reply = assistant(TextContent("cut off mid"), stop_reason="length")
+    final = trace.stream(call.call_id, stream_of(reply))
+    assert final.command == Final(reply)
+    assert trace.state.committed.messages[-1].stop_reason == "length"  # type: ignore[union-attr]
+
+
+def test_one_tool_call_is_dispatched_then_the_model_is_called_again() -> None:
+    trace, call = begin()
+    reply = assistant(TextContent("Reading."), tool_call("t1"))
+    step = trace.stream(call.call_id, stream_of(reply))
+    state = trace.state.committed
+    assert isinstance(step.command, CallClient)
+    assert step.command.tool_call == tool_call("t1")
+    assert step.command.operation_id == "conv-1:turn:1:tool:t1"
+    assert state.status is Status.WAITING_CLIENT
+    assert state.messages[-1] == reply
+
+    after = trace.feed(ToolResult(result("t1", "file body")))
+    assert isinstance(after.command, CallLLM)
+    assert after.command.call_id == "conv-1:call:2"
+    assert after.command.request.messages == (user("hello"), reply, result("t1", "file body"))
+    assert trace.state.committed.waiting is None
+
+
+def test_three_tool_calls_go_out_one_at_a_time_in_content_order() -> None:
+    trace, call = begin()
+    reply = assistant(tool_call("t1", "a"), tool_call("t2", "b"), tool_call("t3", "c"))
+    first = trace.stream(call.call_id, stream_of(reply))
+    assert isinstance(first.command, CallClient) and first.command.tool_call.id == "t1"
+    # A result for a call not yet dispatched is not taken out of order.
+    early = trace.feed(ToolResult(result("t3")))
+    assert early.command == WaitInput()
+    assert trace.state.committed.messages[-1] == reply
+    second = trace.feed(ToolResult(result("t1")))
+    assert isinstance(second.command, CallClient) and second.command.tool_call.id == "t2"
+    third = trace.feed(ToolResult(result("t2")))
+    assert isinstance(third.command, CallClient) and third.command.tool_call.id == "t3"
+    last = trace.feed(ToolResult(result("t3")))
+    assert isinstance(last.command, CallLLM)
+    assert trace.state.committed.messages[-3:] == (result("t1"), result("t2"), result("t3"))
+
+
+def test_a_failed_tool_is_a_result_that_goes_back_to_the_model() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(tool_call("t1"))))
+    failure = result("t1", "ENOENT: no such file", is_error=True)
+    step = trace.feed(ToolResult(failure))
+    assert isinstance(step.command, CallLLM)
+    assert step.command.request.messages[-1] == failure
+
+
+def test_error_mid_stream_drops_the_partial_and_appends_nothing() -> None:
+    trace, call = begin()
+    events = stream_of(assistant(TextContent("a long answer that breaks")))
+    trace.stream(call.call_id, events[:4])
+    error = error_event("connection reset")
+    step = trace.feed(LLMEvent(call.call_id, error))
+    assert step.command == Failed(error.message)
+    assert step.emit == (error,)
+    state = trace.state.committed
+    assert state.messages == (user("hello"),)
+    assert state.status is Status.FAILED
+    assert state.last_error == "connection reset"
+    assert trace.state.pending is None
+
+
+def test_abort_cancels_the_turn_and_appends_nothing() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(TextContent("abc def")))[:3])
+    step = trace.feed(LLMEvent(call.call_id, error_event("stopped", aborted=True)))
+    assert step.command == Canceled("stopped")
+    assert trace.state.committed.status is Status.CANCELED
+    assert trace.state.committed.messages == (user("hello"),)
+
+
+def test_a_retry_attempt_starts_a_fresh_pending_response() -> None:
+    trace, call = begin()
+    events = stream_of(assistant(TextContent("first attempt")))
+    trace.stream(call.call_id, events[:3])
+    trace.feed(LLMEvent(call.call_id, StartEvent()))
+    assert trace.state.pending is not None and trace.state.pending.blocks == ()
+
+
+def test_a_duplicate_done_appends_nothing() -> None:
+    trace, call = begin()
+    reply = assistant(TextContent("once"))
+    events = stream_of(reply)
+    trace.stream(call.call_id, events)
+    settled = trace.state
+    again = trace.feed(LLMEvent(call.call_id, events[-1]))
+    assert again.state is settled
+    assert again.emit == ()
+    assert again.command == WaitInput()
+    assert trace.state.committed.messages == (user("hello"), reply)
+
+
+def test_a_done_for_an_already_committed_call_is_ignored_during_the_next_call() -> None:
+    trace, call = begin()
+    first = assistant(tool_call("t1"))
+    trace.stream(call.call_id, stream_of(first))
+    next_call = trace.feed(ToolResult(result("t1"))).command
+    assert isinstance(next_call, CallLLM)
+    before = trace.state
+    stale = trace.feed(LLMEvent(call.call_id, DoneEvent("toolUse", first)))
+    assert stale.state is before and stale.emit == () and stale.command == WaitInput()
+
+
+def test_an_event_with_a_stale_call_id_changes_nothing() -> None:
+    trace, _call = begin()
+    before = trace.state
+    step = trace.feed(LLMEvent("conv-1:call:99", TextDelta(0, "ghost")))
+    assert step.state is before
+    assert step.emit == ()
+    assert step.command == WaitInput()
+
+
+def test_a_duplicate_tool_result_appends_nothing() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(tool_call("t1"), tool_call("t2"))))
+    trace.feed(ToolResult(result("t1")))
+    before = trace.state
+    again = trace.feed(ToolResult(result("t1")))
+    assert again.state is before and again.command == WaitInput()
+
+
+def test_a_duplicate_start_while_busy_is_queued_not_lost() -> None:
+    trace, call = begin()
+    step = trace.feed(start("and another thing", timestamp=5))
+    assert step.command == WaitInput()
+    assert trace.state.committed.queued == (user("and another thing", 5),)
+    reply = assistant(TextContent("first answer"))
+    after = trace.stream(call.call_id, stream_of(reply))
+    assert isinstance(after.command, CallLLM)
+    assert after.emit == (DoneEvent("stop", reply),)
+    assert after.command.request.messages == (
+        user("hello"),
+        reply,
+        user("and another thing", 5),
+    )
+    assert trace.state.committed.queued == ()
+
+
+def test_a_user_message_during_tool_calls_waits_for_all_results() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(tool_call("t1"))))
+    trace.feed(UserInput(user("also check b.txt", 7)))
+    step = trace.feed(ToolResult(result("t1")))
+    assert isinstance(step.command, CallLLM)
+    assert step.command.request.messages[-2:] == (result("t1"), user("also check b.txt", 7))
+
+
+def test_cancel_while_waiting_for_the_client_closes_every_open_tool_call() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(tool_call("t1"), tool_call("t2"))))
+    trace.feed(ToolResult(result("t1")))
+    step = trace.feed(Cancel("user pressed stop", timestamp=9))
+    assert step.command == Canceled("user pressed stop")
+    state = trace.state.committed
+    assert state.status is Status.CANCELED
+    assert state.waiting is None
+    closing = state.messages[-1]
+    assert closing.tool_call_id == "t2"  # type: ignore[union-attr]
+    assert closing.is_error  # type: ignore[union-attr]
+    assert closing.timestamp == 9  # type: ignore[union-attr]
+    # A late result for the canceled call changes nothing.
+    late = trace.feed(ToolResult(result("t2")))
+    assert late.state is trace.transitions[-2].state
+    # The next turn starts from a complete transcript.
+    follow = trace.feed(start("next", timestamp=10)).command
+    assert isinstance(follow, CallLLM)
+    assert follow.request.messages[-1] == user("next", 10)
+
+
+def test_cancel_while_streaming_drops_pending_and_stale_events_are_ignored() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(TextContent("streaming text")))[:3])
+    step = trace.feed(Cancel("stop"))
+    assert step.command == Canceled("stop")
+    assert trace.state.pending is None
+    assert trace.state.committed.messages == (user("hello"),)
+    late = trace.feed(LLMEvent(call.call_id, TextDelta(0, "late")))
+    assert late.command == WaitInput() and late.emit == ()
+
+
+def test_cancel_when_idle_changes_nothing() -> None:
+    state = fresh()
+    step = transition(state, Cancel("nothing running"))
+    assert step.state is state
+    assert step.command == Canceled("nothing running")
+
+
+def test_a_done_with_duplicate_tool_call_ids_fails_the_turn() -> None:
+    trace, call = begin()
+    bad = assistant(tool_call("t1"), tool_call("t1"))
+    step = trace.feed(LLMEvent(call.call_id, DoneEvent("toolUse", bad)))
+    assert isinstance(step.command, Failed)
+    assert isinstance(step.emit[0], ErrorEvent)
+    assert "duplicate tool call id" in (step.command.message.error_message or "")
+    assert trace.state.committed.messages == (user("hello"),)
+
+
+def test_a_new_turn_after_failure_continues_the_same_history() -> None:
+    trace, call = begin()
+    trace.feed(LLMEvent(call.call_id, error_event()))
+    step = trace.feed(start("try again", timestamp=4))
+    assert isinstance(step.command, CallLLM)
+    assert step.command.call_id == "conv-1:call:2"
+    assert step.command.request.messages == (user("hello"), user("try again", 4))
+    assert trace.state.committed.last_error is None
