@@ -5,6 +5,7 @@
 """
 
 from cursor_byok.llm.events import (
+    LLM,
     DoneEvent,
     ErrorEvent,
     ResponseEvent,
@@ -36,6 +37,7 @@ from cursor_byok.llm.types import (
 )
 
 __all__ = [
+    "LLM",
     "AssistantMessage",
     "Cost",
     "DoneEvent",

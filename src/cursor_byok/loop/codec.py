@@ -1,0 +1,141 @@
+"""JSON form of the loop's committed state and commands, for storage.
+
+Messages are not part of the state document: the store keeps them
+append-only, one row each, so a commit never rewrites history. Everything
+else a restarted process needs to continue (settings, the waiting tool calls,
+queued user messages, call and turn counters) is here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cursor_byok.llm.serialize import (
+    DecodeError,
+    content_from_json,
+    content_to_json,
+    message_from_json,
+    message_to_json,
+    tool_definition_from_json,
+    tool_definition_to_json,
+)
+from cursor_byok.llm.types import JSONValue, Message, ToolCall, UserMessage
+from cursor_byok.loop.commands import (
+    CallClient,
+    CallLLM,
+    Canceled,
+    Command,
+    ContinueLLM,
+    Failed,
+    Final,
+    WaitInput,
+)
+from cursor_byok.loop.state import ConversationState, Status, TurnSettings, WaitingClient
+
+
+def _tool_call_from_json(doc: Any) -> ToolCall:
+    block = content_from_json(doc)
+    if not isinstance(block, ToolCall):
+        raise DecodeError("expected a tool call")
+    return block
+
+
+def _user_message_from_json(doc: Any) -> UserMessage:
+    message = message_from_json(doc)
+    if not isinstance(message, UserMessage):
+        raise DecodeError("expected a user message")
+    return message
+
+
+def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
+    """The state without its messages (they are stored one row each)."""
+    waiting = state.waiting
+    return {
+        "conversationId": state.conversation_id,
+        "turnSeq": state.turn_seq,
+        "messageCount": len(state.messages),
+        "messagesHash": state.messages_hash,
+        "status": state.status.value,
+        "settings": {
+            "model": state.settings.model,
+            "systemPrompt": state.settings.system_prompt,
+            "tools": [tool_definition_to_json(t) for t in state.settings.tools],
+        },
+        "callSeq": state.call_seq,
+        "callId": state.call_id,
+        "waiting": None
+        if waiting is None
+        else {
+            "toolCalls": [content_to_json(c) for c in waiting.tool_calls],
+            "next": waiting.next,
+            "operationId": waiting.operation_id,
+        },
+        "queued": [message_to_json(m) for m in state.queued],
+        "lastError": state.last_error,
+    }
+
+
+def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> ConversationState:
+    try:
+        settings = doc["settings"]
+        waiting = doc["waiting"]
+        state = ConversationState(
+            conversation_id=doc["conversationId"],
+            turn_seq=int(doc["turnSeq"]),
+            messages=messages,
+            messages_hash=doc["messagesHash"],
+            status=Status(doc["status"]),
+            settings=TurnSettings(
+                model=settings["model"],
+                system_prompt=settings["systemPrompt"],
+                tools=tuple(tool_definition_from_json(t) for t in settings["tools"]),
+            ),
+            call_seq=int(doc["callSeq"]),
+            call_id=doc["callId"],
+            waiting=None
+            if waiting is None
+            else WaitingClient(
+                tool_calls=tuple(_tool_call_from_json(c) for c in waiting["toolCalls"]),
+                next=int(waiting["next"]),
+                operation_id=waiting["operationId"],
+            ),
+            queued=tuple(_user_message_from_json(m) for m in doc["queued"]),
+            last_error=doc["lastError"],
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise DecodeError(f"invalid stored conversation state: {error}") from error
+    if int(doc["messageCount"]) != len(messages):
+        raise DecodeError(
+            f"stored state expects {doc['messageCount']} messages, found {len(messages)}"
+        )
+    return state
+
+
+def command_to_json(command: Command) -> dict[str, JSONValue]:
+    """A record of what a committed input led to (returned for duplicates)."""
+    match command:
+        case CallLLM(call_id=call_id, model=model, request=request, messages_hash=mh):
+            return {
+                "command": "CallLLM",
+                "callId": call_id,
+                "model": model,
+                "messagesHash": mh,
+                "messageCount": len(request.messages),
+            }
+        case CallClient(operation_id=operation_id, tool_call=tool_call):
+            return {
+                "command": "CallClient",
+                "operationId": operation_id,
+                "toolCall": content_to_json(tool_call),
+            }
+        case Final(message=message):
+            return {"command": "Final", "message": message_to_json(message)}
+        case Failed(message=message):
+            return {"command": "Failed", "message": message_to_json(message)}
+        case Canceled(reason=reason):
+            return {"command": "Canceled", "reason": reason}
+        case WaitInput():
+            return {"command": "WaitInput"}
+        case ContinueLLM():
+            return {"command": "ContinueLLM"}

@@ -1,0 +1,151 @@
+"""The store's interface and records (seed §13, §16).
+
+The store persists what the loop decided and answers lookups; it makes no
+decision of its own. Its one judgement is mechanical: a commit whose
+expected version is stale is refused (optimistic compare-and-swap), and a
+commit that would rewrite history instead of appending to it is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from cursor_byok.llm.types import JSONValue
+from cursor_byok.loop.state import ConversationState
+
+
+class StoreError(Exception):
+    """Base of the store's own errors."""
+
+
+class VersionConflict(StoreError):
+    """Another writer committed first; reload and reprocess."""
+
+
+class HistoryRewrite(StoreError):
+    """A commit's messages do not extend the stored history; refused."""
+
+
+class RequestMismatch(StoreError):
+    """A call id was saved again with a different request; calls never change."""
+
+
+class CallStatus(StrEnum):
+    PLANNED = "planned"
+    STREAMING = "streaming"
+    COMMITTED = "committed"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+
+class OperationStatus(StrEnum):
+    WAITING = "waiting"
+    COMPLETED = "completed"
+    CANCELED = "canceled"
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    state: ConversationState
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class InputCommit:
+    input_id: str
+    version: int
+    result: JSONValue
+
+
+@dataclass(frozen=True, slots=True)
+class LLMCallRecord:
+    """One model call. `request` holds the exact serialized request: a retry
+    or a recovery sends these bytes again, never a rebuilt request."""
+
+    call_id: str
+    conversation_id: str
+    model: str
+    request: bytes
+    request_hash: str
+    messages_hash: str
+    message_count: int
+    last_message_hash: str | None
+    status: CallStatus
+    attempts: int = 0
+    assistant_hash: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallStatusUpdate:
+    """A later change to a saved call: its status, attempts, outcome."""
+
+    call_id: str
+    status: CallStatus
+    attempts: int = 0
+    assistant_hash: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClientOperationRecord:
+    """One tool run on the client, keyed by conversation + turn + tool call id."""
+
+    operation_id: str
+    conversation_id: str
+    turn_id: str
+    tool_call_id: str
+    tool_index: int
+    request: bytes
+    status: OperationStatus
+    result: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    conversation_id: str
+    version: int
+    status: str
+    message_count: int
+    updated_at_ms: int
+
+
+class Store(Protocol):
+    def load(self, conversation_id: str) -> Loaded | None: ...
+
+    def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None: ...
+
+    def commit_input(
+        self,
+        input_id: str,
+        expected_version: int,
+        next_state: ConversationState,
+        result: JSONValue,
+        llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
+        operations: Sequence[ClientOperationRecord] = (),
+    ) -> int:
+        """Commit `next_state` in one transaction with the input id and the
+        call records; return the new version. `expected_version` 0 creates
+        the conversation. Raises VersionConflict or HistoryRewrite."""
+        ...
+
+    def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:
+        """Save a new call (its exact request) or a change of its status."""
+        ...
+
+    def get_llm_call(self, call_id: str) -> LLMCallRecord | None: ...
+
+    def save_client_operation(self, record: ClientOperationRecord) -> None: ...
+
+    def get_client_operation(self, operation_id: str) -> ClientOperationRecord | None: ...
+
+    def active_conversations(self) -> list[str]:
+        """Conversations left waiting for a model or a client: work to resume."""
+        ...
+
+    def conversations(self) -> list[ConversationSummary]: ...
+
+    def close(self) -> None: ...

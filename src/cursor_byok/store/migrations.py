@@ -1,0 +1,102 @@
+"""Schema migrations, applied in order at start-up.
+
+The schema version lives in SQLite's `user_version`. A migration is never
+edited once released; a change is a new entry at the end of `MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the seed's tables, with history append-only in its own table.
+    """
+    CREATE TABLE conversations (
+        conversation_id TEXT PRIMARY KEY,
+        version         INTEGER NOT NULL,
+        status          TEXT NOT NULL,
+        message_count   INTEGER NOT NULL,
+        messages_hash   TEXT NOT NULL,
+        state_json      BLOB NOT NULL,
+        created_at_ms   INTEGER NOT NULL,
+        updated_at_ms   INTEGER NOT NULL
+    );
+    CREATE INDEX conversations_by_status ON conversations (status);
+    CREATE TABLE messages (
+        conversation_id TEXT NOT NULL REFERENCES conversations (conversation_id),
+        idx             INTEGER NOT NULL,
+        message_json    BLOB NOT NULL,
+        message_hash    TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, idx)
+    ) WITHOUT ROWID;
+    CREATE TABLE input_commits (
+        conversation_id   TEXT NOT NULL,
+        input_id          TEXT NOT NULL,
+        committed_version INTEGER NOT NULL,
+        result_json       BLOB NOT NULL,
+        committed_at_ms   INTEGER NOT NULL,
+        PRIMARY KEY (conversation_id, input_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE llm_calls (
+        call_id           TEXT PRIMARY KEY,
+        conversation_id   TEXT NOT NULL,
+        model             TEXT NOT NULL,
+        request_json      BLOB NOT NULL,
+        request_hash      TEXT NOT NULL,
+        messages_hash     TEXT NOT NULL,
+        message_count     INTEGER NOT NULL,
+        last_message_hash TEXT,
+        status            TEXT NOT NULL,
+        attempts          INTEGER NOT NULL,
+        assistant_hash    TEXT,
+        error             TEXT,
+        created_at_ms     INTEGER NOT NULL,
+        updated_at_ms     INTEGER NOT NULL
+    );
+    CREATE INDEX llm_calls_by_conversation ON llm_calls (conversation_id);
+    CREATE TABLE client_operations (
+        operation_id    TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        turn_id         TEXT NOT NULL,
+        tool_call_id    TEXT NOT NULL,
+        tool_index      INTEGER NOT NULL,
+        request_json    BLOB NOT NULL,
+        status          TEXT NOT NULL,
+        result_json     BLOB,
+        created_at_ms   INTEGER NOT NULL,
+        updated_at_ms   INTEGER NOT NULL
+    );
+    CREATE TABLE stream_diagnostics (
+        call_id     TEXT NOT NULL,
+        event_index INTEGER NOT NULL,
+        event_json  BLOB NOT NULL,
+        PRIMARY KEY (call_id, event_index)
+    ) WITHOUT ROWID;
+    """,
+)
+
+
+class SchemaTooNew(RuntimeError):
+    """The file was written by a newer version of this program."""
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring the schema up to date; return the version now in force."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        current = db.execute("PRAGMA user_version").fetchone()[0]
+        if current > len(MIGRATIONS):
+            raise SchemaTooNew(
+                f"database schema version {current} is newer than this program"
+                f" supports ({len(MIGRATIONS)}); upgrade cursor-byok"
+            )
+        for version in range(current, len(MIGRATIONS)):
+            for statement in MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return len(MIGRATIONS)

@@ -1,0 +1,512 @@
+"""The runner: thin glue that drives the pure loop (seed §6-7, §11, §13).
+
+Per conversation there is one worker task and one queue. External inputs
+(from the client) and the events of the model stream (from a reader task)
+enter the same queue, so they reach `transition` strictly one at a time and
+in arrival order; a cancel is never stuck behind a long response. The store's
+version compare-and-swap is the final arbiter: on a conflict the worker
+reloads and processes the input again.
+
+Commit order: a transition that changes the committed state is committed in
+one transaction with its input id and call records, before anything it emits
+is published and before its command runs. So a model call's exact request is
+saved before the upstream is opened, a tool call's operation id is saved
+before the client is asked, and deltas (which change no committed state) are
+published without touching the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeAlias, TypeVar
+
+from cursor_byok.llm.events import (
+    LLM,
+    DoneEvent,
+    ErrorEvent,
+    ResponseEvent,
+    ResponseStream,
+    StartEvent,
+)
+from cursor_byok.llm.serialize import (
+    canonical_dumps,
+    canonical_loads,
+    content_to_json,
+    message_from_json,
+    message_hash,
+    message_to_json,
+    request_bytes,
+    request_from_json,
+    sha256_hex,
+)
+from cursor_byok.llm.types import AssistantMessage, JSONValue, RequestMessages, ToolResultMessage
+from cursor_byok.loop.codec import command_to_json
+from cursor_byok.loop.commands import (
+    CallClient,
+    CallLLM,
+    Canceled,
+    Command,
+    Failed,
+    Final,
+    Transition,
+)
+from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, ToolResult
+from cursor_byok.loop.state import ConversationState, RuntimeState, Status
+from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.store.base import (
+    CallStatus,
+    CallStatusUpdate,
+    ClientOperationRecord,
+    LLMCallRecord,
+    OperationStatus,
+    Store,
+    VersionConflict,
+)
+
+log = logging.getLogger(__name__)
+
+Outbound: TypeAlias = ResponseEvent | CallClient | Final | Failed | Canceled
+"""What a conversation's sink receives, in order: re-emitted model events and
+the commands the client must see (run a tool, the turn ended)."""
+
+
+class Sink(Protocol):
+    """Where a conversation's output goes (the RunSSE send queue). `publish`
+    must not block: it only enqueues, preserving order."""
+
+    def publish(self, conversation_id: str, item: Outbound) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Retries of one model call, only while nothing of the failed attempt
+    reached the client: capped exponential backoff with full jitter."""
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+
+    def delay(self, attempt: int, hint: float | None, rng: random.Random) -> float:
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        wait = rng.uniform(0, ceiling)
+        if hint is not None:
+            wait = max(wait, min(hint, self.max_delay))
+        return wait
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a submitted input led to. `duplicate` means it had been committed
+    before and nothing ran again; `result` is the recorded command."""
+
+    duplicate: bool
+    committed: bool
+    result: JSONValue
+
+
+@dataclass(slots=True)
+class _External:
+    input_id: str
+    input: Input
+    done: asyncio.Future[Outcome]
+
+
+@dataclass(slots=True)
+class _StreamEvent:
+    call_id: str
+    event: ResponseEvent
+
+
+@dataclass(slots=True)
+class _Conversation:
+    conversation_id: str
+    queue: asyncio.Queue[_External | _StreamEvent] = field(default_factory=asyncio.Queue)
+    state: RuntimeState | None = None
+    version: int = 0
+    reader: asyncio.Task[None] | None = None
+    worker: asyncio.Task[None] | None = None
+
+
+T = TypeVar("T")
+
+
+class Runner:
+    """Drives conversations: `submit` an input, output goes to the sink."""
+
+    def __init__(
+        self,
+        store: Store,
+        llm: LLM,
+        sink: Sink,
+        hooks: Hooks = DEFAULT_HOOKS,
+        retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._store = store
+        self._llm = llm
+        self._sink = sink
+        self._hooks = hooks
+        self._retry = retry or RetryPolicy()
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._conversations: dict[str, _Conversation] = {}
+        self._closed = False
+
+    # -- public --------------------------------------------------------------------
+
+    async def submit(self, conversation_id: str, input_id: str, input: Input) -> Outcome:
+        """Process one external input; returns once it is committed (or known
+        to be a duplicate, or ignored). Work it starts goes on afterwards."""
+        conversation = self._conversation(conversation_id)
+        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        conversation.queue.put_nowait(_External(input_id, input, done))
+        return await done
+
+    async def recover(self) -> list[str]:
+        """Resume every conversation left waiting for a model or a client."""
+        active = await self._io(self._store.active_conversations)
+        for conversation_id in active:
+            conversation = self._conversation(conversation_id)
+            await self._ensure_loaded(conversation)
+        return active
+
+    async def state_of(self, conversation_id: str) -> ConversationState | None:
+        """The committed state as this runner knows it (for inspection)."""
+        conversation = self._conversation(conversation_id)
+        await self._ensure_loaded(conversation)
+        return None if conversation.state is None else conversation.state.committed
+
+    async def close(self) -> None:
+        self._closed = True
+        tasks = []
+        for conversation in self._conversations.values():
+            for task in (conversation.reader, conversation.worker):
+                if task is not None:
+                    task.cancel()
+                    tasks.append(task)
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    # -- the worker ----------------------------------------------------------------
+
+    def _conversation(self, conversation_id: str) -> _Conversation:
+        if self._closed:
+            raise RuntimeError("runner is closed")
+        conversation = self._conversations.get(conversation_id)
+        if conversation is None:
+            conversation = _Conversation(conversation_id)
+            self._conversations[conversation_id] = conversation
+            conversation.worker = asyncio.create_task(
+                self._work(conversation), name=f"conversation {conversation_id}"
+            )
+        return conversation
+
+    async def _work(self, conversation: _Conversation) -> None:
+        while True:
+            item = await conversation.queue.get()
+            try:
+                if isinstance(item, _External):
+                    outcome = await self._external(conversation, item)
+                    if not item.done.done():
+                        item.done.set_result(outcome)
+                else:
+                    await self._stream_event(conversation, item)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # one bad input must not kill the conversation
+                log.exception("conversation %s: input failed", conversation.conversation_id)
+                if isinstance(item, _External) and not item.done.done():
+                    item.done.set_exception(error)
+
+    async def _io(self, function: Callable[..., T], *args: object) -> T:
+        """Store calls run in a worker thread so a commit never stalls the loop."""
+        return await asyncio.to_thread(function, *args)
+
+    async def _ensure_loaded(self, conversation: _Conversation) -> None:
+        if conversation.state is not None:
+            return
+        loaded = await self._io(self._store.load, conversation.conversation_id)
+        if loaded is None:
+            conversation.state = RuntimeState(ConversationState(conversation.conversation_id))
+            conversation.version = 0
+            return
+        conversation.state = RuntimeState(loaded.state)
+        conversation.version = loaded.version
+        await self._resume(conversation)
+
+    async def _reload(self, conversation: _Conversation) -> None:
+        conversation.state = None
+        await self._ensure_loaded(conversation)
+
+    async def _resume(self, conversation: _Conversation) -> None:
+        """Pick up work a previous process left in flight (seed §4, §13)."""
+        assert conversation.state is not None
+        state = conversation.state.committed
+        if state.status is Status.WAITING_LLM and state.call_id is not None:
+            if conversation.reader is not None and not conversation.reader.done():
+                return
+            record = await self._io(self._store.get_llm_call, state.call_id)
+            if record is None:
+                log.error("conversation %s: call %s has no saved request", state, state.call_id)
+                return
+            request = request_from_json(canonical_loads(record.request))
+            self._start_reader(conversation, state.call_id, record.model, request)
+        elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
+            waiting = state.waiting
+            await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
+
+    async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
+        await self._ensure_loaded(conversation)
+        return await self._apply(conversation, item.input_id, item.input)
+
+    async def _stream_event(self, conversation: _Conversation, item: _StreamEvent) -> None:
+        await self._ensure_loaded(conversation)
+        input_id = f"{item.call_id}:end"
+        await self._apply(conversation, input_id, LLMEvent(item.call_id, item.event))
+
+    async def _apply(self, conversation: _Conversation, input_id: str, input: Input) -> Outcome:
+        conversation_id = conversation.conversation_id
+        while True:
+            assert conversation.state is not None
+            if not isinstance(input, LLMEvent) or isinstance(input.event, DoneEvent | ErrorEvent):
+                previous = await self._io(self._store.find_input_commit, conversation_id, input_id)
+                if previous is not None:
+                    return Outcome(duplicate=True, committed=True, result=previous.result)
+            before = conversation.state
+            result = transition(before, input, self._hooks)
+            if result.state.committed is before.committed:
+                conversation.state = result.state
+                self._publish(conversation_id, result.emit)
+                await self._execute(conversation, result.command)
+                return Outcome(duplicate=False, committed=False, result=None)
+            record = command_to_json(result.command)
+            calls, operations = _records(before.committed, input, result)
+            try:
+                conversation.version = await self._io(
+                    self._store.commit_input,
+                    input_id,
+                    conversation.version,
+                    result.state.committed,
+                    record,
+                    calls,
+                    operations,
+                )
+            except VersionConflict:
+                log.info("conversation %s: version conflict, reloading", conversation_id)
+                await self._reload(conversation)
+                continue
+            conversation.state = result.state
+            self._publish(conversation_id, result.emit)
+            await self._execute(conversation, result.command)
+            return Outcome(duplicate=False, committed=True, result=record)
+
+    def _publish(self, conversation_id: str, events: Sequence[ResponseEvent]) -> None:
+        for event in events:
+            self._sink.publish(conversation_id, event)
+
+    async def _execute(self, conversation: _Conversation, command: Command) -> None:
+        match command:
+            case CallLLM(call_id=call_id, model=model, request=request):
+                self._start_reader(conversation, call_id, model, request)
+            case CallClient():
+                await self._call_client(conversation, command)
+            case Final() | Failed():
+                self._sink.publish(conversation.conversation_id, command)
+            case Canceled():
+                self._stop_reader(conversation)
+                self._sink.publish(conversation.conversation_id, command)
+            case _:
+                pass
+
+    async def _call_client(self, conversation: _Conversation, command: CallClient) -> None:
+        """Operation ids make a tool run once: a completed operation feeds its
+        saved result back instead of asking the client again."""
+        saved = await self._io(self._store.get_client_operation, command.operation_id)
+        if saved is not None and saved.status is OperationStatus.COMPLETED and saved.result:
+            message = _tool_result_from(saved.result)
+            if message is not None:
+                conversation.queue.put_nowait(
+                    _External(
+                        f"{command.operation_id}:saved",
+                        ToolResult(message),
+                        asyncio.get_running_loop().create_future(),
+                    )
+                )
+                return
+        self._sink.publish(conversation.conversation_id, command)
+
+    # -- the model stream ----------------------------------------------------------------
+
+    def _start_reader(
+        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
+    ) -> None:
+        self._stop_reader(conversation)
+        conversation.reader = asyncio.create_task(
+            self._read(conversation, call_id, model, request), name=f"call {call_id}"
+        )
+
+    def _stop_reader(self, conversation: _Conversation) -> None:
+        if conversation.reader is not None and not conversation.reader.done():
+            conversation.reader.cancel()
+        conversation.reader = None
+
+    async def _read(
+        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
+    ) -> None:
+        """Read one call, retrying the identical request while nothing of the
+        failed attempt was passed on; every event goes through the queue."""
+        attempt = 0
+        while True:
+            attempt += 1
+            await self._io(
+                self._store.save_llm_call,
+                CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt),
+            )
+            passed_on = False
+            stream: ResponseStream | None = None
+            try:
+                stream = await self._llm.call(model, request)
+                while True:
+                    event = await _next_event(stream)
+                    retry = (
+                        isinstance(event, ErrorEvent)
+                        and event.reason == "error"
+                        and event.retryable
+                        and not passed_on
+                        and attempt < self._retry.max_attempts
+                    )
+                    if retry:
+                        assert isinstance(event, ErrorEvent)
+                        wait = self._retry.delay(attempt, event.retry_after, self._rng)
+                        log.warning(
+                            "call %s attempt %d failed (%s); retrying in %.2fs",
+                            call_id,
+                            attempt,
+                            event.message.error_message,
+                            wait,
+                        )
+                        await asyncio.sleep(wait)
+                        break
+                    if not isinstance(event, StartEvent):
+                        passed_on = True
+                    conversation.queue.put_nowait(_StreamEvent(call_id, event))
+                    if isinstance(event, DoneEvent | ErrorEvent):
+                        return
+            finally:
+                if stream is not None:
+                    with contextlib.suppress(Exception):
+                        await stream.aclose()
+
+
+async def _next_event(stream: ResponseStream) -> ResponseEvent:
+    """An adapter bug or a stream that ends without a terminal event still
+    ends the call as an error, never as a silent hang or a crash."""
+    try:
+        return await stream.recv()
+    except StopAsyncIteration:
+        return _local_error("the model stream ended without a final event")
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        log.exception("model stream raised")
+        return _local_error(f"the model stream failed: {type(error).__name__}: {error}")
+
+
+def _local_error(text: str) -> ErrorEvent:
+    message = AssistantMessage(
+        content=(), api="", provider="", model="", stop_reason="error", error_message=text
+    )
+    return ErrorEvent("error", message)
+
+
+def _tool_result_from(data: bytes) -> ToolResultMessage | None:
+    message = message_from_json(canonical_loads(data))
+    return message if isinstance(message, ToolResultMessage) else None
+
+
+def _records(
+    before: ConversationState, input: Input, result: Transition
+) -> tuple[list[LLMCallRecord | CallStatusUpdate], list[ClientOperationRecord]]:
+    """The call and operation records a committed transition implies; they
+    are written in the same transaction as the state."""
+    after = result.state.committed
+    calls: list[LLMCallRecord | CallStatusUpdate] = []
+    operations: list[ClientOperationRecord] = []
+    match input:
+        case LLMEvent(call_id=call_id, event=DoneEvent(message=message)):
+            if len(after.messages) > len(before.messages) and (
+                after.messages[len(before.messages)] is message
+            ):
+                calls.append(
+                    CallStatusUpdate(
+                        call_id, CallStatus.COMMITTED, assistant_hash=message_hash(message)
+                    )
+                )
+            else:
+                calls.append(CallStatusUpdate(call_id, CallStatus.FAILED, error=after.last_error))
+        case LLMEvent(call_id=call_id, event=ErrorEvent(reason=reason, message=message)):
+            status = CallStatus.CANCELED if reason == "aborted" else CallStatus.FAILED
+            calls.append(CallStatusUpdate(call_id, status, error=message.error_message))
+        case ToolResult(message=message) if before.waiting is not None:
+            operations.append(
+                _operation(
+                    before, OperationStatus.COMPLETED, canonical_dumps(message_to_json(message))
+                )
+            )
+        case Cancel():
+            if before.status is Status.WAITING_LLM and before.call_id is not None:
+                calls.append(
+                    CallStatusUpdate(before.call_id, CallStatus.CANCELED, error="canceled")
+                )
+            if before.status is Status.WAITING_CLIENT and before.waiting is not None:
+                operations.append(_operation(before, OperationStatus.CANCELED, None))
+        case _:
+            pass
+    match result.command:
+        case CallLLM(call_id=call_id, model=model, request=request, messages_hash=chain):
+            data = request_bytes(request)
+            last = message_hash(request.messages[-1]) if request.messages else None
+            calls.append(
+                LLMCallRecord(
+                    call_id=call_id,
+                    conversation_id=after.conversation_id,
+                    model=model,
+                    request=data,
+                    request_hash=sha256_hex(data),
+                    messages_hash=chain,
+                    message_count=len(request.messages),
+                    last_message_hash=last,
+                    status=CallStatus.PLANNED,
+                )
+            )
+        case CallClient():
+            operations.append(_operation(after, OperationStatus.WAITING, None))
+        case _:
+            pass
+    return calls, operations
+
+
+def _operation(
+    state: ConversationState, status: OperationStatus, result: bytes | None
+) -> ClientOperationRecord:
+    waiting = state.waiting
+    assert waiting is not None
+    call = waiting.current
+    return ClientOperationRecord(
+        operation_id=waiting.operation_id,
+        conversation_id=state.conversation_id,
+        turn_id=state.turn_id,
+        tool_call_id=call.id,
+        tool_index=waiting.next,
+        request=canonical_dumps(content_to_json(call)),
+        status=status,
+        result=result,
+    )

@@ -1,0 +1,234 @@
+"""The runner over a real SQLite file, with a scripted model at the edge
+(seed §17.4 and the idempotency rules of §11)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ErrorEvent,
+    ResponseEvent,
+    StartEvent,
+    TextDelta,
+)
+from cursor_byok.llm.serialize import serialize_messages
+from cursor_byok.llm.types import AssistantMessage, TextContent
+from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
+from cursor_byok.store.base import CallStatus, OperationStatus
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.runner import RetryPolicy, Runner
+from tests.factories import assistant, error_event, result, start, stream_of, tool_call
+from tests.fakes import RecordingSink, ScriptedLLM
+
+Make = Callable[..., "Harness"]
+FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
+
+
+class Harness:
+    def __init__(self, path: Path, scripts: list[list[ResponseEvent]], delay: float = 0.0):
+        self.path = path
+        self.store = SQLiteStore(path, synchronous="NORMAL")
+        self.llm = ScriptedLLM(scripts, delay)
+        self.sink = RecordingSink()
+        self.runner = Runner(self.store, self.llm, self.sink, retry=FAST)
+
+    def history(self, conversation_id: str = "c") -> tuple[object, ...]:
+        loaded = self.store.load(conversation_id)
+        assert loaded is not None
+        return loaded.state.messages
+
+
+@pytest.fixture
+async def harness_factory(tmp_path: Path) -> AsyncIterator[list[Harness]]:
+    made: list[Harness] = []
+    yield made
+    for harness in made:
+        await harness.runner.close()
+        harness.store.close()
+
+
+@pytest.fixture
+def make(harness_factory: list[Harness], tmp_path: Path) -> Make:
+    def build(scripts: list[list[ResponseEvent]], delay: float = 0.0) -> Harness:
+        harness = Harness(tmp_path / "db.sqlite3", scripts, delay)
+        harness_factory.append(harness)
+        return harness
+
+    return build
+
+
+TOOL_REPLY = assistant(TextContent("Let me read it."), tool_call("t1", "a.txt"))
+FINAL_REPLY = assistant(TextContent("It says hello."), timestamp=4)
+
+
+async def test_a_tool_turn_streams_in_order_and_commits_only_whole_messages(make: Make) -> None:
+    h: Harness = make([stream_of(TOOL_REPLY, chunk=2), stream_of(FINAL_REPLY, chunk=2)])
+    counts: list[tuple[str, int]] = []
+    original = h.sink.publish
+
+    def observing(conversation_id: str, item: object) -> None:
+        loaded = h.store.load(conversation_id)
+        counts.append((type(item).__name__, len(loaded.state.messages) if loaded else 0))
+        original(conversation_id, item)  # type: ignore[arg-type]
+
+    h.sink.publish = observing  # type: ignore[method-assign]
+
+    outcome = await h.runner.submit("c", "req:0", start("read a.txt"))
+    assert outcome.committed and not outcome.duplicate
+    [call] = await h.sink.wait_for("c", CallClient)
+    assert isinstance(call, CallClient) and call.tool_call == tool_call("t1", "a.txt")
+    assert len(h.llm.requests) == 1  # the next model call waits for the tool result
+
+    await h.runner.submit("c", "req:1", ToolResult(result("t1", "hello")))
+    await h.sink.wait_for("c", Final)
+
+    expected_events = [e for e in stream_of(TOOL_REPLY, chunk=2) if not isinstance(e, StartEvent)]
+    published = [i for i in h.sink.of("c") if not isinstance(i, StartEvent)]
+    assert published[: len(expected_events)] == expected_events
+    # Every delta was published while history held only the user message.
+    for name, count in counts[: len(expected_events) - 1]:
+        assert count == 1, name
+    assert h.history() == (start("read a.txt").user_message, TOOL_REPLY, result("t1", "hello"),
+                           FINAL_REPLY)  # fmt: skip
+    first, second = (bytes_ for _, bytes_ in h.llm.requests)
+    assert b"hello" not in first and b"hello" in second
+
+
+async def test_a_duplicate_input_returns_the_recorded_result_and_runs_nothing(make: Make) -> None:
+    h: Harness = make([stream_of(TOOL_REPLY), stream_of(FINAL_REPLY)])
+    first = await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", CallClient)
+    again = await h.runner.submit("c", "req:0", start("go"))
+    assert again.duplicate and again.result == first.result
+    assert len(h.llm.requests) == 1
+    assert len([i for i in h.sink.of("c") if isinstance(i, CallClient)]) == 1
+
+
+async def test_the_same_tool_result_twice_appends_once(make: Make) -> None:
+    h: Harness = make([stream_of(TOOL_REPLY), stream_of(FINAL_REPLY, chunk=50)], delay=0.01)
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", CallClient)
+    one = await h.runner.submit("c", "req:1", ToolResult(result("t1")))
+    two = await h.runner.submit("c", "req:2", ToolResult(result("t1")))
+    assert one.committed and not two.committed
+    await h.sink.wait_for("c", Final)
+    assert [type(m).__name__ for m in h.history()].count("ToolResultMessage") == 1
+    operation = h.store.get_client_operation("c:turn:1:tool:t1")
+    assert operation is not None and operation.status is OperationStatus.COMPLETED
+
+
+async def test_a_retryable_failure_before_output_retries_the_identical_request(make: Make) -> None:
+    overloaded = ErrorEvent("error", error_event("overloaded").message, 529, retryable=True)
+    h: Harness = make([[StartEvent(), overloaded], [overloaded], stream_of(FINAL_REPLY)])
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", Final)
+    assert len(h.llm.requests) == 3
+    assert len({data for _, data in h.llm.requests}) == 1
+    assert not any(isinstance(i, ErrorEvent) for i in h.sink.of("c"))
+    record = h.store.get_llm_call("c:call:1")
+    assert record is not None
+    assert (record.status, record.attempts) == (CallStatus.COMMITTED, 3)
+    assert h.history()[-1] == FINAL_REPLY
+
+
+async def test_a_failure_after_output_fails_the_turn_without_a_partial_message(make: Make) -> None:
+    broken = ErrorEvent("error", error_event("connection reset").message, 502, retryable=True)
+    partial = stream_of(FINAL_REPLY)[:4]
+    h: Harness = make([[*partial, broken]])
+    await h.runner.submit("c", "req:0", start("go"))
+    [failed] = await h.sink.wait_for("c", Failed)
+    assert isinstance(failed, Failed)
+    assert failed.message.error_message == "connection reset"
+    assert len(h.llm.requests) == 1
+    assert h.history() == (start("go").user_message,)
+    record = h.store.get_llm_call("c:call:1")
+    assert record is not None and record.status is CallStatus.FAILED
+    assert record.error == "connection reset"
+
+
+async def test_a_non_retryable_error_fails_at_once_and_keeps_the_message(make: Make) -> None:
+    denied = ErrorEvent("error", error_event("invalid x-api-key").message, 401)
+    h: Harness = make([[denied], stream_of(FINAL_REPLY)])
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", Failed)
+    assert len(h.llm.requests) == 1
+    record = h.store.get_llm_call("c:call:1")
+    assert record is not None and record.error == "invalid x-api-key"
+
+
+async def test_a_stream_that_ends_without_done_fails_cleanly(make: Make) -> None:
+    h: Harness = make([stream_of(FINAL_REPLY)[:-1]])
+    await h.runner.submit("c", "req:0", start("go"))
+    [failed] = await h.sink.wait_for("c", Failed)
+    assert "without a final event" in (failed.message.error_message or "")  # type: ignore[union-attr]
+    assert h.history() == (start("go").user_message,)
+
+
+async def test_cancel_mid_stream_closes_the_upstream_and_appends_nothing(make: Make) -> None:
+    long = assistant(TextContent("word " * 200))
+    h: Harness = make([stream_of(long, chunk=5)], delay=0.005)
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", TextDelta, count=3)
+    await h.runner.submit("c", "req:1", Cancel("user stop"))
+    [canceled] = await h.sink.wait_for("c", Canceled)
+    assert canceled == Canceled("user stop")
+    await asyncio.sleep(0.05)
+    assert h.llm.streams[0].closed
+    assert h.history() == (start("go").user_message,)
+    record = h.store.get_llm_call("c:call:1")
+    assert record is not None and record.status is CallStatus.CANCELED
+
+
+async def test_a_restarted_runner_resumes_the_call_with_the_same_id_and_bytes(
+    make,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    slow = stream_of(FINAL_REPLY, chunk=1)
+    first: Harness = make([slow], delay=0.01)
+    await first.runner.submit("c", "req:0", start("go"))
+    await first.sink.wait_for("c", TextDelta, count=2)
+    await first.runner.close()  # the process dies mid-stream: nothing was committed
+
+    second: Harness = make([stream_of(FINAL_REPLY)])
+    assert await second.runner.recover() == ["c"]
+    await second.sink.wait_for("c", Final)
+    assert first.llm.requests[0] == second.llm.requests[0]
+    assert second.history() == (start("go").user_message, FINAL_REPLY)
+
+
+async def test_a_committed_call_streamed_twice_appends_one_message(make: Make) -> None:
+    # Two processes resume the same call: both stream it, one commits.
+    setup: Harness = make([[StartEvent()]], delay=0.0)
+    await setup.runner.submit("c", "req:0", start("go"))
+    await setup.runner.close()
+
+    a: Harness = make([stream_of(FINAL_REPLY)], delay=0.001)
+    b: Harness = make([stream_of(FINAL_REPLY)], delay=0.002)
+    await asyncio.gather(a.runner.recover(), b.runner.recover())
+    await a.sink.wait_for("c", DoneEvent)
+    await b.sink.wait_for("c", (DoneEvent, TextDelta), count=3)
+    await asyncio.sleep(0.1)
+    history = a.history()
+    assert history == (start("go").user_message, FINAL_REPLY)
+    assert serialize_messages(history) == serialize_messages(b.history())  # type: ignore[arg-type]
+
+
+async def test_a_tool_call_after_restart_is_sent_again_with_the_same_operation_id(
+    make: Make,
+) -> None:
+    first: Harness = make([stream_of(TOOL_REPLY)])
+    await first.runner.submit("c", "req:0", start("go"))
+    [sent] = await first.sink.wait_for("c", CallClient)
+    await first.runner.close()
+    second: Harness = make([stream_of(FINAL_REPLY)])
+    await second.runner.recover()
+    [again] = await second.sink.wait_for("c", CallClient)
+    assert again == sent
+    await second.runner.submit("c", "req:1", ToolResult(result("t1")))
+    await second.sink.wait_for("c", Final)
+    assert isinstance(second.history()[-1], AssistantMessage)
