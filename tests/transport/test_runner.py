@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -232,3 +233,26 @@ async def test_a_tool_call_after_restart_is_sent_again_with_the_same_operation_i
     await second.runner.submit("c", "req:1", ToolResult(result("t1")))
     await second.sink.wait_for("c", Final)
     assert isinstance(second.history()[-1], AssistantMessage)
+
+
+async def test_two_runners_on_one_file_reload_on_conflict_and_lose_nothing(
+    make: Make, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="cursor_byok.transport.runner")
+    replies = [stream_of(assistant(TextContent(f"reply {n}"), timestamp=n)) for n in range(8)]
+    a: Harness = make(list(replies))
+    b: Harness = make(list(replies))
+    await a.runner.submit("c", "a:0", start("from a", timestamp=1))
+    await a.sink.wait_for("c", Final)
+    assert await b.runner.state_of("c") is not None  # b caches version 3
+    await a.runner.submit("c", "a:1", start("again from a", timestamp=2))
+    await a.sink.wait_for("c", Final, count=2)
+    # b's cached version is stale: its commit conflicts, it reloads, retries.
+    outcome = await b.runner.submit("c", "b:0", start("from b", timestamp=3))
+    assert outcome.committed
+    assert "version conflict, reloading" in caplog.text
+    await b.sink.wait_for("c", Final)
+    texts = [getattr(m, "content", None) for m in b.history()]
+    assert texts.count("from a") == texts.count("again from a") == texts.count("from b") == 1
+    kinds = [type(m).__name__ for m in b.history()]
+    assert kinds == ["UserMessage", "AssistantMessage"] * 3

@@ -1,0 +1,92 @@
+"""Store benchmark: does a commit cost the same at 10 and 10,000 messages?
+
+Builds conversations of 10, 1,000 and 10,000 messages in a real SQLite file,
+then times commits that append one message each (with the version check and
+hash-chain verification). Prints, from one run:
+  commit_ms[N] = X            (median, synchronous=NORMAL and FULL)
+  commit_ratio_10000_over_10 = X   (NORMAL; ~1.0 means history size is free)
+  loop_plus_commit_ms[10000] = X  (transition + commit, what the runner pays)
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cursor_byok.llm.serialize import messages_hash
+from cursor_byok.llm.types import Message, TextContent
+from cursor_byok.loop import ConversationState, RuntimeState, Start, Status, transition
+from cursor_byok.store.sqlite import SQLiteStore, Synchronous
+from tests.factories import assistant, user
+
+COMMITS = 200
+
+
+def history(size: int) -> tuple[Message, ...]:
+    pairs = (
+        (user(f"question {i} " * 20, i), assistant(TextContent(f"answer {i} " * 60)))
+        for i in range(size // 2)
+    )
+    return tuple(message for pair in pairs for message in pair)
+
+
+def seeded(store: SQLiteStore, name: str, size: int) -> ConversationState:
+    messages = history(size)
+    state = ConversationState(name, messages=messages, messages_hash=messages_hash(messages))
+    store.commit_input("seed", 0, state, None)
+    return state
+
+
+def median_commit_ms(store: SQLiteStore, state: ConversationState) -> float:
+    times = []
+    version = 1
+    for n in range(COMMITS):
+        step = transition(RuntimeState(replace(state, status=Status.READY)), Start(user(f"n{n}")))
+        state = step.state.committed
+        began = time.perf_counter()
+        version = store.commit_input(f"in-{n}", version, state, None)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times) * 1000
+
+
+def loop_plus_commit_ms(store: SQLiteStore, state: ConversationState) -> float:
+    times = []
+    version = 1
+    for n in range(COMMITS):
+        began = time.perf_counter()
+        step = transition(RuntimeState(replace(state, status=Status.READY)), Start(user(f"n{n}")))
+        state = step.state.committed
+        version = store.commit_input(f"in-{n}", version, state, None)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    sizes = (10, 1_000, 10_000)
+    results: dict[tuple[Synchronous, int], float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for mode in ("NORMAL", "FULL"):
+            store = SQLiteStore(Path(folder) / f"{mode}.sqlite3", synchronous=mode)
+            for size in sizes:
+                state = seeded(store, f"{mode}-{size}", size)
+                results[(mode, size)] = median_commit_ms(store, state)
+            store.close()
+        store = SQLiteStore(Path(folder) / "loop.sqlite3", synchronous="NORMAL")
+        loop_ms = loop_plus_commit_ms(store, seeded(store, "loop", 10_000))
+        store.close()
+    for mode in ("NORMAL", "FULL"):
+        for size in sizes:
+            print(f"commit_ms[{size}] ({mode}) = {results[(mode, size)]:.3f}")
+    ratio = results[("NORMAL", 10_000)] / results[("NORMAL", 10)]
+    print(f"commit_ratio_10000_over_10 = {ratio:.2f}")
+    print(f"loop_plus_commit_ms[10000] = {loop_ms:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""A whole two-tool turn in one process, for the crash tests.
+
+    python -m tests.store.crash_driver DB TOOL_LOG [KILL_AT]
+
+Runs (or resumes) conversation "crash" on the SQLite file DB until the turn
+is final, then prints the canonical history as hex and the number of store
+writes made. With KILL_AT=k the process SIGKILLs itself at store write step
+k: step 2n is just before the n-th write, 2n+1 just after it.
+
+The client's part is played here too: it runs a "tool" by appending one line
+to TOOL_LOG (flushed and fsynced) and, asked again for an operation it has
+already run (the server resends after a restart), answers from that log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from cursor_byok.llm.events import ResponseEvent, ResponseStream
+from cursor_byok.llm.serialize import serialize_messages
+from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage
+from cursor_byok.loop import CallClient, Final, Status, ToolResult
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.runner import Outbound, RetryPolicy, Runner
+from tests.factories import assistant, start, stream_of, tool_call
+from tests.fakes import ScriptedStream
+
+CONVERSATION = "crash"
+TOOL_TURN = assistant(TextContent("Reading both."), tool_call("t1", "a.txt"), tool_call("t2", "b"))
+FINAL_TURN = assistant(TextContent("Both read."), timestamp=7)
+
+
+class KillingStore(SQLiteStore):
+    def __init__(self, path: str, kill_at: int | None) -> None:
+        super().__init__(path)
+        self.kill_at = kill_at
+        self.steps = 0
+
+    def _step(self) -> None:
+        if self.kill_at is not None and self.steps == self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.steps += 1
+
+    def _write(self, name: str, *args: Any) -> Any:
+        self._step()
+        value = getattr(super(), name)(*args)
+        self._step()
+        return value
+
+    def commit_input(self, *args: Any) -> int:  # type: ignore[override]
+        return int(self._write("commit_input", *args))
+
+    def save_llm_call(self, *args: Any) -> None:  # type: ignore[override]
+        self._write("save_llm_call", *args)
+
+    def save_client_operation(self, *args: Any) -> None:  # type: ignore[override]
+        self._write("save_client_operation", *args)
+
+
+class ByHistoryLLM:
+    """The model's answer depends only on the request: replays are identical."""
+
+    async def call(self, model: str, request: RequestMessages) -> ResponseStream:
+        script: list[ResponseEvent] = stream_of(
+            TOOL_TURN if len(request.messages) == 1 else FINAL_TURN, chunk=3
+        )
+        return ScriptedStream(script)
+
+
+class Client:
+    def __init__(self, log_path: Path) -> None:
+        self.log_path = log_path
+        self.inbox: asyncio.Queue[Outbound] = asyncio.Queue()
+
+    def publish(self, conversation_id: str, item: Outbound) -> None:
+        self.inbox.put_nowait(item)
+
+    def ran(self) -> dict[str, str]:
+        if not self.log_path.exists():
+            return {}
+        lines = self.log_path.read_text().splitlines()
+        return {entry["op"]: entry["out"] for entry in map(json.loads, lines)}
+
+    def run_tool(self, call: CallClient) -> str:
+        done = self.ran()
+        if call.operation_id in done:
+            return done[call.operation_id]
+        output = f"contents of {call.tool_call.arguments['path']}"
+        with self.log_path.open("a") as log:
+            log.write(json.dumps({"op": call.operation_id, "out": output}) + "\n")
+            log.flush()
+            os.fsync(log.fileno())
+        return output
+
+
+async def main(db: str, log_path: str, kill_at: int | None) -> None:
+    store = KillingStore(db, kill_at)
+    client = Client(Path(log_path))
+    runner = Runner(store, ByHistoryLLM(), client, retry=RetryPolicy(3, 0.001, 0.01))
+    await runner.recover()
+    await runner.submit(CONVERSATION, "run:0", start("read a and b"))
+    while True:
+        state = await runner.state_of(CONVERSATION)
+        assert state is not None
+        if state.status is Status.FINAL:
+            break
+        item = await asyncio.wait_for(client.inbox.get(), timeout=20)
+        if isinstance(item, CallClient):
+            output = client.run_tool(item)
+            message = ToolResultMessage(
+                item.tool_call.id, item.tool_call.name, (TextContent(output),), timestamp=5
+            )
+            await runner.submit(CONVERSATION, f"client:{item.operation_id}", ToolResult(message))
+        elif isinstance(item, Final):
+            continue
+    await runner.close()
+    loaded = store.load(CONVERSATION)
+    assert loaded is not None
+    print(serialize_messages(loaded.state.messages).hex())
+    print(store.steps // 2)
+
+
+if __name__ == "__main__":
+    kill = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    asyncio.run(main(sys.argv[1], sys.argv[2], kill))

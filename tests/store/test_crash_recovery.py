@@ -1,0 +1,58 @@
+"""Crash tests with a real process: SIGKILL at every store write of a
+two-tool turn, start again, finish. The history must be byte-identical to an
+uninterrupted run, and each tool must have run exactly once."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def drive(tmp: Path, kill_at: int | None = None) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "tests.store.crash_driver", str(tmp / "db.sqlite3"),
+            str(tmp / "tools.log")]  # fmt: skip
+    if kill_at is not None:
+        args.append(str(kill_at))
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, int]:
+    tmp = tmp_path_factory.mktemp("reference")
+    done = drive(tmp)
+    assert done.returncode == 0, done.stderr
+    history, writes = done.stdout.split()
+    ops = (tmp / "tools.log").read_text().splitlines()
+    assert len(ops) == 2
+    return history, int(writes)
+
+
+def test_the_uninterrupted_turn_writes_what_we_expect(reference: tuple[str, int]) -> None:
+    history, writes = reference
+    lines = bytes.fromhex(history).splitlines()
+    roles = [json.loads(line)["role"] for line in lines]
+    assert roles == ["user", "assistant", "toolResult", "toolResult", "assistant"]
+    # start, stream, done, result 1, result 2, stream, done: seven writes.
+    assert writes == 7
+
+
+@pytest.mark.parametrize("kill_at", range(14))
+def test_a_kill_at_any_write_resumes_to_the_same_history(
+    kill_at: int, reference: tuple[str, int], tmp_path: Path
+) -> None:
+    history, writes = reference
+    assert kill_at < 2 * writes
+    killed = drive(tmp_path, kill_at)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    resumed = drive(tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.split()[0] == history
+    runs = [json.loads(line)["op"] for line in (tmp_path / "tools.log").read_text().splitlines()]
+    assert sorted(runs) == ["crash:turn:1:tool:t1", "crash:turn:1:tool:t2"]
