@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from cursor_byok.llm.events import (
     StartEvent,
     TextDelta,
 )
-from cursor_byok.llm.serialize import serialize_messages
+from cursor_byok.llm.serialize import canonical_dumps, message_to_json, serialize_messages
 from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.store.base import CallStatus, OperationStatus
@@ -256,3 +257,29 @@ async def test_two_runners_on_one_file_reload_on_conflict_and_lose_nothing(
     assert texts.count("from a") == texts.count("again from a") == texts.count("from b") == 1
     kinds = [type(m).__name__ for m in b.history()]
     assert kinds == ["UserMessage", "AssistantMessage"] * 3
+
+
+async def test_an_operation_already_completed_is_answered_from_its_saved_result(
+    make: Make,
+) -> None:
+    first: Harness = make([stream_of(TOOL_REPLY)])
+    await first.runner.submit("c", "req:0", start("go"))
+    [sent] = await first.sink.wait_for("c", CallClient)
+    assert isinstance(sent, CallClient)
+    await first.runner.close()
+    saved = first.store.get_client_operation(sent.operation_id)
+    assert saved is not None and saved.status is OperationStatus.WAITING
+    # The result reached the store, but the process died before the state moved on.
+    message = result("t1", "saved output")
+    first.store.save_client_operation(
+        replace(
+            saved,
+            status=OperationStatus.COMPLETED,
+            result=canonical_dumps(message_to_json(message)),
+        )
+    )
+    second: Harness = make([stream_of(FINAL_REPLY)])
+    await second.runner.recover()
+    await second.sink.wait_for("c", Final)
+    assert not any(isinstance(i, CallClient) for i in second.sink.of("c"))
+    assert second.history()[2] == message

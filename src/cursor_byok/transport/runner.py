@@ -1,5 +1,11 @@
 """The runner: thin glue that drives the pure loop (seed §6-7, §11, §13).
 
+The seed's recursion `run -> run_command -> consume_llm -> read_llm -> run`
+is an async trampoline here: `_run` applies one input and commits,
+`_run_command` executes the command, `_consume_llm` starts the reader task
+and `_read_llm` feeds each model event back into the queue, so the next
+`_run` picks it up. No call stack grows with the length of a conversation.
+
 Per conversation there is one worker task and one queue. External inputs
 (from the client) and the events of the model stream (from a reader task)
 enter the same queue, so they reach `transition` strictly one at a time and
@@ -258,21 +264,21 @@ class Runner:
                 log.error("conversation %s: call %s has no saved request", state, state.call_id)
                 return
             request = request_from_json(canonical_loads(record.request))
-            self._start_reader(conversation, state.call_id, record.model, request)
+            self._consume_llm(conversation, state.call_id, record.model, request)
         elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
             waiting = state.waiting
             await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
 
     async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
         await self._ensure_loaded(conversation)
-        return await self._apply(conversation, item.input_id, item.input)
+        return await self._run(conversation, item.input_id, item.input)
 
     async def _stream_event(self, conversation: _Conversation, item: _StreamEvent) -> None:
         await self._ensure_loaded(conversation)
         input_id = f"{item.call_id}:end"
-        await self._apply(conversation, input_id, LLMEvent(item.call_id, item.event))
+        await self._run(conversation, input_id, LLMEvent(item.call_id, item.event))
 
-    async def _apply(self, conversation: _Conversation, input_id: str, input: Input) -> Outcome:
+    async def _run(self, conversation: _Conversation, input_id: str, input: Input) -> Outcome:
         conversation_id = conversation.conversation_id
         while True:
             assert conversation.state is not None
@@ -285,7 +291,7 @@ class Runner:
             if result.state.committed is before.committed:
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)
-                await self._execute(conversation, result.command)
+                await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
             record = command_to_json(result.command)
             calls, operations = _records(before.committed, input, result)
@@ -305,17 +311,17 @@ class Runner:
                 continue
             conversation.state = result.state
             self._publish(conversation_id, result.emit)
-            await self._execute(conversation, result.command)
+            await self._run_command(conversation, result.command)
             return Outcome(duplicate=False, committed=True, result=record)
 
     def _publish(self, conversation_id: str, events: Sequence[ResponseEvent]) -> None:
         for event in events:
             self._sink.publish(conversation_id, event)
 
-    async def _execute(self, conversation: _Conversation, command: Command) -> None:
+    async def _run_command(self, conversation: _Conversation, command: Command) -> None:
         match command:
             case CallLLM(call_id=call_id, model=model, request=request):
-                self._start_reader(conversation, call_id, model, request)
+                self._consume_llm(conversation, call_id, model, request)
             case CallClient():
                 await self._call_client(conversation, command)
             case Final() | Failed():
@@ -345,12 +351,12 @@ class Runner:
 
     # -- the model stream ----------------------------------------------------------------
 
-    def _start_reader(
+    def _consume_llm(
         self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
         self._stop_reader(conversation)
         conversation.reader = asyncio.create_task(
-            self._read(conversation, call_id, model, request), name=f"call {call_id}"
+            self._read_llm(conversation, call_id, model, request), name=f"call {call_id}"
         )
 
     def _stop_reader(self, conversation: _Conversation) -> None:
@@ -358,7 +364,7 @@ class Runner:
             conversation.reader.cancel()
         conversation.reader = None
 
-    async def _read(
+    async def _read_llm(
         self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
         """Read one call, retrying the identical request while nothing of the
