@@ -1,0 +1,64 @@
+"""Reordering of BidiAppend messages for one request id.
+
+Real clients keep up to 16 appends in flight, so they arrive out of order;
+they must be applied strictly in `append_seqno` order, never skipping a gap.
+A request id may also be reused for a new run with the seqno restarting at 0.
+The inbox only orders: it never decodes and never drops an in-window message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+MAX_AHEAD = 1024
+"""How far past the next expected seqno an append may be buffered. Clients
+keep 16 in flight; anything much further is not a reordering but a bug."""
+
+
+@dataclass
+class InboxStats:
+    delivered: int = 0
+    duplicates: int = 0
+    too_far_ahead: int = 0
+    restarts: int = 0
+
+
+@dataclass
+class AppendInbox:
+    next_seqno: int = 0
+    pending: dict[int, bytes] = field(default_factory=dict)
+    first_digest: bytes | None = None
+    stats: InboxStats = field(default_factory=InboxStats)
+
+    def offer(self, seqno: int, payload: bytes) -> list[bytes]:
+        """Take one append; return the payloads that are now due, in order."""
+        if seqno == 0 and self.next_seqno > 0:
+            if hashlib.sha256(payload).digest() == self.first_digest:
+                self.stats.duplicates += 1
+                return []
+            # Same request id, new run: start over from 0.
+            self.stats.restarts += 1
+            self.next_seqno = 0
+            self.pending.clear()
+        if seqno < self.next_seqno or seqno in self.pending:
+            self.stats.duplicates += 1
+            return []
+        if seqno - self.next_seqno >= MAX_AHEAD:
+            self.stats.too_far_ahead += 1
+            return []
+        self.pending[seqno] = payload
+        due: list[bytes] = []
+        while self.next_seqno in self.pending:
+            message = self.pending.pop(self.next_seqno)
+            if self.next_seqno == 0:
+                self.first_digest = hashlib.sha256(message).digest()
+            due.append(message)
+            self.next_seqno += 1
+        self.stats.delivered += len(due)
+        return due
+
+    @property
+    def waiting_for(self) -> int | None:
+        """The seqno a buffered later message is waiting for, if any."""
+        return self.next_seqno if self.pending else None

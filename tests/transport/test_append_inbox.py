@@ -1,0 +1,68 @@
+"""Append ordering: shuffled windows, duplicates, gaps, reuse of a request id."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cursor_byok.transport.append_inbox import MAX_AHEAD, AppendInbox
+
+
+def payload(n: int) -> bytes:
+    return f"message {n}".encode()
+
+
+@given(st.integers(0, 2**32), st.integers(1, 80))
+def test_a_shuffled_window_of_16_is_delivered_in_order_exactly_once(seed: int, total: int) -> None:
+    rng = random.Random(seed)
+    order: list[int] = []
+    for start in range(0, total, 16):
+        window = list(range(start, min(start + 16, total)))
+        rng.shuffle(window)
+        order.extend(window)
+    # Sprinkle duplicates of already-sent appends.
+    with_dups = [*order, *rng.sample(order, min(5, len(order)))]
+    inbox = AppendInbox()
+    delivered: list[bytes] = []
+    for seqno in with_dups:
+        delivered.extend(inbox.offer(seqno, payload(seqno)))
+    assert delivered == [payload(n) for n in range(total)]
+    assert inbox.stats.duplicates == min(5, len(order))
+    assert inbox.pending == {}
+
+
+def test_a_gap_holds_everything_after_it() -> None:
+    inbox = AppendInbox()
+    assert inbox.offer(0, payload(0)) == [payload(0)]
+    assert inbox.offer(2, payload(2)) == []
+    assert inbox.offer(3, payload(3)) == []
+    assert inbox.waiting_for == 1
+    assert inbox.offer(1, payload(1)) == [payload(1), payload(2), payload(3)]
+    assert inbox.waiting_for is None
+
+
+def test_a_repeated_first_append_is_a_duplicate() -> None:
+    inbox = AppendInbox()
+    inbox.offer(0, payload(0))
+    inbox.offer(1, payload(1))
+    assert inbox.offer(0, payload(0)) == []
+    assert inbox.stats.duplicates == 1 and inbox.next_seqno == 2
+
+
+def test_a_reused_request_id_restarts_at_zero() -> None:
+    inbox = AppendInbox()
+    inbox.offer(0, payload(0))
+    inbox.offer(1, payload(1))
+    assert inbox.offer(0, b"a new run") == [b"a new run"]
+    assert inbox.offer(1, b"its second message") == [b"its second message"]
+    assert inbox.stats.restarts == 1
+
+
+def test_an_append_absurdly_far_ahead_is_refused_and_counted() -> None:
+    inbox = AppendInbox()
+    assert inbox.offer(MAX_AHEAD, b"x") == []
+    assert inbox.stats.too_far_ahead == 1
+    assert inbox.offer(MAX_AHEAD - 1, b"y") == []
+    assert inbox.pending == {MAX_AHEAD - 1: b"y"}
