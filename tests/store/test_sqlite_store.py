@@ -205,3 +205,19 @@ def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(SchemaTooNew, match="upgrade cursor-byok"):
         SQLiteStore(path)
+
+
+def test_a_late_streaming_update_does_not_hide_how_a_call_ended(store: SQLiteStore) -> None:
+    step = transition(fresh(), start("hi"))
+    command = step.command
+    assert isinstance(command, CallLLM)
+    data = request_bytes(command.request)
+    record = LLMCallRecord(
+        command.call_id, "conv-1", "m", data, sha256_hex(data), command.messages_hash, 1, None,
+        CallStatus.PLANNED,
+    )  # fmt: skip
+    store.commit_input("in-1", 0, step.state.committed, None, [record])
+    store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.CANCELED, error="stop"))
+    store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.STREAMING, attempts=1))
+    saved = store.get_llm_call(command.call_id)
+    assert saved is not None and saved.status is CallStatus.CANCELED and saved.attempts == 1

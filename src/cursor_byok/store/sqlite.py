@@ -235,11 +235,15 @@ class SQLiteStore:
     @staticmethod
     def _upsert_llm_call(db: sqlite3.Connection, record: LLMCallRecord | CallStatusUpdate) -> None:
         if isinstance(record, CallStatusUpdate):
+            # A late "streaming" never hides how a call ended.
             updated = db.execute(
-                "UPDATE llm_calls SET status = ?, attempts = max(attempts, ?),"
+                "UPDATE llm_calls SET status = CASE WHEN status IN"
+                " ('committed', 'failed', 'canceled') AND ? IN ('planned', 'streaming')"
+                " THEN status ELSE ? END, attempts = max(attempts, ?),"
                 " assistant_hash = coalesce(?, assistant_hash), error = coalesce(?, error),"
                 " updated_at_ms = ? WHERE call_id = ?",
                 (
+                    record.status.value,
                     record.status.value,
                     record.attempts,
                     record.assistant_hash,

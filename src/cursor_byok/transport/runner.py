@@ -216,6 +216,16 @@ class Runner:
         return conversation
 
     async def _work(self, conversation: _Conversation) -> None:
+        try:
+            await self._work_items(conversation)
+        finally:
+            # Nobody will process what is still queued: release its waiters.
+            while not conversation.queue.empty():
+                item = conversation.queue.get_nowait()
+                if isinstance(item, _External) and not item.done.done():
+                    item.done.set_exception(RuntimeError("runner closed"))
+
+    async def _work_items(self, conversation: _Conversation) -> None:
         while True:
             item = await conversation.queue.get()
             try:
@@ -236,7 +246,10 @@ class Runner:
         """Store calls run in a worker thread so a commit never stalls the loop."""
         return await asyncio.to_thread(function, *args)
 
-    async def _ensure_loaded(self, conversation: _Conversation) -> None:
+    async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
+        """Load the committed state once. The first load in this process also
+        resumes work a previous process left in flight; a reload after a
+        version conflict does not (the work is not ours to repeat)."""
         if conversation.state is not None:
             return
         loaded = await self._io(self._store.load, conversation.conversation_id)
@@ -246,11 +259,12 @@ class Runner:
             return
         conversation.state = RuntimeState(loaded.state)
         conversation.version = loaded.version
-        await self._resume(conversation)
+        if resume:
+            await self._resume(conversation)
 
     async def _reload(self, conversation: _Conversation) -> None:
         conversation.state = None
-        await self._ensure_loaded(conversation)
+        await self._ensure_loaded(conversation, resume=False)
 
     async def _resume(self, conversation: _Conversation) -> None:
         """Pick up work a previous process left in flight (seed §4, §13)."""
