@@ -1,0 +1,405 @@
+"""Configuration: one TOML file plus environment variables.
+
+Every error names the file, the line and the key, so a user can fix it
+without reading code. Keys are never printed: `Secret` hides its value in
+every `repr`/`str`, and only the code that sends a request reveals it.
+
+With no file at all, providers are made from the usual environment
+variables (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`,
+`OPENAI_BASE_URL`), each with a few sensible default models.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, cast, get_args
+
+import platformdirs
+
+ApiKind: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+
+APP_NAME = "cursor-byok"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8417
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+CONFIG_ENV = "CURSOR_BYOK_CONFIG"
+TOKEN_ENV = "CURSOR_BYOK_TOKEN"
+KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL")
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message says where and why."""
+
+
+class Secret:
+    """A credential. Its value never appears in logs, errors or reprs."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    name: str
+    api: ApiKind
+    base_url: str
+    api_key: Secret | None = None
+    api_key_env: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    compat: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConfig:
+    """A model as the client sees it (`name`) and as the provider knows it."""
+
+    name: str
+    provider: str
+    model: str
+    context_window: int = 128_000
+    max_output: int = 16_000
+    thinking: ThinkingLevel = "off"
+    price: Price = field(default_factory=Price)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    database: Path = field(
+        default_factory=lambda: Path(platformdirs.user_data_dir(APP_NAME)) / "state.sqlite3"
+    )
+    access_token: Secret | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    server: ServerConfig
+    providers: Mapping[str, ProviderConfig]
+    models: Mapping[str, ModelConfig]
+    default_model: str | None
+    source: Path | None = None
+
+    def secrets(self) -> list[str]:
+        """Every credential value, for the log redaction filter."""
+        found = [p.api_key.reveal() for p in self.providers.values() if p.api_key]
+        if self.server.access_token is not None:
+            found.append(self.server.access_token.reveal())
+        return [s for s in found if s]
+
+
+# -- defaults from the environment ------------------------------------------------
+
+
+def _defaults(provider: str, api: ApiKind, models: list[tuple[str, int, int, Price]]) -> list[
+    ModelConfig
+]:  # fmt: skip
+    return [
+        ModelConfig(name, provider, name, context, output, "off", price)
+        for name, context, output, price in models
+    ]
+
+
+def _from_environment(
+    env: Mapping[str, str],
+) -> tuple[dict[str, ProviderConfig], list[ModelConfig]]:
+    providers: dict[str, ProviderConfig] = {}
+    models: list[ModelConfig] = []
+    if env.get("ANTHROPIC_API_KEY"):
+        providers["anthropic"] = ProviderConfig(
+            "anthropic", "anthropic", "https://api.anthropic.com", api_key_env="ANTHROPIC_API_KEY"
+        )
+        models += _defaults(
+            "anthropic",
+            "anthropic",
+            [
+                ("claude-sonnet-4-6", 200_000, 64_000, Price(3, 15, 0.3, 3.75)),
+                ("claude-opus-4-6", 200_000, 32_000, Price(5, 25, 0.5, 6.25)),
+                ("claude-haiku-4-5", 200_000, 64_000, Price(1, 5, 0.1, 1.25)),
+            ],
+        )
+    if env.get("OPENAI_API_KEY") and not env.get("OPENAI_BASE_URL"):
+        providers["openai"] = ProviderConfig(
+            "openai", "openai-responses", "https://api.openai.com/v1", api_key_env="OPENAI_API_KEY"
+        )
+        models += _defaults(
+            "openai",
+            "openai-responses",
+            [
+                ("gpt-5.1", 400_000, 128_000, Price(1.25, 10, 0.125, 0)),
+                ("gpt-5-mini", 400_000, 128_000, Price(0.25, 2, 0.025, 0)),
+            ],
+        )
+    if env.get("OPENAI_BASE_URL"):
+        base = env["OPENAI_BASE_URL"].rstrip("/")
+        providers["openai-compatible"] = ProviderConfig(
+            "openai-compatible",
+            "openai-chat",
+            base,
+            api_key_env="OPENAI_API_KEY" if env.get("OPENAI_API_KEY") else None,
+        )
+        name = env.get("OPENAI_MODEL", "default")
+        models.append(ModelConfig(name, "openai-compatible", name))
+    if env.get("GEMINI_API_KEY"):
+        providers["gemini"] = ProviderConfig(
+            "gemini",
+            "gemini",
+            "https://generativelanguage.googleapis.com",
+            api_key_env="GEMINI_API_KEY",
+        )
+        models += _defaults(
+            "gemini",
+            "gemini",
+            [
+                ("gemini-3-pro-preview", 1_000_000, 64_000, Price(2, 12, 0.2, 0)),
+                ("gemini-3.5-flash", 1_000_000, 64_000, Price(0.3, 2.5, 0.03, 0)),
+            ],
+        )
+    return providers, models
+
+
+# -- the file -------------------------------------------------------------------------
+
+
+class _Locator:
+    """Finds the line of a key in the TOML text, for error messages."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def line_of(self, table: str | None, key: str | None) -> int | None:
+        start = 0
+        if table is not None:
+            header = re.compile(
+                r"^\s*\[\s*" + re.escape(table).replace(r"\.", r"\s*\.\s*") + r"\s*\]"
+            )
+            for number, line in enumerate(self.lines):
+                if header.match(line):
+                    start = number + 1
+                    break
+            else:
+                return None
+            if key is None:
+                return start
+        if key is None:
+            return None
+        pattern = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+        for number in range(start, len(self.lines)):
+            if table is not None and number > start and self.lines[number].lstrip().startswith("["):
+                break
+            if pattern.match(self.lines[number]):
+                return number + 1
+        return start or None
+
+    def error(self, table: str | None, key: str | None, message: str) -> ConfigError:
+        line = self.line_of(table, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        name = ".".join(part for part in (table, key) if part)
+        return ConfigError(f"{where}: {name}: {message}" if name else f"{where}: {message}")
+
+
+def _take(
+    doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: _Locator, table: str
+) -> Any:
+    value = doc.pop(key, None)
+    if value is None:
+        return None
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise where.error(table, key, f"expected {_kind_names(kinds)}, got a boolean")
+    if not isinstance(value, kinds):
+        raise where.error(table, key, f"expected {_kind_names(kinds)}, got {type(value).__name__}")
+    return value
+
+
+def _kind_names(kinds: tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", dict: "a table",
+             bool: "true or false"}  # fmt: skip
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _no_leftovers(doc: dict[str, Any], where: _Locator, table: str | None) -> None:
+    for key in doc:
+        raise where.error(table, key, "unknown key")
+
+
+def _secret(
+    doc: dict[str, Any], where: _Locator, table: str, env: Mapping[str, str]
+) -> tuple[Secret | None, str | None]:
+    literal = _take(doc, "api_key", str, where, table)
+    env_name = _take(doc, "api_key_env", str, where, table)
+    if literal is not None and env_name is not None:
+        raise where.error(table, "api_key", "set api_key or api_key_env, not both")
+    return (Secret(literal) if literal else None), env_name
+
+
+def _provider(
+    name: str, doc: dict[str, Any], where: _Locator, env: Mapping[str, str]
+) -> ProviderConfig:
+    table = f"providers.{name}"
+    api = _take(doc, "api", str, where, table)
+    if api not in get_args(ApiKind):
+        raise where.error(
+            table, "api", f"must be one of {', '.join(get_args(ApiKind))} (got {api!r})"
+        )
+    base_url = _take(doc, "base_url", str, where, table)
+    if not base_url or not re.match(r"^https?://", base_url):
+        raise where.error(table, "base_url", "must be an http:// or https:// URL")
+    api_key, api_key_env = _secret(doc, where, table, env)
+    headers = _take(doc, "headers", dict, where, table) or {}
+    for header, value in headers.items():
+        if not isinstance(value, str):
+            raise where.error(table, "headers", f"header {header!r} must be a string")
+    compat = _take(doc, "compat", dict, where, table) or {}
+    _no_leftovers(doc, where, table)
+    return ProviderConfig(
+        name, cast(ApiKind, api), base_url.rstrip("/"), api_key, api_key_env, headers, compat
+    )
+
+
+def _model(name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[str, Any]) -> (
+    ModelConfig
+):  # fmt: skip
+    table = f"models.{name}"
+    provider = _take(doc, "provider", str, where, table)
+    if provider is None:
+        raise where.error(table, None, "missing key 'provider'")
+    if provider not in providers:
+        known = ", ".join(sorted(providers)) or "none"
+        raise where.error(table, "provider", f"unknown provider {provider!r} (known: {known})")
+    model = _take(doc, "model", str, where, table) or name
+    context = _take(doc, "context_window", int, where, table) or 128_000
+    output = _take(doc, "max_output", int, where, table) or 16_000
+    for key, value in (("context_window", context), ("max_output", output)):
+        if value <= 0:
+            raise where.error(table, key, "must be positive")
+    thinking = _take(doc, "thinking", str, where, table) or "off"
+    if thinking not in get_args(ThinkingLevel):
+        raise where.error(table, "thinking", f"must be one of {', '.join(get_args(ThinkingLevel))}")
+    price_doc = _take(doc, "price", dict, where, table) or {}
+    prices = {}
+    for key in ("input", "output", "cache_read", "cache_write"):
+        value = price_doc.pop(key, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise where.error(table, "price", f"{key} must be a non-negative number")
+        prices[key] = float(value)
+    for key in price_doc:
+        raise where.error(table, "price", f"unknown price {key!r}")
+    _no_leftovers(doc, where, table)
+    return ModelConfig(
+        name, provider, model, context, output, cast(ThinkingLevel, thinking), Price(**prices)
+    )
+
+
+def _server(doc: dict[str, Any], where: _Locator, env: Mapping[str, str]) -> ServerConfig:
+    table = "server"
+    host = _take(doc, "host", str, where, table) or DEFAULT_HOST
+    port = _take(doc, "port", int, where, table) or DEFAULT_PORT
+    if not 0 < port < 65536:
+        raise where.error(table, "port", "must be between 1 and 65535")
+    database = _take(doc, "database", str, where, table)
+    token = _take(doc, "access_token", str, where, table)
+    limit = _take(doc, "max_body_bytes", int, where, table) or DEFAULT_MAX_BODY_BYTES
+    _no_leftovers(doc, where, table)
+    defaults = ServerConfig()
+    return ServerConfig(
+        host=host,
+        port=port,
+        database=Path(database).expanduser() if database else defaults.database,
+        access_token=Secret(token) if token else None,
+        max_body_bytes=limit,
+    )
+
+
+def default_config_path(env: Mapping[str, str]) -> Path | None:
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV]).expanduser()
+    candidate = Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+    return candidate if candidate.is_file() else None
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read and validate the configuration; raise ConfigError naming the spot."""
+    env = os.environ if env is None else env
+    path = path if path is not None else default_config_path(env)
+    doc: dict[str, Any] = {}
+    where = _Locator(Path("<environment>"), "")
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ConfigError(f"{path}: cannot read the configuration: {error.strerror}") from error
+        where = _Locator(path, text)
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: invalid TOML: {error}") from error
+    server = _server(dict(doc.pop("server", {})), where, env)
+    default_model = doc.pop("default_model", None)
+    providers_doc = doc.pop("providers", {})
+    models_doc = doc.pop("models", {})
+    _no_leftovers(doc, where, None)
+    providers = {
+        name: _provider(name, dict(body), where, env) for name, body in providers_doc.items()
+    }
+    models = {name: _model(name, dict(body), where, providers) for name, body in models_doc.items()}
+    if not providers:
+        env_providers, env_models = _from_environment(env)
+        providers = env_providers
+        models = {m.name: m for m in env_models} | models
+    if server.access_token is None and env.get(TOKEN_ENV):
+        server = ServerConfig(
+            server.host, server.port, server.database, Secret(env[TOKEN_ENV]),
+            server.max_body_bytes,
+        )  # fmt: skip
+    if default_model is not None:
+        if not isinstance(default_model, str) or default_model not in models:
+            known = ", ".join(models) or "none"
+            raise where.error(None, "default_model", f"not a configured model (known: {known})")
+    elif models:
+        default_model = next(iter(models))
+    return Config(server, providers, models, default_model, path)
+
+
+def resolve_key(provider: ProviderConfig, env: Mapping[str, str] | None = None) -> Secret | None:
+    """The provider's key: from the file, else from its environment variable."""
+    env = os.environ if env is None else env
+    if provider.api_key is not None:
+        return provider.api_key
+    if provider.api_key_env and env.get(provider.api_key_env):
+        return Secret(env[provider.api_key_env])
+    return None

@@ -1,0 +1,137 @@
+"""Configuration: the file, the environment, and errors that say where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.config import (
+    DEFAULT_PORT,
+    ConfigError,
+    Secret,
+    load_config,
+    resolve_key,
+)
+
+GOOD = """\
+default_model = "sonnet"
+
+[server]
+port = 9000
+database = "~/byok.sqlite3"
+
+[providers.anthropic]
+api = "anthropic"
+base_url = "https://api.anthropic.com/"
+api_key = "sk-ant-planted-secret"
+
+[providers.local]
+api = "openai-chat"
+base_url = "http://127.0.0.1:11434/v1"
+compat = { max_tokens_field = "max_tokens" }
+
+[models.sonnet]
+provider = "anthropic"
+model = "claude-sonnet-4-6"
+context_window = 200000
+thinking = "medium"
+price = { input = 3, output = 15, cache_read = 0.3, cache_write = 3.75 }
+
+[models.qwen]
+provider = "local"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_valid_file_loads_every_section(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, GOOD), env={})
+    assert config.server.port == 9000
+    assert config.server.database == Path("~/byok.sqlite3").expanduser()
+    assert config.providers["anthropic"].base_url == "https://api.anthropic.com"
+    assert config.providers["local"].compat == {"max_tokens_field": "max_tokens"}
+    sonnet = config.models["sonnet"]
+    assert (sonnet.model, sonnet.thinking, sonnet.price.output) == (
+        "claude-sonnet-4-6",
+        "medium",
+        15,
+    )
+    assert config.models["qwen"].model == "qwen"
+    assert config.default_model == "sonnet"
+
+
+def test_keys_never_show_in_reprs_or_errors(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, GOOD), env={})
+    assert "planted" not in repr(config)
+    assert "planted" not in str(config.providers["anthropic"])
+    assert config.secrets() == ["sk-ant-planted-secret"]
+    assert resolve_key(config.providers["anthropic"]) == Secret("sk-ant-planted-secret")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '[providers.x]\napi = "cohere"\nbase_url = "https://x"\n',
+            r":2: providers\.x\.api: must be one of",
+        ),
+        ('[providers.x]\napi = "gemini"\nbase_url = "ftp://x"\n', r":3: providers\.x\.base_url"),
+        ("[server]\nport = 70000\n", r":2: server\.port: must be between"),
+        ('[server]\nport = "80"\n', r":2: server\.port: expected an integer"),
+        ('[server]\nhots = "x"\n', r":2: server\.hots: unknown key"),
+        ('[models.m]\nprovider = "ghost"\n', r":2: models\.m\.provider: unknown provider 'ghost'"),
+        ('[models.m]\nmodel = "x"\n', r":1: models\.m: missing key 'provider'"),
+        ('colour = "blue"\n', r":1: colour: unknown key"),
+        ('default_model = "nope"\n', r":1: default_model: not a configured model"),
+        ("[server\n", r"invalid TOML"),
+    ],
+)
+def test_errors_name_the_line_and_the_key(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=expected):
+        load_config(write(tmp_path, text), env={})
+
+
+def test_a_thinking_level_and_prices_are_checked(tmp_path: Path) -> None:
+    base = '[providers.p]\napi = "gemini"\nbase_url = "https://g"\n[models.m]\nprovider = "p"\n'
+    with pytest.raises(ConfigError, match=r":6: models\.m\.thinking"):
+        load_config(write(tmp_path, base + 'thinking = "maximum"\n'), env={})
+    with pytest.raises(ConfigError, match=r"models\.m\.price: input must be a non-negative"):
+        load_config(write(tmp_path, base + "price = { input = -1 }\n"), env={})
+
+
+def test_with_no_file_one_key_in_the_environment_gives_default_models() -> None:
+    config = load_config(None, env={"ANTHROPIC_API_KEY": "k"})
+    assert list(config.providers) == ["anthropic"]
+    assert config.default_model in config.models
+    assert all(m.provider == "anthropic" for m in config.models.values())
+    assert config.server.port == DEFAULT_PORT and config.server.host == "127.0.0.1"
+    assert resolve_key(config.providers["anthropic"], {"ANTHROPIC_API_KEY": "k"}) == Secret("k")
+
+
+def test_an_openai_compatible_base_url_makes_a_chat_provider() -> None:
+    env = {"OPENAI_BASE_URL": "http://localhost:8000/v1/", "OPENAI_MODEL": "qwen3"}
+    config = load_config(None, env=env)
+    provider = config.providers["openai-compatible"]
+    assert (provider.api, provider.base_url) == ("openai-chat", "http://localhost:8000/v1")
+    assert list(config.models) == ["qwen3"]
+
+
+def test_with_nothing_configured_there_are_no_models() -> None:
+    config = load_config(None, env={})
+    assert config.providers == {} and config.models == {} and config.default_model is None
+
+
+def test_the_access_token_can_come_from_the_environment() -> None:
+    config = load_config(None, env={"CURSOR_BYOK_TOKEN": "tok"})
+    assert config.server.access_token == Secret("tok")
+    assert "tok" in config.secrets()
+
+
+def test_an_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the configuration"):
+        load_config(tmp_path / "missing.toml", env={})
