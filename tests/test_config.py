@@ -135,3 +135,11 @@ def test_the_access_token_can_come_from_the_environment() -> None:
 def test_an_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read the configuration"):
         load_config(tmp_path / "missing.toml", env={})
+
+
+def test_zero_is_not_mistaken_for_unset(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r":2: server\.port"):
+        load_config(write(tmp_path, "[server]\nport = 0\n"), env={})
+    base = '[providers.p]\napi = "gemini"\nbase_url = "https://g"\n[models.m]\nprovider = "p"\n'
+    with pytest.raises(ConfigError, match=r"models\.m\.context_window: must be positive"):
+        load_config(write(tmp_path, base + "context_window = 0\n"), env={})

@@ -246,6 +246,10 @@ def _take(
     return value
 
 
+def _or(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
 def _kind_names(kinds: tuple[type, ...]) -> str:
     names = {str: "a string", int: "an integer", float: "a number", dict: "a table",
              bool: "true or false"}  # fmt: skip
@@ -302,8 +306,8 @@ def _model(name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[s
         known = ", ".join(sorted(providers)) or "none"
         raise where.error(table, "provider", f"unknown provider {provider!r} (known: {known})")
     model = _take(doc, "model", str, where, table) or name
-    context = _take(doc, "context_window", int, where, table) or 128_000
-    output = _take(doc, "max_output", int, where, table) or 16_000
+    context = _or(_take(doc, "context_window", int, where, table), 128_000)
+    output = _or(_take(doc, "max_output", int, where, table), 16_000)
     for key, value in (("context_window", context), ("max_output", output)):
         if value <= 0:
             raise where.error(table, key, "must be positive")
@@ -328,12 +332,14 @@ def _model(name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[s
 def _server(doc: dict[str, Any], where: _Locator, env: Mapping[str, str]) -> ServerConfig:
     table = "server"
     host = _take(doc, "host", str, where, table) or DEFAULT_HOST
-    port = _take(doc, "port", int, where, table) or DEFAULT_PORT
+    port = _or(_take(doc, "port", int, where, table), DEFAULT_PORT)
     if not 0 < port < 65536:
         raise where.error(table, "port", "must be between 1 and 65535")
     database = _take(doc, "database", str, where, table)
     token = _take(doc, "access_token", str, where, table)
-    limit = _take(doc, "max_body_bytes", int, where, table) or DEFAULT_MAX_BODY_BYTES
+    limit = _or(_take(doc, "max_body_bytes", int, where, table), DEFAULT_MAX_BODY_BYTES)
+    if limit <= 0:
+        raise where.error(table, "max_body_bytes", "must be positive")
     _no_leftovers(doc, where, table)
     defaults = ServerConfig()
     return ServerConfig(

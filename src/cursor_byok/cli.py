@@ -1,0 +1,183 @@
+"""The `cursor-byok` command.
+
+Exit codes scripts can rely on: 0 success, 1 the work failed, 2 bad usage
+or configuration, 3 the thing asked for does not exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from cursor_byok.config import Config, ConfigError, load_config, resolve_key
+from cursor_byok.llm.serialize import message_to_json
+from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
+from cursor_byok.store.sqlite import SQLiteStore
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cursor-byok",
+        description=(
+            "Serve the Cursor agent protocol with your own LLM provider keys "
+            "(OpenAI, Anthropic, Gemini, any OpenAI-compatible endpoint)."
+        ),
+        epilog=(
+            "Quick start: export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY / GEMINI_API_KEY), "
+            "then run 'cursor-byok serve'."
+        ),
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="configuration file (default: $CURSOR_BYOK_CONFIG, else the user config dir)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("serve", help="run the server")
+    commands.add_parser("models", help="list the configured models and their providers")
+    listing = commands.add_parser("conversations", help="list stored conversations")
+    listing.add_argument("--database", type=Path, help="SQLite file (default: from config)")
+    show = commands.add_parser("show", help="show one conversation: messages, calls, usage")
+    show.add_argument("conversation_id")
+    show.add_argument("--database", type=Path, help="SQLite file (default: from config)")
+    show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(out)
+        return EXIT_OK
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        print(f"cursor-byok: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    match args.command:
+        case "models":
+            return _models(config, out)
+        case "conversations":
+            return _conversations(args.database or config.server.database, out)
+        case "show":
+            return _show(args.database or config.server.database, args.conversation_id,
+                         args.json, out)  # fmt: skip
+        case "serve":
+            print(
+                "cursor-byok: the Cursor transport is not built yet in this version; "
+                "'serve' will start it once it lands.",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
+    return EXIT_USAGE
+
+
+def _models(config: Config, out: TextIO) -> int:
+    if not config.models:
+        print(
+            "No models configured. Set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or "
+            "OPENAI_BASE_URL, or write a configuration file.",
+            file=out,
+        )
+        return EXIT_OK
+    for model in config.models.values():
+        provider = config.providers[model.provider]
+        key = "key set" if resolve_key(provider) else "NO KEY"
+        marker = "*" if model.name == config.default_model else " "
+        print(
+            f"{marker} {model.name:<28} {provider.name} ({provider.api}, {key}) "
+            f"-> {model.model}  context {model.context_window:,}",
+            file=out,
+        )
+    return EXIT_OK
+
+
+def _open(database: Path) -> SQLiteStore | None:
+    if not database.exists():
+        print(f"cursor-byok: no database at {database}", file=sys.stderr)
+        return None
+    return SQLiteStore(database)
+
+
+def _conversations(database: Path, out: TextIO) -> int:
+    store = _open(database)
+    if store is None:
+        return EXIT_NOT_FOUND
+    try:
+        for summary in store.conversations():
+            print(
+                f"{summary.conversation_id}  {summary.status:<15} "
+                f"{summary.message_count:>5} messages  version {summary.version}",
+                file=out,
+            )
+    finally:
+        store.close()
+    return EXIT_OK
+
+
+def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> int:
+    store = _open(database)
+    if store is None:
+        return EXIT_NOT_FOUND
+    try:
+        loaded = store.load(conversation_id)
+        if loaded is None:
+            print(f"cursor-byok: no conversation {conversation_id!r}", file=sys.stderr)
+            return EXIT_NOT_FOUND
+        state = loaded.state
+        if as_json:
+            for message in state.messages:
+                print(json.dumps(message_to_json(message), ensure_ascii=False), file=out)
+            return EXIT_OK
+        print(f"conversation {state.conversation_id}: {state.status.value}, "
+              f"{len(state.messages)} messages, version {loaded.version}", file=out)  # fmt: skip
+        for message in state.messages:
+            print(_one_line(message), file=out)
+        print("model calls:", file=out)
+        for call in store.llm_calls(conversation_id):
+            print(
+                f"  {call.call_id}  {call.status.value:<9} model {call.model}  "
+                f"{call.message_count} messages  attempts {call.attempts}"
+                + (f"  error: {call.error}" if call.error else ""),
+                file=out,
+            )
+        usage = [m.usage for m in state.messages if isinstance(m, AssistantMessage)]
+        read = sum(u.cache_read for u in usage)
+        prompt = sum(u.input + u.cache_read + u.cache_write for u in usage)
+        share = f"{read / prompt:.0%}" if prompt else "n/a"
+        print(
+            f"usage: input {sum(u.input for u in usage)}, output {sum(u.output for u in usage)}, "
+            f"cache read {read}, cache write {sum(u.cache_write for u in usage)} "
+            f"(cache hits {share}), cost ${sum(u.cost.total for u in usage):.4f}",
+            file=out,
+        )
+    finally:
+        store.close()
+    return EXIT_OK
+
+
+def _one_line(message: UserMessage | AssistantMessage | ToolResultMessage) -> str:
+    match message:
+        case UserMessage(content=content):
+            text = content if isinstance(content, str) else "[blocks]"
+            return f"  user       {_short(text)}"
+        case AssistantMessage():
+            calls = ", ".join(call.name for call in message.tool_calls)
+            suffix = f"  -> {calls}" if calls else ""
+            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}]"
+        case ToolResultMessage():
+            flag = " (error)" if message.is_error else ""
+            return f"  tool       {message.tool_name}{flag}"
+
+
+def _short(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

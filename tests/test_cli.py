@@ -1,0 +1,89 @@
+"""The command line, run as a real process against real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cursor_byok.llm.types import TextContent
+from cursor_byok.loop import LLMEvent, transition
+from cursor_byok.store.sqlite import SQLiteStore
+from tests.factories import assistant, fresh, start, stream_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    clean.pop("OPENAI_BASE_URL", None)
+    clean.pop("CURSOR_BYOK_CONFIG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "cursor_byok", *args],
+        cwd=ROOT,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_help_explains_how_to_start() -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    assert "serve" in done.stdout and "ANTHROPIC_API_KEY" in done.stdout
+
+
+def test_models_lists_the_defaults_for_a_key_in_the_environment() -> None:
+    done = cli("models", env={"ANTHROPIC_API_KEY": "sk-ant-planted"})
+    assert done.returncode == 0
+    assert "claude-sonnet-4-6" in done.stdout and "key set" in done.stdout
+    assert "planted" not in done.stdout + done.stderr
+
+
+def test_models_without_any_key_says_what_to_set() -> None:
+    done = cli("models")
+    assert done.returncode == 0 and "ANTHROPIC_API_KEY" in done.stdout
+
+
+def test_a_bad_config_exits_2_naming_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[server]\nport = 0\n")
+    done = cli("--config", str(path), "models")
+    assert done.returncode == 2
+    assert f"{path}:2: server.port" in done.stderr
+
+
+def seeded(path: Path) -> None:
+    store = SQLiteStore(path)
+    first = transition(fresh("conv-9"), start("what is in a.txt?"))
+    call_id = first.state.committed.call_id
+    assert call_id is not None
+    state = first.state
+    for event in stream_of(assistant(TextContent("It says hello."))):
+        state = transition(state, LLMEvent(call_id, event)).state
+    store.commit_input("in-1", 0, state.committed, None)
+    store.close()
+
+
+def test_conversations_and_show_read_the_database(tmp_path: Path) -> None:
+    database = tmp_path / "state.sqlite3"
+    seeded(database)
+    listing = cli("conversations", "--database", str(database))
+    assert listing.returncode == 0 and "conv-9" in listing.stdout and "final" in listing.stdout
+    shown = cli("show", "conv-9", "--database", str(database))
+    assert shown.returncode == 0
+    assert "It says hello." in shown.stdout and "usage: input 10, output 5" in shown.stdout
+    as_json = cli("show", "conv-9", "--database", str(database), "--json")
+    roles = [json.loads(line)["role"] for line in as_json.stdout.splitlines()]
+    assert roles == ["user", "assistant"]
+
+
+def test_missing_things_exit_3(tmp_path: Path) -> None:
+    assert cli("conversations", "--database", str(tmp_path / "none.sqlite3")).returncode == 3
+    database = tmp_path / "state.sqlite3"
+    seeded(database)
+    assert cli("show", "nobody", "--database", str(database)).returncode == 3
