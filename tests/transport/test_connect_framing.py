@@ -1,0 +1,182 @@
+"""Envelope framing: split anywhere, compression, size limits, malformed input."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cursor_byok.transport.connect_framing import (
+    FLAG_COMPRESSED,
+    FLAG_END_STREAM,
+    FLAG_TRAILERS,
+    Envelope,
+    EnvelopeDecoder,
+    FramingError,
+    MessageTooLargeError,
+    decode_envelopes,
+    encode_end_stream_envelope,
+    encode_envelope,
+    gzip_compress,
+    looks_enveloped,
+    unwrap_unary_body,
+)
+from cursor_byok.transport.proto.agent.v1 import agent_pb2
+
+PAYLOADS = [b"", b"\x0a\x02\x6a\x00", b"x" * 300, bytes(range(256)) * 5]
+
+
+def _stream(compress: bool = False) -> bytes:
+    body = b"".join(encode_envelope(p, compress=compress) for p in PAYLOADS)
+    return body + encode_end_stream_envelope(b"{}")
+
+
+def test_a_documented_runsse_frame_has_the_documented_bytes() -> None:
+    heartbeat = bytes.fromhex("0a026a00")  # reference.md §1.9
+    assert encode_envelope(heartbeat).hex() == "00000000040a026a00"
+    assert encode_end_stream_envelope(b"{}").hex() == "02000000027b7d"
+
+
+@given(cuts=st.lists(st.integers(min_value=0, max_value=2000), max_size=12))
+def test_a_stream_split_at_any_points_decodes_to_the_same_envelopes(cuts: list[int]) -> None:
+    body = _stream()
+    points = sorted({c % (len(body) + 1) for c in cuts})
+    decoder = EnvelopeDecoder()
+    got: list[Envelope] = []
+    start = 0
+    for point in [*points, len(body)]:
+        got += decoder.feed(body[start:point])
+        start = point
+    decoder.finish()
+
+    assert [e.payload for e in got] == [*PAYLOADS, b"{}"]
+    assert [e.is_end_stream for e in got] == [False] * len(PAYLOADS) + [True]
+
+
+def test_byte_by_byte_feeding_holds_back_partial_envelopes() -> None:
+    body = encode_envelope(b"hello")
+    decoder = EnvelopeDecoder()
+    for i in range(len(body) - 1):
+        assert decoder.feed(body[i : i + 1]) == []
+    assert decoder.buffered == len(body) - 1
+    assert decoder.feed(body[-1:]) == [Envelope(0, b"hello")]
+    assert decoder.buffered == 0
+
+
+def test_compressed_envelopes_are_inflated() -> None:
+    envelopes = decode_envelopes(_stream(compress=True))
+
+    assert [e.payload for e in envelopes] == [*PAYLOADS, b"{}"]
+    assert all(e.was_compressed for e in envelopes[:-1])
+    assert encode_envelope(b"a" * 1000, compress=True)[0] == FLAG_COMPRESSED
+
+
+def test_compressed_envelope_is_refused_when_compression_was_not_negotiated() -> None:
+    decoder = EnvelopeDecoder(allow_compressed=False)
+    with pytest.raises(FramingError, match="no compression was negotiated"):
+        decoder.feed(encode_envelope(b"abc", compress=True))
+
+
+def test_bad_gzip_in_a_compressed_envelope_is_a_clear_error() -> None:
+    body = bytes([FLAG_COMPRESSED, 0, 0, 0, 4]) + b"nope"
+    with pytest.raises(FramingError, match="not valid gzip"):
+        decode_envelopes(body)
+
+
+def test_truncated_gzip_is_a_clear_error() -> None:
+    gz = gzip_compress(b"payload" * 50)[:-6]
+    body = bytes([FLAG_COMPRESSED]) + len(gz).to_bytes(4, "big") + gz
+    with pytest.raises(FramingError, match="truncated"):
+        decode_envelopes(body)
+
+
+def test_an_oversized_message_is_rejected_from_its_header_alone() -> None:
+    decoder = EnvelopeDecoder(max_message_bytes=1024)
+    header = bytes([0]) + (1025).to_bytes(4, "big")
+    with pytest.raises(MessageTooLargeError, match="1025 bytes exceeds the limit of 1024"):
+        decoder.feed(header)
+
+
+def test_an_oversized_message_is_not_encoded() -> None:
+    with pytest.raises(MessageTooLargeError):
+        encode_envelope(b"x" * 11, max_message_bytes=10)
+
+
+def test_a_gzip_bomb_is_rejected_by_its_inflated_size() -> None:
+    bomb = gzip_compress(b"\0" * 100_000)
+    body = bytes([FLAG_COMPRESSED]) + len(bomb).to_bytes(4, "big") + bomb
+    with pytest.raises(MessageTooLargeError, match="decompressed message"):
+        decode_envelopes(body, max_message_bytes=10_000)
+
+
+@pytest.mark.parametrize("flags", [0x04, 0x10, 0x40, FLAG_END_STREAM | FLAG_TRAILERS])
+def test_unknown_or_contradictory_flags_are_rejected(flags: int) -> None:
+    with pytest.raises(FramingError, match="flags"):
+        decode_envelopes(bytes([flags, 0, 0, 0, 0]))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"\x00\x00", "2 of 5 header bytes"),
+        (b"\x00\x00\x00\x00\x05abc", "3 of 5 payload bytes"),
+    ],
+)
+def test_a_truncated_stream_is_reported_at_finish(body: bytes, message: str) -> None:
+    decoder = EnvelopeDecoder()
+    assert decoder.feed(body) == []
+    with pytest.raises(FramingError, match=message):
+        decoder.finish()
+
+
+def test_nothing_may_follow_the_end_of_stream_envelope() -> None:
+    body = encode_end_stream_envelope(b"{}") + encode_envelope(b"late")
+    with pytest.raises(FramingError, match="after the end-of-stream"):
+        decode_envelopes(body)
+
+    decoder = EnvelopeDecoder()
+    decoder.feed(encode_end_stream_envelope(b"{}"))
+    assert decoder.ended
+    with pytest.raises(FramingError, match="after the end-of-stream"):
+        decoder.feed(b"\x00")
+
+
+def test_grpc_web_trailers_envelope_ends_the_stream() -> None:
+    body = encode_envelope(b"m") + encode_envelope(b"grpc-status: 0\r\n", flags=FLAG_TRAILERS)
+    envelopes = decode_envelopes(body)
+    assert envelopes[-1].is_trailers
+    assert envelopes[-1].payload == b"grpc-status: 0\r\n"
+
+
+def test_unary_body_is_accepted_bare_or_enveloped_and_gzip_or_not() -> None:
+    append = agent_pb2.AgentClientMessage(client_heartbeat={}).SerializeToString()
+    framed = encode_envelope(append)
+
+    assert unwrap_unary_body(append) == append
+    assert unwrap_unary_body(framed) == append
+    assert unwrap_unary_body(gzip_compress(append), content_encoding="gzip") == append
+    assert unwrap_unary_body(gzip_compress(framed), content_encoding="GZIP") == append
+    assert unwrap_unary_body(encode_envelope(append, compress=True)) == append
+
+
+def test_a_bare_message_that_starts_like_a_header_is_not_mistaken_for_one() -> None:
+    # A length that does not match the body exactly means "bare message".
+    bare = b"\x00\x00\x00\x00\x09abc"
+    assert not looks_enveloped(bare)
+    assert unwrap_unary_body(bare) == bare
+
+
+def test_unary_body_errors_are_clear() -> None:
+    with pytest.raises(FramingError, match="unsupported content encoding 'br'"):
+        unwrap_unary_body(b"x", content_encoding="br")
+    with pytest.raises(FramingError, match="not valid gzip"):
+        unwrap_unary_body(b"not gzip", content_encoding="gzip")
+    with pytest.raises(MessageTooLargeError):
+        unwrap_unary_body(b"x" * 100, max_message_bytes=10)
+
+
+def test_gzip_output_is_deterministic_and_standard() -> None:
+    assert gzip_compress(b"abc") == gzip_compress(b"abc")
+    assert zlib.decompress(gzip_compress(b"abc"), wbits=31) == b"abc"
