@@ -27,7 +27,7 @@ def test_a_shuffled_window_of_16_is_delivered_in_order_exactly_once(seed: int, t
     inbox = AppendInbox()
     delivered: list[bytes] = []
     for seqno in with_dups:
-        delivered.extend(inbox.offer(seqno, payload(seqno)))
+        delivered.extend(p for _, p in inbox.offer(seqno, payload(seqno)))
     assert delivered == [payload(n) for n in range(total)]
     assert inbox.stats.duplicates == min(5, len(order))
     assert inbox.pending == {}
@@ -35,11 +35,11 @@ def test_a_shuffled_window_of_16_is_delivered_in_order_exactly_once(seed: int, t
 
 def test_a_gap_holds_everything_after_it() -> None:
     inbox = AppendInbox()
-    assert inbox.offer(0, payload(0)) == [payload(0)]
+    assert inbox.offer(0, payload(0)) == [(0, payload(0))]
     assert inbox.offer(2, payload(2)) == []
     assert inbox.offer(3, payload(3)) == []
     assert inbox.waiting_for == 1
-    assert inbox.offer(1, payload(1)) == [payload(1), payload(2), payload(3)]
+    assert inbox.offer(1, payload(1)) == [(1, payload(1)), (2, payload(2)), (3, payload(3))]
     assert inbox.waiting_for is None
 
 
@@ -55,8 +55,8 @@ def test_a_reused_request_id_restarts_at_zero() -> None:
     inbox = AppendInbox()
     inbox.offer(0, payload(0))
     inbox.offer(1, payload(1))
-    assert inbox.offer(0, b"a new run") == [b"a new run"]
-    assert inbox.offer(1, b"its second message") == [b"its second message"]
+    assert inbox.offer(0, b"a new run") == [(0, b"a new run")]
+    assert inbox.offer(1, b"its second message") == [(1, b"its second message")]
     assert inbox.stats.restarts == 1
 
 

@@ -31,8 +31,8 @@ class AppendInbox:
     first_digest: bytes | None = None
     stats: InboxStats = field(default_factory=InboxStats)
 
-    def offer(self, seqno: int, payload: bytes) -> list[bytes]:
-        """Take one append; return the payloads that are now due, in order."""
+    def offer(self, seqno: int, payload: bytes) -> list[tuple[int, bytes]]:
+        """Take one append; return the (seqno, payload) pairs now due, in order."""
         if seqno == 0 and self.next_seqno > 0:
             if hashlib.sha256(payload).digest() == self.first_digest:
                 self.stats.duplicates += 1
@@ -48,12 +48,12 @@ class AppendInbox:
             self.stats.too_far_ahead += 1
             return []
         self.pending[seqno] = payload
-        due: list[bytes] = []
+        due: list[tuple[int, bytes]] = []
         while self.next_seqno in self.pending:
             message = self.pending.pop(self.next_seqno)
             if self.next_seqno == 0:
                 self.first_digest = hashlib.sha256(message).digest()
-            due.append(message)
+            due.append((self.next_seqno, message))
             self.next_seqno += 1
         self.stats.delivered += len(due)
         return due

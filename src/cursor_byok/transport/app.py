@@ -1,0 +1,90 @@
+"""Wiring: store + LLM + runner + sessions + the ASGI server, and serving it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+
+import uvicorn
+
+from cursor_byok.llm.events import LLM
+from cursor_byok.store.base import Store
+from cursor_byok.transport.runner import RetryPolicy, Runner
+from cursor_byok.transport.server import CursorServer, ModelEntry
+from cursor_byok.transport.sessions import SessionHub
+
+
+@dataclass(slots=True)
+class Service:
+    """Everything one server process runs."""
+
+    server: CursorServer
+    runner: Runner
+    hub: SessionHub
+
+
+def build_service(
+    store: Store,
+    llm: LLM,
+    models: Callable[[], Iterable[ModelEntry]] = list,
+    default_model: Callable[[], str | None] = lambda: None,
+    context_window: Callable[[str], int] = lambda _model: 200_000,
+    max_body_bytes: int = 4 * 1024 * 1024,
+    access_token: str | None = None,
+    retry: RetryPolicy | None = None,
+    heartbeat_s: float = 5.0,
+    grace_s: float = 120.0,
+) -> Service:
+    hub = SessionHub(context_window=context_window, grace_s=grace_s)
+    runner = Runner(store, llm, hub, retry=retry)
+    hub.attach_runner(runner)
+
+    async def startup() -> None:
+        await runner.recover()
+
+    async def shutdown() -> None:
+        await hub.close()
+        await runner.close()
+
+    server = CursorServer(
+        hub,
+        models=models,
+        default_model=default_model,
+        max_body_bytes=max_body_bytes,
+        access_token=access_token,
+        heartbeat_s=heartbeat_s,
+        on_startup=startup,
+        on_shutdown=shutdown,
+    )
+    return Service(server, runner, hub)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def serving(service: Service, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+    """Run the service on a real socket for the duration of the block; yields
+    its base URL. Used by `serve`, the demo and the end-to-end tests."""
+    port = port or free_port(host)
+    config = uvicorn.Config(
+        service.server, host=host, port=port, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        await task

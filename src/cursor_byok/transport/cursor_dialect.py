@@ -1,0 +1,378 @@
+"""The Cursor dialect: protobuf <-> the loop's inputs and the model's events.
+
+Decode and encode only (seed §9). The dialect adds the protocol's
+correlation ids (exec numbers, tool call ids, model call ids) but never
+edits history, guesses tool calls from text, decides retries, runs tools or
+keeps loop state. Order of a turn on the wire (protocol reference §3):
+deltas -> tool_call_started -> checkpoint -> exec request -> (client result)
+-> tool_call_completed -> ... -> checkpoint with token details ->
+turn_ended with usage -> end of stream.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ResponseEvent,
+    StartEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolCallStart,
+)
+from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
+from cursor_byok.loop.inputs import Start
+from cursor_byok.loop.state import TurnSettings
+from cursor_byok.transport.connect_errors import Code, ErrorDetail, WireError
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
+from cursor_byok.transport.tools import NativeTool, ToolOutcome, ToolSet
+
+SYSTEM_PROMPT = """\
+You are a coding agent working inside the user's editor. Use the tools to read, search and \
+change the user's workspace and to run commands; do not guess file contents you can read. \
+Make focused changes, explain briefly what you did, and ask when a request is ambiguous."""
+
+
+# -- decoding: what the client sent ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A run request: a new turn (`start`) or a resume of the current one."""
+
+    conversation_id: str
+    start: Start | None
+    tools: ToolSet
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExecReply:
+    """One exec message from the client (a result, or a piece of a shell stream)."""
+
+    number: int
+    exec_id: str
+    message: pb.ExecClientMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ExecThrown:
+    """The client declined or failed an exec (`exec_client_control_message.throw`)."""
+
+    number: int
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRequested:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """A user message typed while the turn is running."""
+
+    message: UserMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """Understood, and needs nothing (heartbeats, KV acks, stream closes)."""
+
+    what: str
+
+
+ClientEvent: TypeAlias = RunStarted | ExecReply | ExecThrown | CancelRequested | FollowUp | Ignored
+
+
+def _requested_model(run: pb.AgentRunRequest) -> str:
+    if run.HasField("requested_model") and run.requested_model.model_id:
+        return run.requested_model.model_id
+    return run.model_details.model_id
+
+
+def decode_run_request(run: pb.AgentRunRequest, request_id: str, now_ms: int) -> RunStarted:
+    conversation_id = run.conversation_id or request_id
+    tools = ToolSet.for_run(run.mcp_tools.mcp_tools)
+    model = _requested_model(run)
+    action = run.action
+    if action.WhichOneof("action") != "user_message_action":
+        return RunStarted(conversation_id, None, tools, model)
+    text = action.user_message_action.user_message.text
+    prompt = SYSTEM_PROMPT
+    if run.custom_system_prompt:
+        prompt += "\n\n" + run.custom_system_prompt
+    settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
+    start = Start(UserMessage(text, now_ms), settings=settings)
+    return RunStarted(conversation_id, start, tools, model)
+
+
+def decode_client_message(
+    message: pb.AgentClientMessage, request_id: str, now_ms: int
+) -> ClientEvent:
+    kind = message.WhichOneof("message")
+    match kind:
+        case "run_request":
+            return decode_run_request(message.run_request, request_id, now_ms)
+        case "exec_client_message":
+            reply = message.exec_client_message
+            return ExecReply(reply.id, reply.exec_id, reply)
+        case "exec_client_control_message":
+            control = message.exec_client_control_message
+            if control.WhichOneof("message") == "throw":
+                error = control.throw.error or "the client declined the tool call"
+                return ExecThrown(control.throw.id, error)
+            return Ignored(f"exec control {control.WhichOneof('message')}")
+        case "conversation_action":
+            action = message.conversation_action
+            branch = action.WhichOneof("action")
+            if branch == "cancel_action":
+                return CancelRequested(action.cancel_action.reason or "canceled by the user")
+            if branch == "user_message_action":
+                text = action.user_message_action.user_message.text
+                return FollowUp(UserMessage(text, now_ms))
+            return Ignored(f"conversation action {branch}")
+        case None:
+            return Ignored("empty client message")
+        case _:
+            return Ignored(kind)
+
+
+def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> ToolResultMessage:
+    return ToolResultMessage(
+        call.id, call.name, (TextContent(outcome.text),), outcome.is_error, now_ms
+    )
+
+
+class ShellCollector:
+    """Shell output arrives as a stream of exec messages; the model needs one
+    result. Collect until exit (or a refusal) and build a `ShellResult`."""
+
+    def __init__(self, command: str, working_directory: str) -> None:
+        self.command = command
+        self.working_directory = working_directory
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+
+    def feed(self, message: pb.ExecClientMessage) -> pb.ExecClientMessage | None:
+        if message.WhichOneof("message") != "shell_stream":
+            return message  # a client that answers with a plain shell_result
+        event = message.shell_stream
+        kind = event.WhichOneof("event")
+        if kind == "stdout":
+            self.stdout.append(event.stdout.data)
+        elif kind == "stderr":
+            self.stderr.append(event.stderr.data)
+        elif kind == "exit":
+            exit_ = event.exit
+            command, cwd = self.command, exit_.cwd or self.working_directory
+            out, err = "".join(self.stdout), "".join(self.stderr)
+            if exit_.code == 0 and not exit_.aborted:
+                result = pb.ShellResult(
+                    success=pb.ShellSuccess(
+                        command=command, working_directory=cwd, exit_code=0, stdout=out, stderr=err
+                    )
+                )
+            else:
+                result = pb.ShellResult(
+                    failure=pb.ShellFailure(
+                        command=command,
+                        working_directory=cwd,
+                        exit_code=exit_.code,
+                        stdout=out,
+                        stderr=err,
+                        aborted=exit_.aborted,
+                    )
+                )
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "rejected":
+            result = pb.ShellResult(rejected=event.rejected)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "permission_denied":
+            result = pb.ShellResult(permission_denied=event.permission_denied)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "backgrounded":
+            done_bg = pb.ShellSuccess(
+                command=self.command,
+                working_directory=self.working_directory,
+                stdout="".join(self.stdout) + "\n[the command keeps running in the background]",
+            )
+            result = pb.ShellResult(success=done_bg, is_background=True)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        return None
+
+
+# -- encoding: what the client is sent -----------------------------------------------
+
+
+@dataclass(slots=True)
+class StreamContext:
+    """Per-stream protocol state: exec numbering, the turn's usage, timings."""
+
+    stream_id: str = ""
+    model_call_id: str = ""
+    model_calls: int = 0
+    context_window: int = 200_000
+    next_exec: int = 1
+    usage: Usage = field(default_factory=Usage)
+    last_prompt_tokens: int = 0
+    thinking_started: float | None = None
+    tool_names: dict[str, str] = field(default_factory=dict)
+
+    def exec_number(self) -> int:
+        number = self.next_exec
+        self.next_exec += 1
+        return number
+
+
+def _update(**branch: object) -> pb.AgentServerMessage:
+    return pb.AgentServerMessage(interaction_update=pb.InteractionUpdate(**branch))  # type: ignore[arg-type]
+
+
+def heartbeat() -> pb.AgentServerMessage:
+    return _update(heartbeat=pb.HeartbeatUpdate())
+
+
+def checkpoint(context: StreamContext) -> pb.AgentServerMessage:
+    details = pb.ConversationTokenDetails(
+        used_tokens=min(context.last_prompt_tokens, 2**32 - 1),
+        max_tokens=min(context.context_window, 2**32 - 1),
+    )
+    state = pb.ConversationStateStructure(token_details=details)
+    return pb.AgentServerMessage(conversation_checkpoint_update=state)
+
+
+def turn_ended(usage: Usage) -> pb.AgentServerMessage:
+    return _update(
+        turn_ended=pb.TurnEndedUpdate(
+            input_tokens=usage.input,
+            output_tokens=usage.output,
+            cache_read_tokens=usage.cache_read,
+            cache_write_tokens=usage.cache_write,
+            reasoning_tokens=usage.reasoning,
+        )
+    )
+
+
+def _add_usage(total: Usage, more: Usage) -> Usage:
+    return Usage(
+        input=total.input + more.input,
+        output=total.output + more.output,
+        cache_read=total.cache_read + more.cache_read,
+        cache_write=total.cache_write + more.cache_write,
+        total_tokens=total.total_tokens + more.total_tokens,
+        reasoning=total.reasoning + more.reasoning,
+    )
+
+
+def encode_event(
+    event: ResponseEvent, context: StreamContext, tools: ToolSet, now: float
+) -> list[pb.AgentServerMessage]:
+    """A model event as the messages Cursor renders; most events map to one
+    update, bookkeeping events (start, text start/end) to none."""
+    match event:
+        case StartEvent():
+            context.model_calls += 1
+            context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
+            return []
+        case TextDelta(delta=delta) if delta:
+            return [_update(text_delta=pb.TextDeltaUpdate(text=delta))]
+        case ThinkingStart():
+            context.thinking_started = now
+            return []
+        case ThinkingDelta(delta=delta) if delta:
+            update = pb.ThinkingDeltaUpdate(text=delta, thinking_style=pb.THINKING_STYLE_DEFAULT)
+            return [_update(thinking_delta=update)]
+        case ThinkingEnd():
+            started = context.thinking_started if context.thinking_started is not None else now
+            context.thinking_started = None
+            duration = int((now - started) * 1000)
+            return [
+                _update(
+                    thinking_completed=pb.ThinkingCompletedUpdate(thinking_duration_ms=duration)
+                )
+            ]
+        case ToolCallStart(id=call_id, name=name):
+            context.tool_names[call_id] = name
+            tool = tools.get(name)
+            if tool is None:
+                return []
+            card = tool.card(ToolCall(call_id, name, {}), None)
+            partial = pb.PartialToolCallUpdate(
+                call_id=call_id, tool_call=card, model_call_id=context.model_call_id
+            )
+            return [_update(partial_tool_call=partial)]
+        case DoneEvent(message=message):
+            usage = message.usage
+            context.usage = _add_usage(context.usage, usage)
+            context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
+            return []
+        case _:
+            return []
+
+
+def encode_call_client(
+    command: CallClient, tool: NativeTool, context: StreamContext
+) -> tuple[int, list[pb.AgentServerMessage]]:
+    """tool_call_started -> checkpoint -> exec request. Returns the exec number."""
+    call = command.tool_call
+    number = context.exec_number()
+    started = pb.ToolCallStartedUpdate(
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
+    )
+    request = tool.exec_request(call, number, command.operation_id)
+    return number, [
+        _update(tool_call_started=started),
+        checkpoint(context),
+        pb.AgentServerMessage(exec_server_message=request),
+    ]
+
+
+def encode_tool_completed(
+    call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
+) -> pb.AgentServerMessage:
+    completed = pb.ToolCallCompletedUpdate(
+        call_id=call.id, tool_call=tool.card(call, result), model_call_id=context.model_call_id
+    )
+    return _update(tool_call_completed=completed)
+
+
+def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:
+    """The closing sequence: checkpoint with token details, then turn_ended."""
+    del command
+    return [checkpoint(context), turn_ended(context.usage)]
+
+
+def error_for(outbound: Failed | Canceled) -> WireError:
+    """What ends a failed or canceled stream: a Connect error whose details
+    give Cursor's banner a title, a detail and a retry button."""
+    if isinstance(outbound, Canceled):
+        return WireError(Code.CANCELED, f"[canceled] {outbound.reason}")
+    text = outbound.message.error_message or "the model call failed"
+    details = errors_pb.ErrorDetails(
+        error=errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
+        details=errors_pb.CustomErrorDetails(
+            title="The model provider returned an error",
+            detail=text,
+            is_retryable=True,
+            show_request_id=True,
+        ),
+        is_expected=True,
+    )
+    return WireError(Code.UNAVAILABLE, text, (ErrorDetail.of(details),))
+
+
+def notice(text: str) -> pb.AgentServerMessage:
+    """Text the user sees in the answer, marked as coming from the server."""
+    return _update(text_delta=pb.TextDeltaUpdate(text=text, is_server_notice=True))
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

@@ -1,0 +1,432 @@
+"""The Connect server: a plain ASGI app for Cursor's agent RPCs.
+
+Cursor speaks a tolerant dialect of Connect (RunSSE answers
+`text/event-stream` with binary envelopes; unary bodies may or may not be
+enveloped; appends that are late or undecodable must still get 200; three
+codecs; gzip). A strict Connect runtime would reject parts of that, so the
+framing lives in `connect_framing` and this module routes over bare ASGI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+
+from cursor_byok.transport import cursor_dialect as dialect
+from cursor_byok.transport.connect_codec import (
+    Codec,
+    CodecError,
+    ContentType,
+    decode_message,
+    encode_message,
+    parse_content_type,
+)
+from cursor_byok.transport.connect_errors import (
+    Code,
+    EndStream,
+    WireError,
+    end_stream_json,
+    grpc_web_trailers,
+    unary_error_body,
+)
+from cursor_byok.transport.connect_framing import (
+    EnvelopeDecoder,
+    FramingError,
+    encode_end_stream_envelope,
+    encode_envelope,
+    encode_trailers_envelope,
+    gzip_decompress,
+    unwrap_unary_body,
+)
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import (
+    bidi_pb2,
+    models_pb2,
+    network_pb2,
+    server_config_pb2,
+)
+from cursor_byok.transport.sessions import EndOfStream, QueueItem, Session, SessionHub
+
+log = logging.getLogger(__name__)
+
+Scope = Mapping[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+RUN_SSE = "/agent.v1.AgentService/RunSSE"
+BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
+HEARTBEAT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelEntry:
+    """A model as the client's picker shows it."""
+
+    name: str
+    context_window: int
+    supports_thinking: bool = False
+
+
+class RequestError(Exception):
+    """A request the server refuses with a Connect error."""
+
+    def __init__(self, error: WireError, status: int | None = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.status = status
+
+
+class CursorServer:
+    """The ASGI application."""
+
+    def __init__(
+        self,
+        hub: SessionHub,
+        models: Callable[[], Iterable[ModelEntry]] = list,
+        default_model: Callable[[], str | None] = lambda: None,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        access_token: str | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+        on_startup: Callable[[], Awaitable[None]] | None = None,
+        on_shutdown: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.hub = hub
+        self.models = models
+        self.default_model = default_model
+        self.max_body_bytes = max_body_bytes
+        self.access_token = access_token
+        self.heartbeat_s = heartbeat_s
+        self.on_startup = on_startup
+        self.on_shutdown = on_shutdown
+        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = {
+            "/aiserver.v1.NetworkService/IsConnected": self._is_connected,
+            "/aiserver.v1.ServerConfigService/GetServerConfig": self._server_config,
+            "/aiserver.v1.AiService/AvailableModels": self._available_models,
+            "/agent.v1.AgentService/GetUsableModels": self._usable_models,
+            "/aiserver.v1.AiService/GetUsableModels": self._usable_models,
+            "/agent.v1.AgentService/GetDefaultModelForCli": self._default_model,
+        }
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path = scope["path"]
+        if scope["method"] == "GET" and path == "/healthz":
+            await _respond(send, 200, b"ok\n", "text/plain")
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            self._authorize(headers)
+            if scope["method"] != "POST":
+                raise RequestError(WireError(Code.UNIMPLEMENTED, f"{scope['method']} {path}"), 405)
+            content_type = parse_content_type(headers.get("content-type"))
+            if path == RUN_SSE:
+                await self._run_sse(headers, content_type, receive, send)
+                return
+            if content_type is None:
+                raise RequestError(
+                    WireError(
+                        Code.UNKNOWN, f"unsupported content type {headers.get('content-type')!r}"
+                    ),
+                    415,
+                )
+            body = await self._body(receive, headers)
+            if path == BIDI_APPEND:
+                await self._bidi_append(body, content_type, send)
+                return
+            handler = self.unary.get(path)
+            if handler is None:
+                raise RequestError(WireError(Code.UNIMPLEMENTED, f"{path} is not served here"))
+            message = self._unwrap(body, content_type)
+            await _unary_reply(send, handler(message, content_type), content_type)
+        except RequestError as refused:
+            await _error_reply(send, refused.error, refused.status)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                if self.on_startup is not None:
+                    await self.on_startup()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self.on_shutdown is not None:
+                    await self.on_shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def _authorize(self, headers: Mapping[str, str]) -> None:
+        if self.access_token is None:
+            return
+        presented = headers.get("authorization", "")
+        scheme, _, token = presented.partition(" ")
+        ok = scheme.lower() == "bearer" and hmac.compare_digest(
+            token.strip().encode(), self.access_token.encode()
+        )
+        if not ok:
+            raise RequestError(WireError(Code.UNAUTHENTICATED, "missing or wrong access token"))
+
+    async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise RequestError(WireError(Code.CANCELED, "the client went away"))
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise RequestError(
+                    WireError(
+                        Code.RESOURCE_EXHAUSTED,
+                        f"request body exceeds the limit of {self.max_body_bytes} bytes",
+                    )
+                )
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if headers.get("content-encoding", "").lower() == "gzip":
+            try:
+                body = gzip_decompress(body, max_bytes=self.max_body_bytes)
+            except FramingError as error:
+                raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+        return body
+
+    def _unwrap(self, body: bytes, content_type: ContentType) -> bytes:
+        try:
+            return unwrap_unary_body(body, max_message_bytes=self.max_body_bytes)
+        except FramingError as error:
+            raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+
+    # -- BidiAppend ------------------------------------------------------------------------
+
+    async def _bidi_append(self, body: bytes, content_type: ContentType, send: Send) -> None:
+        """Always 200: a failed append makes the official client abort the run."""
+        try:
+            request = decode_message(
+                self._unwrap(body, content_type), bidi_pb2.BidiAppendRequest, content_type.codec
+            )
+            payload = request.data_binary or bytes.fromhex(request.data)
+        except (RequestError, CodecError, ValueError) as error:
+            self.hub.counters.undecodable_appends += 1
+            log.info("an append that does not decode was ignored: %s", error)
+            payload = None
+            request = None
+        if request is not None and payload is not None and request.request_id.request_id:
+            await self.hub.append(request.request_id.request_id, request.append_seqno, payload)
+        await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
+
+    # -- RunSSE ------------------------------------------------------------------------------
+
+    async def _run_sse(
+        self,
+        headers: Mapping[str, str],
+        content_type: ContentType | None,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        if content_type is None:
+            raise RequestError(
+                WireError(
+                    Code.UNKNOWN, f"unsupported content type {headers.get('content-type')!r}"
+                ),
+                415,
+            )
+        body = await self._body(receive, headers)
+        try:
+            decoder = EnvelopeDecoder(max_message_bytes=self.max_body_bytes)
+            envelopes = [e for e in decoder.feed(body) if not e.is_end_stream and not e.is_trailers]
+            if not envelopes:
+                raise FramingError("the request carries no message")
+            request = decode_message(
+                envelopes[0].payload, bidi_pb2.BidiRequestId, content_type.codec
+            )
+        except (FramingError, CodecError) as error:
+            raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+        if not request.request_id:
+            raise RequestError(WireError(Code.INVALID_ARGUMENT, "request_id is empty"))
+        session = self.hub.session(request.request_id)
+        stream_type = _stream_content_type(content_type)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", stream_type.encode()),
+                    (b"cache-control", b"no-cache"),
+                    (b"connect-protocol-version", b"1"),
+                ],
+            }
+        )
+        self.hub.reader_attached(session)
+        disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            await self._pump(session, content_type, send, disconnected)
+        finally:
+            disconnected.cancel()
+            self.hub.reader_detached(session)
+
+    async def _pump(
+        self,
+        session: Session,
+        content_type: ContentType,
+        send: Send,
+        disconnected: asyncio.Future[None],
+    ) -> None:
+        """The one writer of this stream: queue items in order, heartbeats
+        while the queue is idle, the end-of-stream last."""
+        while True:
+            getter: asyncio.Future[QueueItem] = asyncio.ensure_future(session.outbox.get())
+            watched: set[asyncio.Future[Any]] = {getter, disconnected}
+            done, _ = await asyncio.wait(
+                watched,
+                timeout=self.heartbeat_s,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if disconnected in done:
+                getter.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await getter
+                if getter.done() and not getter.cancelled():
+                    _requeue_first(session, getter.result())
+                return
+            if getter not in done:
+                getter.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await getter
+                if getter.done() and not getter.cancelled():
+                    item: pb.AgentServerMessage | EndOfStream = getter.result()
+                else:
+                    item = dialect.heartbeat()
+            else:
+                item = getter.result()
+            if isinstance(item, EndOfStream):
+                await send(
+                    {"type": "http.response.body", "body": _end_frame(item.error, content_type)}
+                )
+                return
+            frame = encode_envelope(encode_message(item, content_type.codec))
+            try:
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+            except OSError:
+                _requeue_first(session, item)
+                return
+
+    # -- unary RPCs ----------------------------------------------------------------------------
+
+    def _is_connected(self, _body: bytes, _content_type: ContentType) -> Message:
+        return network_pb2.IsConnectedResponse()
+
+    def _server_config(self, _body: bytes, _content_type: ContentType) -> Message:
+        # Steer clients to the HTTP/1.1 RunSSE + BidiAppend path we serve.
+        return server_config_pb2.GetServerConfigResponse(
+            http2_config=server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
+        )
+
+    def _available_models(self, _body: bytes, _content_type: ContentType) -> Message:
+        entries = list(self.models())
+        default = self.default_model()
+        response = models_pb2.AvailableModelsResponse(model_names=[m.name for m in entries])
+        for entry in entries:
+            response.models.append(
+                models_pb2.AvailableModelsResponse.AvailableModel(
+                    name=entry.name,
+                    default_on=True,
+                    supports_agent=True,
+                    supports_thinking=entry.supports_thinking,
+                    supports_images=True,
+                    supports_max_mode=False,
+                    supports_non_max_mode=True,
+                    context_token_limit=entry.context_window,
+                    client_display_name=entry.name,
+                    server_model_name=entry.name,
+                    inputbox_short_model_name=entry.name,
+                    supports_plan_mode=True,
+                    is_user_added=entry.name != default,
+                )
+            )
+        return response
+
+    def _usable_models(self, _body: bytes, _content_type: ContentType) -> Message:
+        return pb.GetUsableModelsResponse(models=[_details(m.name) for m in self.models()])
+
+    def _default_model(self, _body: bytes, _content_type: ContentType) -> Message:
+        name = self.default_model()
+        response = pb.GetDefaultModelForCliResponse()
+        if name:
+            response.model.CopyFrom(_details(name))
+        return response
+
+
+def _details(name: str) -> pb.ModelDetails:
+    return pb.ModelDetails(
+        model_id=name, display_model_id=name, display_name=name, display_name_short=name
+    )
+
+
+def _requeue_first(session: Session, item: pb.AgentServerMessage | EndOfStream) -> None:
+    """Put an unsent item back at the head of the queue for the next reader."""
+    rest: list[pb.AgentServerMessage | EndOfStream] = []
+    while not session.outbox.empty():
+        rest.append(session.outbox.get_nowait())
+    session.outbox.put_nowait(item)
+    for other in rest:
+        session.outbox.put_nowait(other)
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+def _stream_content_type(content_type: ContentType) -> str:
+    if content_type.grpc_web:
+        return "application/grpc-web+proto"
+    if content_type.codec is Codec.JSON:
+        return "application/connect+json"
+    return "text/event-stream"
+
+
+def _end_frame(error: WireError | None, content_type: ContentType) -> bytes:
+    if content_type.grpc_web:
+        return encode_trailers_envelope(grpc_web_trailers(error))
+    return encode_end_stream_envelope(end_stream_json(EndStream(error)))
+
+
+async def _respond(send: Send, status: int, body: bytes, media_type: str) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", media_type.encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _unary_reply(send: Send, message: Message, content_type: ContentType) -> None:
+    data = encode_message(message, content_type.codec)
+    if content_type.grpc_web:
+        body = encode_envelope(data) + encode_trailers_envelope(grpc_web_trailers(None))
+        await _respond(send, 200, body, "application/grpc-web+proto")
+        return
+    media = "application/json" if content_type.codec is Codec.JSON else "application/proto"
+    await _respond(send, 200, data, media)
+
+
+async def _error_reply(send: Send, error: WireError, status: int | None) -> None:
+    code_status, body = unary_error_body(error)
+    await _respond(send, status or code_status, body, "application/json")
