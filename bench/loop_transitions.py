@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cursor_byok.llm.events import StartEvent, TextDelta, TextStart  # noqa: E402
-from cursor_byok.loop import CallLLM, LLMEvent, RuntimeState, transition  # noqa: E402
-from tests.factories import fresh, start  # noqa: E402
+from cursor_byok.llm.events import StartEvent, TextDelta, TextStart
+from cursor_byok.loop import CallLLM, LLMEvent, RuntimeState, transition
+from tests.factories import fresh, start
 
 
 def started() -> tuple[RuntimeState, str]:
