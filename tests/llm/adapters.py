@@ -5,19 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from cursor_byok.llm.provider import ModelSpec
+from cursor_byok.llm.events import ResponseStream
+from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
+from cursor_byok.llm.types import RequestMessages
 
 
-class Closable:
+class Adapter(Protocol):
+    async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream: ...
+
     async def aclose(self) -> None: ...
 
 
 @dataclass(frozen=True)
 class AdapterCase:
     api: str
-    make: Callable[[str], OpenAIChatLLM]
+    make: Callable[[str], Adapter]
     text_fixture: str
     error_400: str
     error_429: str | None = None
@@ -34,5 +40,12 @@ CASES = [
         "openai-chat/text-usage.sse",
         "openai-chat/error-400-invalid-request.response.json",
         "openai-compatible/openrouter-error-429.response.json",
+    ),
+    AdapterCase(
+        "anthropic",
+        lambda url: AnthropicLLM(ModelSpec("anthropic", "claude-sonnet-4", url), "sk-ant"),
+        "anthropic/text-usage.sse",
+        "anthropic/error-400-prompt-too-long.response.json",
+        error_401="anthropic/error-401-auth.response.json",
     ),
 ]

@@ -146,8 +146,10 @@ class Assembler:
             self.content.append(ThinkingContent(text, block.signature, block.redacted))
             self.out.append(ThinkingEnd(block.index, text))
         else:
+            # A call without arguments streams nothing; "" is not JSON, so keep none.
+            raw = text if text.strip() else None
             call = ToolCall(
-                block.call_id, block.name, parse_complete(text), text, block.signature or None
+                block.call_id, block.name, parse_complete(text), raw, block.signature or None
             )
             self.content.append(call)
             self.out.append(ToolCallEnd(block.index, call))

@@ -133,17 +133,17 @@ def error_from_response(status: int, headers: Mapping[str, str], body: bytes) ->
     )
 
 
-def error_in_stream(payload: Any, status: int = 200) -> UpstreamError:
-    """An error the provider reported inside a 200 stream."""
+def error_in_stream(payload: Any) -> UpstreamError:
+    """An error the provider reported inside a 200 stream. Its status is the
+    error's own numeric code when it has one (OpenRouter), else unknown."""
     message, kind, hint = describe_error_body(payload)
-    code = payload.get("error", {}).get("code") if isinstance(payload, Mapping) else None
-    retryable = kind in RETRYABLE_ERROR_TYPES or (
-        isinstance(code, int) and code in RETRYABLE_STATUS
-    )
+    error = payload.get("error") if isinstance(payload, Mapping) else None
+    code = error.get("code") if isinstance(error, Mapping) else None
+    status = code if isinstance(code, int) and not isinstance(code, bool) else None
     return UpstreamError(
         message=message or "the provider reported an error",
         status=status,
-        retryable=retryable,
+        retryable=kind in RETRYABLE_ERROR_TYPES or status in RETRYABLE_STATUS,
         retry_after=hint,
     )
 
