@@ -11,6 +11,7 @@ from cursor_byok.llm.events import ResponseStream
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
+from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import RequestMessages
 
 
@@ -47,5 +48,12 @@ CASES = [
         "anthropic/text-usage.sse",
         "anthropic/error-400-prompt-too-long.response.json",
         error_401="anthropic/error-401-auth.response.json",
+    ),
+    AdapterCase(
+        "openai-responses",
+        lambda url: OpenAIResponsesLLM(ModelSpec("openai", "gpt-4o", url + "/v1"), "sk-test"),
+        "openai-responses/text-usage.sse",
+        "openai-responses/error-400-context-length.response.json",
+        "openai-responses/error-insufficient-quota.response.json",
     ),
 ]
