@@ -10,6 +10,7 @@ from typing import Protocol
 from cursor_byok.llm.events import ResponseStream
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
+from cursor_byok.llm.providers.gemini import GeminiLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import RequestMessages
@@ -55,5 +56,12 @@ CASES = [
         "openai-responses/text-usage.sse",
         "openai-responses/error-400-context-length.response.json",
         "openai-responses/error-insufficient-quota.response.json",
+    ),
+    AdapterCase(
+        "gemini",
+        lambda url: GeminiLLM(ModelSpec("google", "gemini-2.0-flash", url + "/v1beta"), "g-key"),
+        "gemini/text-usage.sse",
+        "gemini/error-400-api-key-invalid-stream.response.json",
+        "gemini/error-429-resource-exhausted.response.json",
     ),
 ]
