@@ -26,6 +26,7 @@ test: lint
 bench: $(VENV)/.installed
 	$(PY) bench/loop_transitions.py
 	$(PY) bench/store_commit.py
+	$(PY) bench/parse_cost.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -23,7 +23,7 @@ from cursor_byok.transport import cursor_dialect as dialect
 from cursor_byok.transport.connect_errors import Code
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.tools import MAX_RESULT_CHARS, BUILTIN, ToolSet
+from cursor_byok.transport.tools import BUILTIN, MAX_RESULT_CHARS, ToolSet
 from tests.e2e.cursor_client import cancel, exec_reply, run_request, stream_close
 from tests.factories import assistant, error_event, tool_call
 from tests.transport.shared_fixtures import load_cursor_fixture

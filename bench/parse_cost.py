@@ -1,0 +1,115 @@
+"""CPU cost of each adapter's stream parsing, relative to bare `json.loads`.
+
+For every wire API, the recorded fixture bodies are fed (in 1 KiB chunks,
+as a socket would deliver them) through `SSEParser` and the adapter's stream
+state machine, which build every ResponseEvent and the final message. The
+baseline is a loop of `json.loads` over the same `data:` payloads, measured
+in the same run. No network: bytes go straight into the parsers.
+
+Prints one line per adapter: `parse_cost_ratio[<api>] = X` (target X <= 3).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from cursor_byok.llm.assembler import Assembler
+from cursor_byok.llm.providers.anthropic import AnthropicStreamParser
+from cursor_byok.llm.providers.gemini import GeminiStreamParser
+from cursor_byok.llm.providers.openai_chat import ChatStreamParser
+from cursor_byok.llm.providers.openai_responses import ResponsesStreamParser
+from cursor_byok.llm.sse import SSEParser
+from cursor_byok.llm.stream import StreamParser, feed_bytes
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "llm"
+CHUNK = 1024
+ROUNDS = 40
+MIN_SECONDS = 0.03
+
+ADAPTERS: dict[str, tuple[list[str], Callable[[Assembler], StreamParser]]] = {
+    "openai-chat": (["openai-chat", "deepseek", "openai-compatible"], ChatStreamParser),
+    "anthropic": (["anthropic"], AnthropicStreamParser),
+    "openai-responses": (["openai-responses"], ResponsesStreamParser),
+    "gemini": (["gemini"], GeminiStreamParser),
+}
+
+
+def bodies(folders: list[str]) -> list[list[bytes]]:
+    out = []
+    for folder in folders:
+        for path in sorted((FIXTURES / folder).glob("*.sse")):
+            data = path.read_bytes()
+            out.append([data[i : i + CHUNK] for i in range(0, len(data), CHUNK)])
+    return out
+
+
+def payloads(chunked: list[list[bytes]]) -> list[str]:
+    out = []
+    for chunks in chunked:
+        parser = SSEParser()
+        for chunk in chunks:
+            out.extend(event.data for event in parser.feed(chunk))
+        out.extend(event.data for event in parser.flush())
+    return [p for p in out if p != "[DONE]"]
+
+
+def per_run(run: Callable[[], None]) -> float:
+    """CPU seconds of one `run`, averaged over at least MIN_SECONDS of repeats."""
+    count = 0
+    start = time.process_time()
+    while True:
+        run()
+        count += 1
+        elapsed = time.process_time() - start
+        if elapsed >= MIN_SECONDS:
+            return elapsed / count
+
+
+def best_ratio(adapter: Callable[[], None], baseline: Callable[[], None]) -> float:
+    """Best of ROUNDS for each side, the two measured alternately so that
+    machine load drifts affect both alike."""
+    best_adapter = best_baseline = float("inf")
+    for _ in range(ROUNDS):
+        best_baseline = min(best_baseline, per_run(baseline))
+        best_adapter = min(best_adapter, per_run(adapter))
+    return best_adapter / best_baseline
+
+
+def main() -> None:
+    for api, (folders, make_parser) in ADAPTERS.items():
+        chunked = bodies(folders)
+        datas = payloads(chunked)
+
+        def baseline(datas: list[str] = datas) -> None:
+            for data in datas:
+                json.loads(data)
+
+        def adapter(
+            chunked: list[list[bytes]] = chunked,
+            make_parser: Callable[[Assembler], StreamParser] = make_parser,
+            name: str = api,
+        ) -> None:
+            for chunks in chunked:
+                sse = SSEParser()
+                parser = make_parser(Assembler(name, "bench", "bench-model"))
+                for chunk in chunks:
+                    feed_bytes(sse, parser, chunk)
+                for event in sse.flush():
+                    if parser.assembler.terminated:
+                        break
+                    parser.on_event(event)
+                if not parser.assembler.terminated:
+                    parser.on_end()
+
+        ratio = best_ratio(adapter, baseline)
+        print(f"parse_cost_ratio[{api}] = {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Best-effort parse of a tool call's argument JSON while it is still streaming.
+
+Consumers show arguments as they arrive, so an incomplete buffer must parse to
+something: a trailing string is kept as far as it goes, anything unusable is
+`{}`. Only an object is a valid argument value; anything else becomes `{}` too.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import jiter
+
+from cursor_byok.llm.types import JSONObject
+
+EMPTY: JSONObject = {}
+
+
+def parse_partial(buffer: str) -> JSONObject:
+    """Parse possibly incomplete JSON; never raises."""
+    if not buffer or buffer.isspace():
+        return EMPTY
+    try:
+        value = jiter.from_json(buffer.encode(), partial_mode="trailing-strings")
+    except ValueError:
+        return EMPTY
+    return cast(JSONObject, value) if isinstance(value, dict) else EMPTY
+
+
+def parse_complete(buffer: str) -> JSONObject:
+    """Parse the final argument string; a truncated one still yields its prefix."""
+    if not buffer or buffer.isspace():
+        return EMPTY
+    try:
+        value = jiter.from_json(buffer.encode())
+    except ValueError:
+        return parse_partial(buffer)
+    return cast(JSONObject, value) if isinstance(value, dict) else EMPTY

@@ -1,0 +1,361 @@
+"""Anthropic Messages (`POST /v1/messages`).
+
+Thinking and redacted thinking are replayed with their signatures verbatim;
+`temperature` is never sent (newer API versions reject it outright); the
+API version is pinned by header so an upstream default change cannot alter
+our requests.
+
+Caching: the rendered `messages` are prefix-stable; cache breakpoints are a
+separate pass over a copy (`place_breakpoints`). A `cache_control` marker is
+a directive, not content: Anthropic matches the prefix without it, so moving
+markers between requests does not break the cache, while keeping them out of
+the rendering keeps the content byte-stable. Up to four markers: one on the
+system prompt (or the last tool) and up to three rolling ones spaced so that
+each request finds the previous request's write within the server's
+20-block lookback, even after a wide turn of parallel tool calls.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import httpx2
+
+from cursor_byok.llm.assembler import Assembler
+from cursor_byok.llm.events import ResponseStream
+from cursor_byok.llm.http import UpstreamError, error_in_stream, make_client
+from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.providers.common import encode_body, loads, safe_id
+from cursor_byok.llm.sse import SSEEvent
+from cursor_byok.llm.stream import SSEResponseStream
+from cursor_byok.llm.transform import Target, prepare_history
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    DoneReason,
+    ImageContent,
+    RequestMessages,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserContent,
+    UserMessage,
+)
+
+API = "anthropic-messages"
+ANTHROPIC_VERSION = "2023-06-01"
+EPHEMERAL: dict[str, Any] = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4
+LOOKBACK_BLOCKS = 20
+BREAKPOINT_STRIDE = LOOKBACK_BLOCKS - 2
+"""Distance between rolling breakpoints: under the lookback, with slack."""
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
+
+
+def normalize_id(value: str) -> str:
+    return safe_id(value, 64)
+
+
+# -- request ------------------------------------------------------------------
+
+
+def _user_blocks(content: str | tuple[UserContent, ...]) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    out: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, TextContent):
+            if block.text:
+                out.append({"type": "text", "text": block.text})
+        else:
+            out.append(_image(block))
+    return out
+
+
+def _image(image: ImageContent) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image.mime_type, "data": image.data},
+    }
+
+
+def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for block in message.content:
+        match block:
+            case ThinkingContent(thinking=text, thinking_signature=signature, redacted=redacted):
+                if redacted and signature:
+                    out.append({"type": "redacted_thinking", "data": signature})
+                elif signature:
+                    out.append({"type": "thinking", "thinking": text, "signature": signature})
+                elif text.strip():
+                    out.append({"type": "text", "text": text})
+            case TextContent(text=text):
+                if text:
+                    out.append({"type": "text", "text": text})
+            case ToolCall():
+                out.append(
+                    {
+                        "type": "tool_use",
+                        "id": block.id,
+                        "name": block.name,
+                        "input": dict(block.arguments),
+                    }
+                )
+    return out
+
+
+def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+    images = [b for b in message.content if isinstance(b, ImageContent)]
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    content: Any = text
+    if images:
+        content = [{"type": "text", "text": text or "(see attached image)"}]
+        content.extend(_image(i) for i in images)
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+    out["content"] = content
+    if message.is_error:
+        out["is_error"] = True
+    return out
+
+
+def render_messages(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
+    """Messages without cache markers. Consecutive tool results share one
+    user message, as the API requires."""
+    history = prepare_history(
+        request.messages, Target(API, spec.provider, spec.model), normalize_id
+    )
+    out: list[dict[str, Any]] = []
+    for message in history:
+        match message:
+            case UserMessage(content=content):
+                blocks = _user_blocks(content)
+                if blocks:
+                    out.append({"role": "user", "content": blocks})
+            case AssistantMessage():
+                blocks = _assistant_blocks(message)
+                if blocks:
+                    out.append({"role": "assistant", "content": blocks})
+            case ToolResultMessage():
+                result = _tool_result(message)
+                last = out[-1] if out else None
+                if (
+                    last is not None
+                    and last["role"] == "user"
+                    and last["content"][-1]["type"] == "tool_result"
+                ):
+                    last["content"].append(result)
+                else:
+                    out.append({"role": "user", "content": [result]})
+    return out
+
+
+def place_breakpoints(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """A copy of `messages` with up to `budget` rolling `cache_control` markers:
+    on the last block, then every `BREAKPOINT_STRIDE` blocks further back
+    (a thinking block cannot carry one: the nearest earlier block does)."""
+    if budget <= 0 or not messages:
+        return messages
+    marked = copy.deepcopy(messages)
+    blocks = [block for message in marked for block in message["content"]]
+    chosen: list[int] = []
+    position = len(blocks) - 1
+    while position >= 0 and len(chosen) < budget:
+        candidate = position
+        while candidate >= 0 and (blocks[candidate]["type"] in UNMARKABLE):
+            candidate -= 1
+        if candidate < 0 or (chosen and candidate >= chosen[-1]):
+            break
+        chosen.append(candidate)
+        position = candidate - BREAKPOINT_STRIDE
+    for index in chosen:
+        blocks[index]["cache_control"] = dict(EPHEMERAL)
+    return marked
+
+
+def thinking_budget(spec: ModelSpec) -> int | None:
+    if spec.thinking_budget is not None:
+        return spec.thinking_budget
+    if spec.reasoning is not None:
+        return THINKING_BUDGETS[spec.reasoning]
+    return None
+
+
+def build_request(
+    spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
+) -> dict[str, Any]:
+    budget = thinking_budget(spec)
+    body: dict[str, Any] = {"model": spec.model}
+    body["max_tokens"] = spec.max_tokens + budget if budget else spec.max_tokens
+    # One fixed marker on the system prompt, or on the last tool without one.
+    breakpoints = MAX_BREAKPOINTS - 1 if request.system_prompt or request.tools else MAX_BREAKPOINTS
+    if request.system_prompt:
+        body["system"] = [
+            {"type": "text", "text": request.system_prompt, "cache_control": dict(EPHEMERAL)}
+        ]
+    body["messages"] = place_breakpoints(render_messages(spec, request), breakpoints)
+    if request.tools:
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
+        ]
+        if not request.system_prompt:
+            tools[-1]["cache_control"] = dict(EPHEMERAL)
+        body["tools"] = tools
+    if budget:
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    body["stream"] = True
+    return body
+
+
+# -- stream -------------------------------------------------------------------
+
+_STOP: dict[str, DoneReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "toolUse",
+}
+
+
+class AnthropicStreamParser:
+    """Anthropic numbers blocks itself; unknown block types (server tools,
+    compaction) are skipped, so its index maps to ours through a dict."""
+
+    __slots__ = ("_open_index", "_refusal", "assembler")
+
+    def __init__(self, assembler: Assembler) -> None:
+        self.assembler = assembler
+        self._open_index: int | None = None
+        self._refusal: str | None = None
+
+    def on_event(self, event: SSEEvent) -> None:
+        payload = loads(event.data)
+        if not isinstance(payload, dict):
+            return
+        kind = payload.get("type") or event.event
+        asm = self.assembler
+        if kind == "content_block_delta":
+            if payload.get("index") != self._open_index or asm.block is None:
+                return
+            delta = payload.get("delta") or {}
+            delta_type = delta.get("type")
+            if delta_type == "text_delta":
+                asm.delta(delta.get("text", ""))
+            elif delta_type == "thinking_delta":
+                asm.delta(delta.get("thinking", ""))
+            elif delta_type == "input_json_delta":
+                asm.delta(delta.get("partial_json", ""))
+            elif delta_type == "signature_delta":
+                asm.block.signature = (asm.block.signature or "") + delta.get("signature", "")
+        elif kind == "content_block_start":
+            self._start(payload)
+        elif kind == "content_block_stop":
+            if payload.get("index") == self._open_index:
+                asm.close()
+                self._open_index = None
+        elif kind == "message_start":
+            message = payload.get("message") or {}
+            asm.response_id = message.get("id")
+            self._usage(message.get("usage") or {})
+        elif kind == "message_delta":
+            reason = (payload.get("delta") or {}).get("stop_reason")
+            if reason:
+                mapped = _STOP.get(reason)
+                if mapped is None:
+                    self._refusal = reason
+                else:
+                    asm.stop_reason = mapped
+            self._usage(payload.get("usage") or {})
+        elif kind == "message_stop":
+            self._complete()
+        elif kind == "error":
+            asm.fail(error_in_stream(payload))
+
+    def on_end(self) -> None:
+        self.assembler.fail(UpstreamError("the stream ended before message_stop", retryable=True))
+
+    def _complete(self) -> None:
+        if self._refusal is not None:
+            self.assembler.fail(UpstreamError(f"the model stopped: {self._refusal}"))
+        else:
+            self.assembler.finish()
+
+    def _start(self, payload: dict[str, Any]) -> None:
+        asm = self.assembler
+        block = payload.get("content_block") or {}
+        kind = block.get("type")
+        if kind == "text":
+            asm.open_text()
+            asm.delta(block.get("text", ""))
+        elif kind == "thinking":
+            asm.open_thinking(signature=block.get("signature") or None)
+            asm.delta(block.get("thinking", ""))
+        elif kind == "redacted_thinking":
+            asm.open_thinking(signature=block.get("data"), redacted=True)
+        elif kind == "tool_use":
+            asm.open_tool_call(block.get("id", ""), block.get("name", ""))
+        else:
+            asm.close()
+            self._open_index = None
+            return
+        self._open_index = payload.get("index")
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        """Values are cumulative; a field that is absent or null keeps its value."""
+        counts = self.assembler.usage
+        if usage.get("input_tokens") is not None:
+            counts.input = usage["input_tokens"]
+        if usage.get("cache_read_input_tokens") is not None:
+            counts.cache_read = usage["cache_read_input_tokens"]
+        if usage.get("cache_creation_input_tokens") is not None:
+            counts.cache_write = usage["cache_creation_input_tokens"]
+        if usage.get("output_tokens") is not None:
+            counts.output = usage["output_tokens"]
+        details = usage.get("output_tokens_details") or {}
+        if details.get("thinking_tokens") is not None:
+            counts.reasoning = details["thinking_tokens"]
+
+
+# -- client -------------------------------------------------------------------
+
+
+class AnthropicLLM:
+    """`LLM` over `POST {base_url}/v1/messages`."""
+
+    api = API
+
+    def __init__(
+        self, spec: ModelSpec, api_key: str, client: httpx2.AsyncClient | None = None
+    ) -> None:
+        self.spec = spec
+        self._api_key = api_key
+        self._client = client or make_client(spec.base_url)
+
+    def http_request(self, ctx: CallContext, request: RequestMessages) -> httpx2.Request:
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "x-api-key": self._api_key,
+            "anthropic-version": ANTHROPIC_VERSION,
+            **self.spec.headers,
+        }
+        if thinking_budget(self.spec):
+            headers.setdefault("anthropic-beta", "interleaved-thinking-2025-05-14")
+        body = encode_body(build_request(self.spec, request, ctx))
+        url = self.spec.base_url.rstrip("/") + "/v1/messages"
+        return self._client.build_request("POST", url, content=body, headers=headers)
+
+    async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        assembler = Assembler(API, self.spec.provider, self.spec.model, int(time.time() * 1000))
+        return SSEResponseStream(
+            self._client, self.http_request(ctx, request), AnthropicStreamParser(assembler)
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,54 @@
+"""Small helpers every adapter shares: body encoding, argument rendering, ids."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jiter
+
+from cursor_byok.llm.serialize import canonical_dumps
+from cursor_byok.llm.types import ImageContent, ToolCall
+
+
+def encode_body(body: dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON in insertion order: the bytes sent upstream.
+    Payload dicts are built by one code path each, so order is stable."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def arguments_text(call: ToolCall) -> str:
+    """The argument string to replay: the model's own bytes when known, else
+    canonical JSON, so the same call renders identically on every request."""
+    if call.raw_arguments is not None:
+        return call.raw_arguments
+    return canonical_dumps(call.arguments).decode("utf-8", "surrogatepass")
+
+
+def data_url(image: ImageContent) -> str:
+    return f"data:{image.mime_type};base64,{image.data}"
+
+
+_UNSAFE_ID = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def safe_id(value: str, limit: int) -> str:
+    """Replace characters providers reject in tool-call ids, cut to `limit`."""
+    return _UNSAFE_ID.sub("_", value)[:limit]
+
+
+def loads(data: str) -> Any:
+    """Parse one event payload; `None` when it is not JSON. jiter parses
+    these payloads 2-4x faster than `json`; `json` remains the fallback
+    for what jiter refuses (e.g. escaped lone surrogates)."""
+    try:
+        return jiter.from_json(data.encode("utf-8", "surrogatepass"))
+    except ValueError:
+        pass
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None

@@ -1,0 +1,285 @@
+"""Google Gemini (`models/{model}:streamGenerateContent?alt=sse`).
+
+Gemini sends whole parts, not deltas: a function call arrives complete, so
+its start, one delta and its end are emitted together. `thoughtSignature`
+strings are kept exactly as received and replayed only to the same model;
+Gemini 3 requires one on every function call, so calls made by another
+model carry the documented skip sentinel instead. Usage counts cached
+tokens inside `promptTokenCount`; we subtract them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx2
+
+from cursor_byok.llm.assembler import Assembler
+from cursor_byok.llm.events import ResponseStream
+from cursor_byok.llm.http import UpstreamError, error_in_stream, make_client
+from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.providers.common import encode_body, loads, safe_id
+from cursor_byok.llm.sse import SSEEvent
+from cursor_byok.llm.stream import SSEResponseStream
+from cursor_byok.llm.transform import Target, prepare_history
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    DoneReason,
+    RequestMessages,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserContent,
+    UserMessage,
+)
+
+API = "google-generative-ai"
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+
+def normalize_id(value: str) -> str:
+    return safe_id(value, 64)
+
+
+def needs_call_signature(model: str) -> bool:
+    return model.startswith("gemini-3")
+
+
+# -- request ------------------------------------------------------------------
+
+
+def _user_parts(content: str | tuple[UserContent, ...]) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"text": content}]
+    return [
+        {"text": b.text}
+        if isinstance(b, TextContent)
+        else {"inlineData": {"mimeType": b.mime_type, "data": b.data}}
+        for b in content
+    ]
+
+
+def _model_parts(message: AssistantMessage, same: bool, model: str) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        match block:
+            case ThinkingContent(thinking=text, thinking_signature=signature):
+                part: dict[str, Any] = {"thought": True, "text": text}
+                if signature:
+                    part["thoughtSignature"] = signature
+                parts.append(part)
+            case TextContent(text=text, text_signature=signature):
+                part = {"text": text}
+                if signature and same:
+                    part["thoughtSignature"] = signature
+                parts.append(part)
+            case ToolCall():
+                part = {
+                    "functionCall": {
+                        "name": block.name,
+                        "args": dict(block.arguments),
+                        "id": block.id,
+                    }
+                }
+                if block.thought_signature:
+                    part["thoughtSignature"] = block.thought_signature
+                elif not same and needs_call_signature(model):
+                    part["thoughtSignature"] = SKIP_SIGNATURE
+                parts.append(part)
+    return parts
+
+
+def _function_response(message: ToolResultMessage) -> dict[str, Any]:
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    response = {"error": text} if message.is_error else {"output": text}
+    return {
+        "functionResponse": {
+            "name": message.tool_name,
+            "response": response,
+            "id": message.tool_call_id,
+        }
+    }
+
+
+def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
+    """`contents` with consecutive function responses merged into one turn."""
+    target = Target(API, spec.provider, spec.model)
+    history = prepare_history(request.messages, target, normalize_id)
+    out: list[dict[str, Any]] = []
+    for message in history:
+        match message:
+            case UserMessage(content=content):
+                out.append({"role": "user", "parts": _user_parts(content)})
+            case AssistantMessage():
+                parts = _model_parts(message, target.made(message), spec.model)
+                if parts:
+                    out.append({"role": "model", "parts": parts})
+            case ToolResultMessage():
+                part = _function_response(message)
+                last = out[-1] if out else None
+                if last and last["role"] == "user" and "functionResponse" in last["parts"][-1]:
+                    last["parts"].append(part)
+                else:
+                    out.append({"role": "user", "parts": [part]})
+    return out
+
+
+def build_request(
+    spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"contents": render_contents(spec, request)}
+    if request.system_prompt is not None:
+        body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}
+    if request.tools:
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": t.name,
+                        "description": t.description,
+                        "parametersJsonSchema": t.parameters,
+                    }
+                    for t in request.tools
+                ]
+            }
+        ]
+    config: dict[str, Any] = {"maxOutputTokens": spec.max_tokens}
+    budget = spec.thinking_budget
+    if budget is None and spec.reasoning is not None:
+        budget = THINKING_BUDGETS[spec.reasoning]
+    if budget is not None:
+        config["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": budget}
+    body["generationConfig"] = config
+    return body
+
+
+# -- stream -------------------------------------------------------------------
+
+_FINISH: dict[str, DoneReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
+
+
+class GeminiStreamParser:
+    """Each chunk is a whole `GenerateContentResponse`; usage is cumulative."""
+
+    __slots__ = ("_bad_finish", "_finished", "assembler")
+
+    def __init__(self, assembler: Assembler) -> None:
+        self.assembler = assembler
+        self._finished = False
+        self._bad_finish: str | None = None
+
+    def on_event(self, event: SSEEvent) -> None:
+        chunk = loads(event.data)
+        if isinstance(chunk, list) and chunk:
+            chunk = chunk[0]
+        if not isinstance(chunk, dict):
+            return
+        asm = self.assembler
+        if "error" in chunk:
+            asm.fail(error_in_stream(chunk))
+            return
+        if asm.response_id is None and isinstance(chunk.get("responseId"), str):
+            asm.response_id = chunk["responseId"]
+        usage = chunk.get("usageMetadata")
+        if isinstance(usage, dict):
+            self._usage(usage)
+        for candidate in (chunk.get("candidates") or ())[:1]:
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                self._part(part)
+            finish = candidate.get("finishReason")
+            if finish:
+                self._finished = True
+                mapped = _FINISH.get(finish)
+                if mapped is None:
+                    self._bad_finish = finish
+                else:
+                    asm.stop_reason = mapped
+
+    def on_end(self) -> None:
+        """Gemini ends a stream by closing it; a finish reason makes it complete."""
+        asm = self.assembler
+        if self._bad_finish is not None:
+            asm.fail(UpstreamError(f"the model stopped: {self._bad_finish}"))
+        elif self._finished:
+            asm.finish()
+        else:
+            asm.fail(UpstreamError("the stream ended without a finish reason", retryable=True))
+
+    def _part(self, part: dict[str, Any]) -> None:
+        asm = self.assembler
+        signature = part.get("thoughtSignature")
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            args = call.get("args") or {}
+            index = len(asm.content) + (1 if asm.block is not None else 0)
+            call_id = call.get("id") or f"{call.get('name', 'call')}_{asm.response_id}_{index}"
+            asm.open_tool_call(call_id, call.get("name", "")).signature = signature
+            asm.delta(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+            asm.close()
+            return
+        text = part.get("text")
+        if not isinstance(text, str):
+            return
+        kind = "thinking" if part.get("thought") else "text"
+        block = asm.block
+        if block is None or block.kind != kind:
+            if not text and not signature:
+                return
+            block = asm.open_thinking() if kind == "thinking" else asm.open_text()
+        if signature:
+            block.signature = signature
+        asm.delta(text)
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        counts = self.assembler.usage
+        cached = usage.get("cachedContentTokenCount") or 0
+        thoughts = usage.get("thoughtsTokenCount") or 0
+        counts.input = max((usage.get("promptTokenCount") or 0) - cached, 0)
+        counts.cache_read = cached
+        counts.output = (usage.get("candidatesTokenCount") or 0) + thoughts
+        counts.reasoning = thoughts
+        counts.total = usage.get("totalTokenCount")
+
+
+# -- client -------------------------------------------------------------------
+
+
+class GeminiLLM:
+    """`LLM` over `POST {base_url}/models/{model}:streamGenerateContent?alt=sse`;
+    `base_url` includes the API version (e.g. `.../v1beta`)."""
+
+    api = API
+
+    def __init__(
+        self, spec: ModelSpec, api_key: str, client: httpx2.AsyncClient | None = None
+    ) -> None:
+        self.spec = spec
+        self._api_key = api_key
+        self._client = client or make_client(spec.base_url)
+
+    def http_request(self, ctx: CallContext, request: RequestMessages) -> httpx2.Request:
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "x-goog-api-key": self._api_key,
+            **self.spec.headers,
+        }
+        body = encode_body(build_request(self.spec, request, ctx))
+        url = (
+            f"{self.spec.base_url.rstrip('/')}/models/{self.spec.model}"
+            ":streamGenerateContent?alt=sse"
+        )
+        return self._client.build_request("POST", url, content=body, headers=headers)
+
+    async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        assembler = Assembler(API, self.spec.provider, self.spec.model, int(time.time() * 1000))
+        return SSEResponseStream(
+            self._client, self.http_request(ctx, request), GeminiStreamParser(assembler)
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,116 @@
+"""History as one provider will see it: the cross-provider rules.
+
+The stored history is provider-neutral and never edited; each adapter runs
+`prepare_history` right before rendering. The function is pure and depends
+only on the message and the target, so a message renders the same way on
+every later request (prefix stability):
+
+- assistant messages that ended in `error` or `aborted` are left out: their
+  partial reasoning or tool calls make providers reject the request;
+- thinking made by another provider or model becomes plain text (its
+  signature means nothing elsewhere); redacted thinking from elsewhere and
+  empty unsigned thinking are dropped;
+- tool-call ids are normalized for the target (a deterministic function of
+  the id), and the matching tool results follow the same mapping;
+- a tool call left without a result when the conversation moved on gets a
+  synthetic error result, so the transcript stays valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from cursor_byok.llm.types import (
+    AssistantContent,
+    AssistantMessage,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+NO_RESULT = "No result provided"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    api: str
+    provider: str
+    model: str
+
+    def made(self, message: AssistantMessage) -> bool:
+        """Whether `message` came from this very model (its signatures are valid here)."""
+        return (
+            message.api == self.api
+            and message.provider == self.provider
+            and message.model == self.model
+        )
+
+
+IdNormalizer = Callable[[str], str]
+
+
+def _identity(value: str) -> str:
+    return value
+
+
+def _assistant_content(
+    message: AssistantMessage, same: bool, normalize: IdNormalizer
+) -> tuple[AssistantContent, ...]:
+    out: list[AssistantContent] = []
+    for block in message.content:
+        match block:
+            case ThinkingContent(thinking=text, thinking_signature=signature, redacted=redacted):
+                if same and (signature or text):
+                    out.append(block)
+                elif not same and not redacted and text.strip():
+                    out.append(TextContent(text))
+            case TextContent(text=text):
+                if same:
+                    out.append(block)
+                elif text:
+                    out.append(TextContent(text))
+            case ToolCall():
+                call_id = normalize(block.id)
+                signature = block.thought_signature if same else None
+                if call_id != block.id or signature != block.thought_signature:
+                    out.append(replace(block, id=call_id, thought_signature=signature))
+                else:
+                    out.append(block)
+    return tuple(out)
+
+
+def prepare_history(
+    messages: Sequence[Message], target: Target, normalize: IdNormalizer = _identity
+) -> list[Message]:
+    out: list[Message] = []
+    unanswered: list[ToolCall] = []
+
+    def settle() -> None:
+        for call in unanswered:
+            out.append(ToolResultMessage(call.id, call.name, (TextContent(NO_RESULT),), True))
+        unanswered.clear()
+
+    for message in messages:
+        match message:
+            case AssistantMessage():
+                if message.stop_reason in ("error", "aborted"):
+                    continue
+                settle()
+                content = _assistant_content(message, target.made(message), normalize)
+                unanswered.extend(b for b in content if isinstance(b, ToolCall))
+                same_content = content == message.content
+                out.append(message if same_content else replace(message, content=content))
+            case ToolResultMessage():
+                call_id = normalize(message.tool_call_id)
+                unanswered[:] = [c for c in unanswered if c.id != call_id]
+                same_id = call_id == message.tool_call_id
+                out.append(message if same_id else replace(message, tool_call_id=call_id))
+            case UserMessage():
+                settle()
+                out.append(message)
+    # Calls at the very end are awaiting their results, not orphaned.
+    return out
