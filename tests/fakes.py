@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
+from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import request_bytes
 from cursor_byok.llm.types import RequestMessages
 from cursor_byok.transport.runner import Outbound
@@ -46,7 +47,7 @@ class ScriptedLLM:
     requests: list[tuple[str, bytes]] = field(default_factory=list)
     streams: list[ScriptedStream] = field(default_factory=list)
 
-    async def call(self, model: str, request: RequestMessages) -> ResponseStream:
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         self.requests.append((model, request_bytes(request)))
         if not self.scripts:
             raise AssertionError("the model was called more often than scripted")

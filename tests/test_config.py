@@ -29,7 +29,7 @@ api_key = "sk-ant-planted-secret"
 [providers.local]
 api = "openai-chat"
 base_url = "http://127.0.0.1:11434/v1"
-compat = { max_tokens_field = "max_tokens" }
+vendor = "ollama"
 
 [models.sonnet]
 provider = "anthropic"
@@ -54,7 +54,7 @@ def test_a_valid_file_loads_every_section(tmp_path: Path) -> None:
     assert config.server.port == 9000
     assert config.server.database == Path("~/byok.sqlite3").expanduser()
     assert config.providers["anthropic"].base_url == "https://api.anthropic.com"
-    assert config.providers["local"].compat == {"max_tokens_field": "max_tokens"}
+    assert config.providers["local"].vendor == "ollama"
     sonnet = config.models["sonnet"]
     assert (sonnet.model, sonnet.thinking, sonnet.price.output) == (
         "claude-sonnet-4-6",

@@ -7,16 +7,31 @@ or configuration, 3 the thing asked for does not exist.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
+import logging
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from cursor_byok.config import Config, ConfigError, load_config, resolve_key
+import uvicorn
+
+from cursor_byok.config import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    Config,
+    ConfigError,
+    load_config,
+    resolve_key,
+)
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
+from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.app import build_service
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
@@ -39,7 +54,10 @@ def _parser() -> argparse.ArgumentParser:
         help="configuration file (default: $CURSOR_BYOK_CONFIG, else the user config dir)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("serve", help="run the server")
+    serve = commands.add_parser("serve", help="run the server")
+    serve.add_argument("--host", help=f"address to bind (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, help=f"port to bind (default {DEFAULT_PORT})")
+    serve.add_argument("--database", type=Path, help="SQLite file (default: from config)")
     commands.add_parser("models", help="list the configured models and their providers")
     listing = commands.add_parser("conversations", help="list stored conversations")
     listing.add_argument("--database", type=Path, help="SQLite file (default: from config)")
@@ -71,12 +89,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return _show(args.database or config.server.database, args.conversation_id,
                          args.json, out)  # fmt: skip
         case "serve":
-            print(
-                "cursor-byok: the Cursor transport is not built yet in this version; "
-                "'serve' will start it once it lands.",
-                file=sys.stderr,
-            )
-            return EXIT_FAILED
+            return _serve(config, args.host, args.port, args.database)
     return EXIT_USAGE
 
 
@@ -181,3 +194,93 @@ def _one_line(message: UserMessage | AssistantMessage | ToolResultMessage) -> st
 def _short(text: str, width: int = 70) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces every configured key in log records, whatever logged them."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if len(s) >= 4]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            text = record.getMessage()
+            for secret in self.secrets:
+                text = text.replace(secret, "***")
+            record.msg, record.args = text, None
+        return True
+
+
+def _serve(config: Config, host: str | None, port: int | None, database: Path | None) -> int:
+    host = host or config.server.host
+    port = port or config.server.port
+    token = config.server.access_token
+    if host not in LOOPBACK and token is None:
+        print(
+            f"cursor-byok: refusing to listen on {host} without an access token; set "
+            "CURSOR_BYOK_TOKEN (or server.access_token) and have clients send it as "
+            "'Authorization: Bearer <token>'.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    handler = logging.StreamHandler()
+    handler.addFilter(RedactSecrets(config.secrets()))
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=[handler],
+    )
+    try:
+        asyncio.run(_run_server(config, host, port, database or config.server.database))
+    except KeyboardInterrupt:
+        pass
+    except OSError as error:
+        print(f"cursor-byok: cannot serve on {host}:{port}: {error.strerror}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+async def _run_server(config: Config, host: str, port: int, database: Path) -> None:
+    store = SQLiteStore(database)
+    router = Router(config)
+    service = build_service(
+        store,
+        router,
+        models=router.entries,
+        default_model=lambda: config.default_model,
+        context_window=router.context_window,
+        max_body_bytes=config.server.max_body_bytes,
+        access_token=config.server.access_token.reveal() if config.server.access_token else None,
+    )
+    models = ", ".join(config.models) or "none (a turn will say which key to set)"
+    logging.getLogger("cursor_byok").info(
+        "listening on http://%s:%d; database %s; models: %s; default: %s",
+        host, port, database, models, config.default_model,
+    )  # fmt: skip
+    server = _GracefulServer(
+        uvicorn.Config(service.server, host=host, port=port, log_level="warning", lifespan="on")
+    )
+    try:
+        await server.serve()
+    finally:
+        await router.aclose()
+        store.close()
+
+
+class _GracefulServer(uvicorn.Server):
+    """SIGINT/SIGTERM stop accepting, let the lifespan shutdown close streams
+    and runners, and then exit 0 (uvicorn would re-raise the signal)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        handled = (signal.SIGINT, signal.SIGTERM)
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)

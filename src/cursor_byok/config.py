@@ -21,6 +21,8 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import platformdirs
 
+from cursor_byok.llm.models import Price, price_of
+
 ApiKind: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 
@@ -61,16 +63,6 @@ class Secret:
 
 
 @dataclass(frozen=True, slots=True)
-class Price:
-    """US dollars per million tokens."""
-
-    input: float = 0.0
-    output: float = 0.0
-    cache_read: float = 0.0
-    cache_write: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
 class ProviderConfig:
     name: str
     api: ApiKind
@@ -78,7 +70,9 @@ class ProviderConfig:
     api_key: Secret | None = None
     api_key_env: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
-    compat: Mapping[str, Any] = field(default_factory=dict)
+    vendor: str | None = None
+    """For OpenAI-compatible servers: whose quirks to expect (deepseek,
+    openrouter, vllm, ollama, groq, moonshot, qwen); defaults to the name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +85,11 @@ class ModelConfig:
     context_window: int = 128_000
     max_output: int = 16_000
     thinking: ThinkingLevel = "off"
-    price: Price = field(default_factory=Price)
+    price: Price | None = None
+    """None: the built-in price table (`llm.models`), by model id."""
+
+    def effective_price(self) -> Price | None:
+        return self.price if self.price is not None else price_of(self.model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +122,10 @@ class Config:
 # -- defaults from the environment ------------------------------------------------
 
 
-def _defaults(provider: str, api: ApiKind, models: list[tuple[str, int, int, Price]]) -> list[
+def _defaults(provider: str, api: ApiKind, models: list[tuple[str, int, int]]) -> list[
     ModelConfig
 ]:  # fmt: skip
-    return [
-        ModelConfig(name, provider, name, context, output, "off", price)
-        for name, context, output, price in models
-    ]
+    return [ModelConfig(name, provider, name, context, output) for name, context, output in models]
 
 
 def _from_environment(
@@ -146,9 +141,9 @@ def _from_environment(
             "anthropic",
             "anthropic",
             [
-                ("claude-sonnet-4-6", 200_000, 64_000, Price(3, 15, 0.3, 3.75)),
-                ("claude-opus-4-6", 200_000, 32_000, Price(5, 25, 0.5, 6.25)),
-                ("claude-haiku-4-5", 200_000, 64_000, Price(1, 5, 0.1, 1.25)),
+                ("claude-sonnet-4-6", 200_000, 64_000),
+                ("claude-opus-4-6", 200_000, 32_000),
+                ("claude-haiku-4-5", 200_000, 64_000),
             ],
         )
     if env.get("OPENAI_API_KEY") and not env.get("OPENAI_BASE_URL"):
@@ -159,8 +154,8 @@ def _from_environment(
             "openai",
             "openai-responses",
             [
-                ("gpt-5.1", 400_000, 128_000, Price(1.25, 10, 0.125, 0)),
-                ("gpt-5-mini", 400_000, 128_000, Price(0.25, 2, 0.025, 0)),
+                ("gpt-5.1", 400_000, 128_000),
+                ("gpt-5-mini", 400_000, 128_000),
             ],
         )
     if env.get("OPENAI_BASE_URL"):
@@ -184,8 +179,8 @@ def _from_environment(
             "gemini",
             "gemini",
             [
-                ("gemini-3-pro-preview", 1_000_000, 64_000, Price(2, 12, 0.2, 0)),
-                ("gemini-3.5-flash", 1_000_000, 64_000, Price(0.3, 2.5, 0.03, 0)),
+                ("gemini-3-pro-preview", 1_000_000, 64_000),
+                ("gemini-3.5-flash", 1_000_000, 64_000),
             ],
         )
     return providers, models
@@ -288,10 +283,10 @@ def _provider(
     for header, value in headers.items():
         if not isinstance(value, str):
             raise where.error(table, "headers", f"header {header!r} must be a string")
-    compat = _take(doc, "compat", dict, where, table) or {}
+    vendor = _take(doc, "vendor", str, where, table)
     _no_leftovers(doc, where, table)
     return ProviderConfig(
-        name, cast(ApiKind, api), base_url.rstrip("/"), api_key, api_key_env, headers, compat
+        name, cast(ApiKind, api), base_url.rstrip("/"), api_key, api_key_env, headers, vendor
     )
 
 
@@ -314,19 +309,22 @@ def _model(name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[s
     thinking = _take(doc, "thinking", str, where, table) or "off"
     if thinking not in get_args(ThinkingLevel):
         raise where.error(table, "thinking", f"must be one of {', '.join(get_args(ThinkingLevel))}")
-    price_doc = _take(doc, "price", dict, where, table) or {}
-    prices = {}
+    price_doc = _take(doc, "price", dict, where, table)
+    price = None if price_doc is None else _price(price_doc, where, table)
+    _no_leftovers(doc, where, table)
+    return ModelConfig(name, provider, model, context, output, cast(ThinkingLevel, thinking), price)
+
+
+def _price(doc: dict[str, Any], where: _Locator, table: str) -> Price:
+    prices: dict[str, float] = {}
     for key in ("input", "output", "cache_read", "cache_write"):
-        value = price_doc.pop(key, 0.0)
+        value = doc.pop(key, 0.0)
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise where.error(table, "price", f"{key} must be a non-negative number")
         prices[key] = float(value)
-    for key in price_doc:
+    for key in doc:
         raise where.error(table, "price", f"unknown price {key!r}")
-    _no_leftovers(doc, where, table)
-    return ModelConfig(
-        name, provider, model, context, output, cast(ThinkingLevel, thinking), Price(**prices)
-    )
+    return Price(**prices)
 
 
 def _server(doc: dict[str, Any], where: _Locator, env: Mapping[str, str]) -> ServerConfig:

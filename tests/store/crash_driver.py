@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
+from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import serialize_messages
 from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage
 from cursor_byok.loop import CallClient, Final, Status, ToolResult
@@ -66,7 +67,7 @@ class KillingStore(SQLiteStore):
 class ByHistoryLLM:
     """The model's answer depends only on the request: replays are identical."""
 
-    async def call(self, model: str, request: RequestMessages) -> ResponseStream:
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         script: list[ResponseEvent] = stream_of(
             TOOL_TURN if len(request.messages) == 1 else FINAL_TURN, chunk=3
         )

@@ -5,7 +5,6 @@
 """
 
 from cursor_byok.llm.events import (
-    LLM,
     DoneEvent,
     ErrorEvent,
     ResponseEvent,
@@ -37,7 +36,6 @@ from cursor_byok.llm.types import (
 )
 
 __all__ = [
-    "LLM",
     "AssistantMessage",
     "Cost",
     "DoneEvent",

@@ -27,7 +27,7 @@ from cursor_byok.llm.events import (
     ToolCallStart,
 )
 from cursor_byok.llm.http import UpstreamError
-from cursor_byok.llm.models import with_cost
+from cursor_byok.llm.models import Price, with_cost
 from cursor_byok.llm.partial_json import parse_complete
 from cursor_byok.llm.types import (
     AssistantContent,
@@ -77,6 +77,7 @@ class Assembler:
         "content",
         "model",
         "out",
+        "price",
         "provider",
         "response_id",
         "stop_reason",
@@ -85,8 +86,11 @@ class Assembler:
         "usage",
     )
 
-    def __init__(self, api: str, provider: str, model: str, timestamp: int = 0) -> None:
+    def __init__(
+        self, api: str, provider: str, model: str, timestamp: int = 0, price: Price | None = None
+    ) -> None:
         self.api = api
+        self.price = price
         self.timestamp = timestamp
         self.provider = provider
         self.model = model
@@ -212,7 +216,7 @@ class Assembler:
             api=self.api,
             provider=self.provider,
             model=self.model,
-            usage=with_cost(usage, self.model),
+            usage=with_cost(usage, self.model, self.price),
             stop_reason=stop_reason,
             response_id=self.response_id,
             error_message=error_message,

@@ -21,7 +21,6 @@ from cursor_byok.llm.types import (
     AssistantMessage,
     DoneReason,
     ErrorReason,
-    RequestMessages,
     ToolCall,
 )
 
@@ -141,11 +140,3 @@ class ResponseStream(Protocol):
     async def aclose(self) -> None:
         """Stop the call and release the connection; idempotent."""
         ...
-
-
-class LLM(Protocol):
-    """The LLM boundary (seed §16): start one stateless call of `model` with
-    the full request. It does not raise for upstream failures: those arrive
-    as the stream's `ErrorEvent`."""
-
-    async def call(self, model: str, request: RequestMessages) -> ResponseStream: ...

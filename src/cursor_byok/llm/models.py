@@ -58,9 +58,10 @@ def price_of(model: str) -> Price | None:
     return None
 
 
-def with_cost(usage: Usage, model: str) -> Usage:
-    """`usage` with `cost` filled from the price table (zeros when unknown)."""
-    price = price_of(model)
+def with_cost(usage: Usage, model: str, price: Price | None = None) -> Usage:
+    """`usage` with `cost` filled from `price`, else the price table (zeros
+    when the model is unknown)."""
+    price = price if price is not None else price_of(model)
     if price is None:
         return usage
     per_token = 1e-6

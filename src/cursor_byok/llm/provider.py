@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias
 
 from cursor_byok.llm.events import ResponseStream
+from cursor_byok.llm.models import Price
 from cursor_byok.llm.types import RequestMessages
 
 ReasoningEffort: TypeAlias = Literal["minimal", "low", "medium", "high"]
@@ -29,6 +30,8 @@ class ModelSpec:
     reasoning: ReasoningEffort | None = None
     thinking_budget: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    price: Price | None = None
+    """Overrides the built-in price table for this model's cost."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +42,13 @@ class CallContext:
 
 class LLM(Protocol):
     async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream: ...
+
+
+class ModelRouter(Protocol):
+    """What the runner calls: one stateless call of the model the client
+    chose, by name. A router picks the provider adapter for the name; it does
+    not raise for upstream failures, which arrive as the stream's `ErrorEvent`."""
+
+    async def call(
+        self, model: str, ctx: CallContext, request: RequestMessages
+    ) -> ResponseStream: ...

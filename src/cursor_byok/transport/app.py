@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from cursor_byok.llm.events import LLM
+from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.store.base import Store
 from cursor_byok.transport.runner import RetryPolicy, Runner
 from cursor_byok.transport.server import CursorServer, ModelEntry
@@ -28,7 +28,7 @@ class Service:
 
 def build_service(
     store: Store,
-    llm: LLM,
+    llm: ModelRouter,
     models: Callable[[], Iterable[ModelEntry]] = list,
     default_model: Callable[[], str | None] = lambda: None,
     context_window: Callable[[str], int] = lambda _model: 200_000,

@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, TypeVar
 
 from cursor_byok.llm.events import (
-    LLM,
     DoneEvent,
     ErrorEvent,
     ResponseEvent,
     ResponseStream,
     StartEvent,
 )
+from cursor_byok.llm.provider import CallContext, ModelRouter
 from cursor_byok.llm.serialize import (
     canonical_dumps,
     canonical_loads,
@@ -148,7 +148,7 @@ class Runner:
     def __init__(
         self,
         store: Store,
-        llm: LLM,
+        llm: ModelRouter,
         sink: Sink,
         hooks: Hooks = DEFAULT_HOOKS,
         retry: RetryPolicy | None = None,
@@ -393,7 +393,8 @@ class Runner:
             passed_on = False
             stream: ResponseStream | None = None
             try:
-                stream = await self._llm.call(model, request)
+                context = CallContext(call_id=call_id, session_id=conversation.conversation_id)
+                stream = await self._llm.call(model, context, request)
                 while True:
                     event = await _next_event(stream)
                     retry = (

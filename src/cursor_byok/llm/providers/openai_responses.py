@@ -284,7 +284,9 @@ class OpenAIResponsesLLM:
         return self._client.build_request("POST", url, content=body, headers=headers)
 
     async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
-        assembler = Assembler(API, self.spec.provider, self.spec.model, int(time.time() * 1000))
+        assembler = Assembler(
+            API, self.spec.provider, self.spec.model, int(time.time() * 1000), self.spec.price
+        )
         return SSEResponseStream(
             self._client, self.http_request(ctx, request), ResponsesStreamParser(assembler)
         )

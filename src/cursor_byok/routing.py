@@ -1,0 +1,158 @@
+"""Model routing: the model name a client asks for -> a provider adapter.
+
+The router is what the runner calls. A name the configuration does not know
+(e.g. one of Cursor's own models still selected in the picker) falls back to
+the default model. When no model or no key is configured, the turn still
+answers: the user reads what to set, as text, and the turn ends normally.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+
+from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ResponseEvent,
+    ResponseStream,
+    StartEvent,
+    TextDelta,
+    TextEnd,
+    TextStart,
+)
+from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
+from cursor_byok.llm.providers.anthropic import AnthropicLLM
+from cursor_byok.llm.providers.gemini import GeminiLLM
+from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
+from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
+from cursor_byok.llm.types import AssistantMessage, RequestMessages, TextContent
+from cursor_byok.transport.server import ModelEntry
+
+NO_MODEL_TEXT = (
+    "cursor-byok has no model to call. Set one of ANTHROPIC_API_KEY, OPENAI_API_KEY, "
+    "GEMINI_API_KEY or OPENAI_BASE_URL in the server's environment (or configure "
+    "providers and models in its config file), then restart it."
+)
+
+_EFFORT: Mapping[str, ReasoningEffort | None] = {
+    "off": None, "minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
+    "xhigh": "high",
+}  # fmt: skip
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+class NoticeStream:
+    """A one-message stream written by the server itself (no provider)."""
+
+    def __init__(self, text: str) -> None:
+        message = AssistantMessage(
+            content=(TextContent(text),),
+            api="cursor-byok",
+            provider="cursor-byok",
+            model="notice",
+            stop_reason="stop",
+            timestamp=int(time.time() * 1000),
+        )
+        self._events: list[ResponseEvent] = [
+            StartEvent(),
+            TextStart(0),
+            TextDelta(0, text),
+            TextEnd(0, text),
+            DoneEvent("stop", message),
+        ]
+
+    async def recv(self) -> ResponseEvent:
+        if not self._events:
+            raise StopAsyncIteration
+        return self._events.pop(0)
+
+    async def aclose(self) -> None:
+        self._events.clear()
+
+
+def _needs_key(provider: ProviderConfig) -> bool:
+    """Local OpenAI-compatible servers (Ollama, vLLM on loopback) need none."""
+    local = any(host in provider.base_url for host in LOCAL_HOSTS)
+    return not (provider.api == "openai-chat" and local)
+
+
+class Router:
+    """Implements the runner's `ModelRouter` over the configured providers."""
+
+    def __init__(self, config: Config, env: Mapping[str, str] | None = None) -> None:
+        self.config = config
+        self._env = os.environ if env is None else env
+        self._adapters: dict[str, LLM] = {}
+
+    def resolve(self, requested: str) -> ModelConfig | None:
+        models = self.config.models
+        if requested in models:
+            return models[requested]
+        for model in models.values():
+            if model.model == requested:
+                return model
+        default = self.config.default_model
+        return models.get(default) if default else None
+
+    def entries(self) -> list[ModelEntry]:
+        return [
+            ModelEntry(m.name, m.context_window, m.thinking != "off")
+            for m in self.config.models.values()
+        ]
+
+    def context_window(self, requested: str) -> int:
+        model = self.resolve(requested)
+        return model.context_window if model else 200_000
+
+    def _adapter(self, model: ModelConfig) -> LLM | str:
+        """The cached adapter, or the reason there is none."""
+        cached = self._adapters.get(model.name)
+        if cached is not None:
+            return cached
+        provider = self.config.providers[model.provider]
+        key = resolve_key(provider, self._env)
+        if key is None and _needs_key(provider):
+            where = provider.api_key_env or "api_key in its config section"
+            return (
+                f"cursor-byok has no API key for provider {provider.name!r} (model "
+                f"{model.name!r}). Set {where} in the server's environment and restart it."
+            )
+        spec = ModelSpec(
+            provider=provider.vendor or provider.name,
+            model=model.model,
+            base_url=provider.base_url,
+            max_tokens=model.max_output,
+            reasoning=_EFFORT[model.thinking],
+            headers=provider.headers,
+            price=model.price,
+        )
+        secret = key.reveal() if key is not None else "none"
+        adapter = _ADAPTERS[provider.api](spec, secret)
+        self._adapters[model.name] = adapter
+        return adapter
+
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        chosen = self.resolve(model)
+        if chosen is None:
+            return NoticeStream(NO_MODEL_TEXT)
+        adapter = self._adapter(chosen)
+        if isinstance(adapter, str):
+            return NoticeStream(adapter)
+        return await adapter.call(ctx, request)
+
+    async def aclose(self) -> None:
+        for adapter in self._adapters.values():
+            closer = getattr(adapter, "aclose", None)
+            if closer is not None:
+                await closer()
+
+
+_ADAPTERS: Mapping[str, type[OpenAIChatLLM | OpenAIResponsesLLM | AnthropicLLM | GeminiLLM]] = {
+    "openai-chat": OpenAIChatLLM,
+    "openai-responses": OpenAIResponsesLLM,
+    "anthropic": AnthropicLLM,
+    "gemini": GeminiLLM,
+}

@@ -1,0 +1,157 @@
+"""The real command: `cursor-byok serve` as a process, and the whole stack
+(router, real adapter, runner, store, transport) against a loopback provider
+replaying a recorded stream."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.config import load_config
+from cursor_byok.routing import Router
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.app import build_service, free_port, serving
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.cursor_client import CursorClient, End, kind, run_request
+from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.endswith("_API_KEY") and k not in ("OPENAI_BASE_URL", "CURSOR_BYOK_CONFIG",
+                                                       "CURSOR_BYOK_TOKEN")}  # fmt: skip
+    env["XDG_CONFIG_HOME"] = extra.pop("XDG_CONFIG_HOME", "/nonexistent")
+    return {**env, **extra}
+
+
+def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(
+                f"serve exited early: {process.stderr.read() if process.stderr else ''}"
+            )
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError("serve did not open its port")
+
+
+@pytest.fixture
+def serve_without_keys(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    port = free_port()
+    database = tmp_path / "data" / "state.sqlite3"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port),
+         "--database", str(database)],
+        cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}", database, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=20)  # waits, and closes the pipes
+
+
+async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
+    serve_without_keys: tuple[str, Path, subprocess.Popen[str]],
+) -> None:
+    url, database, process = serve_without_keys
+    client = CursorClient(url)
+    try:
+        stream = await client.open("r-1")
+        await client.append("r-1", 0, run_request("hello"))
+        end = await stream.until(lambda item: isinstance(item, End), timeout=20)
+    finally:
+        await client.close()
+    assert isinstance(end, End) and end.error is None  # a normal end, not a crash
+    text = "".join(
+        i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
+    )
+    assert "ANTHROPIC_API_KEY" in text and "OPENAI_API_KEY" in text
+    assert "turn_ended" in [kind(i) for i in stream.received]
+    assert stat.S_IMODE(database.stat().st_mode) == 0o600
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+
+
+def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cursor_byok", "serve", "--host", "0.0.0.0",
+         "--database", str(tmp_path / "db.sqlite3")],
+        cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "access token" in done.stderr
+
+
+async def test_the_whole_stack_against_a_recorded_anthropic_stream(tmp_path: Path) -> None:
+    provider = LoopbackServer()
+    await provider.start()
+    provider.replies = [
+        Reply(fixture_bytes("anthropic/thinking-then-tool-use.sse")),
+        Reply(fixture_bytes("anthropic/thinking-then-tool-use-followup.sse")),
+    ]
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(
+        f"""
+default_model = "claude"
+[providers.anthropic]
+api = "anthropic"
+base_url = "{provider.base_url}"
+api_key = "sk-ant-test-planted-key"
+[models.claude]
+provider = "anthropic"
+model = "claude-haiku-4-5"
+"""
+    )
+    config = load_config(config_file, env={})
+    router = Router(config, env={})
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, router, models=router.entries, default_model=lambda: "claude")
+    try:
+        async with serving(service) as url:
+            client = CursorClient(url)
+            try:
+                stream = await client.open("r-1")
+                await client.append("r-1", 0, run_request("What version?", model="claude"))
+                end = await stream.until(lambda item: isinstance(item, End), timeout=20)
+            finally:
+                await client.close()
+    finally:
+        await router.aclose()
+        await provider.stop()
+    assert isinstance(end, End) and end.error is None
+    kinds = [kind(i) for i in stream.received]
+    assert "thinking_delta" in kinds and "tool_call_completed" not in kinds
+    text = "".join(
+        i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
+    )
+    assert "0.32a0" in text
+    # The model asked for a tool we do not offer: it got an error result, not a hang.
+    second = provider.received[1].json()
+    blocks = [b for m in second["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    assert results and results[0]["is_error"] is True
+    assert "Unknown tool" in str(results[0]["content"])
+    assert provider.received[0].headers["x-api-key"] == "sk-ant-test-planted-key"
+    loaded = store.load("conv-1")
+    assert loaded is not None and len(loaded.state.messages) == 4
+    store.close()
+    turn = next(i for i in stream.received if kind(i) == "turn_ended")
+    assert isinstance(turn, pb.AgentServerMessage)
+    assert turn.interaction_update.turn_ended.output_tokens > 0
