@@ -43,8 +43,12 @@ class Stream:
     async def until(self, predicate: object, timeout: float = 10.0) -> pb.AgentServerMessage | End:
         """Read until an item satisfies `predicate` (a callable); return it."""
         assert callable(predicate)
+        deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            item = await self.next(timeout)
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise TimeoutError(f"nothing matched within {timeout}s")
+            item = await self.next(left)
             if predicate(item):
                 return item
             if isinstance(item, End):

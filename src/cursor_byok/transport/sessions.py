@@ -92,6 +92,13 @@ class Session:
     def __post_init__(self) -> None:
         self.context.stream_id = self.request_id
 
+    def input_id(self, seqno: int | str) -> str:
+        """Request id + seqno, plus a digest of the run's first message: a
+        request id reused for a new run (seqno back at 0) must not look like
+        a duplicate of the old run's inputs, even after a server restart."""
+        run = (self.inbox.first_digest or b"").hex()[:16]
+        return f"{self.request_id}:{run}:{seqno}"
+
     def reset(self) -> None:
         """The request id was reused for a new run (seqno restarted at 0)."""
         self.outbox = asyncio.Queue()
@@ -241,7 +248,7 @@ class SessionHub:
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
         event = dialect.decode_client_message(message, session.request_id, self._now_ms())
-        input_id = f"{session.request_id}:{seqno}"
+        input_id = session.input_id(seqno)
         match event:
             case dialect.RunStarted():
                 await self._run_started(session, event, input_id)
@@ -354,5 +361,5 @@ class SessionHub:
             log.info(
                 "request %s: no reader for %.0fs; canceling", session.request_id, self._grace_s
             )
-            input_id = f"{session.request_id}:disconnected"
+            input_id = session.input_id("disconnected")
             await self._submit(session, input_id, Cancel("client disconnected", self._now_ms()))
