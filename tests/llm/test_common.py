@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from cursor_byok.llm.providers.common import arguments_text, loads, safe_id
 from cursor_byok.llm.types import ToolCall
 
@@ -19,3 +24,24 @@ def test_arguments_replay_the_raw_string_else_canonical_json() -> None:
 
 def test_ids_are_sanitized_and_cut() -> None:
     assert safe_id("call|a+b/c=" + "x" * 80, 20) == "call_a_b_c_xxxxxxxxx"
+
+
+def test_request_bytes_do_not_depend_on_the_hash_seed() -> None:
+    """The same history renders to the same bytes in any process (prefix
+    caches are keyed on bytes, and a restarted server must hit them)."""
+    root = Path(__file__).resolve().parents[2]
+    outputs = []
+    for seed in ("0", "12345"):
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.llm.request_digests"],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        outputs.append(done.stdout.split())
+    assert len(outputs[0]) == 12  # 4 APIs x 3 requests
+    assert outputs[0] == outputs[1]
+    assert len(set(outputs[0])) == 12

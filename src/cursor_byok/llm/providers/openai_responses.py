@@ -65,15 +65,27 @@ def _user_content(content: str | tuple[UserContent, ...]) -> list[dict[str, Any]
     ]
 
 
+def _reasoning_item(signature: str | None) -> dict[str, Any] | None:
+    if not signature:
+        return None
+    try:
+        item = json.loads(signature)
+    except ValueError:
+        return None
+    return item if isinstance(item, dict) else None
+
+
 def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for block in message.content:
         match block:
             case ThinkingContent(thinking_signature=signature):
-                if signature:
-                    item = json.loads(signature)
-                    if isinstance(item, dict):
-                        out.append(item)
+                # The signature is the whole reasoning item as JSON; one that
+                # does not parse (stored by something else) is left out rather
+                # than failing the request: the API accepts history without it.
+                item = _reasoning_item(signature)
+                if item is not None:
+                    out.append(item)
             case TextContent(text=text, text_signature=signature):
                 item = {
                     "type": "message",
