@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.llm.events import (
     DoneEvent,
+    ErrorEvent,
     ResponseEvent,
     ResponseStream,
     StartEvent,
@@ -71,6 +73,27 @@ class NoticeStream:
 
     async def aclose(self) -> None:
         self._events.clear()
+
+
+class RedactedStream:
+    """Some providers quote the key they rejected in the error text; that
+    text is logged and stored, so the key is cut out of it here."""
+
+    def __init__(self, stream: ResponseStream, secret: str) -> None:
+        self._stream = stream
+        self._secret = secret
+
+    async def recv(self) -> ResponseEvent:
+        event = await self._stream.recv()
+        if isinstance(event, ErrorEvent) and self._secret:
+            text = event.message.error_message
+            if text and self._secret in text:
+                message = replace(event.message, error_message=text.replace(self._secret, "***"))
+                return replace(event, message=message)
+        return event
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
 
 
 def _needs_key(provider: ProviderConfig) -> bool:
@@ -141,7 +164,9 @@ class Router:
         adapter = self._adapter(chosen)
         if isinstance(adapter, str):
             return NoticeStream(adapter)
-        return await adapter.call(ctx, request)
+        stream = await adapter.call(ctx, request)
+        key = resolve_key(self.config.providers[chosen.provider], self._env)
+        return RedactedStream(stream, key.reveal()) if key is not None else stream
 
     async def aclose(self) -> None:
         for adapter in self._adapters.values():

@@ -12,6 +12,7 @@ import uvicorn
 
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.store.base import Store
+from cursor_byok.transport.observe import Metrics
 from cursor_byok.transport.runner import RetryPolicy, Runner
 from cursor_byok.transport.server import CursorServer, ModelEntry
 from cursor_byok.transport.sessions import SessionHub
@@ -24,6 +25,7 @@ class Service:
     server: CursorServer
     runner: Runner
     hub: SessionHub
+    metrics: Metrics
 
 
 def build_service(
@@ -38,8 +40,9 @@ def build_service(
     heartbeat_s: float = 5.0,
     grace_s: float = 120.0,
 ) -> Service:
+    metrics = Metrics()
     hub = SessionHub(context_window=context_window, grace_s=grace_s)
-    runner = Runner(store, llm, hub, retry=retry)
+    runner = Runner(store, llm, hub, retry=retry, metrics=metrics)
     hub.attach_runner(runner)
 
     async def startup() -> None:
@@ -58,8 +61,9 @@ def build_service(
         heartbeat_s=heartbeat_s,
         on_startup=startup,
         on_shutdown=shutdown,
+        metrics=metrics,
     )
-    return Service(server, runner, hub)
+    return Service(server, runner, hub, metrics)
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -63,7 +63,7 @@ from cursor_byok.loop.commands import (
     Transition,
 )
 from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, ToolResult
-from cursor_byok.loop.state import ConversationState, RuntimeState, Status
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 from cursor_byok.store.base import (
     CallStatus,
@@ -74,6 +74,7 @@ from cursor_byok.store.base import (
     Store,
     VersionConflict,
 )
+from cursor_byok.transport.observe import CallWatch, Metrics, logfmt
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,8 @@ class _Conversation:
     version: int = 0
     reader: asyncio.Task[None] | None = None
     worker: asyncio.Task[None] | None = None
+    turn_started: float | None = None
+    turn_first_call: int = 0
 
 
 T = TypeVar("T")
@@ -154,6 +157,7 @@ class Runner:
         retry: RetryPolicy | None = None,
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._store = store
         self._llm = llm
@@ -162,6 +166,7 @@ class Runner:
         self._retry = retry or RetryPolicy()
         self._clock = clock
         self._rng = rng or random.Random()
+        self._metrics = metrics
         self._conversations: dict[str, _Conversation] = {}
         self._closed = False
 
@@ -324,9 +329,36 @@ class Runner:
                 await self._reload(conversation)
                 continue
             conversation.state = result.state
+            self._note_turn(conversation, before.committed, result)
             self._publish(conversation_id, result.emit)
             await self._run_command(conversation, result.command)
             return Outcome(duplicate=False, committed=True, result=record)
+
+    def _note_turn(
+        self, conversation: _Conversation, before: ConversationState, result: Transition
+    ) -> None:
+        """One log line per finished turn: outcome, model calls, duration."""
+        after = result.state.committed
+        if before.status in IDLE_STATUSES and after.status not in IDLE_STATUSES:
+            conversation.turn_started = time.monotonic()
+            conversation.turn_first_call = after.call_seq
+        if after.status in IDLE_STATUSES and before.status not in IDLE_STATUSES:
+            started = conversation.turn_started
+            outcome = after.status.value
+            log.info(
+                logfmt(
+                    "turn",
+                    conversation=after.conversation_id,
+                    turn=after.turn_id,
+                    outcome=outcome,
+                    model_calls=after.call_seq - conversation.turn_first_call + 1,
+                    messages=len(after.messages),
+                    duration_ms=round((time.monotonic() - started) * 1000) if started else "",
+                )
+            )
+            if self._metrics is not None:
+                self._metrics.turns.labels(outcome).inc()
+            conversation.turn_started = None
 
     def _publish(self, conversation_id: str, events: Sequence[ResponseEvent]) -> None:
         for event in events:
@@ -384,6 +416,7 @@ class Runner:
         """Read one call, retrying the identical request while nothing of the
         failed attempt was passed on; every event goes through the queue."""
         attempt = 0
+        watch = CallWatch(self._metrics, conversation.conversation_id, call_id, model)
         while True:
             attempt += 1
             await self._io(
@@ -406,6 +439,7 @@ class Runner:
                     )
                     if retry:
                         assert isinstance(event, ErrorEvent)
+                        watch.retrying(event)
                         wait = self._retry.delay(attempt, event.retry_after, self._rng)
                         log.warning(
                             "call %s attempt %d failed (%s); retrying in %.2fs",
@@ -416,6 +450,7 @@ class Runner:
                         )
                         await asyncio.sleep(wait)
                         break
+                    watch.see(event)
                     if not isinstance(event, StartEvent):
                         passed_on = True
                     conversation.queue.put_nowait(_StreamEvent(call_id, event))

@@ -45,6 +45,7 @@ from cursor_byok.transport.connect_framing import (
     gzip_decompress,
     unwrap_unary_body,
 )
+from cursor_byok.transport.observe import Metrics
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import (
     bidi_pb2,
@@ -96,8 +97,10 @@ class CursorServer:
         heartbeat_s: float = HEARTBEAT_S,
         on_startup: Callable[[], Awaitable[None]] | None = None,
         on_shutdown: Callable[[], Awaitable[None]] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.hub = hub
+        self.metrics = metrics or Metrics()
         self.models = models
         self.default_model = default_model
         self.max_body_bytes = max_body_bytes
@@ -121,8 +124,32 @@ class CursorServer:
         if scope["type"] != "http":
             return
         path = scope["path"]
+        label = (
+            path if path in self.unary or path in (RUN_SSE, BIDI_APPEND, "/metrics") else "other"
+        )
+
+        async def counted(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                self.metrics.requests.labels(label, str(message["status"])).inc()
+            await send(message)
+
+        await self._route(scope, receive, counted)
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"]
         if scope["method"] == "GET" and path == "/healthz":
             await _respond(send, 200, b"ok\n", "text/plain")
+            return
+        if scope["method"] == "GET" and path == "/metrics":
+            counters = self.hub.counters
+            quiet = {
+                "undecodable": counters.undecodable_appends,
+                "late": counters.late_appends,
+                "unknown_exec_result": counters.unknown_exec_results,
+                "ignored": counters.ignored_messages,
+            }
+            body = self.metrics.render(quiet)
+            await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
@@ -270,11 +297,13 @@ class CursorServer:
             }
         )
         self.hub.reader_attached(session)
+        self.metrics.active_streams.inc()
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         try:
             await self._pump(session, content_type, send, disconnected)
         finally:
             disconnected.cancel()
+            self.metrics.active_streams.dec()
             self.hub.reader_detached(session)
 
     async def _pump(

@@ -1,0 +1,177 @@
+"""Observability: Prometheus metrics and one structured log line per model
+call and per turn.
+
+Each service owns its registry (no process-global state), so two servers in
+one process, as in the tests, do not share counters. Log lines are logfmt
+(`key=value ...`): greppable, and parseable by every log pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ErrorEvent,
+    ResponseEvent,
+    StartEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
+
+log = logging.getLogger("cursor_byok.calls")
+
+_LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
+_GAP_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+
+
+def logfmt(event: str, **fields: object) -> str:
+    parts = [event]
+    for key, value in fields.items():
+        text = f"{value:.3f}" if isinstance(value, float) else str(value)
+        if not text or any(c in text for c in ' "='):
+            text = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        parts.append(f"{key}={text}")
+    return " ".join(parts)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "cursor_byok_requests", "HTTP requests by path and status", ["path", "status"],
+            registry=r,
+        )  # fmt: skip
+        self.active_streams = Gauge(
+            "cursor_byok_active_streams", "RunSSE streams open now", registry=r
+        )
+        self.ttft = Histogram(
+            "cursor_byok_llm_ttft_seconds", "Time to the first streamed token of a model call",
+            ["model"], buckets=_LATENCY_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.inter_token = Histogram(
+            "cursor_byok_llm_inter_token_seconds", "Time between streamed deltas",
+            ["model"], buckets=_GAP_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.tokens = Counter(
+            "cursor_byok_llm_tokens", "Tokens by model and kind (input, output, "
+            "cache_read, cache_write)", ["model", "kind"], registry=r,
+        )  # fmt: skip
+        self.cache_hit_ratio = Gauge(
+            "cursor_byok_llm_cache_hit_ratio",
+            "Share of prompt tokens read from the provider cache, per model, since start",
+            ["model"], registry=r,
+        )  # fmt: skip
+        self.calls = Counter(
+            "cursor_byok_llm_calls", "Model calls by model and outcome", ["model", "outcome"],
+            registry=r,
+        )  # fmt: skip
+        self.upstream_errors = Counter(
+            "cursor_byok_llm_upstream_errors", "Failed model calls by upstream HTTP status",
+            ["status"], registry=r,
+        )  # fmt: skip
+        self.turns = Counter(
+            "cursor_byok_turns", "Finished turns by outcome", ["outcome"], registry=r
+        )
+        self.quiet = Gauge(
+            "cursor_byok_ignored_client_messages",
+            "Client messages accepted with 200 but not applied (late, duplicate, undecodable)",
+            ["reason"], registry=r,
+        )  # fmt: skip
+        self._prompt: dict[str, float] = {}
+        self._cached: dict[str, float] = {}
+
+    def render(self, quiet: dict[str, int] | None = None) -> bytes:
+        for reason, count in (quiet or {}).items():
+            self.quiet.labels(reason).set(count)
+        return generate_latest(self.registry)
+
+    def record_usage(self, model: str, done: DoneEvent) -> None:
+        usage = done.message.usage
+        for kind, value in (("input", usage.input), ("output", usage.output),
+                            ("cache_read", usage.cache_read),
+                            ("cache_write", usage.cache_write)):  # fmt: skip
+            if value:
+                self.tokens.labels(model, kind).inc(value)
+        prompt = usage.input + usage.cache_read + usage.cache_write
+        self._prompt[model] = self._prompt.get(model, 0) + prompt
+        self._cached[model] = self._cached.get(model, 0) + usage.cache_read
+        if self._prompt[model]:
+            self.cache_hit_ratio.labels(model).set(self._cached[model] / self._prompt[model])
+
+
+@dataclass(slots=True)
+class CallWatch:
+    """Times one model call across its attempts, and reports it once."""
+
+    metrics: Metrics | None
+    conversation_id: str
+    call_id: str
+    model: str
+    started: float = field(default_factory=time.monotonic)
+    first_token: float | None = None
+    last_delta: float | None = None
+    events: int = 0
+
+    def see(self, event: ResponseEvent) -> None:
+        now = time.monotonic()
+        self.events += 1
+        if isinstance(event, StartEvent):
+            return
+        if isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
+            if self.first_token is None:
+                self.first_token = now
+                if self.metrics is not None:
+                    self.metrics.ttft.labels(self.model).observe(now - self.started)
+            elif self.last_delta is not None and self.metrics is not None:
+                self.metrics.inter_token.labels(self.model).observe(now - self.last_delta)
+            self.last_delta = now
+        if isinstance(event, DoneEvent):
+            self._finish("done", event)
+        elif isinstance(event, ErrorEvent):
+            self._finish(event.reason, event)
+
+    def _finish(self, outcome: str, event: DoneEvent | ErrorEvent) -> None:
+        now = time.monotonic()
+        usage = event.message.usage
+        fields: dict[str, object] = {
+            "conversation": self.conversation_id,
+            "call_id": self.call_id,
+            "model": self.model,
+            "provider_model": event.message.model,
+            "ttft_ms": round((self.first_token - self.started) * 1000)
+            if self.first_token is not None
+            else "",
+            "duration_ms": round((now - self.started) * 1000),
+            "input": usage.input,
+            "output": usage.output,
+            "cache_read": usage.cache_read,
+            "cache_write": usage.cache_write,
+            "cost_usd": round(usage.cost.total, 6),
+            "outcome": outcome,
+        }
+        if isinstance(event, ErrorEvent):
+            fields["status"] = event.status if event.status is not None else ""
+            fields["error"] = (event.message.error_message or "")[:300]
+        log.info(logfmt("llm_call", **fields))
+        if self.metrics is None:
+            return
+        self.metrics.calls.labels(self.model, outcome).inc()
+        if isinstance(event, DoneEvent):
+            self.metrics.record_usage(self.model, event)
+        elif event.reason == "error":
+            self.metrics.upstream_errors.labels(str(event.status or "none")).inc()
+
+    def retrying(self, event: ErrorEvent) -> None:
+        """A failed attempt that will be retried: counted, not reported as the call."""
+        if self.metrics is not None:
+            self.metrics.upstream_errors.labels(str(event.status or "none")).inc()
+        self.started = time.monotonic()
+        self.first_token = None
+        self.last_delta = None
