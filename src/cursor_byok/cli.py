@@ -13,8 +13,9 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
 
 import uvicorn
@@ -31,7 +32,7 @@ from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import build_service
+from cursor_byok.transport.app import SHUTDOWN_GRACE_S, build_service
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
@@ -262,8 +263,22 @@ async def _run_server(config: Config, host: str, port: int, database: Path) -> N
         host, port, database, models, config.default_model,
     )  # fmt: skip
     server = _GracefulServer(
-        uvicorn.Config(service.server, host=host, port=port, log_level="warning", lifespan="on")
+        uvicorn.Config(
+            service.server,
+            host=host,
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        )
     )
+    loop = asyncio.get_running_loop()
+
+    # The signal handler must not touch the loop's queues itself: schedule it.
+    def schedule_shutdown() -> None:
+        loop.call_soon_threadsafe(service.server.begin_shutdown)
+
+    server.on_exit = schedule_shutdown
     try:
         await server.serve()
     finally:
@@ -272,8 +287,17 @@ async def _run_server(config: Config, host: str, port: int, database: Path) -> N
 
 
 class _GracefulServer(uvicorn.Server):
-    """SIGINT/SIGTERM stop accepting, let the lifespan shutdown close streams
-    and runners, and then exit 0 (uvicorn would re-raise the signal)."""
+    """SIGINT/SIGTERM: end open streams with a retryable error at once, stop
+    accepting, let the lifespan shutdown close the runners (every commit is
+    one transaction, so none is left half done), then exit 0 (uvicorn would
+    re-raise the signal)."""
+
+    on_exit: Callable[[], None] | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.on_exit is not None:
+            self.on_exit()
+        super().handle_exit(sig, frame)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

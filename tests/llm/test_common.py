@@ -1,12 +1,18 @@
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from cursor_byok.llm.providers.common import arguments_text, loads, safe_id
+from cursor_byok.llm.provider import ModelSpec
+from cursor_byok.llm.providers.common import arguments_text, encode_body, loads, safe_id
+from cursor_byok.llm.serialize import request_bytes, request_from_json
 from cursor_byok.llm.types import ToolCall
+from tests.llm.conversation import reply, standard_turns, three_requests
+from tests.llm.request_digests import CALL, CASES
 
 
 def test_payloads_that_jiter_refuses_still_parse() -> None:
@@ -45,3 +51,17 @@ def test_request_bytes_do_not_depend_on_the_hash_seed() -> None:
     assert len(outputs[0]) == 12  # 4 APIs x 3 requests
     assert outputs[0] == outputs[1]
     assert len(set(outputs[0])) == 12
+
+
+def test_a_request_reloaded_from_the_store_renders_the_same_bytes() -> None:
+    """Stored requests come back with sorted keys (canonical JSON); a retry
+    or a resumed call must still send exactly the original bytes."""
+    for api, build, spec in CASES:
+
+        def make(*content: Any, api: str = api, spec: ModelSpec = spec) -> Any:
+            return reply(api, spec.provider, spec.model, *content)
+
+        for request in three_requests(standard_turns(make, CALL)):
+            reloaded = request_from_json(json.loads(request_bytes(request)))
+            original = encode_body(build(spec, request, None))
+            assert encode_body(build(spec, reloaded, None)) == original, api

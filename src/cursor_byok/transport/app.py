@@ -17,6 +17,9 @@ from cursor_byok.transport.runner import RetryPolicy, Runner
 from cursor_byok.transport.server import CursorServer, ModelEntry
 from cursor_byok.transport.sessions import SessionHub
 
+SHUTDOWN_GRACE_S = 10
+"""How long a shutdown waits for open connections after ending their streams."""
+
 
 @dataclass(slots=True)
 class Service:
@@ -79,7 +82,12 @@ async def serving(service: Service, host: str = "127.0.0.1", port: int = 0) -> A
     its base URL. Used by `serve`, the demo and the end-to-end tests."""
     port = port or free_port(host)
     config = uvicorn.Config(
-        service.server, host=host, port=port, log_level="warning", lifespan="on"
+        service.server,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -90,5 +98,6 @@ async def serving(service: Service, host: str = "127.0.0.1", port: int = 0) -> A
     try:
         yield f"http://{host}:{port}"
     finally:
+        service.server.begin_shutdown()
         server.should_exit = True
         await task

@@ -31,6 +31,7 @@ from cursor_byok.transport.connect_codec import (
 from cursor_byok.transport.connect_errors import (
     Code,
     EndStream,
+    ErrorDetail,
     WireError,
     end_stream_json,
     grpc_web_trailers,
@@ -52,6 +53,9 @@ from cursor_byok.transport.proto.aiserver.v1 import (
     models_pb2,
     network_pb2,
     server_config_pb2,
+)
+from cursor_byok.transport.proto.aiserver.v1 import (
+    error_details_pb2 as errors_pb,
 )
 from cursor_byok.transport.sessions import EndOfStream, QueueItem, Session, SessionHub
 
@@ -101,6 +105,7 @@ class CursorServer:
     ) -> None:
         self.hub = hub
         self.metrics = metrics or Metrics()
+        self.shutting_down = False
         self.models = models
         self.default_model = default_model
         self.max_body_bytes = max_body_bytes
@@ -157,6 +162,8 @@ class CursorServer:
             if scope["method"] != "POST":
                 raise RequestError(WireError(Code.UNIMPLEMENTED, f"{scope['method']} {path}"), 405)
             content_type = parse_content_type(headers.get("content-type"))
+            if self.shutting_down and path in (RUN_SSE, BIDI_APPEND):
+                raise RequestError(WireError(Code.UNAVAILABLE, "the server is shutting down"))
             if path == RUN_SSE:
                 await self._run_sse(headers, content_type, receive, send)
                 return
@@ -183,14 +190,36 @@ class CursorServer:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                self.shutting_down = False
                 if self.on_startup is not None:
                     await self.on_startup()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                self.begin_shutdown()
                 if self.on_shutdown is not None:
                     await self.on_shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    def begin_shutdown(self) -> None:
+        """Stop taking new work and end open streams with a retryable error."""
+        if self.shutting_down:
+            return
+        self.shutting_down = True
+        details = errors_pb.ErrorDetails(
+            error=errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE,
+            details=errors_pb.CustomErrorDetails(
+                title="cursor-byok is restarting",
+                detail="The server is shutting down; retry in a moment.",
+                is_retryable=True,
+            ),
+            is_expected=True,
+        )
+        error = WireError(
+            Code.UNAVAILABLE, "cursor-byok is shutting down; retry", (ErrorDetail.of(details),)
+        )
+        ended = self.hub.end_all_streams(error)
+        log.info("shutting down: ended %d open streams with a retryable error", ended)
 
     def _authorize(self, headers: Mapping[str, str]) -> None:
         if self.access_token is None:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 
+from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Cancel, Input, ToolResult, UserInput
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 RECONNECT_GRACE_S = 120.0
 ENDED_SESSION_TTL_S = 300.0
 IDLE_SESSION_TTL_S = 3600.0
+STASH_LIMIT = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,18 @@ class SessionHub:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def end_all_streams(self, error: WireError) -> int:
+        """Shutting down: end every open stream now with a retryable error, so
+        clients reconnect (to the restarted server) instead of waiting. What
+        was committed stays; the restarted runner resumes the rest."""
+        ended = 0
+        for session in self.sessions.values():
+            if not session.ended:
+                session.put(EndOfStream(error))
+                ended += 1
+        self.serving.clear()
+        return ended
+
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
@@ -172,7 +186,10 @@ class SessionHub:
         if session is None or session.ended:
             # No stream serves the conversation right now (e.g. resumed after a
             # restart before the client reconnected): keep it for the next one.
-            self.stash.setdefault(conversation_id, []).append(item)
+            # Deltas are only cosmetic; past a bound, keep just the commands.
+            kept = self.stash.setdefault(conversation_id, [])
+            if len(kept) < STASH_LIMIT or not isinstance(item, ResponseEvent):
+                kept.append(item)
             return
         self._emit(session, conversation_id, item)
 
@@ -287,10 +304,11 @@ class SessionHub:
             previous.put(EndOfStream())  # a newer stream took the conversation over
         if event.start is not None:
             await self.runner.submit(conversation_id, input_id, event.start)
-        else:
-            await self._resume(session, conversation_id)
+        # Output produced while no stream served the conversation goes first.
         for item in self.stash.pop(conversation_id, []):
             self._emit(session, conversation_id, item)
+        if event.start is None and not session.ended:
+            await self._resume(session, conversation_id)
 
     async def _resume(self, session: Session, conversation_id: str) -> None:
         """A resume continues a turn in flight; with nothing in flight it ends
@@ -304,15 +322,12 @@ class SessionHub:
             self._release(session, conversation_id)
             return
         if state.status is Status.WAITING_CLIENT and state.waiting is not None:
+            # The client lost the exec request with its old stream: ask again
+            # (same operation id; asked once per stream).
             waiting = state.waiting
-            if not any(
-                c.operation_id == waiting.operation_id for c in self._stashed(conversation_id)
-            ):
-                self._call_client(session, conversation_id,
-                                  CallClient(waiting.operation_id, waiting.current))  # fmt: skip
-
-    def _stashed(self, conversation_id: str) -> list[CallClient]:
-        return [i for i in self.stash.get(conversation_id, []) if isinstance(i, CallClient)]
+            self._call_client(
+                session, conversation_id, CallClient(waiting.operation_id, waiting.current)
+            )
 
     def _pending_by_number(self, session: Session, number: int) -> PendingExec | None:
         return next((p for p in session.execs.values() if p.number == number), None)

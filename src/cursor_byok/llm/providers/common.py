@@ -13,11 +13,15 @@ from cursor_byok.llm.types import ImageContent, ToolCall
 
 
 def encode_body(body: dict[str, Any]) -> bytes:
-    """Compact UTF-8 JSON in insertion order: the bytes sent upstream.
-    Payload dicts are built by one code path each, so order is stable."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
-        "utf-8", "surrogatepass"
-    )
+    """Compact UTF-8 JSON with sorted keys: the bytes sent upstream.
+
+    Sorted, not insertion order, because parts of a request come from
+    elsewhere (tool schemas, tool-call arguments) and their key order differs
+    between a value built in memory and the same value reloaded from the
+    store; a resumed or retried call must send the very same bytes."""
+    return json.dumps(
+        body, ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True
+    ).encode("utf-8", "surrogatepass")
 
 
 def arguments_text(call: ToolCall) -> str:
