@@ -9,27 +9,22 @@ answers: the user reads what to set, as text, and the turn ends normally.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import replace
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.llm.events import (
-    DoneEvent,
     ErrorEvent,
     ResponseEvent,
     ResponseStream,
-    StartEvent,
-    TextDelta,
-    TextEnd,
-    TextStart,
 )
+from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.providers.gemini import GeminiLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
-from cursor_byok.llm.types import AssistantMessage, RequestMessages, TextContent
+from cursor_byok.llm.types import RequestMessages
 from cursor_byok.transport.server import ModelEntry
 
 NO_MODEL_TEXT = (
@@ -44,35 +39,6 @@ _EFFORT: Mapping[str, ReasoningEffort | None] = {
 }  # fmt: skip
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-
-
-class NoticeStream:
-    """A one-message stream written by the server itself (no provider)."""
-
-    def __init__(self, text: str) -> None:
-        message = AssistantMessage(
-            content=(TextContent(text),),
-            api="cursor-byok",
-            provider="cursor-byok",
-            model="notice",
-            stop_reason="stop",
-            timestamp=int(time.time() * 1000),
-        )
-        self._events: list[ResponseEvent] = [
-            StartEvent(),
-            TextStart(0),
-            TextDelta(0, text),
-            TextEnd(0, text),
-            DoneEvent("stop", message),
-        ]
-
-    async def recv(self) -> ResponseEvent:
-        if not self._events:
-            raise StopAsyncIteration
-        return self._events.pop(0)
-
-    async def aclose(self) -> None:
-        self._events.clear()
 
 
 class RedactedStream:

@@ -283,3 +283,26 @@ async def test_an_operation_already_completed_is_answered_from_its_saved_result(
     await second.sink.wait_for("c", Final)
     assert not any(isinstance(i, CallClient) for i in second.sink.of("c"))
     assert second.history()[2] == message
+
+
+async def test_a_turn_past_the_model_call_limit_ends_softly_with_text(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "cap.sqlite3", synchronous="NORMAL")
+    loops = [stream_of(assistant(tool_call(f"t{n}", "a.txt"))) for n in range(5)]
+    llm = ScriptedLLM(loops)
+    sink = RecordingSink()
+    runner = Runner(store, llm, sink, retry=FAST, max_calls_per_turn=3)
+    try:
+        await runner.submit("c", "req:0", start("loop forever"))
+        for n in range(3):
+            [call] = (await sink.wait_for("c", CallClient, count=n + 1))[-1:]
+            assert isinstance(call, CallClient)
+            await runner.submit("c", f"req:{n + 1}", ToolResult(result(call.tool_call.id)))
+        [final] = await sink.wait_for("c", Final)
+    finally:
+        await runner.close()
+    assert isinstance(final, Final)
+    assert "limit of 3 model calls" in final.message.text
+    assert len(llm.requests) == 3  # the fourth call never reached the provider
+    loaded = store.load("c")
+    store.close()
+    assert loaded is not None and loaded.state.status.value == "final"

@@ -39,6 +39,7 @@ from cursor_byok.llm.events import (
     ResponseStream,
     StartEvent,
 )
+from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext, ModelRouter
 from cursor_byok.llm.serialize import (
     canonical_dumps,
@@ -158,6 +159,7 @@ class Runner:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
+        max_calls_per_turn: int = 100,
     ) -> None:
         self._store = store
         self._llm = llm
@@ -167,6 +169,7 @@ class Runner:
         self._clock = clock
         self._rng = rng or random.Random()
         self._metrics = metrics
+        self._max_calls_per_turn = max_calls_per_turn
         self._conversations: dict[str, _Conversation] = {}
         self._closed = False
 
@@ -410,6 +413,19 @@ class Runner:
             conversation.reader.cancel()
         conversation.reader = None
 
+    def _over_limit(self, conversation: _Conversation) -> bool:
+        """A turn that keeps calling tools without end is stopped softly."""
+        if conversation.turn_started is None or conversation.state is None:
+            return False
+        calls = conversation.state.committed.call_seq - conversation.turn_first_call + 1
+        return calls > self._max_calls_per_turn
+
+    def _limit_text(self) -> str:
+        return (
+            f"Stopped: this turn reached the limit of {self._max_calls_per_turn} model calls. "
+            "Send a message to continue."
+        )
+
     async def _read_llm(
         self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
@@ -427,7 +443,11 @@ class Runner:
             stream: ResponseStream | None = None
             try:
                 context = CallContext(call_id=call_id, session_id=conversation.conversation_id)
-                stream = await self._llm.call(model, context, request)
+                stream = (
+                    NoticeStream(self._limit_text())
+                    if self._over_limit(conversation)
+                    else await self._llm.call(model, context, request)
+                )
                 while True:
                     event = await _next_event(stream)
                     retry = (

@@ -394,9 +394,12 @@ class CursorServer:
 
     def _available_models(self, _body: bytes, _content_type: ContentType) -> Message:
         entries = list(self.models())
-        default = self.default_model()
         response = models_pb2.AvailableModelsResponse(model_names=[m.name for m in entries])
         for entry in entries:
+            tooltip = models_pb2.AvailableModelsResponse.TooltipData(
+                markdown_content=f"**{entry.name}**<br />Served by cursor-byok with your own key."
+                f"<br /><br />{entry.context_window // 1000}k context window"
+            )
             response.models.append(
                 models_pb2.AvailableModelsResponse.AvailableModel(
                     name=entry.name,
@@ -406,12 +409,11 @@ class CursorServer:
                     supports_images=True,
                     supports_max_mode=False,
                     supports_non_max_mode=True,
-                    context_token_limit=entry.context_window,
+                    tooltip_data=tooltip,
                     client_display_name=entry.name,
                     server_model_name=entry.name,
                     inputbox_short_model_name=entry.name,
                     supports_plan_mode=True,
-                    is_user_added=entry.name != default,
                 )
             )
         return response

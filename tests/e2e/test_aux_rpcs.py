@@ -1,0 +1,126 @@
+"""The RPCs a client makes around a run, and the less common ways of sending
+an append (binary data field, gzip bodies, JSON codec)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from google.protobuf import json_format
+
+from cursor_byok.llm.types import TextContent
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.app import build_service, serving
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2, models_pb2, server_config_pb2
+from cursor_byok.transport.server import ModelEntry
+from tests.e2e.cursor_client import CursorClient, End, kind, run_request
+from tests.factories import assistant, stream_of
+from tests.fakes import ScriptedLLM
+from tests.transport.shared_fixtures import load_cursor_fixture
+
+MODELS = [ModelEntry("claude-sonnet-4-6", 200_000, True), ModelEntry("gpt-5.1", 400_000)]
+
+
+async def test_model_lists_and_server_config_answer_like_the_real_service(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(
+        store, ScriptedLLM([]), models=lambda: MODELS, default_model=lambda: "gpt-5.1"
+    )
+    proto = {"content-type": "application/proto"}
+    async with serving(service) as url:
+        client = CursorClient(url)
+        try:
+            post = client.http.post
+            available = await post("/aiserver.v1.AiService/AvailableModels", content=b"",
+                                   headers=proto)  # fmt: skip
+            usable = await post(
+                "/agent.v1.AgentService/GetUsableModels", content=b"", headers=proto
+            )
+            default = await post("/agent.v1.AgentService/GetDefaultModelForCli", content=b"",
+                                 headers=proto)  # fmt: skip
+            config = await post("/aiserver.v1.ServerConfigService/GetServerConfig", content=b"",
+                                headers=proto)  # fmt: skip
+            connected = await post("/aiserver.v1.NetworkService/IsConnected", content=b"{}",
+                                   headers={"content-type": "application/json"})  # fmt: skip
+        finally:
+            await client.close()
+    store.close()
+    models = models_pb2.AvailableModelsResponse.FromString(available.content)
+    assert [m.name for m in models.models] == ["claude-sonnet-4-6", "gpt-5.1"]
+    assert models.models[0].supports_thinking
+    assert "200k context window" in models.models[0].tooltip_data.markdown_content
+    ours = json_format.MessageToDict(models.models[0])
+    real = load_cursor_fixture("available_models_response.json")["models"]
+    real_fields = set().union(*(set(m) for m in real))
+    assert set(ours) <= real_fields, set(ours) - real_fields
+    assert [m.model_id for m in pb.GetUsableModelsResponse.FromString(usable.content).models] == [
+        "claude-sonnet-4-6",
+        "gpt-5.1",
+    ]
+    assert pb.GetDefaultModelForCliResponse.FromString(default.content).model.model_id == "gpt-5.1"
+    server_config = server_config_pb2.GetServerConfigResponse.FromString(config.content)
+    assert server_config.http2_config == server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
+    assert connected.status_code == 200 and connected.json() == {}
+
+
+async def test_binary_and_gzip_appends_and_a_gzip_runsse_body_work(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM([stream_of(assistant(TextContent("fine")))])
+    service = build_service(store, llm)
+    async with serving(service) as url:
+        client = CursorClient(url)
+        try:
+            stream = await client.open("r")
+            request = bidi_pb2.BidiAppendRequest(
+                data_binary=run_request("binary please").SerializeToString(),
+                request_id=bidi_pb2.BidiRequestId(request_id="r"),
+                append_seqno=0,
+            )
+            reply = await client.http.post(
+                "/aiserver.v1.BidiService/BidiAppend",
+                content=gzip.compress(request.SerializeToString()),
+                headers={"content-type": "application/proto", "content-encoding": "gzip"},
+            )
+            assert reply.status_code == 200 and reply.content == b""
+            end = await stream.until(lambda i: isinstance(i, End))
+            assert isinstance(end, End) and end.error is None
+        finally:
+            await client.close()
+    loaded = store.load("conv-1")
+    store.close()
+    assert loaded is not None and loaded.state.messages[0].content == "binary please"  # type: ignore[union-attr]
+    assert (
+        "".join(
+            i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
+        )
+        == "fine"
+    )
+
+
+async def test_a_json_codec_append_takes_the_seqno_as_a_string(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM([stream_of(assistant(TextContent("json ok")))])
+    service = build_service(store, llm)
+    async with serving(service) as url:
+        client = CursorClient(url, codec="json")
+        try:
+            stream = await client.open("rj")
+            body = {
+                "requestId": {"requestId": "rj"},
+                "appendSeqno": "0",
+                "data": run_request("via json").SerializeToString().hex(),
+            }
+            reply = await client.http.post(
+                "/aiserver.v1.BidiService/BidiAppend",
+                content=json.dumps(body),
+                headers={"content-type": "application/json"},
+            )
+            assert reply.status_code == 200 and reply.json() == {}
+            end = await stream.until(lambda i: isinstance(i, End))
+            assert isinstance(end, End) and end.error is None
+            assert stream.content_type.startswith("application/connect+json")
+        finally:
+            await client.close()
+    store.close()
