@@ -203,3 +203,16 @@ async def test_a_stream_left_without_a_reader_is_canceled_after_the_grace(tmp_pa
                 break
             await asyncio.sleep(0.05)
     assert loaded is not None and loaded.state.status.value == "canceled"
+
+
+async def test_the_run_request_may_arrive_before_the_stream_opens(tmp_path: Path) -> None:
+    async with server(tmp_path, [answer("early bird")], delay=0.0) as (client, _store, _llm):
+        await client.append("r", 0, run_request("hello first"))
+        await asyncio.sleep(0.2)  # the model may already be done: nothing may be lost
+        stream = await client.open("r")
+        end = await stream.until(is_end)
+        assert isinstance(end, End) and end.error is None
+    text = "".join(
+        i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
+    )
+    assert text == "early bird"

@@ -308,3 +308,37 @@ def test_mcp_calls_carry_the_server_tool_and_arguments() -> None:
     )
     done = tool.outcome(pb.ExecClientMessage(mcp_result=result))
     assert (done.text, done.is_error) == ("#12", False)
+
+
+def test_the_environment_rules_and_attachments_reach_the_model() -> None:
+    message = run_request("Why does this fail?")
+    action = message.run_request.action.user_message_action
+    env = action.request_context.env
+    env.workspace_paths.append("/home/me/project")
+    env.os_version = "linux 6.8"
+    env.shell = "zsh"
+    action.request_context.rules.append(
+        pb.CursorRule(full_path=".cursor/rules/style.mdc", content="Use tabs.")
+    )
+    selected = action.user_message.selected_context
+    selected.files.append(pb.SelectedFile(path="/home/me/project/a.py", relative_path="a.py",
+                                          content="print(1)"))  # fmt: skip
+    selected.selected_images.append(pb.SelectedImage(data=b"\x89PNG", mime_type="image/png"))
+    event = decode(message)
+    assert isinstance(event, dialect.RunStarted) and event.start is not None
+    settings = event.start.settings
+    assert settings is not None and settings.system_prompt is not None
+    assert "Workspace: /home/me/project" in settings.system_prompt
+    assert "Shell: zsh" in settings.system_prompt
+    assert '<rule path=".cursor/rules/style.mdc">\nUse tabs.' in settings.system_prompt
+    content = event.start.user_message.content
+    assert isinstance(content, tuple)
+    assert content[0] == TextContent('<attached_file path="a.py">\nprint(1)\n</attached_file>')
+    assert content[1].mime_type == "image/png"  # type: ignore[union-attr]
+    assert content[-1] == TextContent("Why does this fail?")
+
+
+def test_a_plain_message_stays_a_plain_string() -> None:
+    event = decode(run_request("just text"))
+    assert isinstance(event, dialect.RunStarted) and event.start is not None
+    assert event.start.user_message.content == "just text"

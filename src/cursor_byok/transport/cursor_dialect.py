@@ -11,6 +11,7 @@ turn_ended with usage -> end of stream.
 
 from __future__ import annotations
 
+import base64
 import time
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -25,7 +26,14 @@ from cursor_byok.llm.events import (
     ThinkingStart,
     ToolCallStart,
 )
-from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from cursor_byok.llm.types import (
+    ImageContent,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
 from cursor_byok.loop.state import TurnSettings
@@ -105,13 +113,63 @@ def decode_run_request(run: pb.AgentRunRequest, request_id: str, now_ms: int) ->
     action = run.action
     if action.WhichOneof("action") != "user_message_action":
         return RunStarted(conversation_id, None, tools, model)
-    text = action.user_message_action.user_message.text
-    prompt = SYSTEM_PROMPT
+    user = action.user_message_action.user_message
+    context = action.user_message_action.request_context
+    parts = [SYSTEM_PROMPT, _environment(context.env), _rules(context)]
     if run.custom_system_prompt:
-        prompt += "\n\n" + run.custom_system_prompt
+        parts.append(run.custom_system_prompt)
+    prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
-    start = Start(UserMessage(text, now_ms), settings=settings)
+    start = Start(UserMessage(_user_content(user), now_ms), settings=settings)
     return RunStarted(conversation_id, start, tools, model)
+
+
+def _environment(env: pb.RequestContextEnv) -> str:
+    """Where the agent works, as the client describes it (paths, OS, shell)."""
+    lines = []
+    if env.workspace_paths:
+        lines.append("Workspace: " + ", ".join(env.workspace_paths))
+    if env.process_working_directory:
+        lines.append(f"Working directory: {env.process_working_directory}")
+    if env.os_version:
+        lines.append(f"Operating system: {env.os_version}")
+    if env.shell:
+        lines.append(f"Shell: {env.shell}")
+    if env.time_zone:
+        lines.append(f"Time zone: {env.time_zone}")
+    return "\n".join(["<environment>", *lines, "</environment>"]) if lines else ""
+
+
+def _rules(context: pb.RequestContext) -> str:
+    """The user's and the project's rules, which the model must follow."""
+    rules = [r for r in (*context.rules, *context.non_file_rules) if r.content.strip()]
+    if not rules:
+        return ""
+    blocks = [f'<rule path="{r.full_path}">\n{r.content.strip()}\n</rule>' for r in rules]
+    return "Rules to follow:\n" + "\n".join(blocks)
+
+
+def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageContent, ...]:
+    """The user's text, preceded by what they attached (files, selections,
+    images): one new message, so nothing earlier in history changes."""
+    selected = user.selected_context
+    blocks: list[TextContent | ImageContent] = []
+    for file in selected.files:
+        path = file.relative_path or file.path
+        blocks.append(
+            TextContent(f'<attached_file path="{path}">\n{file.content}\n</attached_file>')
+        )
+    for code in selected.code_selections:
+        path = code.relative_path or code.path
+        blocks.append(TextContent(f'<selection path="{path}">\n{code.content}\n</selection>'))
+    blocks.extend(TextContent(extra) for extra in selected.extra_context if extra.strip())
+    for image in selected.selected_images:
+        if image.WhichOneof("data_or_blob_id") == "data" and image.data:
+            data = base64.b64encode(image.data).decode("ascii")
+            blocks.append(ImageContent(data, image.mime_type or "image/png"))
+    if not blocks:
+        return user.text
+    return (*blocks, TextContent(user.text))
 
 
 def decode_client_message(
