@@ -19,6 +19,7 @@ from typing import TextIO
 
 import uvicorn
 
+from cursor_byok.check import DEFAULT_TIMEOUT_S, check_all, render
 from cursor_byok.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -65,7 +66,41 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("conversation_id")
     show.add_argument("--database", type=Path, help="SQLite file (default: from config)")
     show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
+    check = commands.add_parser(
+        "check",
+        help="send one tiny request to each configured provider and report what happened",
+        description=(
+            "Validate the configuration, then send one short request (a one-line prompt, "
+            "at most a few output tokens, thinking off) to every configured provider, "
+            "through the same code the server uses. Prints, per provider and model, the "
+            "time to the first event and in total, or the exact error (HTTP status and "
+            "the provider's message). Keys are never printed. A request costs a few "
+            "tokens on your account."
+        ),
+        epilog=(
+            "Example: 'cursor-byok --config my.toml check' checks the providers of my.toml. "
+            "Exit status: 0 every provider answered, 1 at least one failed (including a "
+            "missing key), 2 the configuration is invalid."
+        ),
+    )
+    check.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"give up on a provider after this long (default {DEFAULT_TIMEOUT_S:g})",
+    )
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -90,7 +125,25 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                          args.json, out)  # fmt: skip
         case "serve":
             return _serve(config, args.host, args.port, args.database)
+        case "check":
+            return _check(config, args.timeout, out)
     return EXIT_USAGE
+
+
+def _check(config: Config, timeout: float, out: TextIO) -> int:
+    if not config.providers:
+        print(
+            "No providers configured, nothing to check. Set ANTHROPIC_API_KEY, OPENAI_API_KEY, "
+            "GEMINI_API_KEY or OPENAI_BASE_URL, or write a configuration file.",
+            file=out,
+        )
+        return EXIT_FAILED
+    source = config.source or "environment variables"
+    print(f"Checking {len(config.providers)} provider(s) configured by {source}", file=out)
+    results = asyncio.run(check_all(config, timeout=timeout))
+    for line in render(results):
+        print(line, file=out)
+    return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
 def _models(config: Config, out: TextIO) -> int:
