@@ -28,6 +28,7 @@ from cursor_byok.config import (
     load_config,
     resolve_key,
 )
+from cursor_byok.demo import run_demo
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
 from cursor_byok.routing import Router
@@ -90,6 +91,27 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"give up on a provider after this long (default {DEFAULT_TIMEOUT_S:g})",
     )
+    demo = commands.add_parser(
+        "demo",
+        help="watch one complete tool-using turn, with no key and no network",
+        description=(
+            "Run one complete agent turn on this machine, to see what the server does before "
+            "you configure anything. It starts the server on a free 127.0.0.1 port (database "
+            "in a temporary folder), plays two recorded model responses in place of a real "
+            "provider, and plays Cursor's part itself: it asks a question, runs the read_file "
+            "tool the model calls on a file in a temporary workspace, and sends the result "
+            "back. The turn is printed as it streams: thinking, text, the tool call and its "
+            "result, the answer and the token usage. Needs no key and no configuration."
+        ),
+        epilog="Exit status: 0 the turn completed, 1 it did not.",
+    )
+    demo.add_argument(
+        "--pace",
+        type=float,
+        default=0.02,
+        metavar="SECONDS",
+        help="pause between recorded events, to watch the stream (default 0.02; 0 = full speed)",
+    )
     return parser
 
 
@@ -110,6 +132,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_OK
+    if args.command == "demo":  # independent of the user's configuration and keys
+        return EXIT_OK if asyncio.run(run_demo(out, pace_s=max(args.pace, 0.0))) else EXIT_FAILED
     try:
         config = load_config(args.config)
     except ConfigError as error:
