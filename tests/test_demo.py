@@ -96,3 +96,13 @@ def test_demo_help_says_what_it_does() -> None:
     flat = " ".join(done.stdout.split())
     assert "no key and no configuration" in flat.lower()
     assert "read_file" in flat
+
+
+def test_the_main_help_points_new_users_at_demo_and_check() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cursor_byok", "--help"],
+        cwd=ROOT, env=keyless_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    flat = " ".join(done.stdout.split())
+    assert "'cursor-byok demo' shows a whole turn without any key" in flat
+    assert "'cursor-byok check' tests your keys" in flat

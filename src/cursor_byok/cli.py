@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "Quick start: export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY / GEMINI_API_KEY), "
-            "then run 'cursor-byok serve'."
+            "then run 'cursor-byok serve'. New here? 'cursor-byok demo' shows a whole turn "
+            "without any key; 'cursor-byok check' tests your keys."
         ),
     )
     parser.add_argument(
