@@ -20,6 +20,7 @@ from typing import TextIO
 
 import uvicorn
 
+from cursor_byok.check import DEFAULT_TIMEOUT_S, check_all, render
 from cursor_byok.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -28,6 +29,7 @@ from cursor_byok.config import (
     load_config,
     resolve_key,
 )
+from cursor_byok.demo import run_demo
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
 from cursor_byok.routing import Router
@@ -46,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "Quick start: export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY / GEMINI_API_KEY), "
-            "then run 'cursor-byok serve'."
+            "then run 'cursor-byok serve'. New here? 'cursor-byok demo' shows a whole turn "
+            "without any key; 'cursor-byok check' tests your keys."
         ),
     )
     parser.add_argument(
@@ -66,7 +69,62 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("conversation_id")
     show.add_argument("--database", type=Path, help="SQLite file (default: from config)")
     show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
+    check = commands.add_parser(
+        "check",
+        help="send one tiny request to each configured provider and report what happened",
+        description=(
+            "Validate the configuration, then send one short request (a one-line prompt, "
+            "at most a few output tokens, thinking off) to every configured provider, "
+            "through the same code the server uses. Prints, per provider and model, the "
+            "time to the first event and in total, or the exact error (HTTP status and "
+            "the provider's message). Keys are never printed. A request costs a few "
+            "tokens on your account."
+        ),
+        epilog=(
+            "Example: 'cursor-byok --config my.toml check' checks the providers of my.toml. "
+            "Exit status: 0 every provider answered, 1 at least one failed (including a "
+            "missing key), 2 the configuration is invalid."
+        ),
+    )
+    check.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"give up on a provider after this long (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    demo = commands.add_parser(
+        "demo",
+        help="watch one complete tool-using turn, with no key and no network",
+        description=(
+            "Run one complete agent turn on this machine, to see what the server does before "
+            "you configure anything. It starts the server on a free 127.0.0.1 port (database "
+            "in a temporary folder), plays two recorded model responses in place of a real "
+            "provider, and plays Cursor's part itself: it asks a question, runs the read_file "
+            "tool the model calls on a file in a temporary workspace, and sends the result "
+            "back. The turn is printed as it streams: thinking, text, the tool call and its "
+            "result, the answer and the token usage. Needs no key and no configuration."
+        ),
+        epilog="Exit status: 0 the turn completed, 1 it did not.",
+    )
+    demo.add_argument(
+        "--pace",
+        type=float,
+        default=0.02,
+        metavar="SECONDS",
+        help="pause between recorded events, to watch the stream (default 0.02; 0 = full speed)",
+    )
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -76,6 +134,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_OK
+    if args.command == "demo":  # independent of the user's configuration and keys
+        return EXIT_OK if asyncio.run(run_demo(out, pace_s=max(args.pace, 0.0))) else EXIT_FAILED
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -91,7 +151,25 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                          args.json, out)  # fmt: skip
         case "serve":
             return _serve(config, args.host, args.port, args.database)
+        case "check":
+            return _check(config, args.timeout, out)
     return EXIT_USAGE
+
+
+def _check(config: Config, timeout: float, out: TextIO) -> int:
+    if not config.providers:
+        print(
+            "No providers configured, nothing to check. Set ANTHROPIC_API_KEY, OPENAI_API_KEY, "
+            "GEMINI_API_KEY or OPENAI_BASE_URL, or write a configuration file.",
+            file=out,
+        )
+        return EXIT_FAILED
+    source = config.source or "environment variables"
+    print(f"Checking {len(config.providers)} provider(s) configured by {source}", file=out)
+    results = asyncio.run(check_all(config, timeout=timeout))
+    for line in render(results):
+        print(line, file=out)
+    return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
 def _models(config: Config, out: TextIO) -> int:
