@@ -18,9 +18,10 @@ from dataclasses import dataclass, replace
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseStream
+from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages, UserMessage
-from cursor_byok.routing import NoticeStream, Router
+from cursor_byok.routing import Router
 
 CHECK_PROMPT = "Reply with the single word: ok"
 CHECK_MAX_OUTPUT = 16
