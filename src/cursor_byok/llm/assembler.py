@@ -181,6 +181,20 @@ class Assembler:
         self.terminated = True
         self.out.append(DoneEvent(reason, self._message(reason, None)))
 
+    def decline(self, why: str) -> None:
+        """The provider or model refused to go on (a refusal, a content
+        filter). That is an answer, not an outage: what was said stays, a
+        short note says why it stopped, and the turn ends normally."""
+        if self.terminated:
+            return
+        self.close()
+        note = f"[The response was stopped by the provider: {why}.]"
+        if any(isinstance(b, TextContent) and b.text for b in self.content):
+            note = "\n\n" + note
+        self.open_text()
+        self.delta(note)
+        self.finish()
+
     def fail(self, error: UpstreamError, reason: ErrorReason = "error") -> None:
         """Emit `error`. The open block stays open: it is not part of the record."""
         if self.terminated:

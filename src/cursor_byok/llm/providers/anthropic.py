@@ -282,7 +282,7 @@ class AnthropicStreamParser:
 
     def _complete(self) -> None:
         if self._refusal is not None:
-            self.assembler.fail(UpstreamError(f"the model stopped: {self._refusal}"))
+            self.assembler.decline(self._refusal)
         else:
             self.assembler.finish()
 

@@ -41,6 +41,12 @@ SKIP_SIGNATURE = "skip_thought_signature_validator"
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
+DECLINED = frozenset(
+    {"SAFETY", "RECITATION", "PROHIBITED_CONTENT", "SPII", "BLOCKLIST", "IMAGE_SAFETY"}
+)
+"""Finish reasons that are a refusal to answer, not a failure to answer."""
+
+
 def normalize_id(value: str) -> str:
     return safe_id(value, 64)
 
@@ -202,7 +208,9 @@ class GeminiStreamParser:
     def on_end(self) -> None:
         """Gemini ends a stream by closing it; a finish reason makes it complete."""
         asm = self.assembler
-        if self._bad_finish is not None:
+        if self._bad_finish in DECLINED:
+            asm.decline(self._bad_finish)
+        elif self._bad_finish is not None:
             asm.fail(UpstreamError(f"the model stopped: {self._bad_finish}"))
         elif self._finished:
             asm.finish()

@@ -269,7 +269,7 @@ class ChatStreamParser:
     def _complete(self) -> None:
         asm = self.assembler
         if self._filtered:
-            asm.fail(UpstreamError(f"the provider stopped the response: {self._filtered}"))
+            asm.decline(self._filtered)
             return
         if asm.block is not None and asm.block.kind == "thinking" and self._details:
             asm.block.signature = self._details_signature()
