@@ -18,18 +18,15 @@ each request finds the previous request's write within the server's
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
-import httpx2
-
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import ResponseStream
-from cursor_byok.llm.http import UpstreamError, error_in_stream, make_client
+from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec
-from cursor_byok.llm.providers.common import encode_body, loads, safe_id
+from cursor_byok.llm.providers.base import SSEAdapter
+from cursor_byok.llm.providers.common import loads, safe_id
 from cursor_byok.llm.sse import SSEEvent
-from cursor_byok.llm.stream import SSEResponseStream
+from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -325,39 +322,22 @@ class AnthropicStreamParser:
 # -- client -------------------------------------------------------------------
 
 
-class AnthropicLLM:
+class AnthropicLLM(SSEAdapter):
     """`LLM` over `POST {base_url}/v1/messages`."""
 
     api = API
 
-    def __init__(
-        self, spec: ModelSpec, api_key: str, client: httpx2.AsyncClient | None = None
-    ) -> None:
-        self.spec = spec
-        self._api_key = api_key
-        self._client = client or make_client(spec.base_url)
+    def url(self) -> str:
+        return self.spec.base_url.rstrip("/") + "/v1/messages"
 
-    def http_request(self, ctx: CallContext, request: RequestMessages) -> httpx2.Request:
-        headers = {
-            "content-type": "application/json",
-            "accept": "text/event-stream",
-            "x-api-key": self._api_key,
-            "anthropic-version": ANTHROPIC_VERSION,
-            **self.spec.headers,
-        }
+    def headers(self) -> dict[str, str]:
+        headers = {"x-api-key": self._api_key, "anthropic-version": ANTHROPIC_VERSION}
         if thinking_budget(self.spec):
-            headers.setdefault("anthropic-beta", "interleaved-thinking-2025-05-14")
-        body = encode_body(build_request(self.spec, request, ctx))
-        url = self.spec.base_url.rstrip("/") + "/v1/messages"
-        return self._client.build_request("POST", url, content=body, headers=headers)
+            headers["anthropic-beta"] = "interleaved-thinking-2025-05-14"
+        return headers
 
-    async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
-        assembler = Assembler(
-            API, self.spec.provider, self.spec.model, int(time.time() * 1000), self.spec.price
-        )
-        return SSEResponseStream(
-            self._client, self.http_request(ctx, request), AnthropicStreamParser(assembler)
-        )
+    def body(self, ctx: CallContext, request: RequestMessages) -> dict[str, Any]:
+        return build_request(self.spec, request, ctx)
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
+    def parser(self, assembler: Assembler) -> StreamParser:
+        return AnthropicStreamParser(assembler)

@@ -11,18 +11,15 @@ tokens inside `promptTokenCount`; we subtract them.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
-import httpx2
-
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import ResponseStream
-from cursor_byok.llm.http import UpstreamError, error_in_stream, make_client
+from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec
-from cursor_byok.llm.providers.common import encode_body, loads, safe_id
+from cursor_byok.llm.providers.base import SSEAdapter
+from cursor_byok.llm.providers.common import loads, safe_id
 from cursor_byok.llm.sse import SSEEvent
-from cursor_byok.llm.stream import SSEResponseStream
+from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -256,40 +253,23 @@ class GeminiStreamParser:
 # -- client -------------------------------------------------------------------
 
 
-class GeminiLLM:
+class GeminiLLM(SSEAdapter):
     """`LLM` over `POST {base_url}/models/{model}:streamGenerateContent?alt=sse`;
     `base_url` includes the API version (e.g. `.../v1beta`)."""
 
     api = API
 
-    def __init__(
-        self, spec: ModelSpec, api_key: str, client: httpx2.AsyncClient | None = None
-    ) -> None:
-        self.spec = spec
-        self._api_key = api_key
-        self._client = client or make_client(spec.base_url)
-
-    def http_request(self, ctx: CallContext, request: RequestMessages) -> httpx2.Request:
-        headers = {
-            "content-type": "application/json",
-            "accept": "text/event-stream",
-            "x-goog-api-key": self._api_key,
-            **self.spec.headers,
-        }
-        body = encode_body(build_request(self.spec, request, ctx))
-        url = (
+    def url(self) -> str:
+        return (
             f"{self.spec.base_url.rstrip('/')}/models/{self.spec.model}"
             ":streamGenerateContent?alt=sse"
         )
-        return self._client.build_request("POST", url, content=body, headers=headers)
 
-    async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
-        assembler = Assembler(
-            API, self.spec.provider, self.spec.model, int(time.time() * 1000), self.spec.price
-        )
-        return SSEResponseStream(
-            self._client, self.http_request(ctx, request), GeminiStreamParser(assembler)
-        )
+    def headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self._api_key}
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
+    def body(self, ctx: CallContext, request: RequestMessages) -> dict[str, Any]:
+        return build_request(self.spec, request, ctx)
+
+    def parser(self, assembler: Assembler) -> StreamParser:
+        return GeminiStreamParser(assembler)

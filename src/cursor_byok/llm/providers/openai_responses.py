@@ -10,24 +10,20 @@ replayed; message ids ride in the text signature.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
-import httpx2
-
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import ResponseStream
-from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream, make_client
+from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
     arguments_text,
     data_url,
-    encode_body,
     loads,
     safe_id,
 )
 from cursor_byok.llm.sse import SSEEvent
-from cursor_byok.llm.stream import SSEResponseStream
+from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -272,36 +268,19 @@ class ResponsesStreamParser:
 # -- client -------------------------------------------------------------------
 
 
-class OpenAIResponsesLLM:
+class OpenAIResponsesLLM(SSEAdapter):
     """`LLM` over `POST {base_url}/responses`."""
 
     api = API
 
-    def __init__(
-        self, spec: ModelSpec, api_key: str, client: httpx2.AsyncClient | None = None
-    ) -> None:
-        self.spec = spec
-        self._api_key = api_key
-        self._client = client or make_client(spec.base_url)
+    def url(self) -> str:
+        return self.spec.base_url.rstrip("/") + "/responses"
 
-    def http_request(self, ctx: CallContext, request: RequestMessages) -> httpx2.Request:
-        headers = {
-            "content-type": "application/json",
-            "accept": "text/event-stream",
-            "authorization": f"Bearer {self._api_key}",
-            **self.spec.headers,
-        }
-        body = encode_body(build_request(self.spec, request, ctx))
-        url = self.spec.base_url.rstrip("/") + "/responses"
-        return self._client.build_request("POST", url, content=body, headers=headers)
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._api_key}"}
 
-    async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
-        assembler = Assembler(
-            API, self.spec.provider, self.spec.model, int(time.time() * 1000), self.spec.price
-        )
-        return SSEResponseStream(
-            self._client, self.http_request(ctx, request), ResponsesStreamParser(assembler)
-        )
+    def body(self, ctx: CallContext, request: RequestMessages) -> dict[str, Any]:
+        return build_request(self.spec, request, ctx)
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
+    def parser(self, assembler: Assembler) -> StreamParser:
+        return ResponsesStreamParser(assembler)
