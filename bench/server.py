@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import json
 import os
 import re
@@ -43,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -255,6 +257,84 @@ def raise_fd_limit(wanted: int = 8192) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
+class LoopLag:
+    """How late a short sleep wakes up: the backlog of an event loop. Tells a
+    busy loop (every stream waits for it) from a slow dependency."""
+
+    def __init__(self, period_s: float = 0.01) -> None:
+        self.period_s = period_s
+        self.samples: list[float] = []
+
+    async def watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            began = loop.time()
+            await asyncio.sleep(self.period_s)
+            self.samples.append(loop.time() - began - self.period_s)
+
+    def take(self) -> dict[str, float]:
+        """p50, p99 and max lag in ms since the last call."""
+        samples, self.samples = self.samples, []
+        return {
+            "p50": percentile(samples, 50) * 1000,
+            "p99": percentile(samples, 99) * 1000,
+            "max": max(samples, default=0.0) * 1000,
+        }
+
+
+class StoreTimer:
+    """Wraps a store's methods (on the instance, the class is untouched) to
+    total the time spent in them, waiting for its lock included. The runner
+    calls them in worker threads, where a profiler of the loop does not look."""
+
+    METHODS = ("load", "find_input_commit", "commit_input", "save_llm_call", "get_llm_call",
+               "save_client_operation", "get_client_operation")  # fmt: skip
+
+    def __init__(self, store: object) -> None:
+        self.calls = 0
+        self.total_s = 0.0
+        self.max_s = 0.0
+        self._lock = threading.Lock()
+        for name in self.METHODS:
+            setattr(store, name, self._timed(getattr(store, name)))
+
+    def _timed(self, method: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - began
+                with self._lock:
+                    self.calls += 1
+                    self.total_s += spent
+                    self.max_s = max(self.max_s, spent)
+
+        return timed
+
+    def take(self) -> dict[str, float]:
+        with self._lock:
+            taken = {"store_calls": self.calls, "store_s": self.total_s,
+                     "store_max_ms": self.max_s * 1000}  # fmt: skip
+            self.calls, self.total_s, self.max_s = 0, 0.0, 0.0
+        return taken
+
+
+def _stdin_lines(loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str]:
+    """stdin lines, read by a thread of our own: the default executor is the
+    server's (its store calls run there), so a blocked read must not hold one
+    of its threads. An empty line means end of input."""
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line.strip() or "?")
+        loop.call_soon_threadsafe(lines.put_nowait, "")
+
+    threading.Thread(target=read, name="bench-stdin", daemon=True).start()
+    return lines
+
+
 async def _child(provider_url: str, workdir: Path) -> None:
     # Imported here: the parent never loads the server's modules it does not use.
     from cursor_byok.config import load_config  # noqa: PLC0415
@@ -285,12 +365,18 @@ model = "gpt-4o"
         default_model=lambda: config.default_model,
         context_window=router.context_window,
     )
-    loop = asyncio.get_running_loop()
+    lag = LoopLag()
+    watcher = asyncio.create_task(lag.watch())
+    timer = StoreTimer(store)
+    commands = _stdin_lines(asyncio.get_running_loop())
     try:
         async with serving(service) as url:
             print(url, flush=True)
-            await loop.run_in_executor(None, sys.stdin.read)  # until the parent closes it
+            while command := await commands.get():  # until the parent closes stdin
+                if command == "lag":
+                    print(json.dumps({**lag.take(), **timer.take()}), flush=True)
     finally:
+        watcher.cancel()
         await router.aclose()
         store.close()
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -298,10 +384,12 @@ model = "gpt-4o"
 
 
 class ServerProcess:
-    def __init__(self, provider_url: str, workdir: Path) -> None:
+    def __init__(self, provider_url: str, workdir: Path, profile: Path | None = None) -> None:
         self.log = (workdir / "server.log").open("w")
+        command = [sys.executable, str(Path(__file__).resolve()), "--child", provider_url]
+        command += [str(workdir), *(["--profile-server", str(profile)] if profile else [])]
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--child", provider_url, str(workdir)],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
@@ -331,6 +419,15 @@ class ServerProcess:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         return self.maxrss_kb / 1024
+
+    async def loop_lag(self) -> dict[str, float]:
+        """The server's event-loop lag since the last call."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write("lag\n")
+        self.process.stdin.flush()
+        line = await asyncio.wait_for(asyncio.to_thread(self.process.stdout.readline), 30)
+        lag: dict[str, float] = json.loads(line)
+        return lag
 
     async def stop(self) -> None:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -545,6 +642,9 @@ class Level:
     wall_s: float = 0.0
     events: int = 0
     server_cpu_s: float = 0.0
+    bench_cpu_s: float = 0.0
+    server_lag: dict[str, float] = field(default_factory=dict)
+    bench_lag: dict[str, float] = field(default_factory=dict)
     server: list[Conversation] = field(default_factory=list)
     direct: list[Conversation] = field(default_factory=list)
 
@@ -560,6 +660,7 @@ async def run_level(
     provider: FakeProvider,
     http: httpx2.AsyncClient,
     direct_http: httpx2.AsyncClient,
+    bench_lag: LoopLag,
 ) -> Level:
     level = Level(n)
     for r in range(rounds):
@@ -567,11 +668,21 @@ async def run_level(
         level.direct += await asyncio.gather(
             *(direct_conversation(direct_http, provider.base_url, f"direct-{t}") for t in tags)
         )
-        cpu = server.cpu_s()
+        await server.loop_lag()
+        bench_lag.take()
+        cpu, own = server.cpu_s(), sum(os.times()[:2])
         began = time.perf_counter()
         done = await asyncio.gather(*(server_conversation(http, t) for t in tags))
         level.wall_s += time.perf_counter() - began
         level.server_cpu_s += server.cpu_s() - cpu
+        level.bench_cpu_s += sum(os.times()[:2]) - own
+        for seen, lag in ((level.server_lag, await server.loop_lag()),
+                          (level.bench_lag, bench_lag.take())):  # fmt: skip
+            for stat, value in lag.items():
+                summed = stat in ("store_calls", "store_s")
+                seen[stat] = (
+                    seen.get(stat, 0.0) + value if summed else max(seen.get(stat, 0.0), value)
+                )
         level.server += done
         level.events += sum(c.events for c in done)
     return level
@@ -609,6 +720,15 @@ def report(levels: Sequence[Level], provider: FakeProvider, server: ServerProces
         line(f"events_per_s[{n}] = {level.events / level.wall_s:.1f}")
         per_1000 = level.server_cpu_s / level.events * 1000 if level.events else float("nan")
         line(f"cpu_s_per_1000_events[{n}] = {per_1000:.3f}")
+        # 1.0 = one core busy the whole time: the server runs on one event loop.
+        line(f"server_cpu_util[{n}] = {level.server_cpu_s / level.wall_s:.2f}")
+        line(f"bench_cpu_util[{n}] = {level.bench_cpu_s / level.wall_s:.2f}")
+        for name, lag in (("server", level.server_lag), ("bench", level.bench_lag)):
+            line(f"{name}_loop_lag_ms[{n}] = p50 {lag['p50']:.1f}, p99 {lag['p99']:.1f}, "
+                 f"max {lag['max']:.1f}")  # fmt: skip
+        store = level.server_lag
+        line(f"server_store[{n}] = {store['store_calls']:.0f} calls, {store['store_s']:.2f} s "
+             f"(max {store['store_max_ms']:.1f} ms, threads and lock wait included)")  # fmt: skip
 
     first = levels[0]
     ok = [c for c in first.server if c.error is None]
@@ -643,6 +763,7 @@ async def run(
     delay_s: float = DELAY_S,
     answer: str = ANSWER_FIXTURE,
     out: TextIO = sys.stdout,
+    profile: Path | None = None,
 ) -> None:
     rounds = rounds or ROUNDS
     raise_fd_limit()
@@ -651,7 +772,7 @@ async def run(
     began = time.perf_counter()
     cpu_began = sum(os.times()[:2])
     with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp:
-        server = ServerProcess(provider.base_url, Path(tmp))
+        server = ServerProcess(provider.base_url, Path(tmp), profile)
         try:
             url = await server.start()
             limits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)
@@ -663,10 +784,17 @@ async def run(
                 # Warm-up (not counted): first connections, first SQLite pages, imports.
                 await server_conversation(http, "warmup")
                 await direct_conversation(direct_http, provider.base_url, "direct-warmup")
-                results = [
-                    await run_level(n, rounds.get(n, 1), server, provider, http, direct_http)
-                    for n in levels
-                ]
+                lag = LoopLag()
+                watcher = asyncio.create_task(lag.watch())
+                try:
+                    results = [
+                        await run_level(
+                            n, rounds.get(n, 1), server, provider, http, direct_http, lag
+                        )
+                        for n in levels
+                    ]
+                finally:
+                    watcher.cancel()
             print(f"# delay between provider events {delay_s * 1000:.1f} ms; answer {answer} "
                   f"({len(provider.answer)} events); rounds {dict(rounds)}", file=out)  # fmt: skip
             report(results, provider, server, sum(os.times()[:2]) - cpu_began, out)
@@ -694,13 +822,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=ANSWER_FIXTURE,
         help="recorded openai-chat SSE body, relative to the fixtures",
     )
+    parser.add_argument(
+        "--profile-server",
+        type=Path,
+        default=None,
+        help="run the server under cProfile and write its stats to this file "
+        "(slows the server down: for finding hot spots, not for the numbers)",
+    )
     args = parser.parse_args(argv)
     if args.child:
         raise_fd_limit()
-        asyncio.run(_child(args.child[0], Path(args.child[1])))
+        child = _child(args.child[0], Path(args.child[1]))
+        if args.profile_server is None:
+            asyncio.run(child)
+            return
+        profiler = cProfile.Profile()
+        profiler.runcall(asyncio.run, child)
+        profiler.dump_stats(args.profile_server)
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
-    asyncio.run(run(args.levels, rounds, args.delay_ms / 1000, args.answer))
+    profile = args.profile_server.resolve() if args.profile_server else None
+    asyncio.run(run(args.levels, rounds, args.delay_ms / 1000, args.answer, sys.stdout, profile))
 
 
 if __name__ == "__main__":
