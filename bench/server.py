@@ -46,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -55,7 +55,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import httpx2  # noqa: E402
 
 from cursor_byok.transport.connect_framing import EnvelopeDecoder, encode_envelope  # noqa: E402
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb  # noqa: E402
@@ -458,6 +457,66 @@ class Conversation:
     error: str | None = None
 
 
+class HTTPConnection:
+    """A minimal HTTP/1.1 client connection (keep-alive, content-length or
+    chunked bodies). The bench's own client: a general pool (httpcore's scans
+    every connection per request) made this process the bottleneck at N=200."""
+
+    def __init__(self, url: str) -> None:
+        address = url.split("://", 1)[1].split("/", 1)[0]
+        host, _, port = address.rpartition(":")
+        self.host, self.port = host, int(port)
+        path = url.split("://", 1)[1].partition("/")[2].strip("/")
+        self.prefix = f"/{path}" if path else ""
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._chunked = False
+        self._length = 0
+
+    async def post(self, path: str, body: bytes, content_type: str) -> int:
+        """Send a POST and read the response head; returns the status."""
+        if self._writer is None:
+            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        assert self._reader is not None
+        self._writer.write(
+            f"POST {self.prefix}{path} HTTP/1.1\r\nhost: {self.host}:{self.port}\r\n"
+            f"content-type: {content_type}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        head = await self._reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {
+            name.strip().lower(): value.strip()
+            for name, _, value in (line.partition(":") for line in lines[1:] if line)
+        }
+        self._chunked = "chunked" in headers.get("transfer-encoding", "")
+        self._length = int(headers.get("content-length", "0"))
+        return int(lines[0].split(" ", 2)[1])
+
+    async def chunks(self) -> AsyncIterator[tuple[float, bytes]]:
+        """The response body as it arrives: (perf_counter() when read, bytes)."""
+        assert self._reader is not None
+        if not self._chunked:
+            yield time.perf_counter(), await self._reader.readexactly(self._length)
+            return
+        while True:
+            size = int((await self._reader.readline()).split(b";")[0], 16)
+            data = await self._reader.readexactly(size + 2)
+            if size == 0:
+                return
+            yield time.perf_counter(), data[:-2]
+
+    async def read_body(self) -> bytes:
+        return b"".join([data async for _, data in self.chunks()])
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+            self._writer = None
+
+
 def _append_body(request_id: str, seqno: int, message: pb.AgentClientMessage) -> bytes:
     return bidi_pb2.BidiAppendRequest(
         data=message.SerializeToString().hex(),
@@ -467,54 +526,49 @@ def _append_body(request_id: str, seqno: int, message: pb.AgentClientMessage) ->
 
 
 async def _append(
-    http: httpx2.AsyncClient, request_id: str, seqno: int, message: pb.AgentClientMessage
+    http: HTTPConnection, request_id: str, seqno: int, message: pb.AgentClientMessage
 ) -> None:
-    response = await http.post(
-        "/aiserver.v1.BidiService/BidiAppend",
-        content=_append_body(request_id, seqno, message),
-        headers={"content-type": "application/proto"},
-    )
-    if response.status_code != 200:
-        raise RuntimeError(f"BidiAppend {seqno}: HTTP {response.status_code}")
+    body = _append_body(request_id, seqno, message)
+    status = await http.post("/aiserver.v1.BidiService/BidiAppend", body, "application/proto")
+    await http.read_body()
+    if status != 200:
+        raise RuntimeError(f"BidiAppend {seqno}: HTTP {status}")
 
 
-async def server_conversation(http: httpx2.AsyncClient, tag: str) -> Conversation:
+async def server_conversation(base_url: str, tag: str) -> Conversation:
     result = Conversation(tag)
     request_id = f"req-{tag}"
     items: asyncio.Queue[tuple[float, pb.AgentServerMessage | None]] = asyncio.Queue()
     opened = asyncio.Event()
+    stream, appends = HTTPConnection(base_url), HTTPConnection(base_url)
 
     async def read() -> None:
         body = encode_envelope(bidi_pb2.BidiRequestId(request_id=request_id).SerializeToString())
-        async with http.stream(
-            "POST",
-            "/agent.v1.AgentService/RunSSE",
-            content=body,
-            headers={"content-type": "application/connect+proto", "x-cursor-streaming": "true"},
-        ) as response:
-            if response.status_code != 200:
-                raise RuntimeError(f"RunSSE: HTTP {response.status_code}")
-            opened.set()
-            decoder = EnvelopeDecoder()
-            async for chunk in response.aiter_bytes():
-                now = time.perf_counter()
-                for envelope in decoder.feed(chunk):
-                    if envelope.is_end_stream:
-                        error = json.loads(envelope.payload).get("error")
-                        if error:
-                            raise RuntimeError(f"stream ended with {error}")
-                        items.put_nowait((now, None))
-                        return
-                    items.put_nowait((now, pb.AgentServerMessage.FromString(envelope.payload)))
+        status = await stream.post(
+            "/agent.v1.AgentService/RunSSE", body, "application/connect+proto"
+        )
+        if status != 200:
+            raise RuntimeError(f"RunSSE: HTTP {status}")
+        opened.set()
+        decoder = EnvelopeDecoder()
+        async for now, chunk in stream.chunks():
+            for envelope in decoder.feed(chunk):
+                if envelope.is_end_stream:
+                    error = json.loads(envelope.payload).get("error")
+                    if error:
+                        raise RuntimeError(f"stream ended with {error}")
+                    items.put_nowait((now, None))
+                    return
+                items.put_nowait((now, pb.AgentServerMessage.FromString(envelope.payload)))
         items.put_nowait((time.perf_counter(), None))
 
     reader = asyncio.create_task(read())
     try:
         await asyncio.wait_for(opened.wait(), 30)
         sent = time.perf_counter()
-        await _append(http, request_id, 0, run_request(f"[bench:{tag}] What is in notes.txt?",
-                                                       conversation_id=f"conv-{tag}",
-                                                       model="bench"))  # fmt: skip
+        await _append(appends, request_id, 0, run_request(f"[bench:{tag}] What is in notes.txt?",
+                                                          conversation_id=f"conv-{tag}",
+                                                          model="bench"))  # fmt: skip
         seqno = 1
         after_tool = False
         while True:
@@ -539,8 +593,8 @@ async def server_conversation(http: httpx2.AsyncClient, tag: str) -> Conversatio
                 sent = time.perf_counter()
                 after_tool = True
                 reply = exec_reply(request, read_result=pb.ReadResult(success=success))
-                await _append(http, request_id, seqno, reply)
-                await _append(http, request_id, seqno + 1, stream_close(request.id))
+                await _append(appends, request_id, seqno, reply)
+                await _append(appends, request_id, seqno + 1, stream_close(request.id))
                 seqno += 2
         await reader
     except Exception as error:  # a benchmark reports failures, it does not stop at one
@@ -548,51 +602,58 @@ async def server_conversation(http: httpx2.AsyncClient, tag: str) -> Conversatio
         reader.cancel()
         with contextlib.suppress(BaseException):
             await reader
+    finally:
+        await stream.close()
+        await appends.close()
     return result
 
 
 async def _provider_stream(
-    http: httpx2.AsyncClient, url: str, body: dict[str, Any], received: list[float]
+    http: HTTPConnection, body: dict[str, Any], received: list[float]
 ) -> float:
     """POST one streaming request; return the time of the first forwarded event
     and fill `received` with the arrival time of every forwarded event."""
     first = 0.0
-    async with http.stream("POST", url, json=body) as response:
-        buffer = b""
-        async for chunk in response.aiter_bytes():
-            now = time.perf_counter()
-            buffer += chunk
-            *events, buffer = re.split(rb"\r?\n\r?\n", buffer)
-            for raw in events:
-                data = raw.strip().removeprefix(b"data:").strip()
-                if not data.startswith(b"{"):
-                    continue
-                choices = json.loads(data).get("choices") or []
-                delta = (choices[0].get("delta") or {}) if choices else {}
-                if delta.get("content") or delta.get("tool_calls", [{}])[0].get("id"):
-                    first = first or now
-                    received.append(now)
+    status = await http.post("/chat/completions", json.dumps(body).encode(), "application/json")
+    if status != 200:
+        raise RuntimeError(f"provider: HTTP {status}")
+    buffer = b""
+    async for now, chunk in http.chunks():
+        buffer += chunk
+        *events, buffer = re.split(rb"\r?\n\r?\n", buffer)
+        for raw in events:
+            data = raw.strip().removeprefix(b"data:").strip()
+            if not data.startswith(b"{"):
+                continue
+            choices = json.loads(data).get("choices") or []
+            delta = (choices[0].get("delta") or {}) if choices else {}
+            if delta.get("content") or delta.get("tool_calls", [{}])[0].get("id"):
+                first = first or now
+                received.append(now)
     return first
 
 
-async def direct_conversation(http: httpx2.AsyncClient, base_url: str, tag: str) -> Conversation:
-    """The same two model calls, straight to the fake provider."""
+async def direct_conversation(base_url: str, tag: str) -> Conversation:
+    """The same two model calls, straight to the fake provider, on one
+    keep-alive connection (the server's provider client keeps its own warm)."""
     result = Conversation(tag)
-    url = base_url + "/chat/completions"
+    http = HTTPConnection(base_url)
     user = {"role": "user", "content": f"[bench:{tag}] What is in notes.txt?"}
     try:
         sent = time.perf_counter()
-        first = await _provider_stream(http, url, {"messages": [user], "stream": True}, [])
+        first = await _provider_stream(http, {"messages": [user], "stream": True}, [])
         result.ttft_s = first - sent
         call = {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_bench_{tag}"}]}
         tool = {"role": "tool", "tool_call_id": f"call_bench_{tag}", "content": FILE_TEXT}
         body = {"messages": [user, call, tool], "stream": True}
         sent = time.perf_counter()
-        first = await _provider_stream(http, url, body, result.text_received)
+        first = await _provider_stream(http, body, result.text_received)
         result.ttft_after_tool_s = first - sent
         result.events = len(result.text_received) + 1
     except Exception as error:
         result.error = f"{type(error).__name__}: {error}"
+    finally:
+        await http.close()
     return result
 
 
@@ -658,21 +719,20 @@ async def run_level(
     rounds: int,
     server: ServerProcess,
     provider: FakeProvider,
-    http: httpx2.AsyncClient,
-    direct_http: httpx2.AsyncClient,
+    url: str,
     bench_lag: LoopLag,
 ) -> Level:
     level = Level(n)
     for r in range(rounds):
         tags = [f"n{n}-r{r}-{i}" for i in range(n)]
         level.direct += await asyncio.gather(
-            *(direct_conversation(direct_http, provider.base_url, f"direct-{t}") for t in tags)
+            *(direct_conversation(provider.base_url, f"direct-{t}") for t in tags)
         )
         await server.loop_lag()
         bench_lag.take()
         cpu, own = server.cpu_s(), sum(os.times()[:2])
         began = time.perf_counter()
-        done = await asyncio.gather(*(server_conversation(http, t) for t in tags))
+        done = await asyncio.gather(*(server_conversation(url, t) for t in tags))
         level.wall_s += time.perf_counter() - began
         level.server_cpu_s += server.cpu_s() - cpu
         level.bench_cpu_s += sum(os.times()[:2]) - own
@@ -775,26 +835,17 @@ async def run(
         server = ServerProcess(provider.base_url, Path(tmp), profile)
         try:
             url = await server.start()
-            limits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)
-            timeout = httpx2.Timeout(60.0)
-            async with (
-                httpx2.AsyncClient(base_url=url, limits=limits, timeout=timeout) as http,
-                httpx2.AsyncClient(limits=limits, timeout=timeout) as direct_http,
-            ):
-                # Warm-up (not counted): first connections, first SQLite pages, imports.
-                await server_conversation(http, "warmup")
-                await direct_conversation(direct_http, provider.base_url, "direct-warmup")
-                lag = LoopLag()
-                watcher = asyncio.create_task(lag.watch())
-                try:
-                    results = [
-                        await run_level(
-                            n, rounds.get(n, 1), server, provider, http, direct_http, lag
-                        )
-                        for n in levels
-                    ]
-                finally:
-                    watcher.cancel()
+            # Warm-up (not counted): first connections, first SQLite pages, imports.
+            await server_conversation(url, "warmup")
+            await direct_conversation(provider.base_url, "direct-warmup")
+            lag = LoopLag()
+            watcher = asyncio.create_task(lag.watch())
+            try:
+                results = [
+                    await run_level(n, rounds.get(n, 1), server, provider, url, lag) for n in levels
+                ]
+            finally:
+                watcher.cancel()
             print(f"# delay between provider events {delay_s * 1000:.1f} ms; answer {answer} "
                   f"({len(provider.answer)} events); rounds {dict(rounds)}", file=out)  # fmt: skip
             report(results, provider, server, sum(os.times()[:2]) - cpu_began, out)
