@@ -27,6 +27,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/loop_transitions.py
 	$(PY) bench/store_commit.py
 	$(PY) bench/parse_cost.py
+	$(PY) bench/server.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
