@@ -76,10 +76,27 @@ class SQLiteStore:
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.execute("PRAGMA foreign_keys=ON")
         migrate(self._db)
+        self._read_lock = threading.Lock()
+        self._reader = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+        )
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._read_lock:
             self._db.close()
+            self._reader.close()
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """Reads use their own connection and lock: in WAL mode they see the
+        last commit without waiting behind a writer's fsync. One read
+        transaction, so a multi-query read is consistent."""
+        with self._read_lock:
+            self._reader.execute("BEGIN")
+            try:
+                yield self._reader
+            finally:
+                self._reader.execute("COMMIT")
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -95,14 +112,14 @@ class SQLiteStore:
     # -- conversations -----------------------------------------------------------
 
     def load(self, conversation_id: str) -> Loaded | None:
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT version, state_json FROM conversations WHERE conversation_id = ?",
                 (conversation_id,),
             ).fetchone()
             if row is None:
                 return None
-            rows = self._db.execute(
+            rows = db.execute(
                 "SELECT message_json FROM messages WHERE conversation_id = ? ORDER BY idx",
                 (conversation_id,),
             ).fetchall()
@@ -110,8 +127,8 @@ class SQLiteStore:
         return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
 
     def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None:
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT committed_version, result_json FROM input_commits"
                 " WHERE conversation_id = ? AND input_id = ?",
                 (conversation_id, input_id),
@@ -210,8 +227,8 @@ class SQLiteStore:
     def active_conversations(self) -> list[str]:
         idle = sorted(status.value for status in IDLE_STATUSES)
         marks = ",".join("?" * len(idle))
-        with self._lock:
-            rows = self._db.execute(
+        with self._read() as db:
+            rows = db.execute(
                 f"SELECT conversation_id FROM conversations WHERE status NOT IN ({marks})"
                 " ORDER BY updated_at_ms",
                 idle,
@@ -219,8 +236,8 @@ class SQLiteStore:
         return [r[0] for r in rows]
 
     def conversations(self) -> list[ConversationSummary]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._read() as db:
+            rows = db.execute(
                 "SELECT conversation_id, version, status, message_count, updated_at_ms"
                 " FROM conversations ORDER BY updated_at_ms DESC"
             ).fetchall()
@@ -288,8 +305,8 @@ class SQLiteStore:
         )
 
     def get_llm_call(self, call_id: str) -> LLMCallRecord | None:
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT call_id, conversation_id, model, request_json, request_hash,"
                 " messages_hash, message_count, last_message_hash, status, attempts,"
                 " assistant_hash, error FROM llm_calls WHERE call_id = ?",
@@ -313,10 +330,10 @@ class SQLiteStore:
         )
 
     def llm_calls(self, conversation_id: str) -> list[LLMCallRecord]:
-        with self._lock:
+        with self._read() as db:
             ids = [
                 r[0]
-                for r in self._db.execute(
+                for r in db.execute(
                     "SELECT call_id FROM llm_calls WHERE conversation_id = ? ORDER BY rowid",
                     (conversation_id,),
                 ).fetchall()
@@ -354,8 +371,8 @@ class SQLiteStore:
         )
 
     def get_client_operation(self, operation_id: str) -> ClientOperationRecord | None:
-        with self._lock:
-            row = self._db.execute(
+        with self._read() as db:
+            row = db.execute(
                 "SELECT operation_id, conversation_id, turn_id, tool_call_id, tool_index,"
                 " request_json, status, result_json FROM client_operations"
                 " WHERE operation_id = ?",

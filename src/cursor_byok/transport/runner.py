@@ -435,10 +435,13 @@ class Runner:
         watch = CallWatch(self._metrics, conversation.conversation_id, call_id, model)
         while True:
             attempt += 1
-            await self._io(
-                self._store.save_llm_call,
-                CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt),
-            )
+            # The planned record is already committed with the request; only
+            # a retry is worth a write of its own (to count the attempt).
+            if attempt > 1:
+                await self._io(
+                    self._store.save_llm_call,
+                    CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt),
+                )
             passed_on = False
             stream: ResponseStream | None = None
             try:

@@ -68,6 +68,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
 HEARTBEAT_S = 5.0
+MAX_BATCH = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,43 +344,66 @@ class CursorServer:
         disconnected: asyncio.Future[None],
     ) -> None:
         """The one writer of this stream: queue items in order, heartbeats
-        while the queue is idle, the end-of-stream last."""
+        while the queue is idle, the end-of-stream last. Whatever is queued
+        goes out in one write, so a busy stream costs one send per batch, not
+        one per delta."""
         while True:
-            getter: asyncio.Future[QueueItem] = asyncio.ensure_future(session.outbox.get())
-            watched: set[asyncio.Future[Any]] = {getter, disconnected}
-            done, _ = await asyncio.wait(
-                watched,
-                timeout=self.heartbeat_s,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            if disconnected in done:
-                getter.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await getter
-                if getter.done() and not getter.cancelled():
-                    _requeue_first(session, getter.result())
-                return
-            if getter not in done:
-                getter.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await getter
-                if getter.done() and not getter.cancelled():
-                    item: pb.AgentServerMessage | EndOfStream = getter.result()
-                else:
-                    item = dialect.heartbeat()
+            if session.outbox.empty():
+                first = await self._wait_item(session, disconnected)
+                if first is None:
+                    return
+                batch = [first]
             else:
-                item = getter.result()
-            if isinstance(item, EndOfStream):
-                await send(
-                    {"type": "http.response.body", "body": _end_frame(item.error, content_type)}
-                )
+                batch = []
+            while not session.outbox.empty() and len(batch) < MAX_BATCH:
+                batch.append(session.outbox.get_nowait())
+            frames: list[bytes] = []
+            for item in batch:
+                if isinstance(item, EndOfStream):
+                    await self._write(send, b"".join(frames), more=True)
+                    end = _end_frame(item.error, content_type)
+                    await send({"type": "http.response.body", "body": end})
+                    return
+                frames.append(encode_envelope(encode_message(item, content_type.codec)))
+            if not await self._write(send, b"".join(frames), more=True):
+                for item in reversed(batch):
+                    _requeue_first(session, item)
                 return
-            frame = encode_envelope(encode_message(item, content_type.codec))
-            try:
-                await send({"type": "http.response.body", "body": frame, "more_body": True})
-            except OSError:
-                _requeue_first(session, item)
-                return
+
+    async def _wait_item(
+        self, session: Session, disconnected: asyncio.Future[None]
+    ) -> QueueItem | None:
+        """The next item, a heartbeat after an idle interval, or None when
+        the client went away (an item taken meanwhile goes back first)."""
+        getter: asyncio.Future[QueueItem] = asyncio.ensure_future(session.outbox.get())
+        watched: set[asyncio.Future[Any]] = {getter, disconnected}
+        done, _ = await asyncio.wait(
+            watched, timeout=self.heartbeat_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        if getter in done:
+            if disconnected in done:
+                _requeue_first(session, getter.result())
+                return None
+            return getter.result()
+        getter.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await getter
+        taken = getter.result() if getter.done() and not getter.cancelled() else None
+        if disconnected in done:
+            if taken is not None:
+                _requeue_first(session, taken)
+            return None
+        return taken if taken is not None else dialect.heartbeat()
+
+    @staticmethod
+    async def _write(send: Send, body: bytes, more: bool) -> bool:
+        if not body:
+            return True
+        try:
+            await send({"type": "http.response.body", "body": body, "more_body": more})
+        except OSError:
+            return False
+        return True
 
     # -- unary RPCs ----------------------------------------------------------------------------
 
