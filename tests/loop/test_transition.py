@@ -120,7 +120,7 @@ def test_one_tool_call_is_dispatched_then_the_model_is_called_again() -> None:
     state = trace.state.committed
     assert isinstance(step.command, CallClient)
     assert step.command.tool_call == tool_call("t1")
-    assert step.command.operation_id == "conv-1:turn:1:tool:t1"
+    assert step.command.operation_id == "conv-1:turn:1:call:1:tool:t1"
     assert state.status is Status.WAITING_CLIENT
     assert state.messages[-1] == reply
 
@@ -316,3 +316,26 @@ def test_a_new_turn_after_failure_continues_the_same_history() -> None:
     assert step.command.call_id == "conv-1:call:2"
     assert step.command.request.messages == (user("hello"), user("try again", 4))
     assert trace.state.committed.last_error is None
+
+
+def test_tool_calls_cut_off_by_the_output_limit_are_not_run() -> None:
+    trace, call = begin()
+    cut = assistant(tool_call("t1", "src/app.py"), stop_reason="length")
+    step = trace.stream(call.call_id, stream_of(cut))
+    assert step.command == Final(cut)
+    state = trace.state.committed
+    assert state.status is Status.FINAL and state.waiting is None
+    unrun = state.messages[-1]
+    assert unrun.tool_call_id == "t1" and unrun.is_error  # type: ignore[union-attr]
+    assert "output token limit" in unrun.content[0].text  # type: ignore[union-attr]
+
+
+def test_the_same_tool_call_id_in_two_responses_is_two_operations() -> None:
+    trace, call = begin()
+    first = trace.stream(call.call_id, stream_of(assistant(tool_call("call_0", "a.txt"))))
+    assert isinstance(first.command, CallClient)
+    again = trace.feed(ToolResult(result("call_0")))
+    assert isinstance(again.command, CallLLM)
+    second = trace.stream(again.command.call_id, stream_of(assistant(tool_call("call_0", "b.txt"))))
+    assert isinstance(second.command, CallClient)
+    assert second.command.operation_id != first.command.operation_id

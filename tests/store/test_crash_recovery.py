@@ -55,4 +55,4 @@ def test_a_kill_at_any_write_resumes_to_the_same_history(
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.split()[0] == history
     runs = [json.loads(line)["op"] for line in (tmp_path / "tools.log").read_text().splitlines()]
-    assert sorted(runs) == ["crash:turn:1:tool:t1", "crash:turn:1:tool:t2"]
+    assert sorted(runs) == ["crash:turn:1:call:1:tool:t1", "crash:turn:1:call:1:tool:t2"]

@@ -120,7 +120,7 @@ async def test_the_same_tool_result_twice_appends_once(make: Make) -> None:
     assert one.committed and not two.committed
     await h.sink.wait_for("c", Final)
     assert [type(m).__name__ for m in h.history()].count("ToolResultMessage") == 1
-    operation = h.store.get_client_operation("c:turn:1:tool:t1")
+    operation = h.store.get_client_operation("c:turn:1:call:1:tool:t1")
     assert operation is not None and operation.status is OperationStatus.COMPLETED
 
 

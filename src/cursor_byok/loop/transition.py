@@ -15,6 +15,7 @@ The rules, top to bottom (seed §7.3, §10, §11):
     LLMEvent block   waiting LLM        aggregate into pending, re-emit         ContinueLLM
     LLMEvent done    waiting LLM        append the one assistant message;
                                         tool calls -> dispatch the first        CallClient
+                                        (cut off by length: error results)      Final
                                         queued user messages -> next call       CallLLM
                                         otherwise                               Final
     LLMEvent error   waiting LLM        drop pending, append nothing            Failed
@@ -79,6 +80,11 @@ from cursor_byok.loop.state import (
     WaitingClient,
 )
 
+TRUNCATED_CALL = (
+    "Not run: the response hit the output token limit, so this call's arguments may be "
+    "incomplete. Make the call again with a smaller output."
+)
+
 
 def default_build_prompt(_input: Input, state: ConversationState) -> str | None:
     return state.settings.system_prompt
@@ -125,9 +131,10 @@ def call_id_for(conversation_id: str, call_seq: int) -> str:
 
 
 def operation_id_for(state: ConversationState, tool_call: ToolCall) -> str:
-    """Conversation + turn + tool call id: the same tool call of the same turn
-    always maps to the same operation, so the client runs it once."""
-    return f"{state.turn_id}:tool:{tool_call.id}"
+    """Conversation + turn + model call + tool call id: the same tool call
+    always maps to the same operation, so the client runs it once; the model
+    call is part of it because some providers reuse ids across responses."""
+    return f"{state.turn_id}:call:{state.call_seq}:tool:{tool_call.id}"
 
 
 # -- helpers -----------------------------------------------------------------------
@@ -238,6 +245,22 @@ def _on_done(
         return _on_error(conv, ErrorEvent("error", failed))
     conv = replace(_append(conv, (message,)), call_id=None)
     tool_calls = message.tool_calls
+    if tool_calls and event.reason == "length":
+        # Cut off by the output limit: the arguments may be incomplete, so the
+        # calls are not run (a half-written file is worse than none). Each
+        # gets an error result, keeping the transcript valid, and the turn ends.
+        unrun = tuple(
+            ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content=(TextContent(TRUNCATED_CALL),),
+                is_error=True,
+                timestamp=message.timestamp,
+            )
+            for call in tool_calls
+        )
+        conv = replace(_append(conv, unrun), status=Status.FINAL)
+        return Transition(RuntimeState(conv), (event,), Final(message))
     if tool_calls:
         waiting = WaitingClient(tool_calls, 0, operation_id_for(conv, tool_calls[0]))
         conv = replace(conv, status=Status.WAITING_CLIENT, waiting=waiting)
