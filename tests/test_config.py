@@ -13,6 +13,7 @@ from cursor_byok.config import (
     load_config,
     resolve_key,
 )
+from cursor_byok.routing import redact
 
 GOOD = """\
 default_model = "sonnet"
@@ -143,3 +144,12 @@ def test_zero_is_not_mistaken_for_unset(tmp_path: Path) -> None:
     base = '[providers.p]\napi = "gemini"\nbase_url = "https://g"\n[models.m]\nprovider = "p"\n'
     with pytest.raises(ConfigError, match=r"models\.m\.context_window: must be positive"):
         load_config(write(tmp_path, base + "context_window = 0\n"), env={})
+
+
+def test_a_pasted_key_with_a_newline_is_trimmed_and_env_keys_are_redacted() -> None:
+    env = {"ANTHROPIC_API_KEY": "sk-ant-abc123\n"}
+    config = load_config(None, env=env)
+    assert resolve_key(config.providers["anthropic"], env) == Secret("sk-ant-abc123")
+    assert config.secrets(env) == ["sk-ant-abc123"]
+    quoted = "Illegal header value b'sk-ant-abc123\\n' and sk-ant-abc123"
+    assert "abc123" not in redact(quoted, "sk-ant-abc123")

@@ -111,9 +111,11 @@ class Config:
     default_model: str | None
     source: Path | None = None
 
-    def secrets(self) -> list[str]:
-        """Every credential value, for the log redaction filter."""
-        found = [p.api_key.reveal() for p in self.providers.values() if p.api_key]
+    def secrets(self, env: Mapping[str, str] | None = None) -> list[str]:
+        """Every credential value (from the file or the environment), for the
+        log redaction filter."""
+        keys = (resolve_key(p, env) for p in self.providers.values())
+        found = [key.reveal() for key in keys if key is not None]
         if self.server.access_token is not None:
             found.append(self.server.access_token.reveal())
         return [s for s in found if s]
@@ -403,7 +405,12 @@ def resolve_key(provider: ProviderConfig, env: Mapping[str, str] | None = None) 
     """The provider's key: from the file, else from its environment variable."""
     env = os.environ if env is None else env
     if provider.api_key is not None:
-        return provider.api_key
-    if provider.api_key_env and env.get(provider.api_key_env):
-        return Secret(env[provider.api_key_env])
-    return None
+        value = provider.api_key.reveal()
+    elif provider.api_key_env and env.get(provider.api_key_env):
+        value = env[provider.api_key_env]
+    else:
+        return None
+    # A stray newline or space from copy and paste would make the HTTP
+    # client reject the header, quoting the key in its error message.
+    value = value.strip()
+    return Secret(value) if value else None

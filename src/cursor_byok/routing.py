@@ -41,6 +41,14 @@ _EFFORT: Mapping[str, ReasoningEffort | None] = {
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
+def redact(text: str, secret: str) -> str:
+    """Cut `secret` out of `text`, also where it was quoted in escaped form."""
+    for form in {secret, repr(secret)[1:-1], repr(secret.encode())[2:-1]}:
+        if form:
+            text = text.replace(form, "***")
+    return text
+
+
 class RedactedStream:
     """Some providers quote the key they rejected in the error text; that
     text is logged and stored, so the key is cut out of it here."""
@@ -53,8 +61,8 @@ class RedactedStream:
         event = await self._stream.recv()
         if isinstance(event, ErrorEvent) and self._secret:
             text = event.message.error_message
-            if text and self._secret in text:
-                message = replace(event.message, error_message=text.replace(self._secret, "***"))
+            if text and (cleaned := redact(text, self._secret)) != text:
+                message = replace(event.message, error_message=cleaned)
                 return replace(event, message=message)
         return event
 

@@ -216,3 +216,71 @@ async def test_the_run_request_may_arrive_before_the_stream_opens(tmp_path: Path
         i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
     )
     assert text == "early bird"
+
+
+async def test_a_cancel_with_nothing_running_does_not_leak_into_the_next_turn(
+    tmp_path: Path,
+) -> None:
+    async with server(tmp_path, [answer("first"), answer("second")]) as (client, _s, _l):
+        one = await client.open("r1")
+        await client.append("r1", 0, run_request("one"))
+        await one.until(is_end)
+        await client.append("r1", 1, cancel("late stop"))  # the turn is already over
+        two = await client.open("r2")
+        await client.append("r2", 0, run_request("two"))
+        end = await two.until(is_end)
+    assert isinstance(end, End) and end.error is None
+    text = "".join(i.interaction_update.text_delta.text for i in two.received
+                   if kind(i) == "text_delta")  # fmt: skip
+    assert text == "second"
+
+
+async def test_a_new_stream_taking_over_a_waiting_tool_call_gets_the_request_again(
+    tmp_path: Path,
+) -> None:
+    first = stream_of(assistant(tool_call("call_1", "a.txt")))
+    async with server(tmp_path, [first, answer("done")]) as (client, store, _llm):
+        old = await client.open("r1")
+        await client.append("r1", 0, run_request("read"))
+        await old.until(lambda i: kind(i) == "exec")
+        new = await client.open("r2")
+        await client.append("r2", 0, run_request("are you there?"))
+        item = await new.until(lambda i: kind(i) == "exec")
+        assert isinstance(item, pb.AgentServerMessage)
+        request = item.exec_server_message
+        assert request.read_args.path == "a.txt"
+        reply = exec_reply(request, read_result=pb.ReadResult(
+            success=pb.ReadSuccess(path="a.txt", content="x")))  # fmt: skip
+        await client.append("r2", 1, reply)
+        end = await new.until(is_end)
+        assert isinstance(end, End) and end.error is None
+        loaded = store.load("conv-1")
+    assert loaded is not None
+    users = [m.content for m in loaded.state.messages if isinstance(m, UserMessage)]
+    assert users == ["read", "are you there?"]  # the queued message was taken too
+
+
+async def test_reopening_a_finished_stream_ends_at_once(tmp_path: Path) -> None:
+    async with server(tmp_path, [answer("ok")]) as (client, _s, _l):
+        first = await client.open("r")
+        await client.append("r", 0, run_request("hi"))
+        await first.until(is_end)
+        again = await client.open("r")
+        end = await again.until(is_end, timeout=3)
+    assert isinstance(end, End) and end.error is None
+    assert [kind(i) for i in again.received] == ["end"]
+
+
+async def test_an_append_that_fails_inside_still_gets_200_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    async with server(tmp_path, [answer("fine")]) as (client, _s, llm):
+        stream = await client.open("r")
+        message = run_request("go")
+        message.run_request.mcp_tools.mcp_tools.append(
+            pb.McpToolDefinition(name="t", tool_name="t", input_schema_json="{not json")
+        )
+        response = await client.append("r", 0, message)
+        assert response.status_code == 200
+        end = await stream.until(is_end)
+    assert isinstance(end, End) and end.error is None and len(llm.requests) == 1

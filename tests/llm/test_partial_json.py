@@ -21,3 +21,10 @@ def test_non_object_json_is_not_an_argument_value() -> None:
 def test_complete_parse_falls_back_to_the_readable_prefix() -> None:
     assert parse_complete('{"a": 1, "b": [1, 2]}') == {"a": 1, "b": [1, 2]}
     assert parse_complete('{"a": 1, "b": "unfinished') == {"a": 1, "b": "unfinished"}
+
+
+def test_numbers_json_cannot_carry_back_are_not_arguments() -> None:
+    assert parse_complete('{"timeout": 1e999}') == {}
+    assert parse_complete('{"a": [1, NaN]}') == {}
+    assert parse_partial('{"a": 1e999, "b": "x') == {}
+    assert parse_complete('{"a": 1.5}') == {"a": 1.5}

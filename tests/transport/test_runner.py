@@ -306,3 +306,38 @@ async def test_a_turn_past_the_model_call_limit_ends_softly_with_text(tmp_path: 
     loaded = store.load("c")
     store.close()
     assert loaded is not None and loaded.state.status.value == "final"
+
+
+class RaisingRouter:
+    async def call(self, model: str, ctx: object, request: object) -> object:
+        raise RuntimeError("adapter bug")
+
+
+async def test_a_router_that_raises_fails_the_turn_instead_of_hanging(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "r.sqlite3", synchronous="NORMAL")
+    sink = RecordingSink()
+    runner = Runner(store, RaisingRouter(), sink, retry=FAST)  # type: ignore[arg-type]
+    try:
+        await runner.submit("c", "req:0", start("go"))
+        [failed] = await sink.wait_for("c", Failed)
+        assert "adapter bug" in (failed.message.error_message or "")  # type: ignore[union-attr]
+        # The conversation is usable again.
+        state = await runner.state_of("c")
+        assert state is not None and state.status.value == "failed"
+    finally:
+        await runner.close()
+        store.close()
+
+
+async def test_an_unstorable_answer_fails_the_call_instead_of_hanging(tmp_path: Path) -> None:
+    bad = assistant(type(tool_call("x"))("t1", "read_file", {"n": float("nan")}))
+    h_store = SQLiteStore(tmp_path / "n.sqlite3", synchronous="NORMAL")
+    sink = RecordingSink()
+    runner = Runner(h_store, ScriptedLLM([stream_of(bad)]), sink, retry=FAST)
+    try:
+        await runner.submit("c", "req:0", start("go"))
+        [failed] = await sink.wait_for("c", Failed)
+        assert "could not be stored" in (failed.message.error_message or "")  # type: ignore[union-attr]
+    finally:
+        await runner.close()
+        h_store.close()

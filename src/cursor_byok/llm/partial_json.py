@@ -7,6 +7,7 @@ something: a trailing string is kept as far as it goes, anything unusable is
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
 import jiter
@@ -24,7 +25,7 @@ def parse_partial(buffer: str) -> JSONObject:
         value = jiter.from_json(buffer.encode(), partial_mode="trailing-strings")
     except ValueError:
         return EMPTY
-    return cast(JSONObject, value) if isinstance(value, dict) else EMPTY
+    return cast(JSONObject, value) if isinstance(value, dict) and _finite(value) else EMPTY
 
 
 def parse_complete(buffer: str) -> JSONObject:
@@ -35,4 +36,17 @@ def parse_complete(buffer: str) -> JSONObject:
         value = jiter.from_json(buffer.encode())
     except ValueError:
         return parse_partial(buffer)
-    return cast(JSONObject, value) if isinstance(value, dict) else EMPTY
+    if not isinstance(value, dict) or not _finite(value):
+        # NaN or 1e999 parse to floats JSON cannot carry back: not arguments.
+        return EMPTY
+    return cast(JSONObject, value)
+
+
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True

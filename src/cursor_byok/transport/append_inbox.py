@@ -12,6 +12,9 @@ import hashlib
 from dataclasses import dataclass, field
 
 MAX_AHEAD = 1024
+MAX_PENDING_BYTES = 64 * 1024 * 1024
+"""Bytes an inbox holds while waiting for a gap to fill; past it, later
+appends are refused (counted) rather than held without bound."""
 """How far past the next expected seqno an append may be buffered. Clients
 keep 16 in flight; anything much further is not a reordering but a bug."""
 
@@ -28,6 +31,7 @@ class InboxStats:
 class AppendInbox:
     next_seqno: int = 0
     pending: dict[int, bytes] = field(default_factory=dict)
+    pending_bytes: int = 0
     first_digest: bytes | None = None
     stats: InboxStats = field(default_factory=InboxStats)
 
@@ -41,16 +45,22 @@ class AppendInbox:
             self.stats.restarts += 1
             self.next_seqno = 0
             self.pending.clear()
+            self.pending_bytes = 0
         if seqno < self.next_seqno or seqno in self.pending:
             self.stats.duplicates += 1
             return []
-        if seqno - self.next_seqno >= MAX_AHEAD:
+        too_much = (
+            self.pending_bytes + len(payload) > MAX_PENDING_BYTES and seqno != self.next_seqno
+        )
+        if seqno - self.next_seqno >= MAX_AHEAD or too_much:
             self.stats.too_far_ahead += 1
             return []
         self.pending[seqno] = payload
+        self.pending_bytes += len(payload)
         due: list[tuple[int, bytes]] = []
         while self.next_seqno in self.pending:
             message = self.pending.pop(self.next_seqno)
+            self.pending_bytes -= len(message)
             if self.next_seqno == 0:
                 self.first_digest = hashlib.sha256(message).digest()
             due.append((self.next_seqno, message))

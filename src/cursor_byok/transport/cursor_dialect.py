@@ -40,7 +40,7 @@ from cursor_byok.loop.state import TurnSettings
 from cursor_byok.transport.connect_errors import Code, ErrorDetail, WireError
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
-from cursor_byok.transport.tools import NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.tools import MAX_RESULT_CHARS, NativeTool, ToolOutcome, ToolSet
 
 SYSTEM_PROMPT = """\
 You are a coding agent working inside the user's editor. Use the tools to read, search and \
@@ -209,6 +209,9 @@ def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> To
     )
 
 
+SHELL_KEEP_CHARS = 2 * MAX_RESULT_CHARS
+
+
 class ShellCollector:
     """Shell output arrives as a stream of exec messages; the model needs one
     result. Collect until exit (or a refusal) and build a `ShellResult`."""
@@ -218,6 +221,14 @@ class ShellCollector:
         self.working_directory = working_directory
         self.stdout: list[str] = []
         self.stderr: list[str] = []
+        self.kept = 0
+
+    def _keep(self, into: list[str], data: str) -> None:
+        """Keep output up to what the model will be shown (plus a margin)."""
+        room = SHELL_KEEP_CHARS - self.kept
+        if room > 0:
+            into.append(data[:room])
+            self.kept += min(len(data), room)
 
     def feed(self, message: pb.ExecClientMessage) -> pb.ExecClientMessage | None:
         if message.WhichOneof("message") != "shell_stream":
@@ -225,9 +236,9 @@ class ShellCollector:
         event = message.shell_stream
         kind = event.WhichOneof("event")
         if kind == "stdout":
-            self.stdout.append(event.stdout.data)
+            self._keep(self.stdout, event.stdout.data)
         elif kind == "stderr":
-            self.stderr.append(event.stderr.data)
+            self._keep(self.stderr, event.stderr.data)
         elif kind == "exit":
             exit_ = event.exit
             command, cwd = self.command, exit_.cwd or self.working_directory

@@ -141,9 +141,13 @@ class _Conversation:
     worker: asyncio.Task[None] | None = None
     turn_started: float | None = None
     turn_first_call: int = 0
+    touched: float = field(default_factory=time.monotonic)
 
 
 T = TypeVar("T")
+
+IDLE_CONVERSATION_TTL_S = 900.0
+SWEEP_INTERVAL_S = 60.0
 
 
 class Runner:
@@ -172,6 +176,7 @@ class Runner:
         self._max_calls_per_turn = max_calls_per_turn
         self._conversations: dict[str, _Conversation] = {}
         self._closed = False
+        self._last_sweep = time.monotonic()
 
     # -- public --------------------------------------------------------------------
 
@@ -215,6 +220,10 @@ class Runner:
         if self._closed:
             raise RuntimeError("runner is closed")
         conversation = self._conversations.get(conversation_id)
+        if conversation is not None:
+            conversation.touched = time.monotonic()
+            return conversation
+        self._evict_idle()
         if conversation is None:
             conversation = _Conversation(conversation_id)
             self._conversations[conversation_id] = conversation
@@ -222,6 +231,22 @@ class Runner:
                 self._work(conversation), name=f"conversation {conversation_id}"
             )
         return conversation
+
+    def _evict_idle(self) -> None:
+        """Forget conversations idle for a while: their state is in the store
+        and is loaded again on the next input; memory stays bounded."""
+        now = time.monotonic()
+        if now - self._last_sweep < SWEEP_INTERVAL_S:
+            return
+        self._last_sweep = now
+        for conversation_id, conversation in list(self._conversations.items()):
+            state = conversation.state
+            idle = state is None or state.committed.status in IDLE_STATUSES
+            quiet = conversation.queue.empty() and conversation.reader is None
+            if idle and quiet and now - conversation.touched > IDLE_CONVERSATION_TTL_S:
+                if conversation.worker is not None:
+                    conversation.worker.cancel()
+                del self._conversations[conversation_id]
 
     async def _work(self, conversation: _Conversation) -> None:
         try:
@@ -249,6 +274,11 @@ class Runner:
                 log.exception("conversation %s: input failed", conversation.conversation_id)
                 if isinstance(item, _External) and not item.done.done():
                     item.done.set_exception(error)
+                elif isinstance(item, _StreamEvent) and isinstance(item.event, DoneEvent):
+                    # The answer could not be taken (e.g. unstorable content):
+                    # end the call as failed rather than wait for it forever.
+                    failure = _local_error(f"the response could not be stored: {error}")
+                    conversation.queue.put_nowait(_StreamEvent(item.call_id, failure))
 
     async def _io(self, function: Callable[..., T], *args: object) -> T:
         """Store calls run in a worker thread so a commit never stalls the loop."""
@@ -313,7 +343,10 @@ class Runner:
             if result.state.committed is before.committed:
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)
-                await self._run_command(conversation, result.command)
+                if isinstance(result.command, Canceled):
+                    self._stop_reader(conversation)  # nothing ran: nothing to announce
+                else:
+                    await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
             record = command_to_json(result.command)
             calls, operations = _records(before.committed, input, result)
@@ -429,8 +462,22 @@ class Runner:
     async def _read_llm(
         self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
-        """Read one call, retrying the identical request while nothing of the
-        failed attempt was passed on; every event goes through the queue."""
+        """Read one call; whatever goes wrong here ends the call with an error
+        event, so the conversation never waits on a reader that is gone."""
+        try:
+            await self._read_attempts(conversation, call_id, model, request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.exception("call %s failed outside the stream", call_id)
+            failure = _local_error(f"the model call failed: {type(error).__name__}: {error}")
+            conversation.queue.put_nowait(_StreamEvent(call_id, failure))
+
+    async def _read_attempts(
+        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
+    ) -> None:
+        """Retry the identical request while nothing of the failed attempt was
+        passed on; every event goes through the conversation's queue."""
         attempt = 0
         watch = CallWatch(self._metrics, conversation.conversation_id, call_id, model)
         while True:

@@ -326,6 +326,11 @@ class CursorServer:
                 ],
             }
         )
+        if session.ended and session.outbox.empty():
+            # The turn this request id served is over (or was taken over):
+            # say so at once instead of sending heartbeats forever.
+            await send({"type": "http.response.body", "body": _end_frame(None, content_type)})
+            return
         self.hub.reader_attached(session)
         self.metrics.active_streams.inc()
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
@@ -357,6 +362,12 @@ class CursorServer:
                 batch = []
             while not session.outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(session.outbox.get_nowait())
+            if disconnected.done():
+                # uvicorn drops writes after a disconnect without an error:
+                # keep the batch for the next reader instead.
+                for item in reversed(batch):
+                    _requeue_first(session, item)
+                return
             frames: list[bytes] = []
             for item in batch:
                 if isinstance(item, EndOfStream):

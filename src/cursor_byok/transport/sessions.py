@@ -65,6 +65,7 @@ class Counters:
     late_appends: int = 0
     unknown_exec_results: int = 0
     ignored_messages: int = 0
+    failed_appends: int = 0
 
 
 @dataclass(eq=False)
@@ -169,6 +170,9 @@ class SessionHub:
             if not session.ended:
                 session.put(EndOfStream(error))
                 ended += 1
+            elif session.readers:
+                session.outbox.put_nowait(EndOfStream(error))
+                ended += 1
         self.serving.clear()
         return ended
 
@@ -197,7 +201,15 @@ class SessionHub:
         now = self._clock()
         match item:
             case CallClient():
-                self._call_client(session, conversation_id, item)
+                try:
+                    self._call_client(session, conversation_id, item)
+                except Exception as error:  # e.g. arguments the exec message cannot hold
+                    log.exception("could not send tool call %s", item.tool_call.id)
+                    outcome = ToolOutcome(f"The tool call could not be sent: {error}", True)
+                    self._spawn(
+                        self._submit_result(conversation_id, item.operation_id, item.tool_call,
+                                            outcome)
+                    )  # fmt: skip
             case Final():
                 for message in dialect.encode_final(item, session.context):
                     session.put(message)
@@ -255,7 +267,13 @@ class SessionHub:
             if session.inbox.stats.restarts != restarts:
                 session.reset()
             for number, data in due:
-                await self._deliver(session, number, data)
+                try:
+                    await self._deliver(session, number, data)
+                except Exception:
+                    # Counted and logged; the append still gets its 200, and
+                    # the messages after it are still delivered.
+                    self.counters.failed_appends += 1
+                    log.exception("request %s: append %d failed", request_id, number)
 
     async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
         try:
@@ -303,20 +321,28 @@ class SessionHub:
         if previous is not None and previous is not session:
             previous.put(EndOfStream())  # a newer stream took the conversation over
         if event.start is not None:
+            # A new message: output of an earlier turn nobody picked up is
+            # stale (its result is in history); it must not open this stream.
+            self.stash.pop(conversation_id, None)
             await self.runner.submit(conversation_id, input_id, event.start)
         # Output produced while no stream served the conversation goes first.
         for item in self.stash.pop(conversation_id, []):
             self._emit(session, conversation_id, item)
-        if event.start is None and not session.ended:
-            await self._resume(session, conversation_id)
+        if not session.ended:
+            await self._resume(session, conversation_id, new_turn=event.start is not None)
 
-    async def _resume(self, session: Session, conversation_id: str) -> None:
-        """A resume continues a turn in flight; with nothing in flight it ends
-        at once, so the client is never left waiting."""
+    async def _resume(self, session: Session, conversation_id: str, new_turn: bool) -> None:
+        """A stream that takes over a conversation picks up its turn in flight:
+        a tool request the old stream carried is asked again. A resume with
+        nothing in flight ends at once, so the client is never left waiting."""
         assert self.runner is not None
         state = await self.runner.state_of(conversation_id)
-        if state is None or state.status in (Status.READY, Status.FINAL, Status.FAILED,
-                                             Status.CANCELED):  # fmt: skip
+        idle = state is None or state.status in (
+            Status.READY, Status.FINAL, Status.FAILED, Status.CANCELED,
+        )  # fmt: skip
+        if idle and new_turn:
+            return
+        if state is None or idle:
             session.put(dialect.turn_ended(session.context.usage))
             session.put(EndOfStream())
             self._release(session, conversation_id)

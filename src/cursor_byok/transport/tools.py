@@ -47,9 +47,15 @@ def _str(arguments: JSONObject, key: str, default: str = "") -> str:
     return value if isinstance(value, str) else default
 
 
+INT32_MAX = 2**31 - 1
+
+
 def _int(arguments: JSONObject, key: str) -> int | None:
+    """An integer argument, clamped to the 32-bit range the exec fields hold."""
     value = arguments.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    return max(-INT32_MAX - 1, min(value, INT32_MAX))
 
 
 def _schema(properties: dict[str, Any], required: Iterable[str]) -> JSONObject:
@@ -120,7 +126,7 @@ class ReadFile(NativeTool):
         args = pb.ReadArgs(path=_str(call.arguments, "path"), tool_call_id=call.id)
         if (offset := _int(call.arguments, "offset")) is not None:
             args.offset = offset
-        if (limit := _int(call.arguments, "limit")) is not None and limit >= 0:
+        if (limit := _int(call.arguments, "limit")) is not None and limit > 0:
             args.limit = limit
         return args
 
@@ -317,6 +323,7 @@ class RunTerminalCommand(NativeTool):
 
     def exec_args(self, call: ToolCall) -> pb.ShellArgs:
         timeout = _int(call.arguments, "timeout_ms") or SHELL_TIMEOUT_MS
+        timeout = timeout if timeout > 0 else SHELL_TIMEOUT_MS
         return pb.ShellArgs(
             command=_str(call.arguments, "command"),
             working_directory=_str(call.arguments, "working_directory"),
@@ -532,7 +539,10 @@ def mcp_tools(definitions: Iterable[pb.McpToolDefinition]) -> list[McpTool]:
         if definition.HasField("input_schema"):
             schema = json_format.MessageToDict(definition.input_schema)
         elif definition.input_schema_json:
-            schema = json.loads(definition.input_schema_json)
+            try:
+                schema = json.loads(definition.input_schema_json)
+            except ValueError:
+                schema = None  # a broken schema from the client: offer the tool without one
         else:
             schema = {"type": "object", "properties": {}}
         if not isinstance(schema, dict):
