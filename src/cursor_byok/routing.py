@@ -12,12 +12,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 
+import httpx2
+
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.llm.events import (
     ErrorEvent,
     ResponseEvent,
     ResponseStream,
 )
+from cursor_byok.llm.http import make_client
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
@@ -83,6 +86,9 @@ class Router:
         self.config = config
         self._env = os.environ if env is None else env
         self._adapters: dict[str, LLM] = {}
+        # One pooled HTTP client per provider, shared by its models: warm
+        # connections (and HTTP/2 where the provider offers it) for all.
+        self._clients: dict[str, httpx2.AsyncClient] = {}
 
     def resolve(self, requested: str) -> ModelConfig | None:
         models = self.config.models
@@ -127,7 +133,10 @@ class Router:
             price=model.price,
         )
         secret = key.reveal() if key is not None else "none"
-        adapter = _ADAPTERS[provider.api](spec, secret)
+        client = self._clients.get(provider.name)
+        if client is None:
+            client = self._clients[provider.name] = make_client(provider.base_url)
+        adapter = _ADAPTERS[provider.api](spec, secret, client)
         self._adapters[model.name] = adapter
         return adapter
 
@@ -143,10 +152,8 @@ class Router:
         return RedactedStream(stream, key.reveal()) if key is not None else stream
 
     async def aclose(self) -> None:
-        for adapter in self._adapters.values():
-            closer = getattr(adapter, "aclose", None)
-            if closer is not None:
-                await closer()
+        for client in self._clients.values():
+            await client.aclose()
 
 
 _ADAPTERS: Mapping[str, type[OpenAIChatLLM | OpenAIResponsesLLM | AnthropicLLM | GeminiLLM]] = {
