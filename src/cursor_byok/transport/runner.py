@@ -132,9 +132,17 @@ class _StreamEvent:
 
 
 @dataclass(slots=True)
+class _Inspect:
+    """Load (and on a first load, resume) in the worker, in queue order, so
+    loading never races an input being applied."""
+
+    done: asyncio.Future[ConversationState | None]
+
+
+@dataclass(slots=True)
 class _Conversation:
     conversation_id: str
-    queue: asyncio.Queue[_External | _StreamEvent] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[_External | _StreamEvent | _Inspect] = field(default_factory=asyncio.Queue)
     state: RuntimeState | None = None
     version: int = 0
     reader: asyncio.Task[None] | None = None
@@ -192,15 +200,15 @@ class Runner:
         """Resume every conversation left waiting for a model or a client."""
         active = await self._io(self._store.active_conversations)
         for conversation_id in active:
-            conversation = self._conversation(conversation_id)
-            await self._ensure_loaded(conversation)
+            await self.state_of(conversation_id)
         return active
 
     async def state_of(self, conversation_id: str) -> ConversationState | None:
         """The committed state as this runner knows it (for inspection)."""
         conversation = self._conversation(conversation_id)
-        await self._ensure_loaded(conversation)
-        return None if conversation.state is None else conversation.state.committed
+        done: asyncio.Future[ConversationState | None] = asyncio.get_running_loop().create_future()
+        conversation.queue.put_nowait(_Inspect(done))
+        return await done
 
     async def close(self) -> None:
         self._closed = True
@@ -255,7 +263,7 @@ class Runner:
             # Nobody will process what is still queued: release its waiters.
             while not conversation.queue.empty():
                 item = conversation.queue.get_nowait()
-                if isinstance(item, _External) and not item.done.done():
+                if isinstance(item, _External | _Inspect) and not item.done.done():
                     item.done.set_exception(RuntimeError("runner closed"))
 
     async def _work_items(self, conversation: _Conversation) -> None:
@@ -266,13 +274,18 @@ class Runner:
                     outcome = await self._external(conversation, item)
                     if not item.done.done():
                         item.done.set_result(outcome)
+                elif isinstance(item, _Inspect):
+                    await self._ensure_loaded(conversation)
+                    state = conversation.state
+                    if not item.done.done():
+                        item.done.set_result(None if state is None else state.committed)
                 else:
                     await self._stream_event(conversation, item)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # one bad input must not kill the conversation
                 log.exception("conversation %s: input failed", conversation.conversation_id)
-                if isinstance(item, _External) and not item.done.done():
+                if isinstance(item, _External | _Inspect) and not item.done.done():
                     item.done.set_exception(error)
                 elif isinstance(item, _StreamEvent) and isinstance(item.event, DoneEvent):
                     # The answer could not be taken (e.g. unstorable content):
