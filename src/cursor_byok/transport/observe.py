@@ -26,6 +26,7 @@ from cursor_byok.llm.events import (
 
 log = logging.getLogger("cursor_byok.calls")
 
+MAX_MODEL_LABELS = 64
 _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
 _GAP_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 
@@ -86,6 +87,17 @@ class Metrics:
         )  # fmt: skip
         self._prompt: dict[str, float] = {}
         self._cached: dict[str, float] = {}
+        self._models: set[str] = set()
+
+    def model_label(self, model: str) -> str:
+        """Model names come from clients; past a bound they share one label
+        so a client cannot grow the metrics without limit."""
+        if model in self._models:
+            return model
+        if len(self._models) >= MAX_MODEL_LABELS:
+            return "other"
+        self._models.add(model)
+        return model
 
     def render(self, quiet: dict[str, int] | None = None) -> bytes:
         for reason, count in (quiet or {}).items():
@@ -115,9 +127,13 @@ class CallWatch:
     call_id: str
     model: str
     started: float = field(default_factory=time.monotonic)
+    label: str = ""
     first_token: float | None = None
     last_delta: float | None = None
     events: int = 0
+
+    def __post_init__(self) -> None:
+        self.label = self.metrics.model_label(self.model) if self.metrics else self.model
 
     def see(self, event: ResponseEvent) -> None:
         now = time.monotonic()
@@ -128,9 +144,9 @@ class CallWatch:
             if self.first_token is None:
                 self.first_token = now
                 if self.metrics is not None:
-                    self.metrics.ttft.labels(self.model).observe(now - self.started)
+                    self.metrics.ttft.labels(self.label).observe(now - self.started)
             elif self.last_delta is not None and self.metrics is not None:
-                self.metrics.inter_token.labels(self.model).observe(now - self.last_delta)
+                self.metrics.inter_token.labels(self.label).observe(now - self.last_delta)
             self.last_delta = now
         if isinstance(event, DoneEvent):
             self._finish("done", event)
@@ -162,9 +178,9 @@ class CallWatch:
         log.info(logfmt("llm_call", **fields))
         if self.metrics is None:
             return
-        self.metrics.calls.labels(self.model, outcome).inc()
+        self.metrics.calls.labels(self.label, outcome).inc()
         if isinstance(event, DoneEvent):
-            self.metrics.record_usage(self.model, event)
+            self.metrics.record_usage(self.label, event)
         elif event.reason == "error":
             self.metrics.upstream_errors.labels(str(event.status or "none")).inc()
 
