@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from cursor_byok.llm.events import ErrorEvent, ResponseEvent
-from cursor_byok.llm.types import TextContent, UserMessage
+from cursor_byok.llm.types import TextContent, ToolCall, UserMessage
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -284,3 +284,40 @@ async def test_an_append_that_fails_inside_still_gets_200_and_the_run_goes_on(
         assert response.status_code == 200
         end = await stream.until(is_end)
     assert isinstance(end, End) and end.error is None and len(llm.requests) == 1
+
+
+async def test_an_edit_reads_then_writes_the_file_in_one_tool_call(tmp_path: Path) -> None:
+    edit = ToolCall("call_e", "edit_file", {"path": "a.py", "old_string": "x = 1",
+                                             "new_string": "x = 2"})  # fmt: skip
+    workspace = {"a.py": "import os\nx = 1\nprint(x)\n"}
+    async with server(tmp_path, [stream_of(assistant(edit)), answer("edited")]) as (
+        client, store, llm,
+    ):  # fmt: skip
+        stream = await client.open("r")
+        await client.append("r", 0, run_request("bump x"))
+        item = await stream.until(lambda i: kind(i) == "exec")
+        assert isinstance(item, pb.AgentServerMessage)
+        read = item.exec_server_message
+        assert read.WhichOneof("message") == "read_args" and read.read_args.path == "a.py"
+        content = workspace["a.py"]
+        await client.append("r", 1, exec_reply(read, read_result=pb.ReadResult(
+            success=pb.ReadSuccess(path="a.py", content=content))))  # fmt: skip
+        item = await stream.until(lambda i: kind(i) == "exec")
+        assert isinstance(item, pb.AgentServerMessage)
+        write = item.exec_server_message
+        assert write.WhichOneof("message") == "write_args" and write.exec_id != read.exec_id
+        workspace["a.py"] = write.write_args.file_text
+        await client.append("r", 2, exec_reply(write, write_result=pb.WriteResult(
+            success=pb.WriteSuccess(path="a.py", lines_created=3))))  # fmt: skip
+        end = await stream.until(is_end)
+        loaded = store.load("conv-1")
+    assert isinstance(end, End) and end.error is None
+    assert workspace["a.py"] == "import os\nx = 2\nprint(x)\n"
+    completed = next(i for i in stream.received if kind(i) == "tool_call_completed")
+    assert isinstance(completed, pb.AgentServerMessage)
+    card = completed.interaction_update.tool_call_completed.tool_call.edit_tool_call
+    assert card.result.success.path == "a.py" and "+x = 2" in card.result.success.diff_string
+    assert loaded is not None
+    result = loaded.state.messages[2]
+    assert result.content[0].text == "Edited a.py: 1 replacement(s)."  # type: ignore[union-attr]
+    assert len(llm.requests) == 2

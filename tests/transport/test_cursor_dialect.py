@@ -342,3 +342,22 @@ def test_a_plain_message_stays_a_plain_string() -> None:
     event = decode(run_request("just text"))
     assert isinstance(event, dialect.RunStarted) and event.start is not None
     assert event.start.user_message.content == "just text"
+
+
+def edit_step(content: str, **arguments: object) -> object:
+    tool = ToolSet.for_run().get("edit_file")
+    assert tool is not None
+    call = type(tool_call("x"))("c1", "edit_file", {"path": "f.py", **arguments})
+    read = pb.ExecClientMessage(
+        read_result=pb.ReadResult(success=pb.ReadSuccess(path="f.py", content=content))
+    )
+    return tool.step(call, read, {})
+
+
+def test_an_edit_refuses_a_missing_or_ambiguous_piece() -> None:
+    missing = edit_step("a\nb\n", old_string="zzz", new_string="y")
+    assert missing.is_error and "not found" in missing.text  # type: ignore[union-attr]
+    twice = edit_step("x\nx\n", old_string="x", new_string="y")
+    assert twice.is_error and "occurs 2 times" in twice.text  # type: ignore[union-attr]
+    every = edit_step("x\nx\n", old_string="x", new_string="y", replace_all=True)
+    assert every.args.file_text == "y\ny\n"  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import ToolCall
@@ -28,7 +29,7 @@ from cursor_byok.transport.connect_codec import Codec, CodecError, decode_messag
 from cursor_byok.transport.connect_errors import WireError
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.runner import Outbound, Runner
-from cursor_byok.transport.tools import NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.tools import NativeTool, NextExec, ToolOutcome, ToolSet
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class PendingExec:
     operation_id: str
     number: int
     shell: dialect.ShellCollector | None = None
+    exec_id: str = ""
+    memo: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -235,7 +238,7 @@ class SessionHub:
             )
             self._spawn(self._submit_result(conversation_id, command.operation_id, call, outcome))
             return
-        if command.operation_id in session.execs:
+        if any(p.operation_id == command.operation_id for p in session.execs.values()):
             return  # already asked on this stream
         number, messages = dialect.encode_call_client(command, tool, session.context)
         shell = None
@@ -243,7 +246,7 @@ class SessionHub:
             args = tool.exec_args(call)
             shell = dialect.ShellCollector(args.command, args.working_directory)
         session.execs[command.operation_id] = PendingExec(
-            call, tool, command.operation_id, number, shell
+            call, tool, command.operation_id, number, shell, command.operation_id
         )
         for message in messages:
             session.put(message)
@@ -366,7 +369,18 @@ class SessionHub:
         final = pending.shell.feed(event.message) if pending.shell else event.message
         if final is None:
             return  # more of a shell stream to come
-        await self._finish_exec(session, pending, final, pending.tool.outcome(final), input_id)
+        step = pending.tool.step(pending.call, final, pending.memo)
+        if isinstance(step, NextExec):
+            # A tool made of several execs (edit: read, then write).
+            del session.execs[pending.exec_id]
+            pending.number = session.context.exec_number()
+            pending.exec_id = f"{pending.operation_id}#{pending.number}"
+            request = pb.ExecServerMessage(id=pending.number, exec_id=pending.exec_id)
+            getattr(request, step.field).CopyFrom(step.args)
+            session.execs[pending.exec_id] = pending
+            session.put(pb.AgentServerMessage(exec_server_message=request))
+            return
+        await self._finish_exec(session, pending, final, step, input_id)
 
     async def _finish_exec(
         self,
@@ -376,7 +390,7 @@ class SessionHub:
         outcome: ToolOutcome,
         input_id: str,
     ) -> None:
-        session.execs.pop(pending.operation_id, None)
+        session.execs.pop(pending.exec_id, None)
         session.put(
             dialect.encode_tool_completed(pending.call, pending.tool, result, session.context)
         )

@@ -79,6 +79,14 @@ def _branch_error(result: Any) -> str | None:
     return f"{text} - {reason}" if reason else text
 
 
+@dataclass(frozen=True, slots=True)
+class NextExec:
+    """The next exec of a multi-step tool: which args field, and its value."""
+
+    field: str
+    args: Any
+
+
 class NativeTool:
     """One tool. Subclasses fill in the model-facing definition and the
     mapping to Cursor's exec channel and tool card."""
@@ -104,6 +112,14 @@ class NativeTool:
         message = pb.ExecServerMessage(id=number, exec_id=exec_id)
         getattr(message, self.exec_field).CopyFrom(self.exec_args(call))
         return message
+
+    def step(
+        self, call: ToolCall, result: pb.ExecClientMessage, memo: dict[str, Any]
+    ) -> ToolOutcome | NextExec:
+        """What a finished exec leads to: the outcome, or (for tools made of
+        several execs) the next exec to send. `memo` is kept between steps."""
+        del memo
+        return self.outcome(result)
 
 
 class ReadFile(NativeTool):
@@ -406,6 +422,99 @@ class WriteFile(NativeTool):
         )
 
 
+class EditFile(NativeTool):
+    """Replace an exact piece of a file: read it, check the piece occurs
+    once (or everywhere, if asked), write the result. Two execs, one call."""
+
+    name = "edit_file"
+    description = (
+        "Edit a file by replacing `old_string` with `new_string`. `old_string` must match the "
+        "file exactly (including whitespace) and occur once, unless `replace_all` is true. To "
+        "create a file use write_file."
+    )
+    parameters = _schema(
+        {
+            "path": {"type": "string", "description": "Path of the file."},
+            "old_string": {"type": "string", "description": "Exact text to replace."},
+            "new_string": {"type": "string", "description": "Text to put in its place."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence."},
+        },
+        ["path", "old_string", "new_string"],
+    )
+    exec_field = "read_args"
+
+    def exec_args(self, call: ToolCall) -> pb.ReadArgs:
+        return pb.ReadArgs(path=_str(call.arguments, "path"), tool_call_id=call.id)
+
+    def step(
+        self, call: ToolCall, result: pb.ExecClientMessage, memo: dict[str, Any]
+    ) -> ToolOutcome | NextExec:
+        path = _str(call.arguments, "path")
+        kind = result.WhichOneof("message")
+        if kind == "read_result":
+            read = result.read_result
+            error = _branch_error(read)
+            if error is not None:
+                return ToolOutcome(error, True)
+            before = read.success.content
+            old = _str(call.arguments, "old_string")
+            new = _str(call.arguments, "new_string")
+            count = before.count(old) if old else 0
+            if not old:
+                return ToolOutcome("old_string is empty; use write_file to create a file.", True)
+            if count == 0:
+                return ToolOutcome(f"old_string was not found in {path}; nothing changed.", True)
+            every = call.arguments.get("replace_all") is True
+            if count > 1 and not every:
+                return ToolOutcome(
+                    f"old_string occurs {count} times in {path}; add surrounding lines to make "
+                    "it unique, or set replace_all.",
+                    True,
+                )
+            after = before.replace(old, new) if every else before.replace(old, new, 1)
+            memo.update(before=before, after=after, count=count if every else 1)
+            args = pb.WriteArgs(path=path, file_text=after, tool_call_id=call.id)
+            return NextExec("write_args", args)
+        write = result.write_result
+        error = _branch_error(write)
+        if error is not None:
+            return ToolOutcome(error, True)
+        return ToolOutcome(f"Edited {path}: {memo.get('count', 1)} replacement(s).", False)
+
+    def card(self, call: ToolCall, result: pb.ExecClientMessage | None) -> pb.ToolCall:
+        card = pb.EditToolCall(args=pb.EditArgs(path=_str(call.arguments, "path")))
+        if result is not None and result.WhichOneof("message") == "write_result":
+            write = result.write_result
+            if write.WhichOneof("result") == "success":
+                old = _str(call.arguments, "old_string")
+                new = _str(call.arguments, "new_string")
+                card.result.success.CopyFrom(
+                    pb.EditSuccess(
+                        path=write.success.path,
+                        lines_added=new.count("\n") + 1,
+                        lines_removed=old.count("\n") + 1,
+                        diff_string=_diff(old, new),
+                    )
+                )
+            else:
+                error = _branch_error(write) or ""
+                path = _str(call.arguments, "path")
+                card.result.error.CopyFrom(pb.EditError(path=path, error=error))
+        elif result is not None:
+            card.result.error.CopyFrom(
+                pb.EditError(path=_str(call.arguments, "path"), error="the edit was not applied")
+            )
+        return pb.ToolCall(edit_tool_call=card, tool_call_id=call.id)
+
+    def outcome(self, result: pb.ExecClientMessage) -> ToolOutcome:
+        return ToolOutcome(_branch_error(result.write_result) or "Edited.", False)
+
+
+def _diff(old: str, new: str) -> str:
+    lines = [f"-{line}" for line in old.splitlines()] + [f"+{line}" for line in new.splitlines()]
+    return "\n".join(lines)
+
+
 class DeleteFile(NativeTool):
     name = "delete_file"
     description = "Delete a file of the workspace."
@@ -519,6 +628,7 @@ BUILTIN: tuple[NativeTool, ...] = (
     Grep(),
     Glob(),
     RunTerminalCommand(),
+    EditFile(),
     WriteFile(),
     DeleteFile(),
     ReadLints(),
