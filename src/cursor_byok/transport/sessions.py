@@ -162,7 +162,12 @@ class SessionHub:
     def _spawn(self, coroutine: Coroutine[object, object, None]) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a background submit failed", exc_info=task.exception())
 
     def end_all_streams(self, error: WireError) -> int:
         """Shutting down: end every open stream now with a retryable error, so
