@@ -153,3 +153,13 @@ def test_a_pasted_key_with_a_newline_is_trimmed_and_env_keys_are_redacted() -> N
     assert config.secrets(env) == ["sk-ant-abc123"]
     quoted = "Illegal header value b'sk-ant-abc123\\n' and sk-ant-abc123"
     assert "abc123" not in redact(quoted, "sk-ant-abc123")
+
+
+def test_durability_defaults_to_full_and_accepts_normal(tmp_path: Path) -> None:
+    assert load_config(None, env={}).server.durability == "full"
+    assert (
+        load_config(write(tmp_path, '[server]\ndurability = "normal"\n'), env={}).server.durability
+        == "normal"
+    )
+    with pytest.raises(ConfigError, match=r":2: server\.durability"):
+        load_config(write(tmp_path, '[server]\ndurability = "fast"\n'), env={})

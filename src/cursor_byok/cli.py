@@ -324,7 +324,8 @@ def _serve(config: Config, host: str | None, port: int | None, database: Path | 
 
 
 async def _run_server(config: Config, host: str, port: int, database: Path) -> None:
-    store = SQLiteStore(database)
+    store = SQLiteStore(database, synchronous="FULL" if config.server.durability == "full"
+                        else "NORMAL")  # fmt: skip
     router = Router(config)
     service = build_service(
         store,

@@ -15,7 +15,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast, get_args
 
@@ -101,6 +101,9 @@ class ServerConfig:
     )
     access_token: Secret | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    durability: Literal["full", "normal"] = "full"
+    """SQLite `synchronous`: "full" survives power loss; "normal" survives a
+    crash of the process (WAL) and commits several times faster under load."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,6 +343,9 @@ def _server(doc: dict[str, Any], where: _Locator, env: Mapping[str, str]) -> Ser
     limit = _or(_take(doc, "max_body_bytes", int, where, table), DEFAULT_MAX_BODY_BYTES)
     if limit <= 0:
         raise where.error(table, "max_body_bytes", "must be positive")
+    durability = _take(doc, "durability", str, where, table) or "full"
+    if durability not in ("full", "normal"):
+        raise where.error(table, "durability", 'must be "full" or "normal"')
     _no_leftovers(doc, where, table)
     defaults = ServerConfig()
     return ServerConfig(
@@ -348,6 +354,7 @@ def _server(doc: dict[str, Any], where: _Locator, env: Mapping[str, str]) -> Ser
         database=Path(database).expanduser() if database else defaults.database,
         access_token=Secret(token) if token else None,
         max_body_bytes=limit,
+        durability=cast(Literal["full", "normal"], durability),
     )
 
 
@@ -388,10 +395,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         providers = env_providers
         models = {m.name: m for m in env_models} | models
     if server.access_token is None and env.get(TOKEN_ENV):
-        server = ServerConfig(
-            server.host, server.port, server.database, Secret(env[TOKEN_ENV]),
-            server.max_body_bytes,
-        )  # fmt: skip
+        server = replace(server, access_token=Secret(env[TOKEN_ENV]))
     if default_model is not None:
         if not isinstance(default_model, str) or default_model not in models:
             known = ", ".join(models) or "none"
