@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cursor_byok.transport.append_inbox import MAX_AHEAD, AppendInbox
+from cursor_byok.transport.append_inbox import MAX_AHEAD, MAX_PENDING_BYTES, AppendInbox
 
 
 def payload(n: int) -> bytes:
@@ -66,3 +66,13 @@ def test_an_append_absurdly_far_ahead_is_refused_and_counted() -> None:
     assert inbox.stats.too_far_ahead == 1
     assert inbox.offer(MAX_AHEAD - 1, b"y") == []
     assert inbox.pending == {MAX_AHEAD - 1: b"y"}
+
+
+def test_held_bytes_are_bounded_while_a_gap_fills() -> None:
+    inbox = AppendInbox()
+    big = b"x" * (MAX_PENDING_BYTES // 2 + 1)
+    assert inbox.offer(1, big) == []
+    assert inbox.offer(2, big) == []  # would pass the bound: refused, counted
+    assert inbox.stats.too_far_ahead == 1
+    assert inbox.offer(0, b"first") == [(0, b"first"), (1, big)]
+    assert inbox.pending_bytes == 0

@@ -361,3 +361,13 @@ def test_an_edit_refuses_a_missing_or_ambiguous_piece() -> None:
     assert twice.is_error and "occurs 2 times" in twice.text  # type: ignore[union-attr]
     every = edit_step("x\nx\n", old_string="x", new_string="y", replace_all=True)
     assert every.args.file_text == "y\ny\n"  # type: ignore[union-attr]
+
+
+def test_shell_output_is_kept_only_up_to_what_the_model_can_see() -> None:
+    collector = dialect.ShellCollector("yes", "/w")
+    chunk = "y\n" * 10_000
+    for _ in range(20):
+        collector.feed(shell_message(stdout=pb.ShellStreamStdout(data=chunk)))
+    final = collector.feed(shell_message(exit=pb.ShellStreamExit(code=0)))
+    assert final is not None
+    assert len(final.shell_result.success.stdout) == dialect.SHELL_KEEP_CHARS

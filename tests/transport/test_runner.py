@@ -23,6 +23,7 @@ from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.store.base import CallStatus, OperationStatus
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport import runner as runner_module
 from cursor_byok.transport.runner import RetryPolicy, Runner
 from tests.factories import assistant, error_event, result, start, stream_of, tool_call
 from tests.fakes import RecordingSink, ScriptedLLM
@@ -341,3 +342,18 @@ async def test_an_unstorable_answer_fails_the_call_instead_of_hanging(tmp_path: 
     finally:
         await runner.close()
         h_store.close()
+
+
+async def test_idle_conversations_are_forgotten_and_reloaded_on_demand(
+    make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h: Harness = make([stream_of(FINAL_REPLY)])
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", Final)
+    monkeypatch.setattr(runner_module, "IDLE_CONVERSATION_TTL_S", 0.0)
+    monkeypatch.setattr(runner_module, "SWEEP_INTERVAL_S", 0.0)
+    await asyncio.sleep(0.01)
+    state = await h.runner.state_of("other")  # touching another one sweeps
+    assert state is not None and "c" not in h.runner._conversations
+    again = await h.runner.state_of("c")
+    assert again is not None and again.messages[-1] == FINAL_REPLY

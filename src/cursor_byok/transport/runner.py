@@ -250,7 +250,8 @@ class Runner:
         for conversation_id, conversation in list(self._conversations.items()):
             state = conversation.state
             idle = state is None or state.committed.status in IDLE_STATUSES
-            quiet = conversation.queue.empty() and conversation.reader is None
+            reading = conversation.reader is not None and not conversation.reader.done()
+            quiet = conversation.queue.empty() and not reading
             if idle and quiet and now - conversation.touched > IDLE_CONVERSATION_TTL_S:
                 if conversation.worker is not None:
                     conversation.worker.cancel()
