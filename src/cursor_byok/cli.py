@@ -34,7 +34,7 @@ from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import SHUTDOWN_GRACE_S, build_service
+from cursor_byok.transport.app import build_service, uvicorn_config
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
@@ -341,16 +341,7 @@ async def _run_server(config: Config, host: str, port: int, database: Path) -> N
         "listening on http://%s:%d; database %s; models: %s; default: %s",
         host, port, database, models, config.default_model,
     )  # fmt: skip
-    server = _GracefulServer(
-        uvicorn.Config(
-            service.server,
-            host=host,
-            port=port,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-        )
-    )
+    server = _GracefulServer(uvicorn_config(service, host, port))
     loop = asyncio.get_running_loop()
 
     # The signal handler must not touch the loop's queues itself: schedule it.

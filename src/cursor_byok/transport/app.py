@@ -69,6 +69,18 @@ def build_service(
     return Service(server, runner, hub, metrics)
 
 
+def uvicorn_config(service: Service, host: str, port: int) -> uvicorn.Config:
+    """How the service is served, for `serve` and for `serving` alike."""
+    return uvicorn.Config(
+        service.server,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as probe:
         probe.bind((host, 0))
@@ -81,15 +93,7 @@ async def serving(service: Service, host: str = "127.0.0.1", port: int = 0) -> A
     """Run the service on a real socket for the duration of the block; yields
     its base URL. Used by `serve`, the demo and the end-to-end tests."""
     port = port or free_port(host)
-    config = uvicorn.Config(
-        service.server,
-        host=host,
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(service, host, port))
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():

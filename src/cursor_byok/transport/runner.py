@@ -232,12 +232,11 @@ class Runner:
             conversation.touched = time.monotonic()
             return conversation
         self._evict_idle()
-        if conversation is None:
-            conversation = _Conversation(conversation_id)
-            self._conversations[conversation_id] = conversation
-            conversation.worker = asyncio.create_task(
-                self._work(conversation), name=f"conversation {conversation_id}"
-            )
+        conversation = _Conversation(conversation_id)
+        self._conversations[conversation_id] = conversation
+        conversation.worker = asyncio.create_task(
+            self._work(conversation), name=f"conversation {conversation_id}"
+        )
         return conversation
 
     def _evict_idle(self) -> None:

@@ -169,12 +169,7 @@ class CursorServer:
                 await self._run_sse(headers, content_type, receive, send)
                 return
             if content_type is None:
-                raise RequestError(
-                    WireError(
-                        Code.UNKNOWN, f"unsupported content type {headers.get('content-type')!r}"
-                    ),
-                    415,
-                )
+                raise _unsupported(headers)
             body = await self._body(receive, headers)
             if path == BIDI_APPEND:
                 await self._bidi_append(body, content_type, send)
@@ -294,12 +289,7 @@ class CursorServer:
         send: Send,
     ) -> None:
         if content_type is None:
-            raise RequestError(
-                WireError(
-                    Code.UNKNOWN, f"unsupported content type {headers.get('content-type')!r}"
-                ),
-                415,
-            )
+            raise _unsupported(headers)
         body = await self._body(receive, headers)
         try:
             decoder = EnvelopeDecoder(max_message_bytes=self.max_body_bytes)
@@ -468,6 +458,12 @@ def _details(name: str) -> pb.ModelDetails:
     return pb.ModelDetails(
         model_id=name, display_model_id=name, display_name=name, display_name_short=name
     )
+
+
+def _unsupported(headers: Mapping[str, str]) -> RequestError:
+    """Connect answers an unknown content type with HTTP 415."""
+    media = headers.get("content-type")
+    return RequestError(WireError(Code.UNKNOWN, f"unsupported content type {media!r}"), 415)
 
 
 def _requeue_first(session: Session, item: pb.AgentServerMessage | EndOfStream) -> None:
