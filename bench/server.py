@@ -56,9 +56,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-from cursor_byok.transport.connect_framing import EnvelopeDecoder, encode_envelope  # noqa: E402
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb  # noqa: E402
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2  # noqa: E402
+from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope  # noqa: E402
 from tests.e2e.cursor_client import exec_reply, kind, run_request, stream_close  # noqa: E402
 
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "llm"
@@ -339,7 +339,7 @@ async def _child(provider_url: str, workdir: Path) -> None:
     from cursor_byok.config import load_config  # noqa: PLC0415
     from cursor_byok.routing import Router  # noqa: PLC0415
     from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
-    from cursor_byok.transport.app import build_service, serving  # noqa: PLC0415
+    from cursor_byok.transport.wire.app import build_service, serving  # noqa: PLC0415
 
     config_file = workdir / "config.toml"
     config_file.write_text(

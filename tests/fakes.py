@@ -14,7 +14,7 @@ from cursor_byok.llm.events import ResponseEvent, ResponseStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import request_bytes
 from cursor_byok.llm.types import RequestMessages
-from cursor_byok.transport.runner import Outbound
+from cursor_byok.runtime.runner import Outbound
 
 
 @dataclass

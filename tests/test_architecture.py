@@ -1,6 +1,6 @@
 """The dependency direction of the design (DESIGN.md §2), checked on the source.
 
-transport -> loop, llm, store;  store -> loop, llm;  loop -> llm contracts;
+transport -> runtime -> loop, llm, store;  store -> loop, llm;  loop -> llm contracts;
 llm -> nothing of ours. `loop` also imports nothing that does I/O.
 """
 
@@ -17,7 +17,8 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"llm"},
     "loop": {"loop", "llm"},
     "store": {"store", "loop", "llm"},
-    "transport": {"transport", "loop", "llm", "store"},
+    "runtime": {"runtime", "loop", "llm", "store"},
+    "transport": {"transport", "runtime", "loop", "llm", "store"},
 }
 
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.

@@ -34,7 +34,7 @@ from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import build_service, uvicorn_config
+from cursor_byok.transport.wire.app import build_service, uvicorn_config
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 

@@ -21,8 +21,8 @@ from cursor_byok.config import Config, ModelConfig, ProviderConfig, Secret, Serv
 from cursor_byok.demo_provider import Recorded, ReplayProvider
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import build_service, serving
-from cursor_byok.transport.demo_client import DemoClient, Seen, TurnReport
+from cursor_byok.transport.cursor.client import DemoClient, Seen, TurnReport
+from cursor_byok.transport.wire.app import build_service, serving
 
 QUESTION = "When does the next release ship?"
 NOTES_FILE = "NOTES.md"

@@ -28,7 +28,7 @@ from cursor_byok.llm.providers.gemini import GeminiLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import RequestMessages
-from cursor_byok.transport.server import ModelEntry
+from cursor_byok.transport.wire.server import ModelEntry
 
 NO_MODEL_TEXT = (
     "cursor-byok has no model to call. Set one of ANTHROPIC_API_KEY, OPENAI_API_KEY, "

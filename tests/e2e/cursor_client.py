@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import httpx2
 from google.protobuf import json_format
 
-from cursor_byok.transport.connect_framing import EnvelopeDecoder, encode_envelope
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
+from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope
 
 CODECS = ("proto", "json", "grpc-web")
 

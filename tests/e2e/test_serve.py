@@ -19,8 +19,8 @@ import pytest
 from cursor_byok.config import load_config
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import build_service, free_port, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.wire.app import build_service, free_port, serving
 from tests.e2e.cursor_client import CursorClient, End, kind, run_request
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from cursor_byok.llm.events import ErrorEvent, ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolCall, UserMessage
+from cursor_byok.runtime.runner import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.runner import RetryPolicy
+from cursor_byok.transport.wire.app import build_service, serving
 from tests.e2e.cursor_client import (
     CursorClient,
     End,

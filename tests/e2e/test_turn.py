@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.llm.types import TextContent, ThinkingContent
+from cursor_byok.runtime.runner import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import Service, build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.runner import RetryPolicy
+from cursor_byok.transport.wire.app import Service, build_service, serving
 from tests.e2e.cursor_client import (
     CODECS,
     CursorClient,

@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cursor_byok.transport.append_inbox import MAX_AHEAD, MAX_PENDING_BYTES, AppendInbox
+from cursor_byok.transport.cursor.append_inbox import MAX_AHEAD, MAX_PENDING_BYTES, AppendInbox
 
 
 def payload(n: int) -> bytes:

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from cursor_byok.transport.connect_codec import (
+from cursor_byok.transport.proto.agent.v1 import agent_pb2
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
+from cursor_byok.transport.wire.codec import (
     Codec,
     CodecError,
     ContentType,
@@ -14,8 +16,6 @@ from cursor_byok.transport.connect_codec import (
     encode_message,
     parse_content_type,
 )
-from cursor_byok.transport.proto.agent.v1 import agent_pb2
-from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 
 
 def _append() -> bidi_pb2.BidiAppendRequest:

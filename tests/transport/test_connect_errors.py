@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from cursor_byok.transport.connect_errors import (
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
+from cursor_byok.transport.wire.errors import (
     GRPC_STATUS,
     HTTP_STATUS,
     Code,
@@ -23,12 +24,11 @@ from cursor_byok.transport.connect_errors import (
     parse_grpc_web_trailers,
     unary_error_body,
 )
-from cursor_byok.transport.connect_framing import (
+from cursor_byok.transport.wire.framing import (
     EnvelopeDecoder,
     FramingError,
     encode_end_stream_envelope,
 )
-from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 
 
 def _banner() -> error_details_pb2.ErrorDetails:

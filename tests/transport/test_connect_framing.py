@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cursor_byok.transport.connect_framing import (
+from cursor_byok.transport.proto.agent.v1 import agent_pb2
+from cursor_byok.transport.wire.framing import (
     FLAG_COMPRESSED,
     FLAG_END_STREAM,
     FLAG_TRAILERS,
@@ -23,7 +24,6 @@ from cursor_byok.transport.connect_framing import (
     looks_enveloped,
     unwrap_unary_body,
 )
-from cursor_byok.transport.proto.agent.v1 import agent_pb2
 
 PAYLOADS = [b"", b"\x0a\x02\x6a\x00", b"x" * 300, bytes(range(256)) * 5]
 

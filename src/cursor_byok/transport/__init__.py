@@ -1,2 +1,2 @@
-"""Connect server, Bidi/RunSSE, the Cursor dialect, and the runner that glues
-the pure loop to the network, the LLM adapters and the store."""
+"""Cursor's side of the server: the Connect wire (`wire/`) and the Cursor
+dialect (`cursor/`). Nothing outside this package sees protobuf or HTTP/2."""

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
-from cursor_byok.transport.connect_framing import FramingError
+from cursor_byok.transport.wire.framing import FramingError
 
 M = TypeVar("M", bound=Message)
 

@@ -37,10 +37,10 @@ from cursor_byok.llm.types import (
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
 from cursor_byok.loop.state import TurnSettings
-from cursor_byok.transport.connect_errors import Code, ErrorDetail, WireError
+from cursor_byok.transport.cursor.tools import MAX_RESULT_CHARS, NativeTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
-from cursor_byok.transport.tools import MAX_RESULT_CHARS, NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.wire.errors import Code, ErrorDetail, WireError
 
 SYSTEM_PROMPT = """\
 You are a coding agent working inside the user's editor. Use the tools to read, search and \

@@ -19,34 +19,9 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from cursor_byok.transport import cursor_dialect as dialect
-from cursor_byok.transport.connect_codec import (
-    Codec,
-    CodecError,
-    ContentType,
-    decode_message,
-    encode_message,
-    parse_content_type,
-)
-from cursor_byok.transport.connect_errors import (
-    Code,
-    EndStream,
-    ErrorDetail,
-    WireError,
-    end_stream_json,
-    grpc_web_trailers,
-    unary_error_body,
-)
-from cursor_byok.transport.connect_framing import (
-    EnvelopeDecoder,
-    FramingError,
-    encode_end_stream_envelope,
-    encode_envelope,
-    encode_trailers_envelope,
-    gzip_decompress,
-    unwrap_unary_body,
-)
-from cursor_byok.transport.observe import Metrics
+from cursor_byok.runtime.observe import Metrics
+from cursor_byok.transport.cursor import dialect
+from cursor_byok.transport.cursor.sessions import EndOfStream, QueueItem, Session, SessionHub
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import (
     bidi_pb2,
@@ -57,7 +32,32 @@ from cursor_byok.transport.proto.aiserver.v1 import (
 from cursor_byok.transport.proto.aiserver.v1 import (
     error_details_pb2 as errors_pb,
 )
-from cursor_byok.transport.sessions import EndOfStream, QueueItem, Session, SessionHub
+from cursor_byok.transport.wire.codec import (
+    Codec,
+    CodecError,
+    ContentType,
+    decode_message,
+    encode_message,
+    parse_content_type,
+)
+from cursor_byok.transport.wire.errors import (
+    Code,
+    EndStream,
+    ErrorDetail,
+    WireError,
+    end_stream_json,
+    grpc_web_trailers,
+    unary_error_body,
+)
+from cursor_byok.transport.wire.framing import (
+    EnvelopeDecoder,
+    FramingError,
+    encode_end_stream_envelope,
+    encode_envelope,
+    encode_trailers_envelope,
+    gzip_decompress,
+    unwrap_unary_body,
+)
 
 log = logging.getLogger(__name__)
 

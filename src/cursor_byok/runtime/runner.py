@@ -66,6 +66,7 @@ from cursor_byok.loop.commands import (
 from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, ToolResult
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.runtime.observe import CallWatch, Metrics, logfmt
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -75,7 +76,6 @@ from cursor_byok.store.base import (
     Store,
     VersionConflict,
 )
-from cursor_byok.transport.observe import CallWatch, Metrics, logfmt
 
 log = logging.getLogger(__name__)
 

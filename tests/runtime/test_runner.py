@@ -21,10 +21,10 @@ from cursor_byok.llm.events import (
 from cursor_byok.llm.serialize import canonical_dumps, message_to_json, serialize_messages
 from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
+from cursor_byok.runtime import runner as runner_module
+from cursor_byok.runtime.runner import RetryPolicy, Runner
 from cursor_byok.store.base import CallStatus, OperationStatus
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport import runner as runner_module
-from cursor_byok.transport.runner import RetryPolicy, Runner
 from tests.factories import assistant, error_event, result, start, stream_of, tool_call
 from tests.fakes import RecordingSink, ScriptedLLM
 
@@ -240,7 +240,7 @@ async def test_a_tool_call_after_restart_is_sent_again_with_the_same_operation_i
 async def test_two_runners_on_one_file_reload_on_conflict_and_lose_nothing(
     make: Make, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="cursor_byok.transport.runner")
+    caplog.set_level(logging.INFO, logger="cursor_byok.runtime.runner")
     replies = [stream_of(assistant(TextContent(f"reply {n}"), timestamp=n)) for n in range(8)]
     a: Harness = make(list(replies))
     b: Harness = make(list(replies))

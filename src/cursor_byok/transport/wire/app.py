@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import uvicorn
 
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.observe import Metrics
+from cursor_byok.runtime.runner import RetryPolicy, Runner
 from cursor_byok.store.base import Store
-from cursor_byok.transport.observe import Metrics
-from cursor_byok.transport.runner import RetryPolicy, Runner
-from cursor_byok.transport.server import CursorServer, ModelEntry
-from cursor_byok.transport.sessions import SessionHub
+from cursor_byok.transport.cursor.sessions import SessionHub
+from cursor_byok.transport.wire.server import CursorServer, ModelEntry
 
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cursor_byok.transport.observe import MAX_MODEL_LABELS, Metrics, logfmt
+from cursor_byok.runtime.observe import MAX_MODEL_LABELS, Metrics, logfmt
 
 
 def test_client_chosen_model_names_cannot_grow_the_labels_without_bound() -> None:

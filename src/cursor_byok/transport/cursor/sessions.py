@@ -23,13 +23,13 @@ from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Cancel, Input, ToolResult, UserInput
 from cursor_byok.loop.state import Status
-from cursor_byok.transport import cursor_dialect as dialect
-from cursor_byok.transport.append_inbox import AppendInbox
-from cursor_byok.transport.connect_codec import Codec, CodecError, decode_message
-from cursor_byok.transport.connect_errors import WireError
+from cursor_byok.runtime.runner import Outbound, Runner
+from cursor_byok.transport.cursor import dialect
+from cursor_byok.transport.cursor.append_inbox import AppendInbox
+from cursor_byok.transport.cursor.tools import NativeTool, NextExec, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.runner import Outbound, Runner
-from cursor_byok.transport.tools import NativeTool, NextExec, ToolOutcome, ToolSet
+from cursor_byok.transport.wire.codec import Codec, CodecError, decode_message
+from cursor_byok.transport.wire.errors import WireError
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""The Cursor dialect: protobuf <-> loop inputs and events, tools, and sessions."""

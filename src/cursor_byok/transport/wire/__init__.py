@@ -1,0 +1,1 @@
+"""The Connect wire: the ASGI server, envelope framing, codecs and error shapes."""
