@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cursor_byok.config import load_config
-from cursor_byok.llm.events import DoneEvent
+from cursor_byok.llm.events import DoneEvent, TextDelta
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages, UserMessage
@@ -64,4 +64,6 @@ async def test_a_model_without_its_key_answers_with_what_to_set(tmp_path: Path) 
     assert isinstance(stream, NoticeStream)
     events = [await stream.recv() for _ in range(5)]
     done = events[-1]
-    assert isinstance(done, DoneEvent) and "EXAMPLE_KEY" in done.message.text
+    shown = "".join(e.delta for e in events if isinstance(e, TextDelta))
+    assert "EXAMPLE_KEY" in shown
+    assert isinstance(done, DoneEvent) and done.message.content == ()  # never history

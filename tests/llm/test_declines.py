@@ -1,12 +1,13 @@
 """A refusal or a content filter is an answer, not an outage: the stream ends
 with `done` and a note, so the turn ends normally (the protocol notes: an
-error end makes Cursor drop the turn's partial UI)."""
+error end makes Cursor drop the turn's partial UI). The note is streamed but
+is not part of the final message: the server wrote it, not the model."""
 
 from __future__ import annotations
 
 import json
 
-from cursor_byok.llm.events import DoneEvent
+from cursor_byok.llm.events import DoneEvent, TextDelta
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.providers.gemini import GeminiLLM
@@ -27,14 +28,15 @@ def sse(*events: tuple[str | None, dict[str, object]]) -> bytes:
     return out
 
 
-async def run(server: LoopbackServer, llm: object, body: bytes) -> DoneEvent:
+async def run(server: LoopbackServer, llm: object, body: bytes) -> tuple[DoneEvent, str]:
+    """The final event and the text the client was shown."""
     server.replies.append(Reply(body))
     events = await collect(await llm.call(CallContext("c"), REQUEST))  # type: ignore[attr-defined]
     await llm.aclose()  # type: ignore[attr-defined]
     check_grammar(events)
     done = events[-1]
     assert isinstance(done, DoneEvent), done
-    return done
+    return done, "".join(e.delta for e in events if isinstance(e, TextDelta))
 
 
 async def test_an_anthropic_refusal_ends_normally_with_a_note(server: LoopbackServer) -> None:
@@ -50,10 +52,11 @@ async def test_an_anthropic_refusal_ends_normally_with_a_note(server: LoopbackSe
         ("message_stop", {"type": "message_stop"}),
     )  # fmt: skip
     llm = AnthropicLLM(ModelSpec("anthropic", "claude-x", server.base_url), "k")
-    done = await run(server, llm, body)
+    done, shown = await run(server, llm, body)
     assert done.reason == "stop"
     texts = [b.text for b in done.message.content if isinstance(b, TextContent)]
-    assert texts[0] == "I can't" and "refusal" in texts[1]
+    assert texts == ["I can't"]
+    assert shown.startswith("I can't") and "refusal" in shown
 
 
 async def test_a_chat_content_filter_ends_normally_with_a_note(server: LoopbackServer) -> None:
@@ -61,14 +64,15 @@ async def test_a_chat_content_filter_ends_normally_with_a_note(server: LoopbackS
              "choices": [{"index": 0, "delta": {}, "finish_reason": "content_filter"}]}  # fmt: skip
     body = sse((None, chunk)) + b"data: [DONE]\n\n"
     llm = OpenAIChatLLM(ModelSpec("openai", "gpt-x", server.base_url), "k")
-    done = await run(server, llm, body)
-    assert done.reason == "stop" and "content_filter" in done.message.text
+    done, shown = await run(server, llm, body)
+    assert done.reason == "stop" and "content_filter" in shown
+    assert done.message.content == ()
 
 
 async def test_a_gemini_safety_stop_ends_normally_with_a_note(server: LoopbackServer) -> None:
     chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Par"}]},
                              "finishReason": "SAFETY", "index": 0}]}  # fmt: skip
     llm = GeminiLLM(ModelSpec("google", "gemini-x", server.base_url), "k")
-    done = await run(server, llm, sse((None, chunk)))
-    assert done.reason == "stop" and done.message.text.startswith("Par")
-    assert "SAFETY" in done.message.text
+    done, shown = await run(server, llm, sse((None, chunk)))
+    assert done.reason == "stop" and done.message.text == "Par"
+    assert "SAFETY" in shown

@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
-from cursor_byok.llm.events import DoneEvent, ErrorEvent, StartEvent, TextDelta, ThinkingDelta
+from dataclasses import replace
+
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ThinkingDelta,
+)
 from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH, messages_hash
 from cursor_byok.llm.types import TextContent, ThinkingContent
 from cursor_byok.loop import (
     CallClient,
+    CallEnded,
     CallLLM,
+    CallPlanned,
     Cancel,
     Canceled,
-    ContinueLLM,
     Failed,
     Final,
+    Ignored,
     LLMEvent,
+    OperationChanged,
+    Start,
     Status,
     ToolResult,
     UserInput,
@@ -61,7 +75,7 @@ def test_text_stream_reemits_every_event_and_appends_one_message_at_done() -> No
     events = stream_of(reply)
     for event in events[:-1]:
         step = trace.feed(LLMEvent(call.call_id, event))
-        assert step.command == ContinueLLM()
+        assert step.command == WaitInput() and not step.commit
         assert trace.state.committed.messages == (user("hello"),)
     done = trace.feed(LLMEvent(call.call_id, events[-1]))
     assert trace.emitted == events
@@ -71,29 +85,25 @@ def test_text_stream_reemits_every_event_and_appends_one_message_at_done() -> No
     assert trace.state.pending is None
 
 
-def test_pending_aggregates_deltas_per_block() -> None:
+def test_pending_keeps_only_the_started_tool_call_ids() -> None:
     trace, call = begin()
-    reply = assistant(ThinkingContent("let me think", "sig-1"), TextContent("answer text"))
+    reply = assistant(ThinkingContent("let me think", "sig-1"), tool_call("t1"), tool_call("t2"))
     events = stream_of(reply, chunk=3)
     trace.stream(call.call_id, events[:-1])
     pending = trace.state.pending
     assert pending is not None
-    assert [b.kind for b in pending.blocks] == ["thinking", "text"]
-    assert [b.text() for b in pending.blocks] == ["let me think", "answer text"]
-    assert all(b.closed for b in pending.blocks)
-    assert pending.event_count == len(events) - 1
+    assert pending.tool_call_ids == ("t1", "t2")
 
 
-def test_a_delta_does_not_copy_the_text_streamed_so_far() -> None:
+def test_a_delta_changes_no_state_and_commits_nothing() -> None:
     trace, call = begin()
     trace.feed(LLMEvent(call.call_id, StartEvent()))
-    trace.feed(LLMEvent(call.call_id, TextDelta(0, "x" * 10_000)))
-    before = trace.state.pending
-    trace.feed(LLMEvent(call.call_id, TextDelta(0, "y")))
-    after = trace.state.pending
-    assert before is not None and after is not None
-    assert after.blocks[0].chunks is not None
-    assert after.blocks[0].chunks[1] is before.blocks[0].chunks  # shared, not copied
+    before = trace.state
+    step = trace.feed(LLMEvent(call.call_id, TextDelta(0, "x" * 10_000)))
+    assert step.state.committed is before.committed
+    assert step.state.pending == before.pending
+    assert step.emit == (TextDelta(0, "x" * 10_000),)
+    assert not step.commit and step.records == ()
 
 
 def test_thinking_with_signature_is_kept_verbatim() -> None:
@@ -138,7 +148,7 @@ def test_three_tool_calls_go_out_one_at_a_time_in_content_order() -> None:
     assert isinstance(first.command, CallClient) and first.command.tool_call.id == "t1"
     # A result for a call not yet dispatched is not taken out of order.
     early = trace.feed(ToolResult(result("t3")))
-    assert early.command == WaitInput()
+    assert early.command == Ignored("tool result nobody waits for")
     assert trace.state.committed.messages[-1] == reply
     second = trace.feed(ToolResult(result("t1")))
     assert isinstance(second.command, CallClient) and second.command.tool_call.id == "t2"
@@ -187,7 +197,7 @@ def test_a_retry_attempt_starts_a_fresh_pending_response() -> None:
     events = stream_of(assistant(TextContent("first attempt")))
     trace.stream(call.call_id, events[:3])
     trace.feed(LLMEvent(call.call_id, StartEvent()))
-    assert trace.state.pending is not None and trace.state.pending.blocks == ()
+    assert trace.state.pending is not None and trace.state.pending.tool_call_ids == ()
 
 
 def test_a_duplicate_done_appends_nothing() -> None:
@@ -199,7 +209,8 @@ def test_a_duplicate_done_appends_nothing() -> None:
     again = trace.feed(LLMEvent(call.call_id, events[-1]))
     assert again.state is settled
     assert again.emit == ()
-    assert again.command == WaitInput()
+    assert again.command == Ignored("model event of a call not in flight")
+    assert not again.commit
     assert trace.state.committed.messages == (user("hello"), reply)
 
 
@@ -211,7 +222,7 @@ def test_a_done_for_an_already_committed_call_is_ignored_during_the_next_call() 
     assert isinstance(next_call, CallLLM)
     before = trace.state
     stale = trace.feed(LLMEvent(call.call_id, DoneEvent("toolUse", first)))
-    assert stale.state is before and stale.emit == () and stale.command == WaitInput()
+    assert stale.state is before and stale.emit == () and isinstance(stale.command, Ignored)
 
 
 def test_an_event_with_a_stale_call_id_changes_nothing() -> None:
@@ -220,7 +231,7 @@ def test_an_event_with_a_stale_call_id_changes_nothing() -> None:
     step = trace.feed(LLMEvent("conv-1:call:99", TextDelta(0, "ghost")))
     assert step.state is before
     assert step.emit == ()
-    assert step.command == WaitInput()
+    assert step.command == Ignored("model event of a call not in flight")
 
 
 def test_a_duplicate_tool_result_appends_nothing() -> None:
@@ -229,7 +240,7 @@ def test_a_duplicate_tool_result_appends_nothing() -> None:
     trace.feed(ToolResult(result("t1")))
     before = trace.state
     again = trace.feed(ToolResult(result("t1")))
-    assert again.state is before and again.command == WaitInput()
+    assert again.state is before and again.command == Ignored("tool result nobody waits for")
 
 
 def test_a_duplicate_start_while_busy_is_queued_not_lost() -> None:
@@ -288,14 +299,15 @@ def test_cancel_while_streaming_drops_pending_and_stale_events_are_ignored() -> 
     assert trace.state.pending is None
     assert trace.state.committed.messages == (user("hello"),)
     late = trace.feed(LLMEvent(call.call_id, TextDelta(0, "late")))
-    assert late.command == WaitInput() and late.emit == ()
+    assert isinstance(late.command, Ignored) and late.emit == ()
 
 
 def test_cancel_when_idle_changes_nothing() -> None:
     state = fresh()
     step = transition(state, Cancel("nothing running"))
     assert step.state is state
-    assert step.command == Canceled("nothing running")
+    assert step.command == Ignored("nothing to cancel")
+    assert not step.commit
 
 
 def test_a_done_with_duplicate_tool_call_ids_fails_the_turn() -> None:
@@ -339,3 +351,76 @@ def test_the_same_tool_call_id_in_two_responses_is_two_operations() -> None:
     second = trace.stream(again.command.call_id, stream_of(assistant(tool_call("call_0", "b.txt"))))
     assert isinstance(second.command, CallClient)
     assert second.command.operation_id != first.command.operation_id
+
+
+def limited_start(text: str, limit: int, timestamp: int = 1) -> Start:
+    return Start(user(text, timestamp), settings=replace(SETTINGS, max_model_calls=limit))
+
+
+def test_the_call_limit_ends_the_turn_with_a_notice_that_is_not_history() -> None:
+    trace = Trace(fresh())
+    call = trace.feed(limited_start("loop", 2)).command
+    assert isinstance(call, CallLLM)
+    trace.stream(call.call_id, stream_of(assistant(tool_call("t1"))))
+    second = trace.feed(ToolResult(result("t1"))).command
+    assert isinstance(second, CallLLM)
+    assert trace.state.committed.turn_calls == 2
+    trace.stream(second.call_id, stream_of(assistant(tool_call("t2"))))
+    stop = trace.feed(ToolResult(result("t2")))
+    assert isinstance(stop.command, Final)
+    assert "limit of 2 model calls" in stop.command.message.text
+    assert [type(e) for e in stop.emit] == [TextStart, TextDelta, TextEnd]
+    state = trace.state.committed
+    assert state.status is Status.FINAL and state.call_seq == 2
+    assert state.messages[-1] == result("t2")  # the notice is not history
+    assert [type(r) for r in stop.records] == [OperationChanged]  # no call planned
+    # The next turn counts afresh and its request never holds the notice.
+    follow = trace.feed(limited_start("go on", 2, timestamp=9)).command
+    assert isinstance(follow, CallLLM)
+    assert trace.state.committed.turn_calls == 1
+    assert follow.request.messages[-2:] == (result("t2"), user("go on", 9))
+
+
+def test_a_response_without_content_is_streamed_but_not_history() -> None:
+    trace, call = begin()
+    notice = replace(assistant(TextContent("No API key configured.")), content=())
+    events = [StartEvent(), TextStart(0), TextDelta(0, "No API key."), TextEnd(0, "No API key.")]
+    done = trace.stream(call.call_id, [*events, DoneEvent("stop", notice)])
+    assert done.command == Final(notice)
+    assert trace.emitted[-2] == TextEnd(0, "No API key.")
+    assert trace.state.committed.messages == (user("hello"),)
+    assert done.records == (CallEnded(call.call_id, "committed", None),)
+
+
+def test_each_committed_step_names_its_records() -> None:
+    trace, call = begin()
+    assert [type(r) for r in trace.transitions[0].records] == [CallPlanned]
+    reply = assistant(tool_call("t1"))
+    asked = trace.stream(call.call_id, stream_of(reply))
+    ended, waiting = asked.records
+    assert ended == CallEnded(call.call_id, "committed", reply)
+    assert isinstance(waiting, OperationChanged) and waiting.status == "waiting"
+    assert isinstance(asked.command, CallClient)
+    assert waiting.operation_id == asked.command.operation_id
+    answered = trace.feed(ToolResult(result("t1")))
+    completed, planned = answered.records
+    assert isinstance(completed, OperationChanged) and completed.status == "completed"
+    assert completed.result == result("t1")
+    assert isinstance(planned, CallPlanned) and planned.call_id == "conv-1:call:2"
+    canceled = trace.feed(Cancel("stop"))
+    assert canceled.records == (CallEnded("conv-1:call:2", "canceled", error="canceled"),)
+
+
+def test_ignored_inputs_commit_nothing_and_say_why() -> None:
+    trace, call = begin()
+    trace.stream(call.call_id, stream_of(assistant(TextContent("done"))))
+    settled = trace.state
+    for input_, reason in [
+        (LLMEvent(call.call_id, TextDelta(0, "late")), "model event of a call not in flight"),
+        (ToolResult(result("nobody")), "tool result nobody waits for"),
+        (Cancel("again"), "nothing to cancel"),
+    ]:
+        step = trace.feed(input_)
+        assert step.command == Ignored(reason)
+        assert step.state is settled and step.emit == () and step.records == ()
+        assert not step.commit

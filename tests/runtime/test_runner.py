@@ -25,7 +25,15 @@ from cursor_byok.runtime import runner as runner_module
 from cursor_byok.runtime.runner import RetryPolicy, Runner
 from cursor_byok.store.base import CallStatus, OperationStatus
 from cursor_byok.store.sqlite import SQLiteStore
-from tests.factories import assistant, error_event, result, start, stream_of, tool_call
+from tests.factories import (
+    SETTINGS,
+    assistant,
+    error_event,
+    result,
+    start,
+    stream_of,
+    tool_call,
+)
 from tests.fakes import RecordingSink, ScriptedLLM
 
 Make = Callable[..., "Harness"]
@@ -286,27 +294,47 @@ async def test_an_operation_already_completed_is_answered_from_its_saved_result(
     assert second.history()[2] == message
 
 
-async def test_a_turn_past_the_model_call_limit_ends_softly_with_text(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "cap.sqlite3", synchronous="NORMAL")
+async def test_the_model_call_limit_holds_across_a_restart_mid_turn(make: Make) -> None:
     loops = [stream_of(assistant(tool_call(f"t{n}", "a.txt"))) for n in range(5)]
-    llm = ScriptedLLM(loops)
-    sink = RecordingSink()
-    runner = Runner(store, llm, sink, retry=FAST, max_calls_per_turn=3)
-    try:
-        await runner.submit("c", "req:0", start("loop forever"))
-        for n in range(3):
-            [call] = (await sink.wait_for("c", CallClient, count=n + 1))[-1:]
-            assert isinstance(call, CallClient)
-            await runner.submit("c", f"req:{n + 1}", ToolResult(result(call.tool_call.id)))
-        [final] = await sink.wait_for("c", Final)
-    finally:
-        await runner.close()
+    first: Harness = make(loops[:2])
+    limited = replace(start("loop forever"), settings=replace(SETTINGS, max_model_calls=3))
+    await first.runner.submit("c", "req:0", limited)
+    for n in range(2):
+        [call] = (await first.sink.wait_for("c", CallClient, count=n + 1))[-1:]
+        assert isinstance(call, CallClient)
+        if n == 0:
+            await first.runner.submit("c", "req:1", ToolResult(result(call.tool_call.id)))
+    await first.runner.close()  # the process dies with the second tool call out
+    second: Harness = make(loops[2:])
+    await second.runner.recover()
+    [again] = await second.sink.wait_for("c", CallClient)
+    assert isinstance(again, CallClient) and again.tool_call.id == "t1"
+    await second.runner.submit("c", "req:2", ToolResult(result("t1")))
+    [third] = (await second.sink.wait_for("c", CallClient, count=2))[-1:]
+    assert isinstance(third, CallClient)
+    await second.runner.submit("c", "req:3", ToolResult(result(third.tool_call.id)))
+    [final] = await second.sink.wait_for("c", Final)
     assert isinstance(final, Final)
     assert "limit of 3 model calls" in final.message.text
-    assert len(llm.requests) == 3  # the fourth call never reached the provider
-    loaded = store.load("c")
-    store.close()
+    assert len(first.llm.requests) + len(second.llm.requests) == 3  # no fourth call
+    assert second.history()[-1] == result(third.tool_call.id)  # the notice is not history
+    loaded = second.store.load("c")
     assert loaded is not None and loaded.state.status.value == "final"
+
+
+async def test_an_input_that_changes_nothing_is_counted_and_logged(
+    make: Make, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="cursor_byok.runtime.runner")
+    h: Harness = make([stream_of(FINAL_REPLY)])
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", Final)
+    outcome = await h.runner.submit("c", "req:1", ToolResult(result("nobody")))
+    assert not outcome.committed and not outcome.duplicate
+    await h.runner.submit("c", "req:2", Cancel("late"))
+    assert h.runner.ignored == {"tool result nobody waits for": 1, "nothing to cancel": 1}
+    assert 'reason="nothing to cancel"' in caplog.text
+    assert h.store.find_input_commit("c", "req:1") is None
 
 
 class RaisingRouter:

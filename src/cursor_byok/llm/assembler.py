@@ -184,15 +184,20 @@ class Assembler:
     def decline(self, why: str) -> None:
         """The provider or model refused to go on (a refusal, a content
         filter). That is an answer, not an outage: what was said stays, a
-        short note says why it stopped, and the turn ends normally."""
+        short note says why it stopped, and the turn ends normally. The note
+        is streamed but is not part of the final message: the server wrote
+        it, so it is never history the model is shown later."""
         if self.terminated:
             return
         self.close()
+        said = len(self.content)
         note = f"[The response was stopped by the provider: {why}.]"
         if any(isinstance(b, TextContent) and b.text for b in self.content):
             note = "\n\n" + note
         self.open_text()
         self.delta(note)
+        self.close()
+        del self.content[said:]
         self.finish()
 
     def fail(self, error: UpstreamError, reason: ErrorReason = "error") -> None:

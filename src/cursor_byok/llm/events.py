@@ -5,7 +5,10 @@ Grammar of one stream (adapters must keep it):
     stream := error | start block* (done | error)
     block  := X_start X_delta* X_end        (X in text, thinking, tool_call)
 
-Only the last block may be left open before `error`. A delta carries the
+Only the last block may be left open before `error`. The `done` message holds
+the blocks the model wrote; a trailing text block the server wrote (a note on
+why the provider stopped, a notice instead of an answer) is streamed but left
+out of it, so it is shown and never becomes history. A delta carries the
 content index and the new piece only, never a copy of the whole partial
 message: copying per delta makes a response cost O(n^2) in its length.
 Errors never escape as exceptions: they end the stream as an `ErrorEvent`

@@ -1,9 +1,9 @@
 """A response written by the server itself, streamed like a model's.
 
 Used where the right answer to the user is text and a normal end of the turn
-rather than an error banner: no model or key configured, a turn that hit the
-model-call limit. Its message is a real assistant message and enters history
-like any other, so the next request shows the model what the user saw.
+rather than an error banner: no model or key configured. The text is streamed
+but the final message has no content: the loop appends nothing for it, so the
+next request never shows the model words it did not write.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from cursor_byok.llm.events import (
     TextEnd,
     TextStart,
 )
-from cursor_byok.llm.types import AssistantMessage, TextContent
+from cursor_byok.llm.types import AssistantMessage
 
 
 class NoticeStream:
@@ -26,7 +26,7 @@ class NoticeStream:
 
     def __init__(self, text: str) -> None:
         message = AssistantMessage(
-            content=(TextContent(text),),
+            content=(),
             api="cursor-byok",
             provider="cursor-byok",
             model="notice",

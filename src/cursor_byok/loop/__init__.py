@@ -1,7 +1,7 @@
 """The pure loop: state, inputs, commands and the one transition function.
 
-Nothing here performs I/O or imports transport, store, protobuf, HTTP or a
-provider adapter; the runner in `transport` drives it.
+Nothing here performs I/O or imports runtime, transport, store, protobuf,
+HTTP or a provider adapter; the runner in `runtime` drives it.
 """
 
 from cursor_byok.loop.commands import (
@@ -9,16 +9,16 @@ from cursor_byok.loop.commands import (
     CallLLM,
     Canceled,
     Command,
-    ContinueLLM,
     Failed,
     Final,
+    Ignored,
     Transition,
     WaitInput,
 )
 from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, Start, ToolResult, UserInput
+from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
 from cursor_byok.loop.state import (
     ConversationState,
-    PendingBlock,
     PendingResponse,
     RuntimeState,
     Status,
@@ -30,19 +30,22 @@ from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 __all__ = [
     "DEFAULT_HOOKS",
     "CallClient",
+    "CallEnded",
     "CallLLM",
+    "CallPlanned",
     "Cancel",
     "Canceled",
     "Command",
-    "ContinueLLM",
     "ConversationState",
     "Failed",
     "Final",
     "Hooks",
+    "Ignored",
     "Input",
     "LLMEvent",
-    "PendingBlock",
+    "OperationChanged",
     "PendingResponse",
+    "Record",
     "RuntimeState",
     "Start",
     "Status",

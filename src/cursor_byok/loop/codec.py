@@ -9,7 +9,7 @@ queued user messages, call and turn counters) is here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from cursor_byok.llm.serialize import (
     DecodeError,
@@ -26,12 +26,18 @@ from cursor_byok.loop.commands import (
     CallLLM,
     Canceled,
     Command,
-    ContinueLLM,
     Failed,
     Final,
+    Ignored,
     WaitInput,
 )
-from cursor_byok.loop.state import ConversationState, Status, TurnSettings, WaitingClient
+from cursor_byok.loop.state import (
+    DEFAULT_MAX_MODEL_CALLS,
+    ConversationState,
+    Status,
+    TurnSettings,
+    WaitingClient,
+)
 
 
 def _tool_call_from_json(doc: Any) -> ToolCall:
@@ -61,8 +67,10 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
             "model": state.settings.model,
             "systemPrompt": state.settings.system_prompt,
             "tools": [tool_definition_to_json(t) for t in state.settings.tools],
+            "maxModelCalls": state.settings.max_model_calls,
         },
         "callSeq": state.call_seq,
+        "turnCalls": state.turn_calls,
         "callId": state.call_id,
         "waiting": None
         if waiting is None
@@ -90,8 +98,11 @@ def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> Co
                 model=settings["model"],
                 system_prompt=settings["systemPrompt"],
                 tools=tuple(tool_definition_from_json(t) for t in settings["tools"]),
+                # Absent in states stored before the limit was the loop's.
+                max_model_calls=int(settings.get("maxModelCalls", DEFAULT_MAX_MODEL_CALLS)),
             ),
             call_seq=int(doc["callSeq"]),
+            turn_calls=int(doc.get("turnCalls", 0)),
             call_id=doc["callId"],
             waiting=None
             if waiting is None
@@ -137,5 +148,7 @@ def command_to_json(command: Command) -> dict[str, JSONValue]:
             return {"command": "Canceled", "reason": reason}
         case WaitInput():
             return {"command": "WaitInput"}
-        case ContinueLLM():
-            return {"command": "ContinueLLM"}
+        case Ignored(reason=reason):
+            return {"command": "Ignored", "reason": reason}
+        case _:
+            assert_never(command)

@@ -8,12 +8,8 @@ from typing import TypeAlias
 
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import AssistantMessage, RequestMessages, ToolCall
+from cursor_byok.loop.records import Record
 from cursor_byok.loop.state import RuntimeState
-
-
-@dataclass(frozen=True, slots=True)
-class ContinueLLM:
-    """Read the next event of the open stream."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +32,24 @@ class CallClient:
 
 @dataclass(frozen=True, slots=True)
 class WaitInput:
-    """Nothing to do until the next external input."""
+    """Nothing to do until the next input (a client message or the next
+    event of the open model stream)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """The input changed nothing (a duplicate, a late event of a finished
+    call, a result nobody waits for). `reason` is a short fixed phrase, fit
+    for a counter's label; the runner counts and logs it."""
+
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class Final:
+    """The turn ended normally. `message` is what the client was last shown:
+    the model's final message, or a notice the server wrote (not history)."""
+
     message: AssistantMessage
 
 
@@ -56,11 +65,17 @@ class Canceled:
     reason: str
 
 
-Command: TypeAlias = ContinueLLM | CallLLM | CallClient | WaitInput | Final | Failed | Canceled
+Command: TypeAlias = CallLLM | CallClient | WaitInput | Ignored | Final | Failed | Canceled
 
 
 @dataclass(frozen=True, slots=True)
 class Transition:
+    """The new state, the events to pass on, the next command, and whether
+    the committed state changed (`commit`), with the records that go into
+    the same transaction."""
+
     state: RuntimeState
     emit: tuple[ResponseEvent, ...]
     command: Command
+    commit: bool = True
+    records: tuple[Record, ...] = ()

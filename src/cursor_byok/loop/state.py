@@ -2,14 +2,14 @@
 
 `ConversationState` is what the store commits. `PendingResponse` exists only
 in memory while a model call streams; it is dropped on error, abort or crash
-and never becomes history. Only a `done` event's complete message is appended.
+and never becomes history. Only a `done` event's complete message is appended
+(the adapters' assembler builds it; the loop does not aggregate deltas again).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, TypeAlias
 
 from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH
 from cursor_byok.llm.types import Message, ToolCall, ToolDefinition, UserMessage
@@ -26,6 +26,8 @@ class Status(StrEnum):
 
 IDLE_STATUSES = frozenset({Status.READY, Status.FINAL, Status.FAILED, Status.CANCELED})
 
+DEFAULT_MAX_MODEL_CALLS = 100
+
 
 @dataclass(frozen=True, slots=True)
 class TurnSettings:
@@ -35,6 +37,9 @@ class TurnSettings:
     model: str = ""
     system_prompt: str | None = None
     tools: tuple[ToolDefinition, ...] = ()
+    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS
+    """A turn that keeps calling tools without end stops softly after this
+    many model calls, with a notice instead of another call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,8 @@ class ConversationState:
     `messages` only ever grows by whole messages; `messages_hash` is the
     chain hash of `messages`, extended on every append. `call_seq` and
     `turn_seq` make call and operation ids deterministic on replay.
+    `turn_calls` counts the model calls of the current turn, so the per-turn
+    limit holds across a restart.
     """
 
     conversation_id: str
@@ -67,6 +74,7 @@ class ConversationState:
     status: Status = Status.READY
     settings: TurnSettings = field(default_factory=TurnSettings)
     call_seq: int = 0
+    turn_calls: int = 0
     call_id: str | None = None
     waiting: WaitingClient | None = None
     queued: tuple[UserMessage, ...] = ()
@@ -77,44 +85,14 @@ class ConversationState:
         return f"{self.conversation_id}:turn:{self.turn_seq}"
 
 
-BlockKind: TypeAlias = Literal["text", "thinking", "toolCall"]
-
-Chunks: TypeAlias = "tuple[str, Chunks] | None"
-"""A cons list of streamed pieces, newest first: adding one is O(1)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PendingBlock:
-    """One open or closed content block of the streaming response."""
-
-    kind: BlockKind
-    content_index: int
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    chunks: Chunks = None
-    closed: bool = False
-
-    def text(self) -> str:
-        """The block's text so far (O(n) once, e.g. to show a reconnecting client)."""
-        pieces: list[str] = []
-        node = self.chunks
-        while node is not None:
-            pieces.append(node[0])
-            node = node[1]
-        return "".join(reversed(pieces))
-
-
 @dataclass(frozen=True, slots=True)
 class PendingResponse:
-    """The aggregate of one streaming attempt of call `call_id`.
-
-    A delta replaces one block (O(number of blocks)), never the whole text,
-    so the cost per delta does not grow with the response length.
-    """
+    """What the rules read of one streaming attempt of call `call_id`: the
+    ids of the tool calls it has started (each must be in the final message).
+    Text and arguments are aggregated by the adapter's assembler, not here."""
 
     call_id: str
-    blocks: tuple[PendingBlock, ...] = ()
-    event_count: int = 0
+    tool_call_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 This module is the loop's only judge. It performs no I/O, reads no clock and
 draws no random numbers: the same state and input always give the same new
-state, events and command. The runner in `transport` does everything else.
+state, events, command and records. The runner in `runtime` does the rest.
 
 The rules, top to bottom (seed §7.3, §10, §11):
 
@@ -10,10 +10,11 @@ The rules, top to bottom (seed §7.3, §10, §11):
     ---------------  -----------------  --------------------------------------  -----------
     Start/UserInput  idle               append queued + context + user message  CallLLM
     Start/UserInput  busy               queue the messages (nothing is lost)    WaitInput
-    LLMEvent         other call / idle  ignored, state unchanged                WaitInput
-    LLMEvent start   waiting LLM        new pending (a retry never merges)      ContinueLLM
-    LLMEvent block   waiting LLM        aggregate into pending, re-emit         ContinueLLM
-    LLMEvent done    waiting LLM        append the one assistant message;
+    LLMEvent         other call / idle  nothing                                 Ignored
+    LLMEvent start   waiting LLM        new pending (a retry never merges)      WaitInput
+    LLMEvent block   waiting LLM        note started tool calls, re-emit        WaitInput
+    LLMEvent done    waiting LLM        append the assistant message (if it
+                                        has content: a notice has none);
                                         tool calls -> dispatch the first        CallClient
                                         (cut off by length: error results)      Final
                                         queued user messages -> next call       CallLLM
@@ -21,21 +22,26 @@ The rules, top to bottom (seed §7.3, §10, §11):
     LLMEvent error   waiting LLM        drop pending, append nothing            Failed
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
     ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
-    ToolResult       any other id       ignored (duplicate or unknown)          WaitInput
+    ToolResult       any other id       nothing (duplicate or unknown)          Ignored
     Cancel           waiting LLM        drop pending                            Canceled
     Cancel           waiting client     append an is_error result per
                                         unfinished tool call                    Canceled
-    Cancel           idle               nothing to stop                         Canceled
+    Cancel           idle               nothing to stop                         Ignored
+
+Any model call past the turn's `max_model_calls` is not made: the turn ends
+with a notice the client sees as text, which never becomes history.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
+    ResponseEvent,
     StartEvent,
     TextDelta,
     TextEnd,
@@ -49,6 +55,7 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.serialize import extend_messages_hash, message_hash
 from cursor_byok.llm.types import (
+    AssistantMessage,
     Message,
     RequestMessages,
     TextContent,
@@ -61,18 +68,23 @@ from cursor_byok.loop.commands import (
     CallClient,
     CallLLM,
     Canceled,
-    ContinueLLM,
     Failed,
     Final,
+    Ignored,
     Transition,
     WaitInput,
 )
 from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, Start, ToolResult, UserInput
+from cursor_byok.loop.records import (
+    CallEnded,
+    CallPlanned,
+    OperationChanged,
+    OperationStatusName,
+    Record,
+)
 from cursor_byok.loop.state import (
     IDLE_STATUSES,
-    BlockKind,
     ConversationState,
-    PendingBlock,
     PendingResponse,
     RuntimeState,
     Status,
@@ -84,6 +96,12 @@ TRUNCATED_CALL = (
     "Not run: the response hit the output token limit, so this call's arguments may be "
     "incomplete. Make the call again with a smaller output."
 )
+
+
+def limit_text(limit: int) -> str:
+    return (
+        f"Stopped: this turn reached the limit of {limit} model calls. Send a message to continue."
+    )
 
 
 def default_build_prompt(_input: Input, state: ConversationState) -> str | None:
@@ -109,18 +127,20 @@ class Hooks:
 DEFAULT_HOOKS = Hooks()
 
 
-def transition(state: RuntimeState, input: Input, hooks: Hooks = DEFAULT_HOOKS) -> Transition:
-    match input:
+def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS) -> Transition:
+    match input_:
         case Start(user_message=user_message, context=context, settings=settings):
-            return _on_user_messages(state, input, (*context, user_message), settings, hooks)
+            return _on_user_messages(state, input_, (*context, user_message), settings, hooks)
         case UserInput(message=message):
-            return _on_user_messages(state, input, (message,), None, hooks)
+            return _on_user_messages(state, input_, (message,), None, hooks)
         case LLMEvent():
-            return _on_llm_event(state, input, hooks)
+            return _on_llm_event(state, input_, hooks)
         case ToolResult():
-            return _on_tool_result(state, input, hooks)
+            return _on_tool_result(state, input_, hooks)
         case Cancel():
-            return _on_cancel(state, input)
+            return _on_cancel(state, input_)
+        case _:
+            assert_never(input_)
 
 
 # -- ids -------------------------------------------------------------------------
@@ -149,25 +169,83 @@ def _append(state: ConversationState, messages: tuple[Message, ...]) -> Conversa
     return replace(state, messages=state.messages + messages, messages_hash=chain)
 
 
-def _ignore(state: RuntimeState) -> Transition:
-    return Transition(state, (), WaitInput())
+def _ignore(state: RuntimeState, reason: str) -> Transition:
+    return Transition(state, (), Ignored(reason), commit=False)
+
+
+def _operation(
+    state: ConversationState,
+    waiting: WaitingClient,
+    status: OperationStatusName,
+    result: ToolResultMessage | None = None,
+) -> OperationChanged:
+    return OperationChanged(
+        waiting.operation_id, state.turn_id, waiting.next, waiting.current, status, result
+    )
+
+
+def _timestamp_of(input_: Input) -> int:
+    """When the input's message was made: the loop reads no clock."""
+    match input_:
+        case Start(user_message=message) | UserInput(message=message) | ToolResult(message=message):
+            return message.timestamp
+        case LLMEvent(event=event):
+            return event.message.timestamp if isinstance(event, DoneEvent | ErrorEvent) else 0
+        case Cancel(timestamp=timestamp):
+            return timestamp
+        case _:
+            assert_never(input_)
 
 
 def _call_llm(
-    state: ConversationState, input: Input, hooks: Hooks, emit: tuple[DoneEvent, ...] = ()
+    state: ConversationState,
+    input_: Input,
+    hooks: Hooks,
+    emit: tuple[ResponseEvent, ...] = (),
+    records: tuple[Record, ...] = (),
 ) -> Transition:
+    if state.turn_calls >= state.settings.max_model_calls:
+        return _stop_at_limit(state, input_, emit, records)
     seq = state.call_seq + 1
     call_id = call_id_for(state.conversation_id, seq)
     state = replace(
-        state, status=Status.WAITING_LLM, call_seq=seq, call_id=call_id, waiting=None, queued=()
+        state,
+        status=Status.WAITING_LLM,
+        call_seq=seq,
+        turn_calls=state.turn_calls + 1,
+        call_id=call_id,
+        waiting=None,
+        queued=(),
     )
     request = RequestMessages(
-        system_prompt=hooks.build_prompt(input, state),
+        system_prompt=hooks.build_prompt(input_, state),
         messages=state.messages,
-        tools=hooks.build_tools(input, state),
+        tools=hooks.build_tools(input_, state),
     )
     command = CallLLM(call_id, state.settings.model, request, state.messages_hash)
-    return Transition(RuntimeState(state), emit, command)
+    planned = CallPlanned(call_id, command.model, request, state.messages_hash)
+    return Transition(RuntimeState(state), emit, command, records=(*records, planned))
+
+
+def _stop_at_limit(
+    state: ConversationState,
+    input_: Input,
+    emit: tuple[ResponseEvent, ...],
+    records: tuple[Record, ...],
+) -> Transition:
+    """End the turn softly: the client sees why as text and a normal end (an
+    error end would drop the turn's partial UI); history gets nothing."""
+    text = limit_text(state.settings.max_model_calls)
+    notice = AssistantMessage(
+        content=(TextContent(text),),
+        api="cursor-byok",
+        provider="cursor-byok",
+        model="notice",
+        timestamp=_timestamp_of(input_),
+    )
+    state = replace(state, status=Status.FINAL, call_id=None, waiting=None, queued=())
+    shown = (*emit, TextStart(0), TextDelta(0, text), TextEnd(0, text))
+    return Transition(RuntimeState(state), shown, Final(notice), records=records)
 
 
 # -- user messages -------------------------------------------------------------------
@@ -175,7 +253,7 @@ def _call_llm(
 
 def _on_user_messages(
     state: RuntimeState,
-    input: Input,
+    input_: Input,
     messages: tuple[UserMessage, ...],
     settings: TurnSettings | None,
     hooks: Hooks,
@@ -187,54 +265,50 @@ def _on_user_messages(
         conv = replace(conv, queued=conv.queued + messages)
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
     conv = _append(conv, (*conv.queued, *messages))
-    conv = replace(conv, turn_seq=conv.turn_seq + 1, last_error=None)
-    return _call_llm(conv, input, hooks)
+    conv = replace(conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None)
+    return _call_llm(conv, input_, hooks)
 
 
 # -- the model's stream ----------------------------------------------------------------
 
 
-def _on_llm_event(state: RuntimeState, input: LLMEvent, hooks: Hooks) -> Transition:
+def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transition:
     conv = state.committed
-    if conv.status is not Status.WAITING_LLM or input.call_id != conv.call_id:
-        return _ignore(state)
+    if conv.status is not Status.WAITING_LLM or input_.call_id != conv.call_id:
+        return _ignore(state, "model event of a call not in flight")
     pending = state.pending
-    if pending is None or pending.call_id != input.call_id:
-        pending = PendingResponse(input.call_id)
-    event = input.event
+    if pending is None or pending.call_id != input_.call_id:
+        pending = PendingResponse(input_.call_id)
+    event = input_.event
     match event:
         case StartEvent():
-            pending = PendingResponse(input.call_id)
-        case TextStart(content_index=index):
-            pending = _open(pending, PendingBlock("text", index))
-        case ThinkingStart(content_index=index):
-            pending = _open(pending, PendingBlock("thinking", index))
-        case ToolCallStart(content_index=index, id=call_id, name=name):
-            pending = _open(pending, PendingBlock("toolCall", index, call_id, name))
-        case TextDelta(content_index=index, delta=delta):
-            pending = _add(pending, "text", index, delta)
-        case ThinkingDelta(content_index=index, delta=delta):
-            pending = _add(pending, "thinking", index, delta)
-        case ToolCallDelta(content_index=index, delta=delta):
-            pending = _add(pending, "toolCall", index, delta)
-        case TextEnd(content_index=index):
-            pending = _close(pending, "text", index)
-        case ThinkingEnd(content_index=index):
-            pending = _close(pending, "thinking", index)
-        case ToolCallEnd(content_index=index):
-            pending = _close(pending, "toolCall", index)
+            pending = PendingResponse(input_.call_id)
+        case ToolCallStart(id=tool_call_id):
+            pending = replace(pending, tool_call_ids=(*pending.tool_call_ids, tool_call_id))
+        case (
+            TextStart()
+            | TextDelta()
+            | TextEnd()
+            | ThinkingStart()
+            | ThinkingDelta()
+            | ThinkingEnd()
+            | ToolCallDelta()
+            | ToolCallEnd()
+        ):
+            pass
         case DoneEvent():
-            return _on_done(conv, pending, input, event, hooks)
+            return _on_done(conv, pending, input_, event, hooks)
         case ErrorEvent():
             return _on_error(conv, event)
-    pending = replace(pending, event_count=pending.event_count + 1)
-    return Transition(RuntimeState(conv, pending), (event,), ContinueLLM())
+        case _:
+            assert_never(event)
+    return Transition(RuntimeState(conv, pending), (event,), WaitInput(), commit=False)
 
 
 def _on_done(
     conv: ConversationState,
     pending: PendingResponse,
-    input: LLMEvent,
+    input_: LLMEvent,
     event: DoneEvent,
     hooks: Hooks,
 ) -> Transition:
@@ -243,7 +317,11 @@ def _on_done(
     if problem is not None:
         failed = replace(message, stop_reason="error", error_message=problem)
         return _on_error(conv, ErrorEvent("error", failed))
-    conv = replace(_append(conv, (message,)), call_id=None)
+    # A message without content is a notice the server wrote (no key, a
+    # refusal note): the client saw it streamed, the history never has it.
+    kept = message if message.content else None
+    conv = replace(_append(conv, (message,) if kept else ()), call_id=None)
+    ended: tuple[Record, ...] = (CallEnded(input_.call_id, "committed", kept),)
     tool_calls = message.tool_calls
     if tool_calls and event.reason == "length":
         # Cut off by the output limit: the arguments may be incomplete, so the
@@ -260,16 +338,17 @@ def _on_done(
             for call in tool_calls
         )
         conv = replace(_append(conv, unrun), status=Status.FINAL)
-        return Transition(RuntimeState(conv), (event,), Final(message))
+        return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
     if tool_calls:
         waiting = WaitingClient(tool_calls, 0, operation_id_for(conv, tool_calls[0]))
         conv = replace(conv, status=Status.WAITING_CLIENT, waiting=waiting)
         command = CallClient(waiting.operation_id, waiting.current)
-        return Transition(RuntimeState(conv), (event,), command)
+        records = (*ended, _operation(conv, waiting, "waiting"))
+        return Transition(RuntimeState(conv), (event,), command, records=records)
     if conv.queued:
-        return _call_llm(_append(conv, conv.queued), input, hooks, (event,))
+        return _call_llm(_append(conv, conv.queued), input_, hooks, (event,), ended)
     conv = replace(conv, status=Status.FINAL)
-    return Transition(RuntimeState(conv), (event,), Final(message))
+    return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
 
 
 def _invalid_response(pending: PendingResponse, tool_calls: tuple[ToolCall, ...]) -> str | None:
@@ -281,99 +360,77 @@ def _invalid_response(pending: PendingResponse, tool_calls: tuple[ToolCall, ...]
     if len(set(ids)) != len(ids):
         return "invalid model response: duplicate tool call id"
     final_ids = set(ids)
-    for block in pending.blocks:
-        if block.kind == "toolCall" and block.tool_call_id not in final_ids:
-            return f"invalid model response: tool call {block.tool_call_id!r} missing at done"
+    for streamed in pending.tool_call_ids:
+        if streamed not in final_ids:
+            return f"invalid model response: tool call {streamed!r} missing at done"
     return None
 
 
 def _on_error(conv: ConversationState, event: ErrorEvent) -> Transition:
     reason = event.message.error_message or event.reason
+    call_id = conv.call_id or ""
     if event.reason == "aborted":
         conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=reason)
-        return Transition(RuntimeState(conv), (event,), Canceled(reason))
+        ended = CallEnded(call_id, "canceled", error=event.message.error_message)
+        return Transition(RuntimeState(conv), (event,), Canceled(reason), records=(ended,))
     conv = replace(conv, status=Status.FAILED, call_id=None, last_error=reason)
-    return Transition(RuntimeState(conv), (event,), Failed(event.message))
-
-
-def _find(pending: PendingResponse, index: int) -> int:
-    for position in range(len(pending.blocks) - 1, -1, -1):
-        if pending.blocks[position].content_index == index:
-            return position
-    return -1
-
-
-def _put(pending: PendingResponse, position: int, block: PendingBlock) -> PendingResponse:
-    blocks = pending.blocks
-    if position < 0:
-        return replace(pending, blocks=(*blocks, block))
-    return replace(pending, blocks=(*blocks[:position], block, *blocks[position + 1 :]))
-
-
-def _open(pending: PendingResponse, block: PendingBlock) -> PendingResponse:
-    return _put(pending, _find(pending, block.content_index), block)
-
-
-def _add(pending: PendingResponse, kind: BlockKind, index: int, delta: str) -> PendingResponse:
-    position = _find(pending, index)
-    block = pending.blocks[position] if position >= 0 else PendingBlock(kind, index)
-    return _put(pending, position, replace(block, chunks=(delta, block.chunks)))
-
-
-def _close(pending: PendingResponse, kind: BlockKind, index: int) -> PendingResponse:
-    position = _find(pending, index)
-    block = pending.blocks[position] if position >= 0 else PendingBlock(kind, index)
-    return _put(pending, position, replace(block, closed=True))
+    ended = CallEnded(call_id, "failed", error=event.message.error_message)
+    return Transition(RuntimeState(conv), (event,), Failed(event.message), records=(ended,))
 
 
 # -- the client's tools ------------------------------------------------------------------
 
 
-def _on_tool_result(state: RuntimeState, input: ToolResult, hooks: Hooks) -> Transition:
+def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Transition:
     conv = state.committed
     waiting = conv.waiting
     if (
         conv.status is not Status.WAITING_CLIENT
         or waiting is None
-        or input.message.tool_call_id != waiting.current.id
+        or input_.message.tool_call_id != waiting.current.id
     ):
-        return _ignore(state)
-    conv = _append(conv, (input.message,))
+        return _ignore(state, "tool result nobody waits for")
+    done = _operation(conv, waiting, "completed", input_.message)
+    conv = _append(conv, (input_.message,))
     following = waiting.next + 1
     if following < len(waiting.tool_calls):
         call = waiting.tool_calls[following]
         waiting = WaitingClient(waiting.tool_calls, following, operation_id_for(conv, call))
         conv = replace(conv, waiting=waiting)
-        return Transition(RuntimeState(conv), (), CallClient(waiting.operation_id, call))
-    return _call_llm(_append(conv, conv.queued), input, hooks)
+        records = (done, _operation(conv, waiting, "waiting"))
+        command = CallClient(waiting.operation_id, call)
+        return Transition(RuntimeState(conv), (), command, records=records)
+    return _call_llm(_append(conv, conv.queued), input_, hooks, records=(done,))
 
 
 # -- cancel ----------------------------------------------------------------------------------
 
 
-def _on_cancel(state: RuntimeState, input: Cancel) -> Transition:
+def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
     conv = state.committed
     if conv.status is Status.WAITING_LLM:
-        conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=input.reason)
-    elif conv.status is Status.WAITING_CLIENT and conv.waiting is not None:
+        ended = CallEnded(conv.call_id or "", "canceled", error="canceled")
+        conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=input_.reason)
+        return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(ended,))
+    if conv.status is Status.WAITING_CLIENT and conv.waiting is not None:
         # Every tool call in history needs a result, or the next request is
         # rejected by the providers; a canceled call gets an error result.
         results = tuple(
             ToolResultMessage(
                 tool_call_id=call.id,
                 tool_name=call.name,
-                content=(TextContent(f"Tool call canceled: {input.reason}"),),
+                content=(TextContent(f"Tool call canceled: {input_.reason}"),),
                 is_error=True,
-                timestamp=input.timestamp,
+                timestamp=input_.timestamp,
             )
             for call in conv.waiting.tool_calls[conv.waiting.next :]
         )
+        stopped = _operation(conv, conv.waiting, "canceled")
         conv = replace(
             _append(conv, results),
             status=Status.CANCELED,
             waiting=None,
-            last_error=input.reason,
+            last_error=input_.reason,
         )
-    else:
-        return Transition(state, (), Canceled(input.reason))
-    return Transition(RuntimeState(conv), (), Canceled(input.reason))
+        return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(stopped,))
+    return _ignore(state, "nothing to cancel")

@@ -28,9 +28,10 @@ import contextlib
 import logging
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias, TypeVar
+from typing import Protocol, TypeAlias, TypeVar, assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -39,19 +40,8 @@ from cursor_byok.llm.events import (
     ResponseStream,
     StartEvent,
 )
-from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext, ModelRouter
-from cursor_byok.llm.serialize import (
-    canonical_dumps,
-    canonical_loads,
-    content_to_json,
-    message_from_json,
-    message_hash,
-    message_to_json,
-    request_bytes,
-    request_from_json,
-    sha256_hex,
-)
+from cursor_byok.llm.serialize import canonical_loads, message_from_json, request_from_json
 from cursor_byok.llm.types import AssistantMessage, JSONValue, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
@@ -61,17 +51,18 @@ from cursor_byok.loop.commands import (
     Command,
     Failed,
     Final,
+    Ignored,
     Transition,
+    WaitInput,
 )
-from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, ToolResult
+from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 from cursor_byok.runtime.observe import CallWatch, Metrics, logfmt
+from cursor_byok.runtime.records import store_records
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
-    ClientOperationRecord,
-    LLMCallRecord,
     OperationStatus,
     Store,
     VersionConflict,
@@ -148,7 +139,6 @@ class _Conversation:
     reader: asyncio.Task[None] | None = None
     worker: asyncio.Task[None] | None = None
     turn_started: float | None = None
-    turn_first_call: int = 0
     touched: float = field(default_factory=time.monotonic)
 
 
@@ -171,7 +161,6 @@ class Runner:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
-        max_calls_per_turn: int = 100,
     ) -> None:
         self._store = store
         self._llm = llm
@@ -181,7 +170,8 @@ class Runner:
         self._clock = clock
         self._rng = rng or random.Random()
         self._metrics = metrics
-        self._max_calls_per_turn = max_calls_per_turn
+        self.ignored: Counter[str] = Counter()
+        """Inputs the loop found changed nothing, by reason."""
         self._conversations: dict[str, _Conversation] = {}
         self._closed = False
         self._last_sweep = time.monotonic()
@@ -353,16 +343,13 @@ class Runner:
                     return Outcome(duplicate=True, committed=True, result=previous.result)
             before = conversation.state
             result = transition(before, input, self._hooks)
-            if result.state.committed is before.committed:
+            if not result.commit:
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)
-                if isinstance(result.command, Canceled):
-                    self._stop_reader(conversation)  # nothing ran: nothing to announce
-                else:
-                    await self._run_command(conversation, result.command)
+                await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
             record = command_to_json(result.command)
-            calls, operations = _records(before.committed, input, result)
+            calls, operations = store_records(conversation_id, result.records)
             try:
                 conversation.version = await self._io(
                     self._store.commit_input,
@@ -390,7 +377,6 @@ class Runner:
         after = result.state.committed
         if before.status in IDLE_STATUSES and after.status not in IDLE_STATUSES:
             conversation.turn_started = time.monotonic()
-            conversation.turn_first_call = after.call_seq
         if after.status in IDLE_STATUSES and before.status not in IDLE_STATUSES:
             started = conversation.turn_started
             outcome = after.status.value
@@ -400,7 +386,7 @@ class Runner:
                     conversation=after.conversation_id,
                     turn=after.turn_id,
                     outcome=outcome,
-                    model_calls=after.call_seq - conversation.turn_first_call + 1,
+                    model_calls=after.turn_calls,
                     messages=len(after.messages),
                     duration_ms=round((time.monotonic() - started) * 1000) if started else "",
                 )
@@ -424,8 +410,15 @@ class Runner:
             case Canceled():
                 self._stop_reader(conversation)
                 self._sink.publish(conversation.conversation_id, command)
-            case _:
+            case WaitInput():
                 pass
+            case Ignored(reason=reason):
+                self.ignored[reason] += 1
+                log.info(
+                    logfmt("ignored", conversation=conversation.conversation_id, reason=reason)
+                )
+            case _:
+                assert_never(command)
 
     async def _call_client(self, conversation: _Conversation, command: CallClient) -> None:
         """Operation ids make a tool run once: a completed operation feeds its
@@ -458,19 +451,6 @@ class Runner:
         if conversation.reader is not None and not conversation.reader.done():
             conversation.reader.cancel()
         conversation.reader = None
-
-    def _over_limit(self, conversation: _Conversation) -> bool:
-        """A turn that keeps calling tools without end is stopped softly."""
-        if conversation.turn_started is None or conversation.state is None:
-            return False
-        calls = conversation.state.committed.call_seq - conversation.turn_first_call + 1
-        return calls > self._max_calls_per_turn
-
-    def _limit_text(self) -> str:
-        return (
-            f"Stopped: this turn reached the limit of {self._max_calls_per_turn} model calls. "
-            "Send a message to continue."
-        )
 
     async def _read_llm(
         self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
@@ -506,11 +486,7 @@ class Runner:
             stream: ResponseStream | None = None
             try:
                 context = CallContext(call_id=call_id, session_id=conversation.conversation_id)
-                stream = (
-                    NoticeStream(self._limit_text())
-                    if self._over_limit(conversation)
-                    else await self._llm.call(model, context, request)
-                )
+                stream = await self._llm.call(model, context, request)
                 while True:
                     event = await _next_event(stream)
                     retry = (
@@ -569,83 +545,3 @@ def _local_error(text: str) -> ErrorEvent:
 def _tool_result_from(data: bytes) -> ToolResultMessage | None:
     message = message_from_json(canonical_loads(data))
     return message if isinstance(message, ToolResultMessage) else None
-
-
-def _records(
-    before: ConversationState, input: Input, result: Transition
-) -> tuple[list[LLMCallRecord | CallStatusUpdate], list[ClientOperationRecord]]:
-    """The call and operation records a committed transition implies; they
-    are written in the same transaction as the state."""
-    after = result.state.committed
-    calls: list[LLMCallRecord | CallStatusUpdate] = []
-    operations: list[ClientOperationRecord] = []
-    match input:
-        case LLMEvent(call_id=call_id, event=DoneEvent(message=message)):
-            if len(after.messages) > len(before.messages) and (
-                after.messages[len(before.messages)] is message
-            ):
-                calls.append(
-                    CallStatusUpdate(
-                        call_id, CallStatus.COMMITTED, assistant_hash=message_hash(message)
-                    )
-                )
-            else:
-                calls.append(CallStatusUpdate(call_id, CallStatus.FAILED, error=after.last_error))
-        case LLMEvent(call_id=call_id, event=ErrorEvent(reason=reason, message=message)):
-            status = CallStatus.CANCELED if reason == "aborted" else CallStatus.FAILED
-            calls.append(CallStatusUpdate(call_id, status, error=message.error_message))
-        case ToolResult(message=message) if before.waiting is not None:
-            operations.append(
-                _operation(
-                    before, OperationStatus.COMPLETED, canonical_dumps(message_to_json(message))
-                )
-            )
-        case Cancel():
-            if before.status is Status.WAITING_LLM and before.call_id is not None:
-                calls.append(
-                    CallStatusUpdate(before.call_id, CallStatus.CANCELED, error="canceled")
-                )
-            if before.status is Status.WAITING_CLIENT and before.waiting is not None:
-                operations.append(_operation(before, OperationStatus.CANCELED, None))
-        case _:
-            pass
-    match result.command:
-        case CallLLM(call_id=call_id, model=model, request=request, messages_hash=chain):
-            data = request_bytes(request)
-            last = message_hash(request.messages[-1]) if request.messages else None
-            calls.append(
-                LLMCallRecord(
-                    call_id=call_id,
-                    conversation_id=after.conversation_id,
-                    model=model,
-                    request=data,
-                    request_hash=sha256_hex(data),
-                    messages_hash=chain,
-                    message_count=len(request.messages),
-                    last_message_hash=last,
-                    status=CallStatus.PLANNED,
-                )
-            )
-        case CallClient():
-            operations.append(_operation(after, OperationStatus.WAITING, None))
-        case _:
-            pass
-    return calls, operations
-
-
-def _operation(
-    state: ConversationState, status: OperationStatus, result: bytes | None
-) -> ClientOperationRecord:
-    waiting = state.waiting
-    assert waiting is not None
-    call = waiting.current
-    return ClientOperationRecord(
-        operation_id=waiting.operation_id,
-        conversation_id=state.conversation_id,
-        turn_id=state.turn_id,
-        tool_call_id=call.id,
-        tool_index=waiting.next,
-        request=canonical_dumps(content_to_json(call)),
-        status=status,
-        result=result,
-    )

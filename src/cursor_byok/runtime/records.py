@@ -1,0 +1,80 @@
+"""The store's form of the records a transition names (a mechanical mapping:
+which records exist is decided by the loop)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import assert_never
+
+from cursor_byok.llm.serialize import (
+    canonical_dumps,
+    content_to_json,
+    message_hash,
+    message_to_json,
+    request_bytes,
+    sha256_hex,
+)
+from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
+from cursor_byok.store.base import (
+    CallStatus,
+    CallStatusUpdate,
+    ClientOperationRecord,
+    LLMCallRecord,
+    OperationStatus,
+)
+
+_CALL_STATUS = {
+    "committed": CallStatus.COMMITTED,
+    "failed": CallStatus.FAILED,
+    "canceled": CallStatus.CANCELED,
+}
+
+
+def store_records(
+    conversation_id: str, records: Sequence[Record]
+) -> tuple[list[LLMCallRecord | CallStatusUpdate], list[ClientOperationRecord]]:
+    """Call and operation rows to write in the same transaction as the state."""
+    calls: list[LLMCallRecord | CallStatusUpdate] = []
+    operations: list[ClientOperationRecord] = []
+    for record in records:
+        match record:
+            case CallPlanned(call_id=call_id, model=model, request=request, messages_hash=chain):
+                data = request_bytes(request)
+                last = message_hash(request.messages[-1]) if request.messages else None
+                calls.append(
+                    LLMCallRecord(
+                        call_id=call_id,
+                        conversation_id=conversation_id,
+                        model=model,
+                        request=data,
+                        request_hash=sha256_hex(data),
+                        messages_hash=chain,
+                        message_count=len(request.messages),
+                        last_message_hash=last,
+                        status=CallStatus.PLANNED,
+                    )
+                )
+            case CallEnded(call_id=call_id, outcome=outcome, assistant=assistant, error=error):
+                kept = message_hash(assistant) if assistant is not None else None
+                calls.append(
+                    CallStatusUpdate(
+                        call_id, _CALL_STATUS[outcome], assistant_hash=kept, error=error
+                    )
+                )
+            case OperationChanged():
+                result = record.result
+                operations.append(
+                    ClientOperationRecord(
+                        operation_id=record.operation_id,
+                        conversation_id=conversation_id,
+                        turn_id=record.turn_id,
+                        tool_call_id=record.tool_call.id,
+                        tool_index=record.tool_index,
+                        request=canonical_dumps(content_to_json(record.tool_call)),
+                        status=OperationStatus(record.status),
+                        result=None if result is None else canonical_dumps(message_to_json(result)),
+                    )
+                )
+            case _:
+                assert_never(record)
+    return calls, operations
