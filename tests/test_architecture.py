@@ -1,7 +1,11 @@
 """The dependency direction of the design (DESIGN.md §2), checked on the source.
 
 transport -> runtime -> loop, llm, store;  store -> loop, llm;  loop -> llm contracts;
-llm -> nothing of ours. `loop` also imports nothing that does I/O.
+llm -> nothing of ours. `loop` also imports nothing that does I/O; `runtime`
+imports no protobuf. Inside transport: the ASGI server (wire.server, wire.app)
+-> sessions -> dialect -> the Connect primitives (framing, codec, errors) and the
+generated protobuf. The top-level modules are above every package, in a fixed
+order, and the benches use the package, never the tests.
 """
 
 from __future__ import annotations
@@ -76,6 +80,108 @@ def test_loop_uses_only_llm_contracts_and_no_io() -> None:
     assert violations == []
 
 
+TRANSPORT_LEVELS: dict[str, int] = {
+    "cursor_byok.transport.proto": 0,
+    "cursor_byok.transport.wire.framing": 0,
+    "cursor_byok.transport.wire.codec": 0,
+    "cursor_byok.transport.wire.errors": 0,
+    "cursor_byok.transport.cursor.tools": 1,
+    "cursor_byok.transport.cursor.dialect": 1,
+    "cursor_byok.transport.cursor.client": 1,
+    "cursor_byok.transport.cursor.append_inbox": 2,
+    "cursor_byok.transport.cursor.exec_tracker": 2,
+    "cursor_byok.transport.cursor.registry": 2,
+    "cursor_byok.transport.cursor.sink": 2,
+    "cursor_byok.transport.cursor.sessions": 2,
+    "cursor_byok.transport.wire.server": 3,
+    "cursor_byok.transport.wire.app": 3,
+}
+"""0 Connect primitives and protobuf, 1 the dialect (and the test client that
+speaks it), 2 sessions, 3 the server. A module imports its own level or lower."""
+
+TOP_LEVEL_ORDER = ["config", "demo_provider", "routing", "check", "demo", "cli", "__main__"]
+"""Each top-level module may import only the ones before it."""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def transport_level(name: str) -> int | None:
+    for prefix, level in TRANSPORT_LEVELS.items():
+        if name == prefix or name.startswith(prefix + "."):
+            return level
+    return None
+
+
+def test_every_transport_module_has_a_level() -> None:
+    unplaced = [
+        module_name(path)
+        for path in modules_of("transport")
+        if path.name != "__init__.py" and transport_level(module_name(path)) is None
+    ]
+    assert unplaced == []
+
+
+def test_transport_imports_point_down_its_levels() -> None:
+    violations = []
+    for path in modules_of("transport"):
+        own = transport_level(module_name(path))
+        if own is None:
+            continue
+        for name in imports_of(path):
+            if name == "cursor_byok.transport.cursor":
+                continue  # `from cursor_byok.transport.cursor import dialect`: checked below
+            level = transport_level(name)
+            if level is not None and level > own:
+                violations.append(f"{module_name(path)} (level {own}) imports {name}")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "cursor_byok.transport.cursor":
+                for alias in node.names:
+                    level = transport_level(f"{node.module}.{alias.name}")
+                    if level is not None and level > own:
+                        violations.append(f"{module_name(path)} imports {alias.name}")
+    assert violations == []
+
+
+def test_runtime_imports_no_protobuf_and_no_transport() -> None:
+    violations = [
+        f"{path.name} imports {name}"
+        for path in modules_of("runtime")
+        for name in imports_of(path)
+        if name.split(".")[0] == "google" or name.startswith("cursor_byok.transport")
+    ]
+    assert violations == []
+
+
+def test_top_level_modules_obey_the_direction() -> None:
+    top = set(TOP_LEVEL_ORDER)
+    violations = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        assert path.stem in top, f"{path.name}: place it in TOP_LEVEL_ORDER"
+        allowed = set(TOP_LEVEL_ORDER[: TOP_LEVEL_ORDER.index(path.stem)])
+        for name in imports_of(path):
+            parts = name.split(".")
+            mine = parts[0] == "cursor_byok" and len(parts) > 1 and parts[1] in top
+            if mine and parts[1] not in allowed:
+                violations.append(f"{path.name} imports {name}")
+    for package in ALLOWED:
+        for path in modules_of(package):
+            for name in imports_of(path):
+                parts = name.split(".")
+                if parts[0] == "cursor_byok" and len(parts) > 1 and parts[1] in top:
+                    violations.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert violations == []
+
+
 def test_the_checker_sees_a_violation() -> None:
     """Guard against a checker that can never fail (e.g. a wrong path)."""
     assert any("cursor_byok.llm.events" in names for names in map(imports_of, modules_of("loop")))
+    sessions = PACKAGE / "transport" / "cursor" / "sessions.py"
+    assert transport_level(module_name(sessions)) == 2
+    assert "cursor_byok.transport.wire.codec" in imports_of(sessions)  # a level-0 import
+    assert transport_level("cursor_byok.transport.wire.server") == 3

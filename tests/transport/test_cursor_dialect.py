@@ -20,6 +20,7 @@ from cursor_byok.llm.events import (
 from cursor_byok.llm.types import TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.transport.cursor import dialect
+from cursor_byok.transport.cursor.exec_tracker import ExecTracker
 from cursor_byok.transport.cursor.tools import BUILTIN, MAX_RESULT_CHARS, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
@@ -146,8 +147,10 @@ def test_a_tool_call_goes_out_as_started_checkpoint_exec() -> None:
     command = CallClient("conv:turn:1:tool:call_1", tool_call("call_1", "src/a.py"))
     tool = ToolSet.for_run().get("read_file")
     assert tool is not None
-    number, messages = dialect.encode_call_client(command, tool, context)
-    assert number == 1 and context.next_exec == 2
+    tracker = ExecTracker(context.exec_number)
+    exec_request = tracker.start(command.tool_call, tool, command.operation_id)
+    assert context.next_exec == 2 and tracker.asked(command.operation_id)
+    messages = dialect.encode_call_client(command, tool, context, exec_request)
     started, checkpoint, request = messages
     assert started.interaction_update.tool_call_started.call_id == "call_1"
     card = started.interaction_update.tool_call_started.tool_call.read_tool_call

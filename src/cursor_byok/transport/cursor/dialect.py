@@ -388,16 +388,14 @@ def encode_event(
 
 
 def encode_call_client(
-    command: CallClient, tool: NativeTool, context: StreamContext
-) -> tuple[int, list[pb.AgentServerMessage]]:
-    """tool_call_started -> checkpoint -> exec request. Returns the exec number."""
+    command: CallClient, tool: NativeTool, context: StreamContext, request: pb.ExecServerMessage
+) -> list[pb.AgentServerMessage]:
+    """tool_call_started -> checkpoint -> the exec request (built by the exec tracker)."""
     call = command.tool_call
-    number = context.exec_number()
     started = pb.ToolCallStartedUpdate(
         call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
     )
-    request = tool.exec_request(call, number, command.operation_id)
-    return number, [
+    return [
         _update(tool_call_started=started),
         checkpoint(context),
         pb.AgentServerMessage(exec_server_message=request),

@@ -87,6 +87,13 @@ class NextExec:
     args: Any
 
 
+def exec_message(number: int, exec_id: str, field: str, args: Any) -> pb.ExecServerMessage:
+    """The one builder of an exec request: `args` goes into the oneof `field`."""
+    message = pb.ExecServerMessage(id=number, exec_id=exec_id)
+    getattr(message, field).CopyFrom(args)
+    return message
+
+
 class NativeTool:
     """One tool. Subclasses fill in the model-facing definition and the
     mapping to Cursor's exec channel and tool card."""
@@ -109,9 +116,7 @@ class NativeTool:
         raise NotImplementedError
 
     def exec_request(self, call: ToolCall, number: int, exec_id: str) -> pb.ExecServerMessage:
-        message = pb.ExecServerMessage(id=number, exec_id=exec_id)
-        getattr(message, self.exec_field).CopyFrom(self.exec_args(call))
-        return message
+        return exec_message(number, exec_id, self.exec_field, self.exec_args(call))
 
     def step(
         self, call: ToolCall, result: pb.ExecClientMessage, memo: dict[str, Any]

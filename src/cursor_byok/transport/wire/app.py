@@ -15,6 +15,7 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import RetryPolicy, Runner
 from cursor_byok.store.base import Store
 from cursor_byok.transport.cursor.sessions import SessionHub
+from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.wire.server import CursorServer, ModelEntry
 
 SHUTDOWN_GRACE_S = 10
@@ -44,9 +45,9 @@ def build_service(
     grace_s: float = 120.0,
 ) -> Service:
     metrics = Metrics()
-    hub = SessionHub(context_window=context_window, grace_s=grace_s)
-    runner = Runner(store, llm, hub, retry=retry, metrics=metrics)
-    hub.attach_runner(runner)
+    sink = OutputSink()
+    runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
+    hub = SessionHub(runner, sink, context_window=context_window, grace_s=grace_s)
 
     async def startup() -> None:
         await runner.recover()

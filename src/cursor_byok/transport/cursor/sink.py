@@ -1,0 +1,109 @@
+"""The runner's sink: a conversation's output goes to the stream serving it.
+
+When no stream serves the conversation (say the runner resumed it after a
+restart before the client reconnected), output is stashed for the next one.
+The stash is bounded: past `limit` items, and from the moment the turn's end
+is stashed, streamed deltas are dropped (they are cosmetic; the history has
+the whole message) while commands and other events are kept. Stashes nobody
+picks up are swept like sessions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from cursor_byok.llm.events import TextDelta, ThinkingDelta, ToolCallDelta
+from cursor_byok.loop.commands import Canceled, Failed, Final
+from cursor_byok.runtime.runner import Outbound
+from cursor_byok.transport.cursor.registry import ENDED_SESSION_TTL_S, IDLE_SESSION_TTL_S
+
+STASH_LIMIT = 10_000
+
+_DELTAS = (TextDelta, ThinkingDelta, ToolCallDelta)
+_ENDS = (Final, Failed, Canceled)
+
+
+class Target(Protocol):
+    """A stream that can take a conversation's output (a session)."""
+
+    @property
+    def ended(self) -> bool: ...
+
+    def deliver(self, conversation_id: str, item: Outbound) -> None:
+        """Encode and queue `item`; must not block."""
+        ...
+
+
+@dataclass(slots=True)
+class _Stash:
+    items: list[Outbound] = field(default_factory=list)
+    ended_at: float | None = None
+    touched: float = 0.0
+
+
+class OutputSink:
+    def __init__(
+        self, limit: int = STASH_LIMIT, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._limit = limit
+        self._clock = clock
+        self._serving: dict[str, Target] = {}
+        self._stash: dict[str, _Stash] = {}
+
+    def publish(self, conversation_id: str, item: Outbound) -> None:
+        target = self._serving.get(conversation_id)
+        if target is None or target.ended:
+            self._keep(conversation_id, item)
+            return
+        target.deliver(conversation_id, item)
+
+    def serve(self, conversation_id: str, target: Target) -> Target | None:
+        """`target` serves the conversation from now on; returns the one it replaces."""
+        previous = self._serving.get(conversation_id)
+        self._serving[conversation_id] = target
+        return previous if previous is not target else None
+
+    def serving(self, conversation_id: str) -> Target | None:
+        return self._serving.get(conversation_id)
+
+    def release(self, conversation_id: str, target: Target) -> None:
+        """`target` no longer serves the conversation (its turn ended)."""
+        if self._serving.get(conversation_id) is target:
+            del self._serving[conversation_id]
+
+    def release_all(self) -> None:
+        self._serving.clear()
+
+    def take_stash(self, conversation_id: str) -> list[Outbound]:
+        """What was kept for the conversation, oldest first; the stash empties."""
+        kept = self._stash.pop(conversation_id, None)
+        return [] if kept is None else kept.items
+
+    def stashed(self, conversation_id: str) -> int:
+        kept = self._stash.get(conversation_id)
+        return 0 if kept is None else len(kept.items)
+
+    def _keep(self, conversation_id: str, item: Outbound) -> None:
+        now = self._clock()
+        kept = self._stash.get(conversation_id)
+        if kept is None:
+            self.sweep()
+            kept = self._stash[conversation_id] = _Stash(touched=now)
+        kept.touched = now
+        is_delta = isinstance(item, _DELTAS)
+        if is_delta and (kept.ended_at is not None or len(kept.items) >= self._limit):
+            return
+        if isinstance(item, _ENDS):
+            kept.ended_at = now
+            kept.items = [i for i in kept.items if not isinstance(i, _DELTAS)]
+        kept.items.append(item)
+
+    def sweep(self) -> None:
+        now = self._clock()
+        for conversation_id, kept in list(self._stash.items()):
+            ended_long_ago = kept.ended_at is not None and now - kept.ended_at > ENDED_SESSION_TTL_S
+            if ended_long_ago or now - kept.touched > IDLE_SESSION_TTL_S:
+                del self._stash[conversation_id]

@@ -1,0 +1,95 @@
+"""The session registry: made on first use, the reconnect grace period,
+and the sweep of ended and idle sessions."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from cursor_byok.transport.cursor import registry as registry_module
+from cursor_byok.transport.cursor.registry import SessionRegistry
+
+
+@dataclass(eq=False)
+class Fake:
+    request_id: str
+    readers: int = 0
+    ended: bool = False
+    ended_at: float | None = None
+    touched: float = 0.0
+    conversation_id: str | None = "conv"
+    grace: asyncio.Task[None] | None = None
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(
+    grace_s: float = 0.05, clock: Clock | None = None
+) -> tuple[SessionRegistry[Fake], list[str]]:
+    abandoned: list[str] = []
+
+    async def on_abandoned(session: Fake) -> None:
+        abandoned.append(session.request_id)
+
+    return SessionRegistry(Fake, on_abandoned, grace_s, clock or Clock()), abandoned
+
+
+async def test_a_session_is_made_once_per_request_id() -> None:
+    sessions, _ = make()
+    first = sessions.session("r1")
+    assert sessions.session("r1") is first and sessions.get("r1") is first
+    assert sessions.get("r2") is None and len(sessions) == 1
+
+
+async def test_a_stream_without_reader_is_abandoned_after_the_grace() -> None:
+    sessions, abandoned = make(grace_s=0.05)
+    session = sessions.session("r1")
+    sessions.reader_attached(session)
+    sessions.reader_detached(session)
+    await asyncio.sleep(0.15)
+    assert abandoned == ["r1"]
+
+
+async def test_a_reader_back_within_the_grace_keeps_the_turn() -> None:
+    sessions, abandoned = make(grace_s=0.1)
+    session = sessions.session("r1")
+    sessions.reader_attached(session)
+    sessions.reader_detached(session)
+    await asyncio.sleep(0.02)
+    sessions.reader_attached(session)
+    await asyncio.sleep(0.15)
+    assert abandoned == [] and session.grace is None
+
+
+async def test_an_ended_stream_is_not_abandoned() -> None:
+    sessions, abandoned = make(grace_s=0.01)
+    session = sessions.session("r1")
+    sessions.reader_attached(session)
+    session.ended = True
+    sessions.reader_detached(session)
+    await asyncio.sleep(0.05)
+    assert abandoned == [] and session.grace is None
+
+
+async def test_ended_and_idle_sessions_are_swept_when_a_new_one_is_made() -> None:
+    clock = Clock()
+    sessions, _ = make(clock=clock)
+    ended = sessions.session("ended")
+    ended.ended_at = clock.now
+    reading = sessions.session("reading")
+    sessions.reader_attached(reading)
+    sessions.session("idle")
+    clock.now += registry_module.ENDED_SESSION_TTL_S + 1
+    sessions.session("new")
+    assert sessions.get("ended") is None and sessions.get("idle") is not None
+    clock.now += registry_module.IDLE_SESSION_TTL_S + 1
+    sessions.session("newer")
+    assert sessions.get("idle") is None and sessions.get("new") is None
+    assert sessions.get("reading") is not None  # a reader keeps it
+    await sessions.close()

@@ -1,0 +1,84 @@
+"""The output sink: routing to the serving stream, the stash while none
+serves, deltas dropped past the bound and once the turn's end is stashed,
+and the sweep."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cursor_byok.llm.events import StartEvent, TextDelta, TextEnd
+from cursor_byok.loop import CallClient, Final
+from cursor_byok.runtime.runner import Outbound
+from cursor_byok.transport.cursor import sink as sink_module
+from cursor_byok.transport.cursor.sink import OutputSink
+from tests.factories import assistant, tool_call
+
+
+@dataclass
+class Stream:
+    ended: bool = False
+    got: list[tuple[str, Outbound]] = field(default_factory=list)
+
+    def deliver(self, conversation_id: str, item: Outbound) -> None:
+        self.got.append((conversation_id, item))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_output_goes_to_the_serving_stream_else_to_the_stash() -> None:
+    sink = OutputSink()
+    stream = Stream()
+    sink.publish("c", StartEvent())
+    assert sink.serve("c", stream) is None
+    sink.publish("c", TextDelta(0, "hi"))
+    assert stream.got == [("c", TextDelta(0, "hi"))]
+    assert sink.take_stash("c") == [StartEvent()]
+    stream.ended = True  # an ended stream takes nothing more
+    sink.publish("c", TextDelta(0, "late"))
+    assert sink.stashed("c") == 1
+    newer = Stream()
+    assert sink.serve("c", newer) is stream
+    sink.release("c", stream)  # not the serving one: no effect
+    assert sink.serving("c") is newer
+    sink.release("c", newer)
+    assert sink.serving("c") is None
+
+
+def test_deltas_are_dropped_past_the_bound_but_commands_are_kept() -> None:
+    sink = OutputSink(limit=2)
+    call = CallClient("op", tool_call("t1"))
+    for piece in ("a", "b", "c"):
+        sink.publish("c", TextDelta(0, piece))
+    sink.publish("c", TextEnd(0, "abc"))
+    sink.publish("c", call)
+    assert sink.take_stash("c") == [TextDelta(0, "a"), TextDelta(0, "b"), TextEnd(0, "abc"), call]
+
+
+def test_once_the_turn_end_is_stashed_its_deltas_go() -> None:
+    sink = OutputSink()
+    final = Final(assistant())
+    sink.publish("c", StartEvent())
+    sink.publish("c", TextDelta(0, "a"))
+    sink.publish("c", final)
+    sink.publish("c", TextDelta(0, "after the end"))
+    assert sink.take_stash("c") == [StartEvent(), final]
+    assert sink.take_stash("c") == []
+
+
+def test_stashes_nobody_picks_up_are_swept() -> None:
+    clock = Clock()
+    sink = OutputSink(clock=clock)
+    sink.publish("done", Final(assistant()))
+    sink.publish("idle", StartEvent())
+    clock.now += sink_module.ENDED_SESSION_TTL_S + 1
+    sink.publish("fresh", StartEvent())  # a new stash sweeps the old ones
+    assert sink.stashed("done") == 0 and sink.stashed("idle") == 1
+    clock.now += sink_module.IDLE_SESSION_TTL_S + 1
+    sink.sweep()
+    assert sink.stashed("idle") == 0 and sink.stashed("fresh") == 0
