@@ -16,12 +16,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cursor_byok.llm.events import StartEvent, TextDelta, TextStart
-from cursor_byok.loop import CallLLM, LLMEvent, RuntimeState, transition
-from tests.factories import fresh, start
+from cursor_byok.llm.types import UserMessage
+from cursor_byok.loop import (
+    CallLLM,
+    ConversationState,
+    LLMEvent,
+    RuntimeState,
+    Start,
+    TurnSettings,
+    transition,
+)
 
 
 def started() -> tuple[RuntimeState, str]:
-    step = transition(fresh(), start("bench"))
+    fresh = RuntimeState(ConversationState("bench"))
+    step = transition(fresh, Start(UserMessage("bench", 1), settings=TurnSettings("bench-model")))
     assert isinstance(step.command, CallLLM)
     state = transition(step.state, LLMEvent(step.command.call_id, StartEvent())).state
     state = transition(state, LLMEvent(step.command.call_id, TextStart(0))).state

@@ -56,10 +56,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+from cursor_byok.transport.cursor.client import exec_reply, kind, run_request, stream_close  # noqa: E402
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb  # noqa: E402
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2  # noqa: E402
 from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope  # noqa: E402
-from tests.e2e.cursor_client import exec_reply, kind, run_request, stream_close  # noqa: E402
 
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "llm"
 ANSWER_FIXTURE = "openai-chat/cached-tokens-gpt4o.sse"

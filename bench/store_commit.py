@@ -20,18 +20,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cursor_byok.llm.serialize import messages_hash
-from cursor_byok.llm.types import Message, TextContent
+from cursor_byok.llm.types import AssistantMessage, Message, TextContent, UserMessage
 from cursor_byok.loop import ConversationState, RuntimeState, Start, Status, transition
 from cursor_byok.store.sqlite import SQLiteStore, Synchronous
-from tests.factories import assistant, user
+
+
+def user(text: str, timestamp: int = 1) -> UserMessage:
+    return UserMessage(text, timestamp)
+
+
+def assistant(text: str) -> AssistantMessage:
+    return AssistantMessage((TextContent(text),), "bench", "bench", "bench-model", timestamp=2)
+
 
 COMMITS = 200
 
 
 def history(size: int) -> tuple[Message, ...]:
     pairs = (
-        (user(f"question {i} " * 20, i), assistant(TextContent(f"answer {i} " * 60)))
-        for i in range(size // 2)
+        (user(f"question {i} " * 20, i), assistant(f"answer {i} " * 60)) for i in range(size // 2)
     )
     return tuple(message for pair in pairs for message in pair)
 

@@ -88,6 +88,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.tools": 1,
     "cursor_byok.transport.cursor.dialect": 1,
     "cursor_byok.transport.cursor.client": 1,
+    "cursor_byok.transport.cursor.editor": 1,
     "cursor_byok.transport.cursor.append_inbox": 2,
     "cursor_byok.transport.cursor.exec_tracker": 2,
     "cursor_byok.transport.cursor.registry": 2,
@@ -99,7 +100,16 @@ TRANSPORT_LEVELS: dict[str, int] = {
 """0 Connect primitives and protobuf, 1 the dialect (and the test client that
 speaks it), 2 sessions, 3 the server. A module imports its own level or lower."""
 
-TOP_LEVEL_ORDER = ["config", "demo_provider", "routing", "check", "demo", "cli", "__main__"]
+TOP_LEVEL_ORDER = [
+    "guards",
+    "config",
+    "demo_provider",
+    "routing",
+    "check",
+    "demo",
+    "cli",
+    "__main__",
+]
 """Each top-level module may import only the ones before it."""
 
 
@@ -175,6 +185,19 @@ def test_top_level_modules_obey_the_direction() -> None:
                 parts = name.split(".")
                 if parts[0] == "cursor_byok" and len(parts) > 1 and parts[1] in top:
                     violations.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert violations == []
+
+
+BENCH = PACKAGE.parents[1] / "bench"
+
+
+def test_benches_use_the_package_never_the_tests() -> None:
+    violations = [
+        f"{path.name} imports {name}"
+        for path in sorted(BENCH.glob("*.py"))
+        for name in imports_of(path)
+        if name.split(".")[0] == "tests"
+    ]
     assert violations == []
 
 

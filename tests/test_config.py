@@ -13,7 +13,7 @@ from cursor_byok.config import (
     load_config,
     resolve_key,
 )
-from cursor_byok.routing import redact
+from cursor_byok.guards import Redactor
 
 GOOD = """\
 default_model = "sonnet"
@@ -152,7 +152,7 @@ def test_a_pasted_key_with_a_newline_is_trimmed_and_env_keys_are_redacted() -> N
     assert resolve_key(config.providers["anthropic"], env) == Secret("sk-ant-abc123")
     assert config.secrets(env) == ["sk-ant-abc123"]
     quoted = "Illegal header value b'sk-ant-abc123\\n' and sk-ant-abc123"
-    assert "abc123" not in redact(quoted, "sk-ant-abc123")
+    assert "abc123" not in Redactor(["sk-ant-abc123"])(quoted)
 
 
 def test_durability_defaults_to_full_and_accepts_normal(tmp_path: Path) -> None:

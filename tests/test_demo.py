@@ -16,7 +16,7 @@ import pytest
 
 from cursor_byok import demo
 from cursor_byok.demo import run_demo
-from cursor_byok.demo_provider import Recorded, ReplayProvider
+from cursor_byok.demo_provider import ReplayProvider, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,7 +76,7 @@ async def test_the_demo_fails_when_the_model_would_not_see_the_file(
 
 
 async def test_the_replay_provider_answers_an_unexpected_request_with_an_error() -> None:
-    replies = [Recorded(b"event: ping\ndata: {}\n\n", lambda _: "wrong")]
+    replies = [Reply(b"event: ping\ndata: {}\n\n", expect=lambda _: "wrong")]
     async with ReplayProvider(replies) as fake, httpx2.AsyncClient() as http:
         refused = await http.post(f"{fake.base_url}/v1/messages", json={"messages": []})
         exhausted = await http.post(f"{fake.base_url}/v1/messages", json={})

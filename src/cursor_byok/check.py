@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
+from cursor_byok.guards import Redactor
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseStream
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
@@ -60,16 +61,6 @@ def _missing_key(provider: ProviderConfig, config: Config) -> str:
         return f"no API key: set {provider.api_key_env} in the environment"
     where = f" in {config.source}" if config.source else ""
     return f"no API key: set api_key or api_key_env in [providers.{provider.name}]{where}"
-
-
-class _Redactor:
-    def __init__(self, secrets: Sequence[str]) -> None:
-        self.secrets = sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
 
 
 async def _drain(stream: ResponseStream, started: float) -> ProviderCheck | tuple[float, str]:
@@ -125,7 +116,7 @@ async def check_all(
     chosen = {name: model_for(config, name) for name in config.providers}
     cheap = {m.name: _cheap(m) for m in chosen.values() if m is not None}
     router = Router(replace(config, models={**config.models, **cheap}), env)
-    redact = _Redactor(
+    redact = Redactor(
         [k.reveal() for p in config.providers.values() if (k := resolve_key(p, env))]
         + config.secrets()
     )

@@ -30,6 +30,7 @@ from cursor_byok.config import (
     resolve_key,
 )
 from cursor_byok.demo import run_demo
+from cursor_byok.guards import Redactor, is_loopback_host
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
 from cursor_byok.routing import Router
@@ -275,22 +276,16 @@ def _short(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
 class RedactSecrets(logging.Filter):
     """Replaces every configured key in log records, whatever logged them."""
 
     def __init__(self, secrets: list[str]) -> None:
         super().__init__()
-        self.secrets = [s for s in secrets if len(s) >= 4]
+        self.redact = Redactor(secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            text = record.getMessage()
-            for secret in self.secrets:
-                text = text.replace(secret, "***")
-            record.msg, record.args = text, None
+        if self.redact:
+            record.msg, record.args = self.redact(record.getMessage()), None
         return True
 
 
@@ -298,7 +293,7 @@ def _serve(config: Config, host: str | None, port: int | None, database: Path | 
     host = host or config.server.host
     port = port or config.server.port
     token = config.server.access_token
-    if host not in LOOPBACK and token is None:
+    if not is_loopback_host(host) and token is None:
         print(
             f"cursor-byok: refusing to listen on {host} without an access token; set "
             "CURSOR_BYOK_TOKEN (or server.access_token) and have clients send it as "

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, Secret, ServerConfig
-from cursor_byok.demo_provider import Recorded, ReplayProvider
+from cursor_byok.demo_provider import ReplayProvider, Reply
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import DemoClient, Seen, TurnReport
+from cursor_byok.transport.cursor.editor import DemoClient, Seen, TurnReport
 from cursor_byok.transport.wire.app import build_service, serving
 
 QUESTION = "When does the next release ship?"
@@ -124,8 +124,8 @@ async def run_demo(out: TextIO | None = None, pace_s: float = 0.02) -> bool:
     out = out or sys.stdout
     printer = Printer(out)
     replies = [
-        Recorded(_recorded("1-read-file.sse"), _offers_read_file),
-        Recorded(_recorded("2-answer.sse"), _carries_the_file),
+        Reply(_recorded("1-read-file.sse"), chunk_size=None, expect=_offers_read_file),
+        Reply(_recorded("2-answer.sse"), chunk_size=None, expect=_carries_the_file),
     ]
     with tempfile.TemporaryDirectory(prefix="cursor-byok-demo-") as scratch:
         root = Path(scratch)

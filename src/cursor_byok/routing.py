@@ -15,6 +15,7 @@ from dataclasses import replace
 import httpx2
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
+from cursor_byok.guards import Redactor, is_loopback_url
 from cursor_byok.llm.events import (
     ErrorEvent,
     ResponseEvent,
@@ -41,16 +42,6 @@ _EFFORT: Mapping[str, ReasoningEffort | None] = {
     "xhigh": "high",
 }  # fmt: skip
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-
-
-def redact(text: str, secret: str) -> str:
-    """Cut `secret` out of `text`, also where it was quoted in escaped form."""
-    for form in {secret, repr(secret)[1:-1], repr(secret.encode())[2:-1]}:
-        if form:
-            text = text.replace(form, "***")
-    return text
-
 
 class RedactedStream:
     """Some providers quote the key they rejected in the error text; that
@@ -58,13 +49,13 @@ class RedactedStream:
 
     def __init__(self, stream: ResponseStream, secret: str) -> None:
         self._stream = stream
-        self._secret = secret
+        self._redact = Redactor([secret])
 
     async def recv(self) -> ResponseEvent:
         event = await self._stream.recv()
-        if isinstance(event, ErrorEvent) and self._secret:
+        if isinstance(event, ErrorEvent) and self._redact:
             text = event.message.error_message
-            if text and (cleaned := redact(text, self._secret)) != text:
+            if text and (cleaned := self._redact(text)) != text:
                 message = replace(event.message, error_message=cleaned)
                 return replace(event, message=message)
         return event
@@ -75,8 +66,7 @@ class RedactedStream:
 
 def _needs_key(provider: ProviderConfig) -> bool:
     """Local OpenAI-compatible servers (Ollama, vLLM on loopback) need none."""
-    local = any(host in provider.base_url for host in LOCAL_HOSTS)
-    return not (provider.api == "openai-chat" and local)
+    return not (provider.api == "openai-chat" and is_loopback_url(provider.base_url))
 
 
 class Router:

@@ -11,11 +11,11 @@ from google.protobuf import json_format
 
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2, models_pb2, server_config_pb2
 from cursor_byok.transport.wire.app import build_service, serving
 from cursor_byok.transport.wire.server import ModelEntry
-from tests.e2e.cursor_client import CursorClient, End, kind, run_request
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
 from tests.transport.shared_fixtures import load_cursor_fixture

@@ -19,9 +19,9 @@ import pytest
 from cursor_byok.config import load_config
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.app import build_service, free_port, serving
-from tests.e2e.cursor_client import CursorClient, End, kind, run_request
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,10 +15,7 @@ from cursor_byok.llm.events import ErrorEvent, ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolCall, UserMessage
 from cursor_byok.runtime.runner import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.app import build_service, serving
-from tests.e2e.cursor_client import (
+from cursor_byok.transport.cursor.client import (
     CursorClient,
     End,
     cancel,
@@ -27,6 +24,9 @@ from tests.e2e.cursor_client import (
     run_request,
     stream_close,
 )
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
+from cursor_byok.transport.wire.app import build_service, serving
 from tests.factories import assistant, error_event, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 

@@ -13,9 +13,7 @@ import pytest
 from cursor_byok.llm.types import TextContent, ThinkingContent
 from cursor_byok.runtime.runner import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import Service, build_service, serving
-from tests.e2e.cursor_client import (
+from cursor_byok.transport.cursor.client import (
     CODECS,
     CursorClient,
     End,
@@ -24,6 +22,8 @@ from tests.e2e.cursor_client import (
     run_request,
     stream_close,
 )
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.wire.app import Service, build_service, serving
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 

@@ -20,12 +20,12 @@ from cursor_byok.llm.events import (
 from cursor_byok.llm.types import TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.transport.cursor import dialect
+from cursor_byok.transport.cursor.client import cancel, exec_reply, run_request, stream_close
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker
 from cursor_byok.transport.cursor.tools import BUILTIN, MAX_RESULT_CHARS, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from cursor_byok.transport.wire.errors import Code
-from tests.e2e.cursor_client import cancel, exec_reply, run_request, stream_close
 from tests.factories import assistant, error_event, tool_call
 from tests.transport.shared_fixtures import load_cursor_fixture
 

@@ -19,9 +19,7 @@ def encode_body(body: dict[str, Any]) -> bytes:
     elsewhere (tool schemas, tool-call arguments) and their key order differs
     between a value built in memory and the same value reloaded from the
     store; a resumed or retried call must send the very same bytes."""
-    return json.dumps(
-        body, ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True
-    ).encode("utf-8", "surrogatepass")
+    return canonical_dumps(body)
 
 
 def arguments_text(call: ToolCall) -> str:

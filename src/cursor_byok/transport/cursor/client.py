@@ -1,196 +1,200 @@
-"""A minimal Cursor-side client for `cursor-byok demo`: it plays the editor.
-
-It opens RunSSE, sends the run request with BidiAppend, runs the `read`
-exec requests the server sends against a workspace folder, answers them
-(result, then stream close) and reads the stream to its end. Everything it
-sees is handed to the caller as a `Seen` record (plain strings, no
-protobuf), so the command can print the turn as it happens.
-
-Only `read` is implemented: the demo's recorded model asks for nothing else,
-and any other exec request is answered as rejected rather than run.
+"""A Cursor-side client written from the protocol notes: it opens RunSSE,
+sends BidiAppends in any of the three codecs and decodes the stream. The
+demo's editor, the end-to-end tests and the benches all speak through it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal
 
 import httpx2
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope
 
+CODECS = ("proto", "json", "grpc-web")
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
+CUT_OFF = "the stream ended without an end-of-stream message"
 
-SeenKind = Literal[
-    "thinking", "text", "notice", "tool_call", "tool_run", "tool_result", "tool_done", "usage"
-]
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """One thing worth showing: a streamed piece, a tool step, the usage."""
-
-    kind: SeenKind
-    text: str
-
-
-@dataclass(slots=True)
-class TurnReport:
-    """What the turn amounted to, for the caller's verdict."""
-
-    text: str = ""
-    tool_calls: list[str] = field(default_factory=list)
-    tool_results: list[str] = field(default_factory=list)
-    turn_ended: bool = False
-    error: str | None = None
-    """The stream's Connect error, if it ended with one."""
+_STREAM_TYPES = {
+    "proto": "application/connect+proto",
+    "json": "application/connect+json",
+    "grpc-web": "application/grpc-web+proto",
+}
+_APPEND_TYPES = {
+    "proto": "application/proto",
+    "json": "application/json",
+    "grpc-web": "application/grpc-web+proto",
+}
 
 
-class DemoClient:
-    """One conversation over one server; `show` receives every `Seen`."""
+class ClientError(Exception):
+    """The server refused a request (not a Connect error at the end of a stream)."""
 
-    def __init__(self, base_url: str, workspace: Path, show: Callable[[Seen], None]) -> None:
-        self.workspace = workspace.resolve()
-        self.show = show
-        self.http = httpx2.AsyncClient(base_url=base_url, timeout=30.0)
 
-    async def aclose(self) -> None:
+@dataclass
+class End:
+    """How the stream ended: the Connect end-of-stream error (None on
+    success) or a gRPC-Web trailer block, and the raw bytes."""
+
+    error: dict[str, object] | None
+    raw: bytes
+
+
+Item = pb.AgentServerMessage | End
+
+
+@dataclass
+class Stream:
+    items: asyncio.Queue[Item] = field(default_factory=asyncio.Queue)
+    received: list[Item] = field(default_factory=list)
+    content_type: str = ""
+    task: asyncio.Task[None] | None = None
+
+    async def next(self, timeout: float = 10.0) -> Item:
+        item = await asyncio.wait_for(self.items.get(), timeout)
+        self.received.append(item)
+        return item
+
+    async def until(self, predicate: Callable[[Item], bool], timeout: float = 10.0) -> Item:
+        """Read until an item satisfies `predicate`; return it."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise TimeoutError(f"nothing matched within {timeout}s")
+            item = await self.next(left)
+            if predicate(item):
+                return item
+            if isinstance(item, End):
+                raise AssertionError(f"stream ended before the expected item: {item}")
+
+
+def kind(item: Item) -> str:
+    """A short name of what a server message is, e.g. 'text_delta', 'exec', 'end'."""
+    if isinstance(item, End):
+        return "end"
+    top = item.WhichOneof("message")
+    if top == "interaction_update":
+        return str(item.interaction_update.WhichOneof("message"))
+    names = {"exec_server_message": "exec", "conversation_checkpoint_update": "checkpoint"}
+    return names.get(str(top), str(top))
+
+
+class CursorClient:
+    def __init__(
+        self, base_url: str, codec: str = "proto", token: str | None = None, timeout: float = 30.0
+    ) -> None:
+        if codec not in CODECS:
+            raise ValueError(f"codec must be one of {CODECS}, not {codec!r}")
+        self.codec = codec
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx2.AsyncClient(base_url=base_url, timeout=timeout, headers=headers)
+
+    async def close(self) -> None:
         await self.http.aclose()
 
-    async def run_turn(
-        self, text: str, model: str, conversation_id: str, request_id: str
-    ) -> TurnReport:
-        """Send `text` as a new turn and play the client's part until the end."""
-        report = TurnReport()
-        try:
-            await self._play(text, model, conversation_id, request_id, report)
-        except httpx2.HTTPError as error:
-            report.error = f"the connection to the server failed: {error!r}"
-        return report
+    def _encode(self, message: Message) -> bytes:
+        if self.codec == "json":
+            return json.dumps(json_format.MessageToDict(message)).encode()
+        return message.SerializeToString()
 
-    async def _play(
-        self, text: str, model: str, conversation_id: str, request_id: str, report: TurnReport
-    ) -> None:
-        seqno = 0
-        opening = encode_envelope(bidi_pb2.BidiRequestId(request_id=request_id).SerializeToString())
-        headers = {"content-type": "application/connect+proto", "x-cursor-streaming": "true"}
-        async with self.http.stream("POST", RUN_SSE, content=opening, headers=headers) as stream:
-            if stream.status_code != 200:
-                report.error = f"RunSSE answered HTTP {stream.status_code}"
-                return
-            await self._append(request_id, seqno, _run_request(text, model, conversation_id))
-            seqno += 1
-            decoder = EnvelopeDecoder()
-            async for chunk in stream.aiter_bytes():
-                for envelope in decoder.feed(chunk):
+    def _decode(self, payload: bytes) -> pb.AgentServerMessage:
+        if self.codec == "json":
+            return json_format.Parse(payload.decode(), pb.AgentServerMessage())
+        return pb.AgentServerMessage.FromString(payload)
+
+    async def open(self, request_id: str) -> Stream:
+        """Open RunSSE; items arrive on the returned stream, an `End` last."""
+        stream = Stream()
+        body = encode_envelope(self._encode(bidi_pb2.BidiRequestId(request_id=request_id)))
+        opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        headers = {"content-type": _STREAM_TYPES[self.codec], "x-cursor-streaming": "true"}
+
+        async def read() -> None:
+            try:
+                async with self.http.stream("POST", RUN_SSE, content=body, headers=headers) as got:
+                    stream.content_type = got.headers.get("content-type", "")
+                    if got.status_code != 200:
+                        text = (await got.aread())[:300]
+                        raise ClientError(f"RunSSE answered HTTP {got.status_code}: {text!r}")
+                    opened.set_result(None)
+                    await self._read(got, stream)
+            except (ClientError, httpx2.HTTPError) as error:
+                if not opened.done():
+                    opened.set_exception(error)
+                else:
+                    stream.items.put_nowait(End({"code": "unknown", "message": repr(error)}, b""))
+
+        stream.task = asyncio.create_task(read())
+        await asyncio.wait_for(asyncio.shield(opened), 10)
+        return stream
+
+    async def _read(self, response: httpx2.Response, stream: Stream) -> None:
+        decoder = EnvelopeDecoder()
+        async for chunk in response.aiter_bytes():
+            for envelope in decoder.feed(chunk):
+                if envelope.is_end_stream or envelope.is_trailers:
+                    error = None
                     if envelope.is_end_stream:
                         error = json.loads(envelope.payload or b"{}").get("error")
-                        report.error = None if error is None else _error_text(error)
-                        return
-                    message = pb.AgentServerMessage.FromString(envelope.payload)
-                    for reply in self._handle(message, report):
-                        await self._append(request_id, seqno, reply)
-                        seqno += 1
-        report.error = "the stream ended without an end-of-stream message"
+                    elif b"grpc-status: 0" not in envelope.payload:
+                        error = {"trailers": envelope.payload.decode()}
+                    stream.items.put_nowait(End(error, envelope.payload))
+                    return
+                stream.items.put_nowait(self._decode(envelope.payload))
+        stream.items.put_nowait(End({"code": "unknown", "message": CUT_OFF}, b""))
 
-    def _handle(
-        self, message: pb.AgentServerMessage, report: TurnReport
-    ) -> list[pb.AgentClientMessage]:
-        """Show one server message; return the appends it calls for."""
-        if message.WhichOneof("message") == "exec_server_message":
-            return self._exec(message.exec_server_message, report)
-        if message.WhichOneof("message") != "interaction_update":
-            return []
-        update = message.interaction_update
-        match update.WhichOneof("message"):
-            case "thinking_delta":
-                self.show(Seen("thinking", update.thinking_delta.text))
-            case "text_delta" if update.text_delta.is_server_notice:
-                self.show(Seen("notice", update.text_delta.text))
-            case "text_delta":
-                report.text += update.text_delta.text
-                self.show(Seen("text", update.text_delta.text))
-            case "tool_call_started":
-                described = describe_tool_call(update.tool_call_started.tool_call)
-                report.tool_calls.append(described)
-                self.show(Seen("tool_call", described))
-            case "tool_call_completed":
-                self.show(Seen("tool_done", describe_outcome(update.tool_call_completed.tool_call)))
-            case "turn_ended":
-                report.turn_ended = True
-                self.show(Seen("usage", describe_usage(update.turn_ended)))
-        return []
-
-    def _exec(
-        self, request: pb.ExecServerMessage, report: TurnReport
-    ) -> list[pb.AgentClientMessage]:
-        kind = request.WhichOneof("message")
-        if kind == "read_args":
-            self.show(Seen("tool_run", f"read {request.read_args.path}"))
-            result = self._read(request.read_args)
-        else:
-            self.show(Seen("tool_run", f"{kind}: not run (this client only reads files)"))
-            result = pb.ReadResult(rejected=pb.ReadRejected(reason="not supported by the demo"))
-        summary = json_format.MessageToDict(result, preserving_proto_field_name=True)
-        report.tool_results.append(json.dumps(summary, ensure_ascii=False))
-        self.show(Seen("tool_result", _result_text(result)))
-        reply = pb.AgentClientMessage(
-            exec_client_message=pb.ExecClientMessage(
-                id=request.id, exec_id=request.exec_id, read_result=result
-            )
-        )
-        close = pb.AgentClientMessage(
-            exec_client_control_message=pb.ExecClientControlMessage(
-                stream_close=pb.ExecClientStreamClose(id=request.id)
-            )
-        )
-        return [reply, close]
-
-    def _read(self, args: pb.ReadArgs) -> pb.ReadResult:
-        """Read inside the workspace only, the way an editor would."""
-        target = (self.workspace / args.path).resolve()
-        if not target.is_relative_to(self.workspace):
-            return pb.ReadResult(
-                rejected=pb.ReadRejected(path=args.path, reason="outside the workspace")
-            )
-        if not target.is_file():
-            return pb.ReadResult(file_not_found=pb.ReadFileNotFound(path=args.path))
-        content = target.read_text(encoding="utf-8", errors="replace")
-        return pb.ReadResult(
-            success=pb.ReadSuccess(
-                path=args.path,
-                content=content,
-                total_lines=len(content.splitlines()),
-                file_size=target.stat().st_size,
-            )
-        )
-
-    async def _append(self, request_id: str, seqno: int, message: pb.AgentClientMessage) -> None:
-        body = bidi_pb2.BidiAppendRequest(
-            data=message.SerializeToString().hex(),
+    async def append_raw(self, request_id: str, seqno: int, data: bytes) -> httpx2.Response:
+        request = bidi_pb2.BidiAppendRequest(
+            data=data.hex(),
             request_id=bidi_pb2.BidiRequestId(request_id=request_id),
             append_seqno=seqno,
-        ).SerializeToString()
-        response = await self.http.post(
-            BIDI_APPEND, content=body, headers={"content-type": "application/proto"}
         )
-        response.raise_for_status()
+        body = self._encode(request)
+        if self.codec == "grpc-web":
+            body = encode_envelope(body)
+        headers = {"content-type": _APPEND_TYPES[self.codec]}
+        return await self.http.post(BIDI_APPEND, content=body, headers=headers)
+
+    async def append(
+        self, request_id: str, seqno: int, message: pb.AgentClientMessage
+    ) -> httpx2.Response:
+        response = await self.append_raw(request_id, seqno, message.SerializeToString())
+        if response.status_code != 200:
+            raise ClientError(f"BidiAppend answered HTTP {response.status_code}: {response.text}")
+        return response
 
 
-def _run_request(text: str, model: str, conversation_id: str) -> pb.AgentClientMessage:
+@contextlib.asynccontextmanager
+async def client(base_url: str, codec: str = "proto") -> AsyncIterator[CursorClient]:
+    made = CursorClient(base_url, codec)
+    try:
+        yield made
+    finally:
+        await made.close()
+
+
+# -- what a client sends -------------------------------------------------------------
+
+
+def run_request(
+    text: str, conversation_id: str = "conv-1", model: str = "test-model", message_id: str = "m1"
+) -> pb.AgentClientMessage:
     return pb.AgentClientMessage(
         run_request=pb.AgentRunRequest(
             conversation_id=conversation_id,
             action=pb.ConversationAction(
                 user_message_action=pb.UserMessageAction(
-                    user_message=pb.UserMessage(text=text, message_id=f"{conversation_id}-m1")
+                    user_message=pb.UserMessage(text=text, message_id=message_id)
                 )
             ),
             requested_model=pb.RequestedModel(model_id=model),
@@ -198,43 +202,20 @@ def _run_request(text: str, model: str, conversation_id: str) -> pb.AgentClientM
     )
 
 
-def describe_tool_call(call: pb.ToolCall) -> str:
-    """`read {"path": "NOTES.md"}`: the card's kind and its arguments."""
-    branch = call.WhichOneof("tool")
-    if branch is None:
-        return "(unknown tool)"
-    card = getattr(call, branch)
-    args = json_format.MessageToDict(card.args, preserving_proto_field_name=True)
-    name = branch.removesuffix("_tool_call")
-    return f"{name} {json.dumps(args, ensure_ascii=False)}"
+def exec_reply(request: pb.ExecServerMessage, **result: object) -> pb.AgentClientMessage:
+    message = pb.ExecClientMessage(id=request.id, exec_id=request.exec_id, **result)  # type: ignore[arg-type]
+    return pb.AgentClientMessage(exec_client_message=message)
 
 
-def describe_outcome(call: pb.ToolCall) -> str:
-    """`read: success`: how the completed card reports the tool's result."""
-    branch = call.WhichOneof("tool")
-    if branch is None:
-        return "(unknown tool)"
-    result = getattr(call, branch).result
-    outcome = result.WhichOneof("result") or "no result"
-    return f"{branch.removesuffix('_tool_call')}: {outcome}"
-
-
-def describe_usage(ended: pb.TurnEndedUpdate) -> str:
-    return (
-        f"input {ended.input_tokens:,} tokens, output {ended.output_tokens:,}, "
-        f"cache read {ended.cache_read_tokens:,}, cache write {ended.cache_write_tokens:,}"
+def stream_close(number: int) -> pb.AgentClientMessage:
+    return pb.AgentClientMessage(
+        exec_client_control_message=pb.ExecClientControlMessage(
+            stream_close=pb.ExecClientStreamClose(id=number)
+        )
     )
 
 
-def _result_text(result: pb.ReadResult) -> str:
-    if result.WhichOneof("result") == "success":
-        success = result.success
-        return f"{success.total_lines} lines, {success.file_size} bytes\n{success.content}"
-    detail = json_format.MessageToDict(result, preserving_proto_field_name=True)
-    return f"error: {json.dumps(detail, ensure_ascii=False)}"
-
-
-def _error_text(error: object) -> str:
-    if isinstance(error, dict):
-        return f"{error.get('code', 'unknown')}: {error.get('message', '')}"
-    return str(error)
+def cancel(reason: str = "stop") -> pb.AgentClientMessage:
+    return pb.AgentClientMessage(
+        conversation_action=pb.ConversationAction(cancel_action=pb.CancelAction(reason=reason))
+    )

@@ -10,13 +10,13 @@ loop has no branch per tool. A result's text for the model is capped at
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 
+from cursor_byok.llm.providers.common import safe_id
 from cursor_byok.llm.types import JSONObject, ToolCall, ToolDefinition
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -639,13 +639,10 @@ BUILTIN: tuple[NativeTool, ...] = (
     ReadLints(),
 )
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
 
 def mcp_tool_name(server: str, tool: str) -> str:
     """A name every provider accepts (^[A-Za-z0-9_-]{1,64}$), stable per tool."""
-    name = _UNSAFE.sub("_", f"mcp_{server}_{tool}")
-    return name[:64]
+    return safe_id(f"mcp_{server}_{tool}", 64)
 
 
 def mcp_tools(definitions: Iterable[pb.McpToolDefinition]) -> list[McpTool]:

@@ -60,7 +60,11 @@ def parse_content_type(header: str | None) -> ContentType | None:
 def encode_message(message: Message, codec: Codec) -> bytes:
     if codec is Codec.PROTO:
         return message.SerializeToString()
-    obj = json_format.MessageToDict(message)
+    return compact_json(json_format.MessageToDict(message))
+
+
+def compact_json(obj: object) -> bytes:
+    """The JSON bytes of every Connect body: no whitespace, UTF-8."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
+from cursor_byok.transport.wire.codec import compact_json
 from cursor_byok.transport.wire.framing import FramingError
 
 M = TypeVar("M", bound=Message)
@@ -185,10 +186,6 @@ def _detail_from_json(obj: object) -> ErrorDetail:
     return ErrorDetail(obj["type"], raw)
 
 
-def _dumps(obj: object) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 @dataclass(frozen=True, slots=True)
 class EndStream:
     """The Connect end-of-stream message: success or an error, plus trailers."""
@@ -204,7 +201,7 @@ def end_stream_json(end: EndStream) -> bytes:
         obj["error"] = end.error.to_json_object()
     if end.metadata:
         obj["metadata"] = {k: list(v) for k, v in end.metadata.items()}
-    return _dumps(obj)
+    return compact_json(obj)
 
 
 def parse_end_stream(payload: bytes) -> EndStream:
@@ -225,7 +222,7 @@ def parse_end_stream(payload: bytes) -> EndStream:
 
 def unary_error_body(error: WireError) -> tuple[int, bytes]:
     """HTTP status and JSON body of a failed Connect unary call."""
-    return http_status_for(error.code), _dumps(error.to_json_object())
+    return http_status_for(error.code), compact_json(error.to_json_object())
 
 
 def grpc_web_trailers(error: WireError | None) -> bytes:

@@ -210,21 +210,9 @@ def looks_enveloped(body: bytes) -> bool:
     return bool(flags & ~FLAG_COMPRESSED == 0) and length == len(body) - HEADER_SIZE
 
 
-def unwrap_unary_body(
-    body: bytes,
-    *,
-    content_encoding: str | None = None,
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-) -> bytes:
-    """The message bytes of a unary request body, framed or bare, gzip or not.
-
-    `content_encoding` is the HTTP `Content-Encoding` of the whole body.
-    """
-    encoding = (content_encoding or "identity").strip().lower()
-    if encoding == "gzip":
-        body = gzip_decompress(body, max_bytes=max_message_bytes)
-    elif encoding != "identity":
-        raise FramingError(f"unsupported content encoding {content_encoding!r}")
+def unwrap_unary_body(body: bytes, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> bytes:
+    """The message bytes of a unary request body, framed or bare (a framed
+    one may be gzip-compressed per message)."""
     if len(body) > max_message_bytes + HEADER_SIZE:
         raise MessageTooLargeError(len(body), max_message_bytes)
     if looks_enveloped(body):

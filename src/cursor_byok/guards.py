@@ -1,0 +1,53 @@
+"""Two small guards shared by the server, the router and the checks: cutting
+secrets out of text before it is logged, stored or shown, and telling a
+loopback host from any other."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+MIN_SECRET_CHARS = 4
+"""Shorter values are not cut: they would mangle ordinary words."""
+
+
+class Redactor:
+    """Replaces every secret with `***`, longest first (a key that contains
+    another is cut whole), also where it was quoted in escaped form."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        forms: set[str] = set()
+        for secret in secrets:
+            if len(secret) >= MIN_SECRET_CHARS:
+                forms.update((secret, repr(secret)[1:-1], repr(secret.encode())[2:-1]))
+        self._forms = sorted(forms, key=len, reverse=True)
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
+
+    def __call__(self, text: str) -> str:
+        for form in self._forms:
+            text = text.replace(form, "***")
+        return text
+
+
+def is_loopback_host(host: str) -> bool:
+    """`localhost`, or an IP address of the loopback range (127.0.0.0/8, ::1).
+    The whole name must match: `localhost.example.com` is not local."""
+    name = host.strip().strip("[]").rstrip(".").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def is_loopback_url(url: str) -> bool:
+    """The URL's host is a loopback host (see `is_loopback_host`)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    return host is not None and is_loopback_host(host)
