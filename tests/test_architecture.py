@@ -85,6 +85,10 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.wire.framing": 0,
     "cursor_byok.transport.wire.codec": 0,
     "cursor_byok.transport.wire.errors": 0,
+    "cursor_byok.transport.cursor.tool_base": 1,
+    "cursor_byok.transport.cursor.file_tools": 1,
+    "cursor_byok.transport.cursor.shell_tool": 1,
+    "cursor_byok.transport.cursor.mcp_tools": 1,
     "cursor_byok.transport.cursor.tools": 1,
     "cursor_byok.transport.cursor.dialect": 1,
     "cursor_byok.transport.cursor.client": 1,
@@ -94,6 +98,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.registry": 2,
     "cursor_byok.transport.cursor.sink": 2,
     "cursor_byok.transport.cursor.sessions": 2,
+    "cursor_byok.transport.wire.stream_writer": 3,
     "cursor_byok.transport.wire.server": 3,
     "cursor_byok.transport.wire.app": 3,
 }

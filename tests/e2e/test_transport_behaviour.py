@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cursor_byok.llm.events import ErrorEvent, ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolCall, UserMessage
-from cursor_byok.runtime.runner import RetryPolicy
+from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import (
     CursorClient,

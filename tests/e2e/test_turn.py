@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.llm.types import TextContent, ThinkingContent
-from cursor_byok.runtime.runner import RetryPolicy
+from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import (
     CODECS,

@@ -16,7 +16,8 @@ from cursor_byok.config import load_config
 from cursor_byok.llm.events import TextDelta
 from cursor_byok.loop import CallClient, Final, Start, ToolResult, TurnSettings
 from cursor_byok.routing import Router
-from cursor_byok.runtime.runner import RetryPolicy, Runner
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import result, user
 from tests.fakes import RecordingSink

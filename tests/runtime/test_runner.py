@@ -22,7 +22,8 @@ from cursor_byok.llm.serialize import canonical_dumps, message_to_json, serializ
 from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime import runner as runner_module
-from cursor_byok.runtime.runner import RetryPolicy, Runner
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import CallStatus, OperationStatus
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (

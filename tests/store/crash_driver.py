@@ -27,7 +27,8 @@ from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import serialize_messages
 from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage
 from cursor_byok.loop import CallClient, Final, Status, ToolResult
-from cursor_byok.runtime.runner import Outbound, RetryPolicy, Runner
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.runtime.runner import Outbound, Runner
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream

@@ -15,19 +15,21 @@ from cursor_byok.transport.wire.errors import (
     EndStream,
     ErrorDetail,
     WireError,
-    code_for_grpc_status,
-    code_for_http_status,
     end_stream_json,
     grpc_web_trailers,
     http_status_for,
-    parse_end_stream,
-    parse_grpc_web_trailers,
     unary_error_body,
 )
 from cursor_byok.transport.wire.framing import (
     EnvelopeDecoder,
     FramingError,
     encode_end_stream_envelope,
+)
+from tests.transport.connect_parsers import (
+    code_for_grpc_status,
+    code_for_http_status,
+    parse_end_stream,
+    parse_grpc_web_trailers,
 )
 
 

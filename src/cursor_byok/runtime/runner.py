@@ -33,16 +33,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, TypeVar, assert_never
 
-from cursor_byok.llm.events import (
-    DoneEvent,
-    ErrorEvent,
-    ResponseEvent,
-    ResponseStream,
-    StartEvent,
-)
-from cursor_byok.llm.provider import CallContext, ModelRouter
+from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
+from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.llm.serialize import canonical_loads, message_from_json, request_from_json
-from cursor_byok.llm.types import AssistantMessage, JSONValue, RequestMessages, ToolResultMessage
+from cursor_byok.llm.types import JSONValue, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
     CallClient,
@@ -58,7 +52,8 @@ from cursor_byok.loop.commands import (
 from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
-from cursor_byok.runtime.observe import CallWatch, Metrics, logfmt
+from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
+from cursor_byok.runtime.observe import Metrics, logfmt
 from cursor_byok.runtime.records import store_records
 from cursor_byok.store.base import (
     CallStatus,
@@ -80,23 +75,6 @@ class Sink(Protocol):
     must not block: it only enqueues, preserving order."""
 
     def publish(self, conversation_id: str, item: Outbound) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """Retries of one model call, only while nothing of the failed attempt
-    reached the client: capped exponential backoff with full jitter."""
-
-    max_attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 8.0
-
-    def delay(self, attempt: int, hint: float | None, rng: random.Random) -> float:
-        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-        wait = rng.uniform(0, ceiling)
-        if hint is not None:
-            wait = max(wait, min(hint, self.max_delay))
-        return wait
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,18 +136,16 @@ class Runner:
         sink: Sink,
         hooks: Hooks = DEFAULT_HOOKS,
         retry: RetryPolicy | None = None,
-        clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self._store = store
-        self._llm = llm
         self._sink = sink
         self._hooks = hooks
-        self._retry = retry or RetryPolicy()
-        self._clock = clock
-        self._rng = rng or random.Random()
         self._metrics = metrics
+        self._reader = CallReader(
+            llm, retry or RetryPolicy(), rng or random.Random(), metrics, self._count_attempt
+        )
         self.ignored: Counter[str] = Counter()
         """Inputs the loop found changed nothing, by reason."""
         self._conversations: dict[str, _Conversation] = {}
@@ -280,7 +256,7 @@ class Runner:
                 elif isinstance(item, _StreamEvent) and isinstance(item.event, DoneEvent):
                     # The answer could not be taken (e.g. unstorable content):
                     # end the call as failed rather than wait for it forever.
-                    failure = _local_error(f"the response could not be stored: {error}")
+                    failure = local_error(f"the response could not be stored: {error}")
                     conversation.queue.put_nowait(_StreamEvent(item.call_id, failure))
 
     async def _io(self, function: Callable[..., T], *args: object) -> T:
@@ -455,91 +431,16 @@ class Runner:
     async def _read_llm(
         self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
-        """Read one call; whatever goes wrong here ends the call with an error
-        event, so the conversation never waits on a reader that is gone."""
-        try:
-            await self._read_attempts(conversation, call_id, model, request)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            log.exception("call %s failed outside the stream", call_id)
-            failure = _local_error(f"the model call failed: {type(error).__name__}: {error}")
-            conversation.queue.put_nowait(_StreamEvent(call_id, failure))
+        """Every event goes through the conversation's queue, in order."""
+        call = ModelCall(conversation.conversation_id, call_id, model, request)
+        queue = conversation.queue
+        await self._reader.read(call, lambda event: queue.put_nowait(_StreamEvent(call_id, event)))
 
-    async def _read_attempts(
-        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
-    ) -> None:
-        """Retry the identical request while nothing of the failed attempt was
-        passed on; every event goes through the conversation's queue."""
-        attempt = 0
-        watch = CallWatch(self._metrics, conversation.conversation_id, call_id, model)
-        while True:
-            attempt += 1
-            # The planned record is already committed with the request; only
-            # a retry is worth a write of its own (to count the attempt).
-            if attempt > 1:
-                await self._io(
-                    self._store.save_llm_call,
-                    CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt),
-                )
-            passed_on = False
-            stream: ResponseStream | None = None
-            try:
-                context = CallContext(call_id=call_id, session_id=conversation.conversation_id)
-                stream = await self._llm.call(model, context, request)
-                while True:
-                    event = await _next_event(stream)
-                    retry = (
-                        isinstance(event, ErrorEvent)
-                        and event.reason == "error"
-                        and event.retryable
-                        and not passed_on
-                        and attempt < self._retry.max_attempts
-                    )
-                    if retry:
-                        assert isinstance(event, ErrorEvent)
-                        watch.retrying(event)
-                        wait = self._retry.delay(attempt, event.retry_after, self._rng)
-                        log.warning(
-                            "call %s attempt %d failed (%s); retrying in %.2fs",
-                            call_id,
-                            attempt,
-                            event.message.error_message,
-                            wait,
-                        )
-                        await asyncio.sleep(wait)
-                        break
-                    watch.see(event)
-                    if not isinstance(event, StartEvent):
-                        passed_on = True
-                    conversation.queue.put_nowait(_StreamEvent(call_id, event))
-                    if isinstance(event, DoneEvent | ErrorEvent):
-                        return
-            finally:
-                if stream is not None:
-                    with contextlib.suppress(Exception):
-                        await stream.aclose()
-
-
-async def _next_event(stream: ResponseStream) -> ResponseEvent:
-    """An adapter bug or a stream that ends without a terminal event still
-    ends the call as an error, never as a silent hang or a crash."""
-    try:
-        return await stream.recv()
-    except StopAsyncIteration:
-        return _local_error("the model stream ended without a final event")
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        log.exception("model stream raised")
-        return _local_error(f"the model stream failed: {type(error).__name__}: {error}")
-
-
-def _local_error(text: str) -> ErrorEvent:
-    message = AssistantMessage(
-        content=(), api="", provider="", model="", stop_reason="error", error_message=text
-    )
-    return ErrorEvent("error", message)
+    async def _count_attempt(self, call_id: str, attempt: int) -> None:
+        """The planned record is already committed with the request; only a
+        retry is worth a write of its own (to count the attempt)."""
+        update = CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt)
+        await self._io(self._store.save_llm_call, update)
 
 
 def _tool_result_from(data: bytes) -> ToolResultMessage | None:

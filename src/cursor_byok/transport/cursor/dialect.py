@@ -12,7 +12,6 @@ turn_ended with usage -> end of stream.
 from __future__ import annotations
 
 import base64
-import time
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -434,12 +433,3 @@ def error_for(outbound: Failed | Canceled) -> WireError:
         is_expected=True,
     )
     return WireError(Code.UNAVAILABLE, text, (ErrorDetail.of(details),))
-
-
-def notice(text: str) -> pb.AgentServerMessage:
-    """Text the user sees in the answer, marked as coming from the server."""
-    return _update(text_delta=pb.TextDeltaUpdate(text=text, is_server_notice=True))
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

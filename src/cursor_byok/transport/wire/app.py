@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import uvicorn
 
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
-from cursor_byok.runtime.runner import RetryPolicy, Runner
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink

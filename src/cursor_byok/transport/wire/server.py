@@ -10,7 +10,6 @@ framing lives in `connect_framing` and this module routes over bare ASGI.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -20,8 +19,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from cursor_byok.runtime.observe import Metrics
-from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.sessions import EndOfStream, QueueItem, Session, SessionHub
+from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import (
     bidi_pb2,
@@ -42,33 +40,35 @@ from cursor_byok.transport.wire.codec import (
 )
 from cursor_byok.transport.wire.errors import (
     Code,
-    EndStream,
     ErrorDetail,
     WireError,
-    end_stream_json,
     grpc_web_trailers,
     unary_error_body,
 )
 from cursor_byok.transport.wire.framing import (
     EnvelopeDecoder,
     FramingError,
-    encode_end_stream_envelope,
     encode_envelope,
     encode_trailers_envelope,
     gzip_decompress,
     unwrap_unary_body,
 )
+from cursor_byok.transport.wire.stream_writer import (
+    Receive,
+    Send,
+    StreamWriter,
+    end_frame,
+    stream_content_type,
+    wait_disconnect,
+)
 
 log = logging.getLogger(__name__)
 
 Scope = Mapping[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
 HEARTBEAT_S = 5.0
-MAX_BATCH = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +304,7 @@ class CursorServer:
         if not request.request_id:
             raise RequestError(WireError(Code.INVALID_ARGUMENT, "request_id is empty"))
         session = self.hub.session(request.request_id)
-        stream_type = _stream_content_type(content_type)
+        stream_type = stream_content_type(content_type)
         await send(
             {
                 "type": "http.response.start",
@@ -319,92 +319,17 @@ class CursorServer:
         if session.ended and session.outbox.empty():
             # The turn this request id served is over (or was taken over):
             # say so at once instead of sending heartbeats forever.
-            await send({"type": "http.response.body", "body": _end_frame(None, content_type)})
+            await send({"type": "http.response.body", "body": end_frame(None, content_type)})
             return
         self.hub.reader_attached(session)
         self.metrics.active_streams.inc()
-        disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+        disconnected = asyncio.ensure_future(wait_disconnect(receive))
         try:
-            await self._pump(session, content_type, send, disconnected)
+            await StreamWriter(self.heartbeat_s).pump(session, content_type, send, disconnected)
         finally:
             disconnected.cancel()
             self.metrics.active_streams.dec()
             self.hub.reader_detached(session)
-
-    async def _pump(
-        self,
-        session: Session,
-        content_type: ContentType,
-        send: Send,
-        disconnected: asyncio.Future[None],
-    ) -> None:
-        """The one writer of this stream: queue items in order, heartbeats
-        while the queue is idle, the end-of-stream last. Whatever is queued
-        goes out in one write, so a busy stream costs one send per batch, not
-        one per delta."""
-        while True:
-            if session.outbox.empty():
-                first = await self._wait_item(session, disconnected)
-                if first is None:
-                    return
-                batch = [first]
-            else:
-                batch = []
-            while not session.outbox.empty() and len(batch) < MAX_BATCH:
-                batch.append(session.outbox.get_nowait())
-            if disconnected.done():
-                # uvicorn drops writes after a disconnect without an error:
-                # keep the batch for the next reader instead.
-                for item in reversed(batch):
-                    _requeue_first(session, item)
-                return
-            frames: list[bytes] = []
-            for item in batch:
-                if isinstance(item, EndOfStream):
-                    await self._write(send, b"".join(frames), more=True)
-                    end = _end_frame(item.error, content_type)
-                    await send({"type": "http.response.body", "body": end})
-                    return
-                frames.append(encode_envelope(encode_message(item, content_type.codec)))
-            if not await self._write(send, b"".join(frames), more=True):
-                for item in reversed(batch):
-                    _requeue_first(session, item)
-                return
-
-    async def _wait_item(
-        self, session: Session, disconnected: asyncio.Future[None]
-    ) -> QueueItem | None:
-        """The next item, a heartbeat after an idle interval, or None when
-        the client went away (an item taken meanwhile goes back first)."""
-        getter: asyncio.Future[QueueItem] = asyncio.ensure_future(session.outbox.get())
-        watched: set[asyncio.Future[Any]] = {getter, disconnected}
-        done, _ = await asyncio.wait(
-            watched, timeout=self.heartbeat_s, return_when=asyncio.FIRST_COMPLETED
-        )
-        if getter in done:
-            if disconnected in done:
-                _requeue_first(session, getter.result())
-                return None
-            return getter.result()
-        getter.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await getter
-        taken = getter.result() if getter.done() and not getter.cancelled() else None
-        if disconnected in done:
-            if taken is not None:
-                _requeue_first(session, taken)
-            return None
-        return taken if taken is not None else dialect.heartbeat()
-
-    @staticmethod
-    async def _write(send: Send, body: bytes, more: bool) -> bool:
-        if not body:
-            return True
-        try:
-            await send({"type": "http.response.body", "body": body, "more_body": more})
-        except OSError:
-            return False
-        return True
 
     # -- unary RPCs ----------------------------------------------------------------------------
 
@@ -464,37 +389,6 @@ def _unsupported(headers: Mapping[str, str]) -> RequestError:
     """Connect answers an unknown content type with HTTP 415."""
     media = headers.get("content-type")
     return RequestError(WireError(Code.UNKNOWN, f"unsupported content type {media!r}"), 415)
-
-
-def _requeue_first(session: Session, item: pb.AgentServerMessage | EndOfStream) -> None:
-    """Put an unsent item back at the head of the queue for the next reader."""
-    rest: list[pb.AgentServerMessage | EndOfStream] = []
-    while not session.outbox.empty():
-        rest.append(session.outbox.get_nowait())
-    session.outbox.put_nowait(item)
-    for other in rest:
-        session.outbox.put_nowait(other)
-
-
-async def _wait_disconnect(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return
-
-
-def _stream_content_type(content_type: ContentType) -> str:
-    if content_type.grpc_web:
-        return "application/grpc-web+proto"
-    if content_type.codec is Codec.JSON:
-        return "application/connect+json"
-    return "text/event-stream"
-
-
-def _end_frame(error: WireError | None, content_type: ContentType) -> bytes:
-    if content_type.grpc_web:
-        return encode_trailers_envelope(grpc_web_trailers(error))
-    return encode_end_stream_envelope(end_stream_json(EndStream(error)))
 
 
 async def _respond(send: Send, status: int, body: bytes, media_type: str) -> None:

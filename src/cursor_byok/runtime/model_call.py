@@ -1,0 +1,155 @@
+"""Reading one model call: attempts, retries, and a stream that misbehaves.
+
+A call is retried with the identical request only while nothing of the
+failed attempt was passed on (a `start` is not passed on: it shows nothing).
+Whatever goes wrong (an adapter that raises, a stream that ends without a
+terminal event) still ends the call with an error event, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ErrorEvent,
+    ResponseEvent,
+    ResponseStream,
+    StartEvent,
+)
+from cursor_byok.llm.provider import CallContext, ModelRouter
+from cursor_byok.llm.types import AssistantMessage, RequestMessages
+from cursor_byok.runtime.observe import CallWatch, Metrics
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Retries of one model call, only while nothing of the failed attempt
+    reached the client: capped exponential backoff with full jitter."""
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+
+    def delay(self, attempt: int, hint: float | None, rng: random.Random) -> float:
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        wait = rng.uniform(0, ceiling)
+        if hint is not None:
+            wait = max(wait, min(hint, self.max_delay))
+        return wait
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    conversation_id: str
+    call_id: str
+    model: str
+    request: RequestMessages
+
+
+@dataclass(slots=True)
+class CallReader:
+    """Reads calls for the runner; `deliver` takes every event passed on,
+    `retrying(call_id, attempt)` records a new attempt before it starts."""
+
+    llm: ModelRouter
+    retry: RetryPolicy
+    rng: random.Random
+    metrics: Metrics | None
+    retrying: Callable[[str, int], Awaitable[None]]
+
+    async def read(self, call: ModelCall, deliver: Callable[[ResponseEvent], None]) -> None:
+        """Read `call` to its terminal event; never raises but for cancellation."""
+        try:
+            await self._attempts(call, deliver)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the last line of defence: the call must end
+            log.exception("call %s failed outside the stream", call.call_id)
+            deliver(local_error(f"the model call failed: {type(error).__name__}: {error}"))
+
+    async def _attempts(self, call: ModelCall, deliver: Callable[[ResponseEvent], None]) -> None:
+        watch = CallWatch(self.metrics, call.conversation_id, call.call_id, call.model)
+        attempt = 0
+        while True:
+            attempt += 1
+            if attempt > 1:
+                await self.retrying(call.call_id, attempt)
+            wait = await self._attempt(call, attempt, watch, deliver)
+            if wait is None:
+                return
+            await asyncio.sleep(wait)
+
+    async def _attempt(
+        self,
+        call: ModelCall,
+        attempt: int,
+        watch: CallWatch,
+        deliver: Callable[[ResponseEvent], None],
+    ) -> float | None:
+        """One attempt: None once the call is over, else the wait before the next."""
+        context = CallContext(call_id=call.call_id, session_id=call.conversation_id)
+        stream = await self.llm.call(call.model, context, call.request)
+        passed_on = False
+        try:
+            while True:
+                event = await _next_event(stream)
+                if (
+                    isinstance(event, ErrorEvent)
+                    and event.reason == "error"
+                    and event.retryable
+                    and not passed_on
+                    and attempt < self.retry.max_attempts
+                ):
+                    watch.retrying(event)
+                    wait = self.retry.delay(attempt, event.retry_after, self.rng)
+                    log.warning(
+                        "call %s attempt %d failed (%s); retrying in %.2fs",
+                        call.call_id,
+                        attempt,
+                        event.message.error_message,
+                        wait,
+                    )
+                    return wait
+                watch.see(event)
+                passed_on = passed_on or not isinstance(event, StartEvent)
+                deliver(event)
+                if isinstance(event, DoneEvent | ErrorEvent):
+                    return None
+        finally:
+            await _close(stream, call.call_id)
+
+
+async def _close(stream: ResponseStream, call_id: str) -> None:
+    try:
+        await stream.aclose()
+    except Exception:  # closing is best effort; the call's outcome is already known
+        log.warning("call %s: closing the stream failed", call_id, exc_info=True)
+
+
+async def _next_event(stream: ResponseStream) -> ResponseEvent:
+    """An adapter bug or a stream that ends without a terminal event still
+    ends the call as an error, never as a silent hang or a crash."""
+    try:
+        return await stream.recv()
+    except StopAsyncIteration:
+        return local_error("the model stream ended without a final event")
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # an adapter bug: the call ends as an error
+        log.exception("model stream raised")
+        return local_error(f"the model stream failed: {type(error).__name__}: {error}")
+
+
+def local_error(text: str) -> ErrorEvent:
+    """An error event the server writes itself (no provider answered it)."""
+    message = AssistantMessage(
+        content=(), api="", provider="", model="", stop_reason="error", error_message=text
+    )
+    return ErrorEvent("error", message)

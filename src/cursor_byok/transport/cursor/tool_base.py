@@ -1,0 +1,125 @@
+"""What every client tool is made of: the model-facing definition, the
+exec request, the card Cursor shows and the outcome the model reads.
+
+Adding a tool is a `NativeTool` (seed §10): a capability description (name,
+description, JSON Schema) and its mapping to the exec channel. The loop has
+no branch per tool. A result's text for the model is capped at
+`MAX_RESULT_CHARS`; the cut is stated in the text so the model knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import json_format
+
+from cursor_byok.llm.types import JSONObject, ToolCall, ToolDefinition
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+
+MAX_RESULT_CHARS = 60_000
+"""Tool output given to the model, at most; a read of a huge file or a noisy
+command would otherwise fill the context window in one step."""
+
+SHELL_TIMEOUT_MS = 120_000
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """The final answer of one exec, as the model will read it."""
+
+    text: str
+    is_error: bool
+
+
+def cap(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    cut = len(text) - MAX_RESULT_CHARS
+    return text[:MAX_RESULT_CHARS] + f"\n[output truncated: {cut} more characters not shown]"
+
+
+def str_arg(arguments: JSONObject, key: str, default: str = "") -> str:
+    value = arguments.get(key, default)
+    return value if isinstance(value, str) else default
+
+
+INT32_MAX = 2**31 - 1
+
+
+def int_arg(arguments: JSONObject, key: str) -> int | None:
+    """An integer argument, clamped to the 32-bit range the exec fields hold."""
+    value = arguments.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    return max(-INT32_MAX - 1, min(value, INT32_MAX))
+
+
+def object_schema(properties: dict[str, Any], required: Iterable[str]) -> JSONObject:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+def branch_error(result: Any) -> str | None:
+    """The text of a non-success oneof branch of an exec result, or None."""
+    branch = result.WhichOneof("result")
+    if branch is None:
+        return "the client returned an empty result"
+    if branch == "success":
+        return None
+    detail = getattr(result, branch)
+    fields = json_format.MessageToDict(detail, preserving_proto_field_name=True)
+    reason = fields.get("error") or fields.get("reason") or ""
+    where = fields.get("path") or fields.get("command") or ""
+    text = branch.replace("_", " ")
+    if where:
+        text += f": {where}"
+    return f"{text} - {reason}" if reason else text
+
+
+@dataclass(frozen=True, slots=True)
+class NextExec:
+    """The next exec of a multi-step tool: which args field, and its value."""
+
+    field: str
+    args: Any
+
+
+def exec_message(number: int, exec_id: str, field: str, args: Any) -> pb.ExecServerMessage:
+    """The one builder of an exec request: `args` goes into the oneof `field`."""
+    message = pb.ExecServerMessage(id=number, exec_id=exec_id)
+    getattr(message, field).CopyFrom(args)
+    return message
+
+
+class NativeTool:
+    """One tool. Subclasses fill in the model-facing definition and the
+    mapping to Cursor's exec channel and tool card."""
+
+    name: str
+    description: str
+    parameters: JSONObject
+    exec_field: str
+
+    def definition(self) -> ToolDefinition:
+        return ToolDefinition(self.name, self.description, self.parameters)
+
+    def exec_args(self, call: ToolCall) -> Any:
+        raise NotImplementedError
+
+    def card(self, call: ToolCall, result: pb.ExecClientMessage | None) -> pb.ToolCall:
+        raise NotImplementedError
+
+    def outcome(self, result: pb.ExecClientMessage) -> ToolOutcome:
+        raise NotImplementedError
+
+    def exec_request(self, call: ToolCall, number: int, exec_id: str) -> pb.ExecServerMessage:
+        return exec_message(number, exec_id, self.exec_field, self.exec_args(call))
+
+    def step(
+        self, call: ToolCall, result: pb.ExecClientMessage, memo: dict[str, Any]
+    ) -> ToolOutcome | NextExec:
+        """What a finished exec leads to: the outcome, or (for tools made of
+        several execs) the next exec to send. `memo` is kept between steps."""
+        del memo
+        return self.outcome(result)
