@@ -44,11 +44,11 @@ def per_delta_seconds(deltas: int, repeats: int = 5) -> float:
     for _ in range(repeats):
         state, call_id = started()
         inputs = [LLMEvent(call_id, TextDelta(0, "token ")) for _ in range(deltas)]
-        for input in inputs[:-100]:
-            state = transition(state, input).state
+        for event_input in inputs[:-100]:
+            state = transition(state, event_input).state
         began = time.perf_counter()
-        for input in inputs[-100:]:
-            state = transition(state, input).state
+        for event_input in inputs[-100:]:
+            state = transition(state, event_input).state
         best = min(best, (time.perf_counter() - began) / 100)
     return best
 
@@ -57,8 +57,8 @@ def transitions_per_second(total: int = 50_000) -> float:
     state, call_id = started()
     inputs = [LLMEvent(call_id, TextDelta(0, "token ")) for _ in range(total)]
     began = time.perf_counter()
-    for input in inputs:
-        state = transition(state, input).state
+    for event_input in inputs:
+        state = transition(state, event_input).state
     return total / (time.perf_counter() - began)
 
 

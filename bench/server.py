@@ -199,7 +199,7 @@ class FakeProvider:
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._server.wait_closed(), 2)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -286,8 +286,15 @@ class StoreTimer:
     total the time spent in them, waiting for its lock included. The runner
     calls them in worker threads, where a profiler of the loop does not look."""
 
-    METHODS = ("load", "find_input_commit", "commit_input", "save_llm_call", "get_llm_call",
-               "save_client_operation", "get_client_operation")  # fmt: skip
+    METHODS = (
+        "load",
+        "find_input_commit",
+        "commit_input",
+        "save_llm_call",
+        "get_llm_call",
+        "save_client_operation",
+        "get_client_operation",
+    )
 
     def __init__(self, store: object) -> None:
         self.calls = 0
@@ -313,8 +320,11 @@ class StoreTimer:
 
     def take(self) -> dict[str, float]:
         with self._lock:
-            taken = {"store_calls": self.calls, "store_s": self.total_s,
-                     "store_max_ms": self.max_s * 1000}  # fmt: skip
+            taken = {
+                "store_calls": self.calls,
+                "store_s": self.total_s,
+                "store_max_ms": self.max_s * 1000,
+            }
             self.calls, self.total_s, self.max_s = 0, 0.0, 0.0
         return taken
 
@@ -512,7 +522,7 @@ class HTTPConnection:
     async def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(OSError):  # the peer is gone already: nothing to wait for
                 await self._writer.wait_closed()
             self._writer = None
 
@@ -566,9 +576,14 @@ async def server_conversation(base_url: str, tag: str) -> Conversation:
     try:
         await asyncio.wait_for(opened.wait(), 30)
         sent = time.perf_counter()
-        await _append(appends, request_id, 0, run_request(f"[bench:{tag}] What is in notes.txt?",
-                                                          conversation_id=f"conv-{tag}",
-                                                          model="bench"))  # fmt: skip
+        await _append(
+            appends,
+            request_id,
+            0,
+            run_request(
+                f"[bench:{tag}] What is in notes.txt?", conversation_id=f"conv-{tag}", model="bench"
+            ),
+        )
         seqno = 1
         after_tool = False
         while True:
@@ -597,11 +612,10 @@ async def server_conversation(base_url: str, tag: str) -> Conversation:
                 await _append(appends, request_id, seqno + 1, stream_close(request.id))
                 seqno += 2
         await reader
-    except Exception as error:  # a benchmark reports failures, it does not stop at one
+    except Exception as error:  # noqa: BLE001 - a benchmark reports a failure, it does not stop at one
         result.error = f"{type(error).__name__}: {error}"
         reader.cancel()
-        with contextlib.suppress(BaseException):
-            await reader
+        await asyncio.gather(reader, return_exceptions=True)  # its failure is `error` above
     finally:
         await stream.close()
         await appends.close()
@@ -650,7 +664,7 @@ async def direct_conversation(base_url: str, tag: str) -> Conversation:
         first = await _provider_stream(http, body, result.text_received)
         result.ttft_after_tool_s = first - sent
         result.events = len(result.text_received) + 1
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - the failure is the measurement's result
         result.error = f"{type(error).__name__}: {error}"
     finally:
         await http.close()
@@ -736,8 +750,10 @@ async def run_level(
         level.wall_s += time.perf_counter() - began
         level.server_cpu_s += server.cpu_s() - cpu
         level.bench_cpu_s += sum(os.times()[:2]) - own
-        for seen, lag in ((level.server_lag, await server.loop_lag()),
-                          (level.bench_lag, bench_lag.take())):  # fmt: skip
+        for seen, lag in (
+            (level.server_lag, await server.loop_lag()),
+            (level.bench_lag, bench_lag.take()),
+        ):
             for stat, value in lag.items():
                 summed = stat in ("store_calls", "store_s")
                 seen[stat] = (
@@ -748,8 +764,13 @@ async def run_level(
     return level
 
 
-def report(levels: Sequence[Level], provider: FakeProvider, server: ServerProcess,
-           bench_cpu_s: float, out: TextIO) -> None:  # fmt: skip
+def report(
+    levels: Sequence[Level],
+    provider: FakeProvider,
+    server: ServerProcess,
+    bench_cpu_s: float,
+    out: TextIO,
+) -> None:
     def line(text: str) -> None:
         print(text, file=out, flush=True)
 
@@ -759,23 +780,29 @@ def report(levels: Sequence[Level], provider: FakeProvider, server: ServerProces
         failed = len(level.server) - len(ok) + len(level.direct) - len(direct)
         errors = {c.error for c in (*level.server, *level.direct) if c.error}
         n = level.n
-        line(f"# N={n}: {len(level.server)} conversations, {level.events} events, "
-             f"{level.wall_s:.2f} s, failures={failed} {sorted(errors)[:3]}")  # fmt: skip
+        line(
+            f"# N={n}: {len(level.server)} conversations, {level.events} events, "
+            f"{level.wall_s:.2f} s, failures={failed} {sorted(errors)[:3]}"
+        )
         if not ok or not direct:
             continue
         for name, attr in (("ttft", "ttft_s"), ("ttft_after_tool", "ttft_after_tool_s")):
             through = [getattr(c, attr) for c in ok]
             straight = [getattr(c, attr) for c in direct]
             for q in (50, 95):
-                line(f"{name}_p{q}_ms[{n}] = {_ms(percentile(through, q))} "
-                     f"(direct {_ms(percentile(straight, q))})")  # fmt: skip
+                line(
+                    f"{name}_p{q}_ms[{n}] = {_ms(percentile(through, q))} "
+                    f"(direct {_ms(percentile(straight, q))})"
+                )
                 added = percentile(through, q) - percentile(straight, q)
                 line(f"added_{name}_p{q}_ms[{n}] = {_ms(added)}")
         through_ev, straight_ev = event_latencies(ok, provider), event_latencies(direct, provider)
         for q in (50, 95):
             added = percentile(through_ev, q) - percentile(straight_ev, q)
-            line(f"event_latency_p{q}_ms[{n}] = {_ms(percentile(through_ev, q))} "
-                 f"(direct {_ms(percentile(straight_ev, q))})")  # fmt: skip
+            line(
+                f"event_latency_p{q}_ms[{n}] = {_ms(percentile(through_ev, q))} "
+                f"(direct {_ms(percentile(straight_ev, q))})"
+            )
             line(f"added_event_latency_p{q}_ms[{n}] = {_ms(added)}")
         line(f"events_per_s[{n}] = {level.events / level.wall_s:.1f}")
         per_1000 = level.server_cpu_s / level.events * 1000 if level.events else float("nan")
@@ -784,11 +811,15 @@ def report(levels: Sequence[Level], provider: FakeProvider, server: ServerProces
         line(f"server_cpu_util[{n}] = {level.server_cpu_s / level.wall_s:.2f}")
         line(f"bench_cpu_util[{n}] = {level.bench_cpu_s / level.wall_s:.2f}")
         for name, lag in (("server", level.server_lag), ("bench", level.bench_lag)):
-            line(f"{name}_loop_lag_ms[{n}] = p50 {lag['p50']:.1f}, p99 {lag['p99']:.1f}, "
-                 f"max {lag['max']:.1f}")  # fmt: skip
+            line(
+                f"{name}_loop_lag_ms[{n}] = p50 {lag['p50']:.1f}, p99 {lag['p99']:.1f}, "
+                f"max {lag['max']:.1f}"
+            )
         store = level.server_lag
-        line(f"server_store[{n}] = {store['store_calls']:.0f} calls, {store['store_s']:.2f} s "
-             f"(max {store['store_max_ms']:.1f} ms, threads and lock wait included)")  # fmt: skip
+        line(
+            f"server_store[{n}] = {store['store_calls']:.0f} calls, {store['store_s']:.2f} s "
+            f"(max {store['store_max_ms']:.1f} ms, threads and lock wait included)"
+        )
 
     first = levels[0]
     ok = [c for c in first.server if c.error is None]
@@ -812,8 +843,10 @@ def report(levels: Sequence[Level], provider: FakeProvider, server: ServerProces
             intact += new[: len(old)] == old
             tools_same += calls[0].tools == calls[1].tools
     line(f"prefix_stable_share = {statistics.fmean(shares) if shares else float('nan'):.4f}")
-    line(f"# second requests whose messages extend the first unchanged: {intact}/{len(shares)}; "
-         f"same tools: {tools_same}/{len(shares)}")  # fmt: skip
+    line(
+        f"# second requests whose messages extend the first unchanged: {intact}/{len(shares)}; "
+        f"same tools: {tools_same}/{len(shares)}"
+    )
     line(f"# bench process (client + fake provider) CPU: {bench_cpu_s:.2f} s")
 
 
@@ -846,8 +879,11 @@ async def run(
                 ]
             finally:
                 watcher.cancel()
-            print(f"# delay between provider events {delay_s * 1000:.1f} ms; answer {answer} "
-                  f"({len(provider.answer)} events); rounds {dict(rounds)}", file=out)  # fmt: skip
+            print(
+                f"# delay between provider events {delay_s * 1000:.1f} ms; answer {answer} "
+                f"({len(provider.answer)} events); rounds {dict(rounds)}",
+                file=out,
+            )
             report(results, provider, server, sum(os.times()[:2]) - cpu_began, out)
         finally:
             if server.process.poll() is None:
@@ -858,8 +894,9 @@ async def run(
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--child", nargs=2, metavar=("PROVIDER_URL", "WORKDIR"),
-                        help=argparse.SUPPRESS)  # fmt: skip
+    parser.add_argument(
+        "--child", nargs=2, metavar=("PROVIDER_URL", "WORKDIR"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--levels", type=int, nargs="+", default=list(LEVELS))
     parser.add_argument(
         "--rounds",

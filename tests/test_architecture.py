@@ -26,13 +26,32 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.
-LOOP_MAY_USE_FROM_LLM = {"cursor_byok.llm", "cursor_byok.llm.types", "cursor_byok.llm.events",
-                         "cursor_byok.llm.serialize"}  # fmt: skip
+LOOP_MAY_USE_FROM_LLM = {
+    "cursor_byok.llm",
+    "cursor_byok.llm.types",
+    "cursor_byok.llm.events",
+    "cursor_byok.llm.serialize",
+}
 
 LOOP_FORBIDDEN_TOP_LEVEL = {
-    "asyncio", "socket", "sqlite3", "http", "urllib", "ssl", "subprocess", "threading",
-    "time", "random", "uuid", "os", "google", "httpx", "httpx2", "uvicorn", "connectrpc",
-}  # fmt: skip
+    "asyncio",
+    "socket",
+    "sqlite3",
+    "http",
+    "urllib",
+    "ssl",
+    "subprocess",
+    "threading",
+    "time",
+    "random",
+    "uuid",
+    "os",
+    "google",
+    "httpx",
+    "httpx2",
+    "uvicorn",
+    "connectrpc",
+}
 
 
 def imports_of(path: Path) -> list[str]:

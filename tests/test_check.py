@@ -72,10 +72,15 @@ async def cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, 
     for name in ("OPENAI_BASE_URL", "CURSOR_BYOK_CONFIG"):
         clean.pop(name, None)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cursor_byok", *args,
-        cwd=ROOT, env={**clean, **(env or {})},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "cursor_byok",
+        *args,
+        cwd=ROOT,
+        env={**clean, **(env or {})},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()

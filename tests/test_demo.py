@@ -22,17 +22,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def keyless_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.endswith("_API_KEY") and k not in ("OPENAI_BASE_URL", "CURSOR_BYOK_CONFIG",
-                                                       "CURSOR_BYOK_TOKEN")}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY")
+        and k not in ("OPENAI_BASE_URL", "CURSOR_BYOK_CONFIG", "CURSOR_BYOK_TOKEN")
+    }
     return {**env, "XDG_CONFIG_HOME": "/nonexistent", **extra}
 
 
 def test_the_demo_command_runs_a_tool_using_turn_without_keys() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cursor_byok", "demo", "--pace", "0"],
-        cwd=ROOT, env=keyless_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=keyless_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert any(line.startswith("thinking") and "I will read it" in line for line in lines)
@@ -55,9 +63,13 @@ def test_the_demo_ignores_a_broken_user_configuration(tmp_path: Path) -> None:
     broken.write_text("this is not toml = =\n")
     done = subprocess.run(
         [sys.executable, "-m", "cursor_byok", "demo", "--pace", "0"],
-        cwd=ROOT, env=keyless_env(CURSOR_BYOK_CONFIG=str(broken)), capture_output=True,
-        text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=keyless_env(CURSOR_BYOK_CONFIG=str(broken)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -90,8 +102,13 @@ async def test_the_replay_provider_answers_an_unexpected_request_with_an_error()
 def test_demo_help_says_what_it_does() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cursor_byok", "demo", "--help"],
-        cwd=ROOT, env=keyless_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=keyless_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0
     flat = " ".join(done.stdout.split())
     assert "no key and no configuration" in flat.lower()
@@ -101,8 +118,13 @@ def test_demo_help_says_what_it_does() -> None:
 def test_the_main_help_points_new_users_at_demo_and_check() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cursor_byok", "--help"],
-        cwd=ROOT, env=keyless_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=keyless_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     flat = " ".join(done.stdout.split())
     assert "'cursor-byok demo' shows a whole turn without any key" in flat
     assert "'cursor-byok check' tests your keys" in flat

@@ -83,9 +83,13 @@ async def _drain(stream: ResponseStream, started: float) -> ProviderCheck | tupl
 
 
 async def check_one(
-    router: Router, provider: ProviderConfig, model: ModelConfig, config: Config, timeout: float
+    router: Router,
+    provider: ProviderConfig,
+    model: ModelConfig,
+    config: Config,
+    timeout: float,  # noqa: ASYNC109 - a slow provider is a result to report, not an error
 ) -> ProviderCheck:
-    """One request to `provider` through `router`, timed."""
+    """One request to `provider` through `router`, timed; `timeout` bounds it."""
     request = RequestMessages(None, (UserMessage(CHECK_PROMPT),))
     started = time.perf_counter()
     stream: ResponseStream | None = None
@@ -93,8 +97,9 @@ async def check_one(
         async with asyncio.timeout(timeout):
             stream = await router.call(model.name, CallContext(f"check-{provider.name}"), request)
             if isinstance(stream, NoticeStream):  # the router's answer when the key is missing
-                return ProviderCheck(provider.name, model.model, False,
-                                     _missing_key(provider, config))  # fmt: skip
+                return ProviderCheck(
+                    provider.name, model.model, False, _missing_key(provider, config)
+                )
             outcome = await _drain(stream, started)
     except TimeoutError:
         return ProviderCheck(provider.name, model.model, False, f"no answer within {timeout:g} s")
@@ -109,7 +114,9 @@ async def check_one(
 
 
 async def check_all(
-    config: Config, env: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT_S
+    config: Config,
+    env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 - each provider's own bound
 ) -> list[ProviderCheck]:
     """Check every configured provider at once; results in configuration order."""
     env = os.environ if env is None else env

@@ -148,8 +148,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         case "conversations":
             return _conversations(args.database or config.server.database, out)
         case "show":
-            return _show(args.database or config.server.database, args.conversation_id,
-                         args.json, out)  # fmt: skip
+            return _show(
+                args.database or config.server.database, args.conversation_id, args.json, out
+            )
         case "serve":
             return _serve(config, args.host, args.port, args.database)
         case "check":
@@ -230,8 +231,11 @@ def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> i
             for message in state.messages:
                 print(json.dumps(message_to_json(message), ensure_ascii=False), file=out)
             return EXIT_OK
-        print(f"conversation {state.conversation_id}: {state.status.value}, "
-              f"{len(state.messages)} messages, version {loaded.version}", file=out)  # fmt: skip
+        print(
+            f"conversation {state.conversation_id}: {state.status.value}, "
+            f"{len(state.messages)} messages, version {loaded.version}",
+            file=out,
+        )
         for message in state.messages:
             print(_one_line(message), file=out)
         print("model calls:", file=out)
@@ -319,8 +323,9 @@ def _serve(config: Config, host: str | None, port: int | None, database: Path | 
 
 
 async def _run_server(config: Config, host: str, port: int, database: Path) -> None:
-    store = SQLiteStore(database, synchronous="FULL" if config.server.durability == "full"
-                        else "NORMAL")  # fmt: skip
+    store = SQLiteStore(
+        database, synchronous="FULL" if config.server.durability == "full" else "NORMAL"
+    )
     router = Router(config)
     service = build_service(
         store,
@@ -334,8 +339,12 @@ async def _run_server(config: Config, host: str, port: int, database: Path) -> N
     models = ", ".join(config.models) or "none (a turn will say which key to set)"
     logging.getLogger("cursor_byok").info(
         "listening on http://%s:%d; database %s; models: %s; default: %s",
-        host, port, database, models, config.default_model,
-    )  # fmt: skip
+        host,
+        port,
+        database,
+        models,
+        config.default_model,
+    )
     server = _GracefulServer(uvicorn_config(service, host, port))
     loop = asyncio.get_running_loop()
 

@@ -127,9 +127,7 @@ class Config:
 # -- defaults from the environment ------------------------------------------------
 
 
-def _defaults(provider: str, api: ApiKind, models: list[tuple[str, int, int]]) -> list[
-    ModelConfig
-]:  # fmt: skip
+def _defaults(provider: str, api: ApiKind, models: list[tuple[str, int, int]]) -> list[ModelConfig]:
     return [ModelConfig(name, provider, name, context, output) for name, context, output in models]
 
 
@@ -251,8 +249,13 @@ def _or(value: Any, default: Any) -> Any:
 
 
 def _kind_names(kinds: tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", dict: "a table",
-             bool: "true or false"}  # fmt: skip
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        dict: "a table",
+        bool: "true or false",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -295,9 +298,9 @@ def _provider(
     )
 
 
-def _model(name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[str, Any]) -> (
-    ModelConfig
-):  # fmt: skip
+def _model(
+    name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[str, Any]
+) -> ModelConfig:
     table = f"models.{name}"
     provider = _take(doc, "provider", str, where, table)
     if provider is None:

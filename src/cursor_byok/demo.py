@@ -37,10 +37,15 @@ TOOL_CALL_ID = "toolu_demo_0001"
 """The id the recorded first response gives its `read_file` call."""
 
 LABELS = {
-    "thinking": "thinking", "text": "assistant", "notice": "server", "tool_call": "tool call",
-    "tool_run": "client runs", "tool_result": "tool result", "tool_done": "tool done",
+    "thinking": "thinking",
+    "text": "assistant",
+    "notice": "server",
+    "tool_call": "tool call",
+    "tool_run": "client runs",
+    "tool_result": "tool result",
+    "tool_done": "tool done",
     "usage": "turn ended",
-}  # fmt: skip
+}
 WIDTH = max(map(len, LABELS.values())) + 2
 
 
@@ -102,8 +107,7 @@ class Printer:
 def _config(provider_url: str, database: Path) -> Config:
     provider = ProviderConfig("demo-replay", "anthropic", provider_url, Secret("demo-not-a-key"))
     model = ModelConfig(MODEL, provider.name, "claude-demo", 200_000, 4096, "low")
-    return Config(ServerConfig(database=database), {provider.name: provider}, {MODEL: model},
-                  MODEL)  # fmt: skip
+    return Config(ServerConfig(database=database), {provider.name: provider}, {MODEL: model}, MODEL)
 
 
 def verdict(report: TurnReport) -> str | None:
@@ -138,9 +142,12 @@ async def run_demo(out: TextIO | None = None, pace_s: float = 0.02) -> bool:
             router = Router(config, env={})
             store = SQLiteStore(database)
             service = build_service(
-                store, router, models=router.entries, default_model=lambda: MODEL,
+                store,
+                router,
+                models=router.entries,
+                default_model=lambda: MODEL,
                 context_window=router.context_window,
-            )  # fmt: skip
+            )
             try:
                 async with serving(service) as url:
                     printer.line("server", f"{url} (SQLite in {database})")

@@ -38,9 +38,13 @@ NO_MODEL_TEXT = (
 )
 
 _EFFORT: Mapping[str, ReasoningEffort | None] = {
-    "off": None, "minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
+    "off": None,
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
     "xhigh": "high",
-}  # fmt: skip
+}
 
 
 class RedactedStream:

@@ -33,17 +33,23 @@ async def test_model_lists_and_server_config_answer_like_the_real_service(tmp_pa
         client = CursorClient(url)
         try:
             post = client.http.post
-            available = await post("/aiserver.v1.AiService/AvailableModels", content=b"",
-                                   headers=proto)  # fmt: skip
+            available = await post(
+                "/aiserver.v1.AiService/AvailableModels", content=b"", headers=proto
+            )
             usable = await post(
                 "/agent.v1.AgentService/GetUsableModels", content=b"", headers=proto
             )
-            default = await post("/agent.v1.AgentService/GetDefaultModelForCli", content=b"",
-                                 headers=proto)  # fmt: skip
-            config = await post("/aiserver.v1.ServerConfigService/GetServerConfig", content=b"",
-                                headers=proto)  # fmt: skip
-            connected = await post("/aiserver.v1.NetworkService/IsConnected", content=b"{}",
-                                   headers={"content-type": "application/json"})  # fmt: skip
+            default = await post(
+                "/agent.v1.AgentService/GetDefaultModelForCli", content=b"", headers=proto
+            )
+            config = await post(
+                "/aiserver.v1.ServerConfigService/GetServerConfig", content=b"", headers=proto
+            )
+            connected = await post(
+                "/aiserver.v1.NetworkService/IsConnected",
+                content=b"{}",
+                headers={"content-type": "application/json"},
+            )
         finally:
             await client.close()
     store.close()

@@ -23,10 +23,24 @@ CUT = RECORDED.index(b"event: message_delta")  # the answer so far, without its 
 
 def start_serve(config: Path, database: Path, port: int) -> subprocess.Popen[str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "cursor_byok", "--config", str(config), "serve",
-         "--port", str(port), "--database", str(database)],
-        cwd=ROOT, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "cursor_byok",
+            "--config",
+            str(config),
+            "serve",
+            "--port",
+            str(port),
+            "--database",
+            str(database),
+        ],
+        cwd=ROOT,
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_port(port, process)
     return process
 
@@ -55,9 +69,9 @@ async def test_sigterm_mid_turn_then_restart_resumes_the_same_call(tmp_path: Pat
         client = CursorClient(f"http://127.0.0.1:{port}")
         stream = await client.open("r-1")
         await client.append("r-1", 0, run_request("hello", model="claude"))
-        await stream.until(lambda i: kind(i) == "text_delta", timeout=20)
+        await stream.until(lambda i: kind(i) == "text_delta", within=20)
         first.send_signal(signal.SIGTERM)
-        end = await stream.until(lambda i: isinstance(i, End), timeout=20)
+        end = await stream.until(lambda i: isinstance(i, End), within=20)
         await client.close()
         _, stderr = first.communicate(timeout=30)
     finally:
@@ -78,7 +92,7 @@ async def test_sigterm_mid_turn_then_restart_resumes_the_same_call(tmp_path: Pat
         client = CursorClient(f"http://127.0.0.1:{port}")
         stream = await client.open("r-2")
         await client.append("r-2", 0, resume_request())
-        end = await stream.until(lambda i: isinstance(i, End), timeout=30)
+        end = await stream.until(lambda i: isinstance(i, End), within=30)
         await client.close()
     finally:
         second.send_signal(signal.SIGTERM)

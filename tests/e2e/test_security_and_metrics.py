@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -85,8 +86,7 @@ async def test_a_planted_key_appears_in_no_log_stream_database_or_show_output(
     caplog.set_level(logging.DEBUG)
     provider = LoopbackServer()
     await provider.start()
-    echo = {"error": {"type": "authentication_error",
-                      "message": f"invalid x-api-key: {PLANTED}"}}  # fmt: skip
+    echo = {"error": {"type": "authentication_error", "message": f"invalid x-api-key: {PLANTED}"}}
     provider.replies = [
         Reply(json.dumps(echo).encode(), status=401, content_type="application/json")
     ]
@@ -118,11 +118,16 @@ async def test_a_planted_key_appears_in_no_log_stream_database_or_show_output(
     everything = json.dumps(end.error) + caplog.text
     for path in database.parent.glob("db.sqlite3*"):
         everything += path.read_bytes().decode("latin-1")
-    shown = subprocess.run(
+    shown = await asyncio.to_thread(
+        subprocess.run,
         [sys.executable, "-m", "cursor_byok", "show", "conv-1", "--database", str(database)],
-        cwd=ROOT, env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}, capture_output=True,
-        text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert shown.returncode == 0 and "invalid x-api-key: ***" in shown.stdout
     everything += shown.stdout + shown.stderr
     assert PLANTED not in everything
@@ -143,9 +148,10 @@ async def test_an_access_token_is_required_when_configured(tmp_path: Path) -> No
             assert (await wrong.http.post(path, content=b"", headers=headers)).status_code == 401
             assert (await right.http.post(path, content=b"", headers=headers)).status_code == 200
             stream_denied = await anonymous.http.post(
-                "/agent.v1.AgentService/RunSSE", content=b"",
+                "/agent.v1.AgentService/RunSSE",
+                content=b"",
                 headers={"content-type": "application/connect+proto"},
-            )  # fmt: skip
+            )
             assert stream_denied.status_code == 401
         finally:
             for client in (anonymous, wrong, right):

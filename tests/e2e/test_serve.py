@@ -28,9 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.endswith("_API_KEY") and k not in ("OPENAI_BASE_URL", "CURSOR_BYOK_CONFIG",
-                                                       "CURSOR_BYOK_TOKEN")}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY")
+        and k not in ("OPENAI_BASE_URL", "CURSOR_BYOK_CONFIG", "CURSOR_BYOK_TOKEN")
+    }
     env["XDG_CONFIG_HOME"] = extra.pop("XDG_CONFIG_HOME", "/nonexistent")
     return {**env, **extra}
 
@@ -54,10 +57,22 @@ def serve_without_keys(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.P
     port = free_port()
     database = tmp_path / "data" / "state.sqlite3"
     process = subprocess.Popen(
-        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port),
-         "--database", str(database)],
-        cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "cursor_byok",
+            "serve",
+            "--port",
+            str(port),
+            "--database",
+            str(database),
+        ],
+        cwd=ROOT,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}", database, process
@@ -75,7 +90,7 @@ async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
     try:
         stream = await client.open("r-1")
         await client.append("r-1", 0, run_request("hello"))
-        end = await stream.until(lambda item: isinstance(item, End), timeout=20)
+        end = await stream.until(lambda item: isinstance(item, End), within=20)
     finally:
         await client.close()
     assert isinstance(end, End) and end.error is None  # a normal end, not a crash
@@ -91,10 +106,23 @@ async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
 
 def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "cursor_byok", "serve", "--host", "0.0.0.0",
-         "--database", str(tmp_path / "db.sqlite3")],
-        cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=30, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "cursor_byok",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--database",
+            str(tmp_path / "db.sqlite3"),
+        ],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert done.returncode == 2
     assert "access token" in done.stderr
 
@@ -129,7 +157,7 @@ model = "claude-haiku-4-5"
             try:
                 stream = await client.open("r-1")
                 await client.append("r-1", 0, run_request("What version?", model="claude"))
-                end = await stream.until(lambda item: isinstance(item, End), timeout=20)
+                end = await stream.until(lambda item: isinstance(item, End), within=20)
             finally:
                 await client.close()
     finally:

@@ -67,14 +67,16 @@ def answer(text: str) -> list[ResponseEvent]:
 
 async def test_a_shuffled_window_of_16_appends_is_applied_in_seqno_order(tmp_path: Path) -> None:
     async with server(tmp_path, [answer("first"), answer("second")], delay=0.01) as (
-        client, store, _llm,
-    ):  # fmt: skip
+        client,
+        store,
+        _llm,
+    ):
         stream = await client.open("r")
         messages = [run_request("start")] + [follow_up(f"m{n}") for n in range(1, 16)]
         order = list(range(16))
         random.Random(7).shuffle(order)
         await asyncio.gather(*(client.append("r", n, messages[n]) for n in order))
-        await stream.until(is_end, timeout=20)
+        await stream.until(is_end, within=20)
         loaded = store.load("conv-1")
     assert loaded is not None
     users = [m.content for m in loaded.state.messages if isinstance(m, UserMessage)]
@@ -89,8 +91,9 @@ async def test_a_duplicate_exec_result_is_applied_once(tmp_path: Path) -> None:
         item = await stream.until(lambda i: kind(i) == "exec")
         assert isinstance(item, pb.AgentServerMessage)
         request = item.exec_server_message
-        reply = exec_reply(request, read_result=pb.ReadResult(
-            success=pb.ReadSuccess(path="a.txt", content="x")))  # fmt: skip
+        reply = exec_reply(
+            request, read_result=pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="x"))
+        )
         await client.append("r", 1, reply)
         await client.append("r", 1, reply)  # the same append again
         await client.append("r", 2, reply)  # the same result under a new seqno
@@ -129,7 +132,7 @@ async def test_a_dropped_stream_reopened_with_the_same_id_gets_the_rest(tmp_path
         first.task.cancel()  # the connection drops mid-turn
         await asyncio.sleep(0.1)
         again = await client.open("r")
-        end = await again.until(is_end, timeout=20)
+        end = await again.until(is_end, within=20)
         assert isinstance(end, End) and end.error is None
         assert "turn_ended" in [kind(i) for i in again.received]
         loaded = store.load("conv-1")
@@ -230,8 +233,9 @@ async def test_a_cancel_with_nothing_running_does_not_leak_into_the_next_turn(
         await client.append("r2", 0, run_request("two"))
         end = await two.until(is_end)
     assert isinstance(end, End) and end.error is None
-    text = "".join(i.interaction_update.text_delta.text for i in two.received
-                   if kind(i) == "text_delta")  # fmt: skip
+    text = "".join(
+        i.interaction_update.text_delta.text for i in two.received if kind(i) == "text_delta"
+    )
     assert text == "second"
 
 
@@ -249,8 +253,9 @@ async def test_a_new_stream_taking_over_a_waiting_tool_call_gets_the_request_aga
         assert isinstance(item, pb.AgentServerMessage)
         request = item.exec_server_message
         assert request.read_args.path == "a.txt"
-        reply = exec_reply(request, read_result=pb.ReadResult(
-            success=pb.ReadSuccess(path="a.txt", content="x")))  # fmt: skip
+        reply = exec_reply(
+            request, read_result=pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="x"))
+        )
         await client.append("r2", 1, reply)
         end = await new.until(is_end)
         assert isinstance(end, End) and end.error is None
@@ -266,7 +271,7 @@ async def test_reopening_a_finished_stream_ends_at_once(tmp_path: Path) -> None:
         await client.append("r", 0, run_request("hi"))
         await first.until(is_end)
         again = await client.open("r")
-        end = await again.until(is_end, timeout=3)
+        end = await again.until(is_end, within=3)
     assert isinstance(end, End) and end.error is None
     assert [kind(i) for i in again.received] == ["end"]
 
@@ -287,12 +292,15 @@ async def test_an_append_that_fails_inside_still_gets_200_and_the_run_goes_on(
 
 
 async def test_an_edit_reads_then_writes_the_file_in_one_tool_call(tmp_path: Path) -> None:
-    edit = ToolCall("call_e", "edit_file", {"path": "a.py", "old_string": "x = 1",
-                                             "new_string": "x = 2"})  # fmt: skip
+    edit = ToolCall(
+        "call_e", "edit_file", {"path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
+    )
     workspace = {"a.py": "import os\nx = 1\nprint(x)\n"}
     async with server(tmp_path, [stream_of(assistant(edit)), answer("edited")]) as (
-        client, store, llm,
-    ):  # fmt: skip
+        client,
+        store,
+        llm,
+    ):
         stream = await client.open("r")
         await client.append("r", 0, run_request("bump x"))
         item = await stream.until(lambda i: kind(i) == "exec")
@@ -300,15 +308,27 @@ async def test_an_edit_reads_then_writes_the_file_in_one_tool_call(tmp_path: Pat
         read = item.exec_server_message
         assert read.WhichOneof("message") == "read_args" and read.read_args.path == "a.py"
         content = workspace["a.py"]
-        await client.append("r", 1, exec_reply(read, read_result=pb.ReadResult(
-            success=pb.ReadSuccess(path="a.py", content=content))))  # fmt: skip
+        await client.append(
+            "r",
+            1,
+            exec_reply(
+                read,
+                read_result=pb.ReadResult(success=pb.ReadSuccess(path="a.py", content=content)),
+            ),
+        )
         item = await stream.until(lambda i: kind(i) == "exec")
         assert isinstance(item, pb.AgentServerMessage)
         write = item.exec_server_message
         assert write.WhichOneof("message") == "write_args" and write.exec_id != read.exec_id
         workspace["a.py"] = write.write_args.file_text
-        await client.append("r", 2, exec_reply(write, write_result=pb.WriteResult(
-            success=pb.WriteSuccess(path="a.py", lines_created=3))))  # fmt: skip
+        await client.append(
+            "r",
+            2,
+            exec_reply(
+                write,
+                write_result=pb.WriteResult(success=pb.WriteSuccess(path="a.py", lines_created=3)),
+            ),
+        )
         end = await stream.until(is_end)
         loaded = store.load("conv-1")
     assert isinstance(end, End) and end.error is None

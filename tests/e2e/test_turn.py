@@ -107,8 +107,11 @@ async def test_a_tool_using_turn_end_to_end(running: Running, codec: str, tmp_pa
     loaded = running.store.load("conv-1")
     assert loaded is not None
     assert [type(m).__name__ for m in loaded.state.messages] == [
-        "UserMessage", "AssistantMessage", "ToolResultMessage", "AssistantMessage",
-    ]  # fmt: skip
+        "UserMessage",
+        "AssistantMessage",
+        "ToolResultMessage",
+        "AssistantMessage",
+    ]
     if codec == "proto":
         assert stream.content_type.startswith("text/event-stream")
 
@@ -166,7 +169,7 @@ async def test_heartbeats_flow_while_the_model_is_silent(tmp_path: Path) -> None
         try:
             stream = await client.open("req-h")
             await client.append("req-h", 0, run_request("hi"))
-            await stream.until(lambda item: isinstance(item, End), timeout=20)
+            await stream.until(lambda item: isinstance(item, End), within=20)
         finally:
             await client.close()
     store.close()

@@ -120,8 +120,9 @@ def test_the_recorded_follow_up_request_is_reproduced() -> None:
     recorded = fixture_json("anthropic/thinking-then-tool-use-followup.request.json")
     first, second, _third = recorded["messages"]
     thinking = second["content"][0]
-    tool = ToolDefinition("fixed_version", "Return a fixed test version string",
-                          {"properties": {}, "type": "object"})  # fmt: skip
+    tool = ToolDefinition(
+        "fixed_version", "Return a fixed test version string", {"properties": {}, "type": "object"}
+    )
     request = RequestMessages(
         None,
         (
@@ -130,11 +131,12 @@ def test_the_recorded_follow_up_request_is_reproduced() -> None:
                 ThinkingContent(thinking["thinking"], thinking["signature"]),
                 ToolCall("toolu_01825dXWLSoJwCst1qTsiWdb", "fixed_version", {}),
             ),
-            ToolResultMessage("toolu_01825dXWLSoJwCst1qTsiWdb", "fixed_version",
-                              (TextContent("0.32a0"),)),
+            ToolResultMessage(
+                "toolu_01825dXWLSoJwCst1qTsiWdb", "fixed_version", (TextContent("0.32a0"),)
+            ),
         ),
         (tool,),
-    )  # fmt: skip
+    )
     spec = ModelSpec("anthropic", SPEC.model, "u", max_tokens=64000 - 1024, thinking_budget=1024)
     body = build_request(spec, request)
     assert render_messages(spec, request) == recorded["messages"]
@@ -144,8 +146,13 @@ def test_the_recorded_follow_up_request_is_reproduced() -> None:
 
 
 def test_foreign_thinking_becomes_text_and_foreign_ids_are_sanitized() -> None:
-    foreign = reply("openai-responses", "openai", "gpt-5", ThinkingContent("idea", "{}"),
-                    ToolCall("call_a|fc_b+c", "read_file", {}))  # fmt: skip
+    foreign = reply(
+        "openai-responses",
+        "openai",
+        "gpt-5",
+        ThinkingContent("idea", "{}"),
+        ToolCall("call_a|fc_b+c", "read_file", {}),
+    )
     request = RequestMessages(
         None,
         (UserMessage("q"), foreign, ToolResultMessage("call_a|fc_b+c", "read_file", ())),

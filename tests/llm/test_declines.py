@@ -42,15 +42,33 @@ async def run(server: LoopbackServer, llm: object, body: bytes) -> tuple[DoneEve
 async def test_an_anthropic_refusal_ends_normally_with_a_note(server: LoopbackServer) -> None:
     body = sse(
         ("message_start", {"type": "message_start", "message": {"id": "m", "usage": {}}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": "I can't"}}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "I can't"},
+            },
+        ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "refusal"},
-                           "usage": {"output_tokens": 3}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "refusal"},
+                "usage": {"output_tokens": 3},
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
-    )  # fmt: skip
+    )
     llm = AnthropicLLM(ModelSpec("anthropic", "claude-x", server.base_url), "k")
     done, shown = await run(server, llm, body)
     assert done.reason == "stop"
@@ -60,8 +78,12 @@ async def test_an_anthropic_refusal_ends_normally_with_a_note(server: LoopbackSe
 
 
 async def test_a_chat_content_filter_ends_normally_with_a_note(server: LoopbackServer) -> None:
-    chunk = {"id": "x", "object": "chat.completion.chunk", "model": "m",
-             "choices": [{"index": 0, "delta": {}, "finish_reason": "content_filter"}]}  # fmt: skip
+    chunk = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "content_filter"}],
+    }
     body = sse((None, chunk)) + b"data: [DONE]\n\n"
     llm = OpenAIChatLLM(ModelSpec("openai", "gpt-x", server.base_url), "k")
     done, shown = await run(server, llm, body)
@@ -70,8 +92,15 @@ async def test_a_chat_content_filter_ends_normally_with_a_note(server: LoopbackS
 
 
 async def test_a_gemini_safety_stop_ends_normally_with_a_note(server: LoopbackServer) -> None:
-    chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Par"}]},
-                             "finishReason": "SAFETY", "index": 0}]}  # fmt: skip
+    chunk = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "Par"}]},
+                "finishReason": "SAFETY",
+                "index": 0,
+            }
+        ]
+    }
     llm = GeminiLLM(ModelSpec("google", "gemini-x", server.base_url), "k")
     done, shown = await run(server, llm, sse((None, chunk)))
     assert done.reason == "stop" and done.message.text == "Par"

@@ -131,8 +131,14 @@ def test_thinking_from_another_provider_is_replayed_as_text() -> None:
 
 
 def test_failed_assistant_turns_are_not_replayed() -> None:
-    failed = AssistantMessage((TextContent("partial"),), "openai-chat", "openai", "gpt-4o",
-                              stop_reason="error", error_message="boom")  # fmt: skip
+    failed = AssistantMessage(
+        (TextContent("partial"),),
+        "openai-chat",
+        "openai",
+        "gpt-4o",
+        stop_reason="error",
+        error_message="boom",
+    )
     body = build_request(
         OPENAI, RequestMessages(None, (UserMessage("q"), failed, UserMessage("r")))
     )

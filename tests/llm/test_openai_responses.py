@@ -183,8 +183,9 @@ def test_each_request_renders_the_previous_input_as_a_byte_prefix() -> None:
 
 def test_a_reasoning_signature_that_is_not_json_is_left_out_not_fatal() -> None:
     spec = ModelSpec("openai", "gpt-5", "http://x")
-    earlier = reply("openai-responses", "openai", "gpt-5", ThinkingContent("t", "not json"),
-                    TextContent("hi"))  # fmt: skip
+    earlier = reply(
+        "openai-responses", "openai", "gpt-5", ThinkingContent("t", "not json"), TextContent("hi")
+    )
     body = build_request(spec, RequestMessages(None, (UserMessage("q", 1), earlier)))
     types = [item.get("type") for item in body["input"]]
     assert "reasoning" not in types and "message" in types

@@ -24,8 +24,8 @@ class Trace:
     commands: list[Command] = field(default_factory=list)
     transitions: list[Transition] = field(default_factory=list)
 
-    def feed(self, input: Input) -> Transition:
-        result = transition(self.state, input)
+    def feed(self, given: Input) -> Transition:
+        result = transition(self.state, given)
         self.state = result.state
         self.emitted.extend(result.emit)
         self.commands.append(result.command)

@@ -57,10 +57,10 @@ class Interpreter:
         self.last: Input | None = None
         self.fed: list[Input] = []
 
-    def feed(self, input: Input) -> None:
-        self.trace.feed(input)
-        self.fed.append(input)
-        self.last = input
+    def feed(self, given: Input) -> None:
+        self.trace.feed(given)
+        self.fed.append(given)
+        self.last = given
 
     def run(self, action: Action) -> None:
         self.clock += 1

@@ -69,8 +69,8 @@ def test_history_only_grows_by_whole_messages_that_came_in_complete(
     trace = interpreter.trace
     # Everything that may legitimately enter history, by identity of origin.
     offered: list[object] = []
-    for input in interpreter.fed:
-        match input:
+    for fed_input in interpreter.fed:
+        match fed_input:
             case Start(user_message=message, context=context):
                 offered.extend([*context, message])
             case UserInput(message=message):
@@ -119,8 +119,8 @@ def test_same_state_and_input_give_the_same_transition(script: list[Action]) -> 
         states.append(step.state)
     # Replay each input from the state it met: the result is equal in every part.
     state = run([]).trace.state
-    for input, expected in zip(interpreter.fed, interpreter.trace.transitions, strict=True):
-        again = transition(state, input)
+    for fed_input, expected in zip(interpreter.fed, interpreter.trace.transitions, strict=True):
+        again = transition(state, fed_input)
         assert again == expected
         assert again.state.committed.messages_hash == expected.state.committed.messages_hash
         assert serialize_messages(again.state.committed.messages) == serialize_messages(

@@ -105,8 +105,12 @@ async def test_a_tool_turn_streams_in_order_and_commits_only_whole_messages(make
     # Every delta was published while history held only the user message.
     for name, count in counts[: len(expected_events) - 1]:
         assert count == 1, name
-    assert h.history() == (start("read a.txt").user_message, TOOL_REPLY, result("t1", "hello"),
-                           FINAL_REPLY)  # fmt: skip
+    assert h.history() == (
+        start("read a.txt").user_message,
+        TOOL_REPLY,
+        result("t1", "hello"),
+        FINAL_REPLY,
+    )
     first, second = (bytes_ for _, bytes_ in h.llm.requests)
     assert b"hello" not in first and b"hello" in second
 

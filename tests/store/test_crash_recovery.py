@@ -16,8 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def drive(tmp: Path, kill_at: int | None = None) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "tests.store.crash_driver", str(tmp / "db.sqlite3"),
-            str(tmp / "tools.log")]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "tests.store.crash_driver",
+        str(tmp / "db.sqlite3"),
+        str(tmp / "tools.log"),
+    ]
     if kill_at is not None:
         args.append(str(kill_at))
     return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)

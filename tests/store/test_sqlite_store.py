@@ -37,8 +37,9 @@ def grown(state: ConversationState, *texts: str) -> ConversationState:
     """`state` with user messages appended through the real loop."""
     runtime = RuntimeState(replace(state, status=Status.READY))
     for text in texts:
-        runtime = RuntimeState(replace(transition(runtime, start(text)).state.committed,
-                                       status=Status.READY))  # fmt: skip
+        runtime = RuntimeState(
+            replace(transition(runtime, start(text)).state.committed, status=Status.READY)
+        )
     return runtime.committed
 
 
@@ -213,9 +214,16 @@ def test_a_late_streaming_update_does_not_hide_how_a_call_ended(store: SQLiteSto
     assert isinstance(command, CallLLM)
     data = request_bytes(command.request)
     record = LLMCallRecord(
-        command.call_id, "conv-1", "m", data, sha256_hex(data), command.messages_hash, 1, None,
+        command.call_id,
+        "conv-1",
+        "m",
+        data,
+        sha256_hex(data),
+        command.messages_hash,
+        1,
+        None,
         CallStatus.PLANNED,
-    )  # fmt: skip
+    )
     store.commit_input("in-1", 0, step.state.committed, None, [record])
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.CANCELED, error="stop"))
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.STREAMING, attempts=1))

@@ -80,9 +80,15 @@ def test_error_end_of_stream_round_trips_through_an_envelope_split_anywhere() ->
 def test_padded_base64_details_are_accepted_too() -> None:
     raw = _banner().SerializeToString()
     text = json.dumps(
-        {"error": {"code": "internal", "details": [{"type": "aiserver.v1.ErrorDetails",
-                                                     "value": base64.b64encode(raw).decode()}]}}
-    )  # fmt: skip
+        {
+            "error": {
+                "code": "internal",
+                "details": [
+                    {"type": "aiserver.v1.ErrorDetails", "value": base64.b64encode(raw).decode()}
+                ],
+            }
+        }
+    )
     parsed = parse_end_stream(text.encode())
     assert parsed.error is not None
     assert parsed.error.details[0].value == raw

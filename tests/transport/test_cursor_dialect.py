@@ -165,8 +165,11 @@ def test_a_tool_call_goes_out_as_started_checkpoint_exec() -> None:
 
 
 def test_turn_ended_encodes_usage_as_the_live_client_saw_it() -> None:
-    samples = [s for s in load_cursor_fixture("turn_ended_usage_live.json")["samples"]
-               if s.get("terminal_hex")]  # fmt: skip
+    samples = [
+        s
+        for s in load_cursor_fixture("turn_ended_usage_live.json")["samples"]
+        if s.get("terminal_hex")
+    ]
     assert samples
     for sample in samples:
         usage = Usage(
@@ -200,8 +203,9 @@ def test_the_final_sequence_carries_token_details_then_usage() -> None:
 def test_done_events_add_up_the_turn_usage() -> None:
     context = dialect.StreamContext()
     for _ in range(2):
-        dialect.encode_event(DoneEvent("stop", assistant(TextContent("x"))), context,
-                             ToolSet.for_run(), 0)  # fmt: skip
+        dialect.encode_event(
+            DoneEvent("stop", assistant(TextContent("x"))), context, ToolSet.for_run(), 0
+        )
     assert (context.usage.input, context.usage.output) == (20, 10)
     assert context.last_prompt_tokens == 10
 
@@ -290,9 +294,11 @@ def test_long_output_is_cut_and_says_so() -> None:
 
 def test_mcp_calls_carry_the_server_tool_and_arguments() -> None:
     definition = pb.McpToolDefinition(
-        name="github", provider_identifier="github", tool_name="create_issue",
+        name="github",
+        provider_identifier="github",
+        tool_name="create_issue",
         input_schema_json=json.dumps({"type": "object"}),
-    )  # fmt: skip
+    )
     tool = ToolSet.for_run([definition]).get("mcp_github_create_issue")
     assert tool is not None
     call = tool_call("call_9", "unused")
@@ -324,8 +330,9 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
         pb.CursorRule(full_path=".cursor/rules/style.mdc", content="Use tabs.")
     )
     selected = action.user_message.selected_context
-    selected.files.append(pb.SelectedFile(path="/home/me/project/a.py", relative_path="a.py",
-                                          content="print(1)"))  # fmt: skip
+    selected.files.append(
+        pb.SelectedFile(path="/home/me/project/a.py", relative_path="a.py", content="print(1)")
+    )
     selected.selected_images.append(pb.SelectedImage(data=b"\x89PNG", mime_type="image/png"))
     event = decode(message)
     assert isinstance(event, dialect.RunStarted) and event.start is not None

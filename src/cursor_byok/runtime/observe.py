@@ -46,45 +46,61 @@ class Metrics:
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter(
-            "cursor_byok_requests", "HTTP requests by path and status", ["path", "status"],
+            "cursor_byok_requests",
+            "HTTP requests by path and status",
+            ["path", "status"],
             registry=r,
-        )  # fmt: skip
+        )
         self.active_streams = Gauge(
             "cursor_byok_active_streams", "RunSSE streams open now", registry=r
         )
         self.ttft = Histogram(
-            "cursor_byok_llm_ttft_seconds", "Time to the first streamed token of a model call",
-            ["model"], buckets=_LATENCY_BUCKETS, registry=r,
-        )  # fmt: skip
+            "cursor_byok_llm_ttft_seconds",
+            "Time to the first streamed token of a model call",
+            ["model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
         self.inter_token = Histogram(
-            "cursor_byok_llm_inter_token_seconds", "Time between streamed deltas",
-            ["model"], buckets=_GAP_BUCKETS, registry=r,
-        )  # fmt: skip
+            "cursor_byok_llm_inter_token_seconds",
+            "Time between streamed deltas",
+            ["model"],
+            buckets=_GAP_BUCKETS,
+            registry=r,
+        )
         self.tokens = Counter(
-            "cursor_byok_llm_tokens", "Tokens by model and kind (input, output, "
-            "cache_read, cache_write)", ["model", "kind"], registry=r,
-        )  # fmt: skip
+            "cursor_byok_llm_tokens",
+            "Tokens by model and kind (input, output, cache_read, cache_write)",
+            ["model", "kind"],
+            registry=r,
+        )
         self.cache_hit_ratio = Gauge(
             "cursor_byok_llm_cache_hit_ratio",
             "Share of prompt tokens read from the provider cache, per model, since start",
-            ["model"], registry=r,
-        )  # fmt: skip
-        self.calls = Counter(
-            "cursor_byok_llm_calls", "Model calls by model and outcome", ["model", "outcome"],
+            ["model"],
             registry=r,
-        )  # fmt: skip
+        )
+        self.calls = Counter(
+            "cursor_byok_llm_calls",
+            "Model calls by model and outcome",
+            ["model", "outcome"],
+            registry=r,
+        )
         self.upstream_errors = Counter(
-            "cursor_byok_llm_upstream_errors", "Failed model calls by upstream HTTP status",
-            ["status"], registry=r,
-        )  # fmt: skip
+            "cursor_byok_llm_upstream_errors",
+            "Failed model calls by upstream HTTP status",
+            ["status"],
+            registry=r,
+        )
         self.turns = Counter(
             "cursor_byok_turns", "Finished turns by outcome", ["outcome"], registry=r
         )
         self.quiet = Gauge(
             "cursor_byok_ignored_client_messages",
             "Client messages accepted with 200 but not applied (late, duplicate, undecodable)",
-            ["reason"], registry=r,
-        )  # fmt: skip
+            ["reason"],
+            registry=r,
+        )
         self._prompt: dict[str, float] = {}
         self._cached: dict[str, float] = {}
         self._models: set[str] = set()
@@ -106,9 +122,12 @@ class Metrics:
 
     def record_usage(self, model: str, done: DoneEvent) -> None:
         usage = done.message.usage
-        for kind, value in (("input", usage.input), ("output", usage.output),
-                            ("cache_read", usage.cache_read),
-                            ("cache_write", usage.cache_write)):  # fmt: skip
+        for kind, value in (
+            ("input", usage.input),
+            ("output", usage.output),
+            ("cache_read", usage.cache_read),
+            ("cache_write", usage.cache_write),
+        ):
             if value:
                 self.tokens.labels(model, kind).inc(value)
         prompt = usage.input + usage.cache_read + usage.cache_write

@@ -14,7 +14,8 @@ version compare-and-swap is the final arbiter: on a conflict the worker
 reloads and processes the input again.
 
 Commit order: a transition that changes the committed state is committed in
-one transaction with its input id and call records, before anything it emits
+one transaction with its input id and the records the loop names (calls planned
+or ended, client operations), before anything it emits
 is published and before its command runs. So a model call's exact request is
 saved before the upstream is opened, a tool call's operation id is saved
 before the client is asked, and deltas (which change no committed state) are
@@ -24,7 +25,6 @@ published without touching the database.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -154,12 +154,12 @@ class Runner:
 
     # -- public --------------------------------------------------------------------
 
-    async def submit(self, conversation_id: str, input_id: str, input: Input) -> Outcome:
+    async def submit(self, conversation_id: str, input_id: str, input_: Input) -> Outcome:
         """Process one external input; returns once it is committed (or known
         to be a duplicate, or ignored). Work it starts goes on afterwards."""
         conversation = self._conversation(conversation_id)
         done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        conversation.queue.put_nowait(_External(input_id, input, done))
+        conversation.queue.put_nowait(_External(input_id, input_, done))
         return await done
 
     async def recover(self) -> list[str]:
@@ -184,9 +184,9 @@ class Runner:
                 if task is not None:
                     task.cancel()
                     tasks.append(task)
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        for failed in await asyncio.gather(*tasks, return_exceptions=True):
+            if isinstance(failed, Exception):  # closing goes on; what failed is logged
+                log.warning("a conversation task failed while closing: %r", failed)
 
     # -- the worker ----------------------------------------------------------------
 
@@ -309,16 +309,16 @@ class Runner:
         input_id = f"{item.call_id}:end"
         await self._run(conversation, input_id, LLMEvent(item.call_id, item.event))
 
-    async def _run(self, conversation: _Conversation, input_id: str, input: Input) -> Outcome:
+    async def _run(self, conversation: _Conversation, input_id: str, input_: Input) -> Outcome:
         conversation_id = conversation.conversation_id
         while True:
             assert conversation.state is not None
-            if not isinstance(input, LLMEvent) or isinstance(input.event, DoneEvent | ErrorEvent):
+            if not isinstance(input_, LLMEvent) or isinstance(input_.event, DoneEvent | ErrorEvent):
                 previous = await self._io(self._store.find_input_commit, conversation_id, input_id)
                 if previous is not None:
                     return Outcome(duplicate=True, committed=True, result=previous.result)
             before = conversation.state
-            result = transition(before, input, self._hooks)
+            result = transition(before, input_, self._hooks)
             if not result.commit:
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)

@@ -59,18 +59,18 @@ class Stream:
     content_type: str = ""
     task: asyncio.Task[None] | None = None
 
-    async def next(self, timeout: float = 10.0) -> Item:
-        item = await asyncio.wait_for(self.items.get(), timeout)
+    async def next(self, within: float = 10.0) -> Item:
+        item = await asyncio.wait_for(self.items.get(), within)
         self.received.append(item)
         return item
 
-    async def until(self, predicate: Callable[[Item], bool], timeout: float = 10.0) -> Item:
-        """Read until an item satisfies `predicate`; return it."""
-        deadline = asyncio.get_running_loop().time() + timeout
+    async def until(self, predicate: Callable[[Item], bool], within: float = 10.0) -> Item:
+        """Read until an item satisfies `predicate` (in `within` seconds); return it."""
+        deadline = asyncio.get_running_loop().time() + within
         while True:
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:
-                raise TimeoutError(f"nothing matched within {timeout}s")
+                raise TimeoutError(f"nothing matched within {within}s")
             item = await self.next(left)
             if predicate(item):
                 return item
