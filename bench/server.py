@@ -825,9 +825,9 @@ def report(
     ok = [c for c in first.server if c.error is None]
     direct = [c for c in first.direct if c.error is None]
     for q in (50, 95):
-        through = percentile([c.ttft_s for c in ok], q)
-        straight = percentile([c.ttft_s for c in direct], q)
-        line(f"added_ttft_p{q}_ms = {_ms(through - straight)}")
+        via_server = percentile([c.ttft_s for c in ok], q)
+        direct_ttft = percentile([c.ttft_s for c in direct], q)
+        line(f"added_ttft_p{q}_ms = {_ms(via_server - direct_ttft)}")
     events = sum(level.events for level in levels)
     cpu = sum(level.server_cpu_s for level in levels)
     line(f"cpu_s_per_1000_events = {cpu / events * 1000 if events else float('nan'):.3f}")

@@ -57,6 +57,7 @@ def test_a_valid_file_loads_every_section(tmp_path: Path) -> None:
     assert config.providers["anthropic"].base_url == "https://api.anthropic.com"
     assert config.providers["local"].vendor == "ollama"
     sonnet = config.models["sonnet"]
+    assert sonnet.price is not None
     assert (sonnet.model, sonnet.thinking, sonnet.price.output) == (
         "claude-sonnet-4-6",
         "medium",

@@ -94,9 +94,7 @@ async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
     finally:
         await client.close()
     assert isinstance(end, End) and end.error is None  # a normal end, not a crash
-    text = "".join(
-        i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
-    )
+    text = stream.text()
     assert "ANTHROPIC_API_KEY" in text and "OPENAI_API_KEY" in text
     assert "turn_ended" in [kind(i) for i in stream.received]
     assert stat.S_IMODE(database.stat().st_mode) == 0o600
@@ -166,9 +164,7 @@ model = "claude-haiku-4-5"
     assert isinstance(end, End) and end.error is None
     kinds = [kind(i) for i in stream.received]
     assert "thinking_delta" in kinds and "tool_call_completed" not in kinds
-    text = "".join(
-        i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
-    )
+    text = stream.text()
     assert "0.32a0" in text
     # The model asked for a tool we do not offer: it got an error result, not a hang.
     second = provider.received[1].json()

@@ -215,9 +215,7 @@ async def test_the_run_request_may_arrive_before_the_stream_opens(tmp_path: Path
         stream = await client.open("r")
         end = await stream.until(is_end)
         assert isinstance(end, End) and end.error is None
-    text = "".join(
-        i.interaction_update.text_delta.text for i in stream.received if kind(i) == "text_delta"
-    )
+    text = stream.text()
     assert text == "early bird"
 
 
@@ -233,9 +231,7 @@ async def test_a_cancel_with_nothing_running_does_not_leak_into_the_next_turn(
         await client.append("r2", 0, run_request("two"))
         end = await two.until(is_end)
     assert isinstance(end, End) and end.error is None
-    text = "".join(
-        i.interaction_update.text_delta.text for i in two.received if kind(i) == "text_delta"
-    )
+    text = two.text()
     assert text == "second"
 
 

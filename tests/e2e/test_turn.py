@@ -88,11 +88,7 @@ async def test_a_tool_using_turn_end_to_end(running: Running, codec: str, tmp_pa
     assert kinds[started : started + 3] == ["tool_call_started", "checkpoint", "exec"]
     assert kinds.index("tool_call_completed") > started
     assert kinds[-3:] == ["checkpoint", "turn_ended", "end"]
-    texts = "".join(
-        item.interaction_update.text_delta.text
-        for item in stream.received
-        if kind(item) == "text_delta"
-    )
+    texts = stream.text()
     assert texts == "Let me look.The file says: hello world"
     completed = next(i for i in stream.received if kind(i) == "tool_call_completed")
     assert isinstance(completed, pb.AgentServerMessage)

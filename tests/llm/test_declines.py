@@ -6,6 +6,7 @@ is not part of the final message: the server wrote it, not the model."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from cursor_byok.llm.events import DoneEvent, TextDelta
 from cursor_byok.llm.provider import CallContext, ModelSpec
@@ -19,7 +20,7 @@ from tests.llm.streams import check_grammar, collect
 REQUEST = RequestMessages(None, (UserMessage("hi", 1),))
 
 
-def sse(*events: tuple[str | None, dict[str, object]]) -> bytes:
+def sse(*events: tuple[str | None, Mapping[str, object]]) -> bytes:
     out = b""
     for name, data in events:
         if name:

@@ -4,6 +4,7 @@ replayed by a loopback server."""
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from cursor_byok.llm.events import TextDelta, ThinkingDelta, ToolCallDelta, ToolCallEnd
 from cursor_byok.llm.provider import CallContext, ModelSpec
@@ -67,7 +68,8 @@ async def test_long_fragmented_arguments_parse_whole(server: LoopbackServer) -> 
     (call,) = done.message.tool_calls
     assert call.raw_arguments is not None
     assert call.arguments == json.loads(call.raw_arguments)
-    assert [a["label"] for a in call.arguments["answers"]][:2] == [  # type: ignore[index]
+    answers = cast(list[dict[str, str]], call.arguments["answers"])
+    assert [a["label"] for a in answers][:2] == [
         "Capital of the country",
         "Weather in the capital",
     ]

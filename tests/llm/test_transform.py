@@ -6,6 +6,8 @@ from dataclasses import replace
 
 from cursor_byok.llm.transform import NO_RESULT, Target, prepare_history
 from cursor_byok.llm.types import (
+    AssistantMessage,
+    Message,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -31,7 +33,8 @@ def test_other_model_gets_thinking_as_text_and_loses_signatures() -> None:
         ToolCall("c1", "read_file", {}, thought_signature="ts"),
     )
     (out,) = prepare_history([message], OTHER)
-    assert out.content == (  # type: ignore[union-attr]
+    assert isinstance(out, AssistantMessage)
+    assert out.content == (
         TextContent("idea"),
         TextContent("answer"),
         ToolCall("c1", "read_file", {}),
@@ -39,7 +42,7 @@ def test_other_model_gets_thinking_as_text_and_loses_signatures() -> None:
 
 
 def test_failed_and_aborted_turns_are_left_out() -> None:
-    history = [
+    history: list[Message] = [
         user("q"),
         assistant(TextContent("half"), stop_reason="error"),
         assistant(TextContent("cut"), stop_reason="aborted"),
@@ -50,14 +53,18 @@ def test_failed_and_aborted_turns_are_left_out() -> None:
 
 def test_ids_are_normalized_on_calls_and_their_results_alike() -> None:
     call = ToolCall("a|b", "read_file", {})
-    history = [user("q"), assistant(call), result("a|b")]
+    history: list[Message] = [user("q"), assistant(call), result("a|b")]
     out = prepare_history(history, SAME, lambda i: i.replace("|", "_"))
     assert out[1].content[0].id == "a_b"  # type: ignore[union-attr]
     assert isinstance(out[2], ToolResultMessage) and out[2].tool_call_id == "a_b"
 
 
 def test_orphaned_calls_get_an_error_result_once_the_conversation_moves_on() -> None:
-    history = [user("q"), assistant(ToolCall("c1", "read_file", {})), user("never mind")]
+    history: list[Message] = [
+        user("q"),
+        assistant(ToolCall("c1", "read_file", {})),
+        user("never mind"),
+    ]
     out = prepare_history(history, SAME)
     synthetic = out[2]
     assert isinstance(synthetic, ToolResultMessage)
@@ -67,13 +74,13 @@ def test_orphaned_calls_get_an_error_result_once_the_conversation_moves_on() -> 
 
 
 def test_calls_awaiting_results_at_the_end_are_left_alone() -> None:
-    history = [user("q"), assistant(ToolCall("c1", "read_file", {}))]
+    history: list[Message] = [user("q"), assistant(ToolCall("c1", "read_file", {}))]
     assert prepare_history(history, SAME) == history
 
 
 def test_the_transform_is_deterministic_and_does_not_touch_its_input() -> None:
     message = assistant(ThinkingContent("idea", "sig"))
-    history = [UserMessage("q"), message]
+    history: list[Message] = [UserMessage("q"), message]
     first = prepare_history(history, OTHER)
     assert first == prepare_history(history, OTHER)
     assert history[1] is message and message == replace(message)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from cursor_byok.llm.events import ResponseEvent, TextDelta
 from cursor_byok.llm.serialize import serialize_messages
-from cursor_byok.llm.types import AssistantContent, TextContent, ThinkingContent
+from cursor_byok.llm.types import AssistantContent, StopReason, TextContent, ThinkingContent
 from cursor_byok.loop import Cancel, Input, LLMEvent, Status, ToolResult, UserInput
 from tests.factories import (
     assistant,
@@ -99,7 +99,7 @@ class Interpreter:
             else:
                 self.tool_ids += 1
                 content.append(tool_call(f"t{self.tool_ids}", block.text))
-        stop = "length" if respond.ending == "length" else None
+        stop: StopReason | None = "length" if respond.ending == "length" else None
         events = stream_of(assistant(*content, stop_reason=stop, timestamp=self.clock), chunk=3)
         if respond.ending in ("done", "length"):
             return events

@@ -7,6 +7,7 @@ from dataclasses import replace
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
+    ResponseEvent,
     StartEvent,
     TextDelta,
     TextEnd,
@@ -14,7 +15,7 @@ from cursor_byok.llm.events import (
     ThinkingDelta,
 )
 from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH, messages_hash
-from cursor_byok.llm.types import TextContent, ThinkingContent
+from cursor_byok.llm.types import TextContent, ThinkingContent, ToolResultMessage
 from cursor_byok.loop import (
     CallClient,
     CallEnded,
@@ -25,6 +26,7 @@ from cursor_byok.loop import (
     Failed,
     Final,
     Ignored,
+    Input,
     LLMEvent,
     OperationChanged,
     Start,
@@ -257,7 +259,7 @@ def test_a_duplicate_start_while_busy_is_queued_not_lost() -> None:
         reply,
         user("and another thing", 5),
     )
-    assert trace.state.committed.queued == ()
+    assert not trace.state.committed.queued
 
 
 def test_a_user_message_during_tool_calls_waits_for_all_results() -> None:
@@ -279,9 +281,10 @@ def test_cancel_while_waiting_for_the_client_closes_every_open_tool_call() -> No
     assert state.status is Status.CANCELED
     assert state.waiting is None
     closing = state.messages[-1]
-    assert closing.tool_call_id == "t2"  # type: ignore[union-attr]
-    assert closing.is_error  # type: ignore[union-attr]
-    assert closing.timestamp == 9  # type: ignore[union-attr]
+    assert isinstance(closing, ToolResultMessage)
+    assert closing.tool_call_id == "t2"
+    assert closing.is_error
+    assert closing.timestamp == 9
     # A late result for the canceled call changes nothing.
     late = trace.feed(ToolResult(result("t2")))
     assert late.state is trace.transitions[-2].state
@@ -384,7 +387,12 @@ def test_the_call_limit_ends_the_turn_with_a_notice_that_is_not_history() -> Non
 def test_a_response_without_content_is_streamed_but_not_history() -> None:
     trace, call = begin()
     notice = replace(assistant(TextContent("No API key configured.")), content=())
-    events = [StartEvent(), TextStart(0), TextDelta(0, "No API key."), TextEnd(0, "No API key.")]
+    events: list[ResponseEvent] = [
+        StartEvent(),
+        TextStart(0),
+        TextDelta(0, "No API key."),
+        TextEnd(0, "No API key."),
+    ]
     done = trace.stream(call.call_id, [*events, DoneEvent("stop", notice)])
     assert done.command == Final(notice)
     assert trace.emitted[-2] == TextEnd(0, "No API key.")
@@ -415,11 +423,12 @@ def test_ignored_inputs_commit_nothing_and_say_why() -> None:
     trace, call = begin()
     trace.stream(call.call_id, stream_of(assistant(TextContent("done"))))
     settled = trace.state
-    for input_, reason in [
+    cases: list[tuple[Input, str]] = [
         (LLMEvent(call.call_id, TextDelta(0, "late")), "model event of a call not in flight"),
         (ToolResult(result("nobody")), "tool result nobody waits for"),
         (Cancel("again"), "nothing to cancel"),
-    ]:
+    ]
+    for input_, reason in cases:
         step = trace.feed(input_)
         assert step.command == Ignored(reason)
         assert step.state is settled and step.emit == () and step.records == ()

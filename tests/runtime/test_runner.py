@@ -201,8 +201,7 @@ async def test_cancel_mid_stream_closes_the_upstream_and_appends_nothing(make: M
 
 
 async def test_a_restarted_runner_resumes_the_call_with_the_same_id_and_bytes(
-    make,
-    tmp_path: Path,  # type: ignore[no-untyped-def]
+    make: Make, tmp_path: Path
 ) -> None:
     slow = stream_of(FINAL_REPLY, chunk=1)
     first: Harness = make([slow], delay=0.01)

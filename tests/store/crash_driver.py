@@ -55,13 +55,13 @@ class KillingStore(SQLiteStore):
         self._step()
         return value
 
-    def commit_input(self, *args: Any) -> int:  # type: ignore[override]
+    def commit_input(self, *args: Any) -> int:
         return int(self._write("commit_input", *args))
 
-    def save_llm_call(self, *args: Any) -> None:  # type: ignore[override]
+    def save_llm_call(self, *args: Any) -> None:
         self._write("save_llm_call", *args)
 
-    def save_client_operation(self, *args: Any) -> None:  # type: ignore[override]
+    def save_client_operation(self, *args: Any) -> None:
         self._write("save_client_operation", *args)
 
 

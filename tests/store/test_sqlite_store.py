@@ -133,7 +133,7 @@ def test_two_writers_racing_lose_and_double_nothing(tmp_path: Path) -> None:
         thread.join()
     loaded = SQLiteStore(path).load("shared")
     assert loaded is not None
-    texts = [m.content for m in loaded.state.messages]  # type: ignore[union-attr]
+    texts = [m.content for m in loaded.state.messages]
     assert sorted(texts) == sorted(f"w{i}-{n}" for i in range(2) for n in range(25))
     assert loaded.version == 50
 

@@ -17,12 +17,18 @@ from cursor_byok.llm.events import (
     ThinkingStart,
     ToolCallStart,
 )
-from cursor_byok.llm.types import TextContent, Usage
+from cursor_byok.llm.types import JSONValue, TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.client import cancel, exec_reply, run_request, stream_close
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker
-from cursor_byok.transport.cursor.tools import BUILTIN, MAX_RESULT_CHARS, ToolSet
+from cursor_byok.transport.cursor.tools import (
+    BUILTIN,
+    MAX_RESULT_CHARS,
+    NextExec,
+    ToolOutcome,
+    ToolSet,
+)
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from cursor_byok.transport.wire.errors import Code
@@ -354,7 +360,7 @@ def test_a_plain_message_stays_a_plain_string() -> None:
     assert event.start.user_message.content == "just text"
 
 
-def edit_step(content: str, **arguments: object) -> object:
+def edit_step(content: str, **arguments: JSONValue) -> ToolOutcome | NextExec:
     tool = ToolSet.for_run().get("edit_file")
     assert tool is not None
     call = type(tool_call("x"))("c1", "edit_file", {"path": "f.py", **arguments})
@@ -366,11 +372,14 @@ def edit_step(content: str, **arguments: object) -> object:
 
 def test_an_edit_refuses_a_missing_or_ambiguous_piece() -> None:
     missing = edit_step("a\nb\n", old_string="zzz", new_string="y")
-    assert missing.is_error and "not found" in missing.text  # type: ignore[union-attr]
+    assert isinstance(missing, ToolOutcome)
+    assert missing.is_error and "not found" in missing.text
     twice = edit_step("x\nx\n", old_string="x", new_string="y")
-    assert twice.is_error and "occurs 2 times" in twice.text  # type: ignore[union-attr]
+    assert isinstance(twice, ToolOutcome)
+    assert twice.is_error and "occurs 2 times" in twice.text
     every = edit_step("x\nx\n", old_string="x", new_string="y", replace_all=True)
-    assert every.args.file_text == "y\ny\n"  # type: ignore[union-attr]
+    assert isinstance(every, NextExec)
+    assert every.args.file_text == "y\ny\n"
 
 
 def test_shell_output_is_kept_only_up_to_what_the_model_can_see() -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from cursor_byok.llm.events import StartEvent, TextDelta, TextEnd
 from cursor_byok.loop import CallClient, Final
 from cursor_byok.runtime.runner import Outbound
-from cursor_byok.transport.cursor import sink as sink_module
+from cursor_byok.transport.cursor import registry as registry_module
 from cursor_byok.transport.cursor.sink import OutputSink
 from tests.factories import assistant, tool_call
 
@@ -76,9 +76,9 @@ def test_stashes_nobody_picks_up_are_swept() -> None:
     sink = OutputSink(clock=clock)
     sink.publish("done", Final(assistant()))
     sink.publish("idle", StartEvent())
-    clock.now += sink_module.ENDED_SESSION_TTL_S + 1
+    clock.now += registry_module.ENDED_SESSION_TTL_S + 1
     sink.publish("fresh", StartEvent())  # a new stash sweeps the old ones
     assert sink.stashed("done") == 0 and sink.stashed("idle") == 1
-    clock.now += sink_module.IDLE_SESSION_TTL_S + 1
+    clock.now += registry_module.IDLE_SESSION_TTL_S + 1
     sink.sweep()
     assert sink.stashed("idle") == 0 and sink.stashed("fresh") == 0

@@ -59,6 +59,14 @@ class Stream:
     content_type: str = ""
     task: asyncio.Task[None] | None = None
 
+    def text(self) -> str:
+        """The text deltas received so far, joined."""
+        return "".join(
+            item.interaction_update.text_delta.text
+            for item in self.received
+            if not isinstance(item, End) and kind(item) == "text_delta"
+        )
+
     async def next(self, within: float = 10.0) -> Item:
         item = await asyncio.wait_for(self.items.get(), within)
         self.received.append(item)
