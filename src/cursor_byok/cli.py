@@ -25,10 +25,10 @@ from cursor_byok.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     Config,
-    ConfigError,
     load_config,
     resolve_key,
 )
+from cursor_byok.config_reader import ConfigError
 from cursor_byok.demo import run_demo
 from cursor_byok.guards import Redactor, is_loopback_host
 from cursor_byok.llm.serialize import message_to_json

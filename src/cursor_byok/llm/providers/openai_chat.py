@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from cursor_byok.llm.assembler import Assembler, OpenBlock
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import arguments_text, data_url, loads, safe_id
 from cursor_byok.llm.serialize import canonical_dumps
@@ -172,15 +172,16 @@ def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
     compat = compat_for(spec.provider)
+    plan = request_thinking(spec, API)
     messages: list[dict[str, Any]] = []
     if request.system_prompt is not None:
-        role = "developer" if compat.developer_role and spec.reasoning else "system"
+        role = "developer" if compat.developer_role and plan.level else "system"
         messages.append({"role": role, "content": request.system_prompt})
     messages.extend(render_messages(spec, request, compat))
     body: dict[str, Any] = {"model": spec.model, "messages": messages, "stream": True}
     if compat.usage_in_streaming:
         body["stream_options"] = {"include_usage": True}
-    body[compat.max_tokens_field] = spec.max_tokens
+    body[compat.max_tokens_field] = plan.max_output
     if request.tools:
         body["tools"] = [
             {
@@ -195,11 +196,11 @@ def build_request(
         ]
     elif any(isinstance(m, AssistantMessage) and m.tool_calls for m in request.messages):
         body["tools"] = []
-    if spec.reasoning is not None:
+    if plan.level is not None:
         if compat.reasoning_param == "reasoning_effort":
-            body["reasoning_effort"] = spec.reasoning
+            body["reasoning_effort"] = plan.level
         elif compat.reasoning_param == "openrouter":
-            body["reasoning"] = {"effort": spec.reasoning}
+            body["reasoning"] = {"effort": plan.level}
         elif compat.reasoning_param == "enable_thinking":
             body["enable_thinking"] = True
     if compat.store:

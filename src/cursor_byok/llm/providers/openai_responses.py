@@ -14,7 +14,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
     arguments_text,
@@ -149,9 +149,10 @@ def build_request(
             }
             for t in request.tools
         ]
-    body["max_output_tokens"] = spec.max_tokens
-    if spec.reasoning is not None:
-        body["reasoning"] = {"effort": spec.reasoning, "summary": "auto"}
+    plan = request_thinking(spec, API)
+    body["max_output_tokens"] = plan.max_output
+    if plan.level is not None:
+        body["reasoning"] = {"effort": plan.level, "summary": "auto"}
         body["include"] = ["reasoning.encrypted_content"]
     body["store"] = False
     body["stream"] = True
