@@ -132,30 +132,38 @@ def _assistant(message: AssistantMessage, compat: ChatCompat) -> dict[str, Any] 
     return out
 
 
-def _tool_result(message: ToolResultMessage, compat: ChatCompat) -> list[dict[str, Any]]:
+def _tool_result(
+    message: ToolResultMessage, compat: ChatCompat
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The `tool` message, and the user message carrying its images (if any)."""
     text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
     images = [b for b in message.content if isinstance(b, ImageContent)]
     out: dict[str, Any] = {"role": "tool", "tool_call_id": message.tool_call_id}
     if compat.tool_result_name:
         out["name"] = message.tool_name
     out["content"] = text or ("(see attached image)" if images else "")
-    rendered = [out]
-    if images:
-        parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_NOTE}]
-        parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
-        rendered.append({"role": "user", "content": parts})
-    return rendered
+    if not images:
+        return out, None
+    parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_NOTE}]
+    parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
+    return out, {"role": "user", "content": parts}
 
 
 def render_messages(
     spec: ModelSpec, request: RequestMessages, compat: ChatCompat
 ) -> list[dict[str, Any]]:
-    """The `messages` array without the system prompt: one entry (or two,
-    for a tool result with images) per history message, append-only."""
+    """The `messages` array without the system prompt, append-only. The
+    `tool` messages of one assistant message come right after it, one per
+    call; images from those results follow the last of them (a user message
+    between two `tool` messages is rejected)."""
     target = Target(API, spec.provider, spec.model)
     history = prepare_history(request.messages, target, lambda i: normalize_id(i, compat))
     out: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
     for message in history:
+        if not isinstance(message, ToolResultMessage):
+            out.extend(images)
+            images = []
         match message:
             case UserMessage(content=content):
                 out.append({"role": "user", "content": _user_content(content)})
@@ -164,7 +172,11 @@ def render_messages(
                 if rendered is not None:
                     out.append(rendered)
             case ToolResultMessage():
-                out.extend(_tool_result(message, compat))
+                result, attached = _tool_result(message, compat)
+                out.append(result)
+                if attached is not None:
+                    images.append(attached)
+    out.extend(images)
     return out
 
 
