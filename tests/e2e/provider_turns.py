@@ -38,7 +38,8 @@ class ModelUnderTest:
         vendor = f'vendor = "{self.vendor}"\n' if self.vendor else ""
         return (
             f'default_model = "m"\n[providers.p]\napi = "{self.api}"\n'
-            f'base_url = "{base_url}{suffix.get(self.api, "")}"\napi_key = "k"\n{vendor}'
+            f'base_url = "{base_url}{suffix.get(self.api, "")}"\n'
+            f'api_key = "sk-test-planted-key"\n{vendor}'
             f'[models.m]\nprovider = "p"\nmodel = "{self.model}"\nthinking = "{self.thinking}"\n'
         )
 

@@ -6,6 +6,7 @@ here, not in a user's chat."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
+from cursor_byok.llm.types import AssistantMessage, HistoryRepair, ToolResultMessage, UserMessage
 from tests.e2e.provider_turns import ModelUnderTest, server_for
 from tests.llm import wire_streams as wire
 from tests.llm.loopback import Reply
@@ -103,7 +104,8 @@ PATHS = ("a.txt", "b.txt", "c.txt")
 
 
 def history_kinds(messages: Sequence[object]) -> list[str]:
-    names = {UserMessage: "user", AssistantMessage: "assistant", ToolResultMessage: "result"}
+    names = {UserMessage: "user", AssistantMessage: "assistant", ToolResultMessage: "result",
+             HistoryRepair: "repair"}  # fmt: skip
     return [names[type(m)] for m in messages]
 
 
@@ -219,3 +221,41 @@ async def test_an_error_inside_a_calls_arguments_leaves_nothing_half_made(
         assert marker not in str(second), f"{marker} of the cut-off response reached the request"
     assert loaded is not None
     assert history_kinds(loaded.state.messages) == ["user", "user", "assistant"]
+
+
+RULE = "messages.1.content.0.thinking.signature: Invalid `signature` in `thinking` block"
+REJECTIONS = {
+    "anthropic": {"type": "error", "error": {"type": "invalid_request_error", "message": RULE}},
+    "openai-chat": {"error": {"message": RULE, "type": "invalid_request_error", "code": None}},
+    "openai-responses": {"error": {"message": RULE, "type": "invalid_request_error"}},
+    "gemini": {"error": {"code": 400, "message": RULE, "status": "INVALID_ARGUMENT"}},
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+async def test_a_rejected_history_is_repaired_for_the_next_turn(
+    case: ApiCase, tmp_path: Path
+) -> None:
+    rejection = json.dumps(REJECTIONS[case.model.api]).encode()
+    replies = [
+        Reply(case.stream([*case.lead, *wire.reads("a.txt", "b.txt")])),
+        Reply(rejection, status=400, content_type="application/json"),
+        Reply(case.stream([wire.Text("Back on track.")])),
+    ]
+    async with server_for(case.model, replies, tmp_path) as server:
+        rejected = await server.turn("r-1", "Read the files.")
+        again = await server.turn("r-2", "Try again.")
+        received = server.provider.received
+        loaded = server.store.load("conv-1")
+    assert rejected.end.error is not None and RULE in str(rejected.end.error["message"])
+    assert "plain text" in str(rejected.end.error["message"])
+    assert again.end.error is None and again.text() == "Back on track."
+    third = check_request(case.model.api, received[2].body, case.model.model)
+    # The rejected history went out again only as text: no signatures, no call structure.
+    for marker in ("sig-", "gAAAA", "tool_use", "tool_calls", "function_call", "functionCall"):
+        assert marker not in str(third), marker
+    assert b"[called read_file" in received[2].body
+    assert b"[result of read_file]" in received[2].body
+    assert loaded is not None
+    kinds = history_kinds(loaded.state.messages)
+    assert kinds == ["user", "assistant", "result", "result", "repair", "user", "assistant"]
