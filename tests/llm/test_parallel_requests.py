@@ -1,10 +1,12 @@
 """Golden renderings of parallel tool calls and their results, per API, for
 the shapes a whole turn does not reach: an image among the results, an
-error result, a user message queued behind the results."""
+error result, a user message queued behind the results; and a response cut
+off while reasoning."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from cursor_byok.llm.provider import ModelSpec
 from cursor_byok.llm.providers import anthropic, gemini, openai_chat, openai_responses
@@ -13,6 +15,7 @@ from cursor_byok.llm.types import (
     Message,
     RequestMessages,
     TextContent,
+    ThinkingContent,
     ToolResultMessage,
     UserMessage,
 )
@@ -88,3 +91,18 @@ def test_gemini_answers_every_call_in_one_turn() -> None:
 
 def _ids(spec: ModelSpec) -> tuple[str, str]:
     return spec.provider, spec.model
+
+
+def test_responses_leaves_out_reasoning_that_led_to_nothing() -> None:
+    """A response cut off by the output limit while still reasoning."""
+    spec = ModelSpec("openai", "gpt-5-mini", "u", 1000, reasoning="low")
+    item = json.dumps(
+        {"id": "rs_1", "type": "reasoning", "encrypted_content": "gAAA", "summary": []}
+    )
+    cut = replace(
+        reply(openai_responses.API, *_ids(spec), ThinkingContent("", item)), stop_reason="length"
+    )
+    request = RequestMessages(None, (UserMessage("think hard"), cut, UserMessage("go on")))
+    body = openai_responses.build_request(spec, request)
+    check_request("openai-responses", encoded(body))
+    assert [i.get("role") for i in body["input"]] == ["user", "user"]

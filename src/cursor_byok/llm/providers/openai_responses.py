@@ -101,6 +101,10 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
                 call["name"] = block.name
                 call["arguments"] = arguments_text(block)
                 out.append(call)
+    # A reasoning item must be followed by the item it led to; a response cut
+    # off while still reasoning has none, and the API rejects it alone.
+    while out and out[-1].get("type") == "reasoning":
+        out.pop()
     return out
 
 
