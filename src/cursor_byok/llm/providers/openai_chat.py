@@ -330,7 +330,10 @@ class ChatStreamParser:
         index = call.get("index", 0)
         function = call.get("function") or {}
         block = asm.block
-        if block is None or block.kind != "tool_call" or self._call_index != index:
+        # Servers that send each call whole may leave out `index` (all 0);
+        # a new id then starts a new call.
+        fresh_id = call.get("id") and block is not None and call["id"] != block.call_id
+        if block is None or block.kind != "tool_call" or self._call_index != index or fresh_id:
             self._close_thinking(block)
             self._call_index = index
             call_id = call.get("id") or f"call_{len(asm.content)}"
