@@ -4,12 +4,17 @@ takes it, never both, and never above the model's cap."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cursor_byok.llm.provider import ModelSpec
 from cursor_byok.llm.providers import anthropic, gemini, openai_chat, openai_responses
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
-from cursor_byok.llm.types import RequestMessages, UserMessage
+from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage, UserMessage
+from tests.factories import tool_call
+from tests.llm.conversation import reply
+from tests.llm.provider_rules import check_request
 
 REQUEST = RequestMessages(None, (UserMessage("hi"),))
 
@@ -103,3 +108,21 @@ def test_openai_reasoning_models_get_an_effort_they_take() -> None:
     assert body["reasoning"] == {"effort": "minimal", "summary": "auto"}
     o3 = openai_responses.build_request(spec("o3", 20000, reasoning="xhigh"), REQUEST)
     assert o3["reasoning"]["effort"] == "high"
+
+
+def test_anthropic_answers_a_tool_loop_begun_without_thinking_without_thinking() -> None:
+    """The calls came from another model: their assistant message cannot start
+    with a thinking block, which Anthropic requires while thinking is on."""
+    other = reply("openai-responses", "openai", "gpt-5", TextContent("Reading."), tool_call("c1"))
+    history = (
+        UserMessage("read"),
+        other,
+        ToolResultMessage("c1", "read_file", (TextContent("x"),)),
+    )
+    model = spec("claude-sonnet-4-5", 16000, reasoning="low")
+    body = anthropic.build_request(model, RequestMessages(None, history))
+    assert "thinking" not in body
+    check_request("anthropic", json.dumps(body).encode())
+    later = (*history, reply(anthropic.API, "p", "claude-sonnet-4-5", TextContent("ok")),
+             UserMessage("next"))  # fmt: skip
+    assert "thinking" in anthropic.build_request(model, RequestMessages(None, later))

@@ -172,6 +172,17 @@ def place_breakpoints(messages: list[dict[str, Any]], budget: int) -> list[dict[
     return marked
 
 
+def _thinking_can_continue(messages: list[dict[str, Any]]) -> bool:
+    """With thinking on, Anthropic requires the last assistant message, when
+    it called tools, to start with its thinking. One that does not (made by
+    another model, or before thinking was turned on) is answered without
+    thinking for this call, instead of being rejected."""
+    last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
+    if last is None or not any(b["type"] == "tool_use" for b in last["content"]):
+        return True
+    return bool(last["content"][0]["type"] in ("thinking", "redacted_thinking"))
+
+
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
@@ -194,9 +205,10 @@ def build_request(
         if not request.system_prompt:
             tools[-1]["cache_control"] = dict(EPHEMERAL)
         body["tools"] = tools
-    if plan.budget is not None:
+    thinking = _thinking_can_continue(body["messages"])
+    if thinking and plan.budget is not None:
         body["thinking"] = {"type": "enabled", "budget_tokens": plan.budget}
-    elif plan.level is not None:
+    elif thinking and plan.level is not None:
         body["thinking"] = {"type": "adaptive"}
         body["output_config"] = {"effort": plan.level}
     body["stream"] = True
