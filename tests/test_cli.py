@@ -51,6 +51,7 @@ def test_models_lists_the_defaults_for_a_key_in_the_environment() -> None:
     done = cli("models", env={"ANTHROPIC_API_KEY": "sk-ant-planted"})
     assert done.returncode == 0
     assert "claude-sonnet-4-6" in done.stdout and "key set" in done.stdout
+    assert "context 200,000  output 64,000  thinking off" in done.stdout
     assert "planted" not in done.stdout + done.stderr
 
 

@@ -192,9 +192,12 @@ def _models(config: Config, out: TextIO) -> int:
         provider = config.providers[model.provider]
         key = "key set" if resolve_key(provider) else "NO KEY"
         marker = "*" if model.name == config.default_model else " "
+        limits = model.limits(provider.api)
+        thinking = "off" if model.thinking == "off" else f"{model.thinking} ({limits.thinking})"
         print(
             f"{marker} {model.name:<28} {provider.name} ({provider.api}, {key}) "
-            f"-> {model.model}  context {model.context_window:,}",
+            f"-> {model.model}  context {model.context_window:,}  "
+            f"output {model.max_output:,}  thinking {thinking}",
             file=out,
         )
     return EXIT_OK
