@@ -101,6 +101,17 @@ CASES = [
 ]
 
 PATHS = ("a.txt", "b.txt", "c.txt")
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def without_prompt(body: dict[str, Any]) -> dict[str, Any]:
+    """The request minus the system prompt and tool list, which the Cursor
+    dialect owns; what is left is this layer's doing."""
+    kept = {k: v for k, v in body.items()
+            if k not in ("system", "instructions", "systemInstruction", "tools")}  # fmt: skip
+    if "messages" in kept:
+        kept["messages"] = [m for m in kept["messages"] if m.get("role") != "system"]
+    return kept
 
 
 def history_kinds(messages: Sequence[object]) -> list[str]:
@@ -142,6 +153,8 @@ async def test_parallel_calls_round_trip(case: ApiCase, width: int, tmp_path: Pa
     assert history_kinds(loaded.state.messages) == [
         "user", "assistant", *["result"] * width, "assistant"
     ]  # fmt: skip
+    golden = GOLDEN / f"parallel-{width}-{case.name}.json"
+    assert without_prompt(second) == json.loads(golden.read_text()), golden.name
 
 
 async def test_anthropic_redacted_thinking_is_replayed_unchanged(tmp_path: Path) -> None:
