@@ -16,6 +16,7 @@ from cursor_byok.llm.types import (
     RequestMessages,
     TextContent,
     ThinkingContent,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
@@ -106,3 +107,21 @@ def test_responses_leaves_out_reasoning_that_led_to_nothing() -> None:
     body = openai_responses.build_request(spec, request)
     check_request("openai-responses", encoded(body))
     assert [i.get("role") for i in body["input"]] == ["user", "user"]
+
+
+def test_calls_cut_off_by_the_output_limit_replay_as_valid_json() -> None:
+    truncated = ToolCall("call_1", "read_file", {"path": "a.t"}, raw_arguments='{"path": "a.t')
+    cut = replace(reply("x", "p", "m", TextContent("Reading."), truncated), stop_reason="length")
+    history = (
+        UserMessage("read"),
+        cut,
+        ToolResultMessage("call_1", "read_file", (TextContent("Not run"),), is_error=True),
+        UserMessage("go on"),
+    )
+    for kind, build, spec in (
+        ("openai-chat", openai_chat.build_request, ModelSpec("openai", "gpt-4.1", "u", 100)),
+        ("openai-responses", openai_responses.build_request, ModelSpec("openai", "o3", "u", 100)),
+    ):
+        body = build(spec, RequestMessages(None, history))
+        check_request(kind, encoded(body))
+        assert r"{\"path\":\"a.t\"}" in json.dumps(body), kind
