@@ -126,6 +126,9 @@ def check_responses(body: dict[str, Any]) -> None:
             assert item["call_id"] in open_calls, "function_call_output before or without its call"
             open_calls.remove(item["call_id"])
         elif kind == "reasoning":
+            assert body.get("store") is not False or item.get("encrypted_content"), (
+                "with store false, a reasoning item comes back only with its encrypted_content"
+            )
             following = items[position + 1] if position + 1 < len(items) else {}
             assert following.get("type") in ("function_call", "message"), (
                 "a reasoning item must be followed by the item it produced"

@@ -125,3 +125,22 @@ def test_calls_cut_off_by_the_output_limit_replay_as_valid_json() -> None:
         body = build(spec, RequestMessages(None, history))
         check_request(kind, encoded(body))
         assert r"{\"path\":\"a.t\"}" in json.dumps(body), kind
+
+
+def test_responses_reasoning_without_encrypted_content_is_not_sent_nor_paired() -> None:
+    """Made while encrypted reasoning was not requested: with `store: false`
+    the id names nothing, so the item stays out and its calls lose their ids."""
+    spec = ModelSpec("openai", "gpt-5", "u", 1000)
+    item = json.dumps({"id": "rs_1", "type": "reasoning", "summary": []})
+    made = reply(
+        openai_responses.API, *_ids(spec),
+        ThinkingContent("", item), TextContent("Reading.", "msg_1"), tool_call("call_1|fc_1"),
+    )  # fmt: skip
+    result = ToolResultMessage("call_1|fc_1", "read_file", (TextContent("a"),))
+    body = openai_responses.build_request(
+        spec, RequestMessages(None, (UserMessage("r"), made, result))
+    )
+    check_request("openai-responses", encoded(body))
+    kinds = [(i.get("type", "message"), i.get("id")) for i in body["input"]]
+    assert kinds == [("message", None), ("message", None), ("function_call", None),
+                     ("function_call_output", None)]  # fmt: skip

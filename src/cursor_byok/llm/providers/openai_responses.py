@@ -62,26 +62,33 @@ def _user_content(content: str | tuple[UserContent, ...]) -> list[dict[str, Any]
 
 
 def _reasoning_item(signature: str | None) -> dict[str, Any] | None:
+    """The stored reasoning item, when it can be sent back. With `store:
+    false` only its `encrypted_content` carries it; an item without (made
+    while encrypted reasoning was not requested) names an id the API never
+    kept, and is rejected."""
     if not signature:
         return None
     try:
         item = json.loads(signature)
     except ValueError:
         return None
-    return item if isinstance(item, dict) else None
+    return item if isinstance(item, dict) and item.get("encrypted_content") else None
 
 
 def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    unpaired = False
     for block in message.content:
         match block:
             case ThinkingContent(thinking_signature=signature):
                 # The signature is the whole reasoning item as JSON; one that
-                # does not parse (stored by something else) is left out rather
-                # than failing the request: the API accepts history without it.
+                # cannot be sent back is left out rather than failing the
+                # request: the API accepts history without it.
                 item = _reasoning_item(signature)
                 if item is not None:
                     out.append(item)
+                else:
+                    unpaired = unpaired or bool(signature)
             case TextContent(text=text, text_signature=signature):
                 item = {
                     "type": "message",
@@ -105,6 +112,12 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     # off while still reasoning has none, and the API rejects it alone.
     while out and out[-1].get("type") == "reasoning":
         out.pop()
+    if unpaired:
+        # Items sent with their ids must come with the reasoning they followed;
+        # without it, they go out without ids (as from another model).
+        for item in out:
+            if item["type"] != "reasoning":
+                item.pop("id", None)
     return out
 
 
