@@ -113,7 +113,6 @@ class Router:
         plan = model.plan(provider.api)
         if isinstance(plan, LimitProblem):  # refused at start-up for a loaded file
             return f"cursor-byok cannot call model {model.name!r}: {plan.key}: {plan.message}"
-        limits = model.limits(provider.api)
         spec = ModelSpec(
             provider=provider.vendor or provider.name,
             model=model.model,
@@ -121,7 +120,7 @@ class Router:
             max_tokens=plan.max_output,
             reasoning=cast(ReasoningEffort | None, plan.level),
             thinking_budget=plan.budget,
-            thinking_style=limits.thinking if plan.level or plan.budget else None,
+            limits=model.limits(provider.api),
             headers=provider.headers,
             price=model.price,
         )
