@@ -126,3 +126,11 @@ def test_anthropic_answers_a_tool_loop_begun_without_thinking_without_thinking()
     later = (*history, reply(anthropic.API, "p", "claude-sonnet-4-5", TextContent("ok")),
              UserMessage("next"))  # fmt: skip
     assert "thinking" in anthropic.build_request(model, RequestMessages(None, later))
+
+
+def test_a_model_behind_another_api_takes_thinking_the_way_that_api_does() -> None:
+    """Claude through OpenRouter's chat API: Claude's cap, OpenRouter's effort."""
+    routed = ModelSpec("openrouter", "anthropic/claude-opus-4-1", "u", 50000, reasoning="high")
+    body = openai_chat.build_request(routed, REQUEST)
+    assert body["reasoning"] == {"effort": "high"}
+    assert body["max_tokens"] == 32000

@@ -15,7 +15,7 @@ dated snapshots find their family.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
 ThinkingStyle: TypeAlias = Literal["budget", "level", "none"]
@@ -108,9 +108,28 @@ def known_limits(model: str) -> ModelLimits | None:
     return None
 
 
+def _native_apis(model: str) -> tuple[str, ...]:
+    name = model.rsplit("/", 1)[-1]
+    if name.startswith("claude"):
+        return ("anthropic",)
+    if name.startswith("gemini"):
+        return ("gemini",)
+    return ("openai-chat", "openai-responses")
+
+
 def limits_of(api: str, model: str) -> ModelLimits:
-    """The table's entry, else the defaults of the API (nothing capped)."""
-    return known_limits(model) or API_DEFAULTS.get(api, API_DEFAULTS["openai-chat"])
+    """The table's entry, else the defaults of the API (nothing capped).
+
+    Caps are the model's own wherever it is served; how it takes thinking is
+    its own API's: behind another one (an OpenAI-compatible router serving a
+    Claude model) the router's way applies."""
+    default = API_DEFAULTS.get(api, API_DEFAULTS["openai-chat"])
+    known = known_limits(model)
+    if known is None:
+        return default
+    if api in _native_apis(model):
+        return known
+    return replace(default, output_cap=known.output_cap, context_window=known.context_window)
 
 
 # -- fitting a request -------------------------------------------------------------
