@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from cursor_byok.llm.types import AssistantMessage, HistoryRepair, ToolResultMessage, UserMessage
+from cursor_byok.transport.cursor.client import kind
 from tests.e2e.provider_turns import ModelUnderTest, server_for
 from tests.llm import wire_streams as wire
 from tests.llm.loopback import Reply
@@ -272,3 +273,30 @@ async def test_a_rejected_history_is_repaired_for_the_next_turn(
     assert loaded is not None
     kinds = history_kinds(loaded.state.messages)
     assert kinds == ["user", "assistant", "result", "result", "repair", "user", "assistant"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.model.api != "gemini"], ids=str)
+async def test_calls_cut_off_by_the_output_limit_are_not_run_and_replay_validly(
+    case: ApiCase, tmp_path: Path
+) -> None:
+    """Gemini sends calls whole, so only the streaming APIs can cut one."""
+    whole, cut = wire.reads("a.txt", "b.txt")
+    cut = wire.Call(cut.id, cut.name, cut.arguments, truncated=True)
+    replies = [
+        Reply(case.stream([*case.lead, whole, cut])),
+        Reply(case.stream([wire.Text("Smaller steps then.")])),
+    ]
+    async with server_for(case.model, replies, tmp_path) as server:
+        first = await server.turn("r-1", "Read the files.")
+        second = await server.turn("r-2", "Go on.")
+        received = server.provider.received
+        loaded = server.store.load("conv-1")
+    assert first.end.error is None and second.end.error is None
+    assert "exec" not in [kind(i) for i in first.received]  # neither call ran
+    body = check_request(case.model.api, received[1].body, case.model.model)
+    assert case.results(body) == ["call_1", "call_2"]
+    assert b"output token limit" in received[1].body
+    assert loaded is not None
+    assert history_kinds(loaded.state.messages) == [
+        "user", "assistant", "result", "result", "user", "assistant"
+    ]  # fmt: skip

@@ -17,11 +17,21 @@ class Call:
     id: str
     name: str
     arguments: dict[str, Any]
+    truncated: bool = False
+    """Cut off by the output limit: only the first half of its arguments."""
+
+    def text(self) -> str:
+        whole = json.dumps(self.arguments)
+        return whole[: len(whole) // 2] if self.truncated else whole
 
     def argument_pieces(self) -> list[str]:
-        text = json.dumps(self.arguments)
+        text = self.text()
         middle = len(text) // 2
         return [text[:middle], text[middle:]]
+
+
+def _truncated(blocks: Sequence[Block]) -> bool:
+    return any(isinstance(b, Call) and b.truncated for b in blocks)
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,7 @@ def anthropic(blocks: Sequence[Block], *, cut_in_call: int | None = None) -> byt
         )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     stop = "tool_use" if any(isinstance(b, Call) for b in blocks) else "end_turn"
+    stop = "max_tokens" if _truncated(blocks) else stop
     events.append(
         (
             "message_delta",
@@ -202,7 +213,8 @@ def chat(
                     chunk({"tool_calls": [{"index": calls, "function": {"arguments": rest}}]})
                 )
                 calls += 1
-    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    finish = "length" if _truncated(blocks) else "tool_calls" if calls else "stop"
+    events.append(chunk({}, finish))
     events.append(
         (
             None,
@@ -289,7 +301,7 @@ def responses(blocks: Sequence[Block], *, cut_in_call: int | None = None) -> byt
                     )
                 )
             case Call():
-                text = json.dumps(block.arguments)
+                text = block.text()
                 item = {
                     "id": f"fc_{block.id}",
                     "type": "function_call",
@@ -340,14 +352,15 @@ def responses(blocks: Sequence[Block], *, cut_in_call: int | None = None) -> byt
                 {"type": "response.output_item.done", "output_index": index, "item": item},
             )
         )
+    ending = "response.incomplete" if _truncated(blocks) else "response.completed"
     events.append(
         (
-            "response.completed",
+            ending,
             {
-                "type": "response.completed",
+                "type": ending,
                 "response": {
                     "id": "resp_wire",
-                    "status": "completed",
+                    "status": "incomplete" if _truncated(blocks) else "completed",
                     "usage": {"input_tokens": 120, "output_tokens": 40, "total_tokens": 160},
                 },
             },
