@@ -10,6 +10,7 @@ import pytest
 from cursor_byok.config import ModelConfig, load_config
 from cursor_byok.config_reader import ConfigError
 from cursor_byok.llm.limits import ThinkingPlan
+from tests.test_cli import cli
 
 PROVIDERS = """\
 [providers.a]
@@ -171,3 +172,12 @@ def test_a_style_override_lets_an_unknown_model_take_a_level(tmp_path: Path) -> 
 def test_xhigh_means_the_most_the_model_offers(tmp_path: Path) -> None:
     model = load(tmp_path, 'provider = "a"\nmodel = "claude-opus-4-6"\nthinking = "xhigh"\n')
     assert model.plan("anthropic") == ThinkingPlan(16000, level="max")
+
+
+def test_serve_refuses_such_a_model_at_start_up(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(PROVIDERS + '[models.m]\nprovider = "a"\nmodel = "claude-opus-4-1"\n'
+                    "max_output = 40192\n")  # fmt: skip
+    done = cli("--config", str(path), "serve", "--database", str(tmp_path / "db.sqlite3"))
+    assert done.returncode == 2
+    assert f"{path}:13: models.m.max_output: claude-opus-4-1 writes at most 32000" in done.stderr
