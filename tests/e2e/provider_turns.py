@@ -51,7 +51,9 @@ class Turn:
 
     def text(self) -> str:
         return "".join(
-            i.interaction_update.text_delta.text for i in self.received if kind(i) == "text_delta"
+            i.interaction_update.text_delta.text
+            for i in self.received
+            if isinstance(i, pb.AgentServerMessage) and kind(i) == "text_delta"
         )
 
 
@@ -70,7 +72,7 @@ class Server:
             await client.append(request_id, 0, run_request(text, model="m"))
             seqno = 1
             while True:
-                item = await stream.until(lambda i: kind(i) in ("exec", "end"), timeout=20)
+                item = await stream.until(lambda i: kind(i) in ("exec", "end"), within=20)
                 if isinstance(item, End):
                     return Turn(item, stream.received)
                 request = item.exec_server_message

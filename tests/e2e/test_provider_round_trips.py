@@ -182,7 +182,7 @@ async def test_anthropic_redacted_thinking_is_replayed_unchanged(tmp_path: Path)
 
 async def test_anthropic_text_around_a_tool_call_keeps_its_order(tmp_path: Path) -> None:
     case = CASES[0]
-    blocks = [
+    blocks: list[wire.Block] = [
         wire.Thinking("One file first.", "sig-1"),
         wire.Text("Let me look."),
         *wire.reads("a.txt"),
@@ -220,7 +220,7 @@ CUT: dict[str, Callable[[Sequence[wire.Block]], Reply]] = {
 async def test_an_error_inside_a_calls_arguments_leaves_nothing_half_made(
     case: ApiCase, tmp_path: Path
 ) -> None:
-    blocks = [wire.Text("Reading them."), *wire.reads("a.txt", "b.txt")]
+    blocks: list[wire.Block] = [wire.Text("Reading them."), *wire.reads("a.txt", "b.txt")]
     replies = [CUT[case.name](blocks), Reply(case.stream([wire.Text("Here again.")]))]
     async with server_for(case.model, replies, tmp_path) as server:
         failed = await server.turn("r-1", "Read the files.")

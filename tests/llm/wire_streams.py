@@ -394,7 +394,7 @@ def gemini(blocks: Sequence[Block], *, with_ids: bool = False) -> bytes:
                 parts.append(part)
             case Redacted():
                 raise ValueError("Gemini has no redacted thinking")
-    chunks = [
+    chunks: list[dict[str, Any]] = [
         {"candidates": [{"content": {"role": "model", "parts": [part]}}], "responseId": "wire"}
         for part in parts
     ]
