@@ -17,10 +17,12 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
-from cursor_byok.transport.wire.server import CursorServer, ModelEntry
+from cursor_byok.transport.wire.head_deadline import with_head_deadline
+from cursor_byok.transport.wire.server import BODY_TIMEOUT_S, CursorServer, ModelEntry
 
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
+KEEPALIVE_TIMEOUT_S = 5
 
 
 @dataclass(slots=True)
@@ -44,7 +46,12 @@ def build_service(
     retry: RetryPolicy | None = None,
     heartbeat_s: float = 5.0,
     grace_s: float = 120.0,
+    host_allowed: Callable[[str | None], bool] | None = None,
+    metrics_public: bool = False,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> Service:
+    """`host_allowed` judges each request's `Host` header (the command passes
+    `guards.HostCheck`); None answers every name."""
     metrics = Metrics()
     sink = OutputSink()
     runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
@@ -67,19 +74,28 @@ def build_service(
         on_startup=startup,
         on_shutdown=shutdown,
         metrics=metrics,
+        host_allowed=host_allowed,
+        metrics_public=metrics_public,
+        body_timeout_s=body_timeout_s,
     )
     return Service(server, runner, hub, metrics)
 
 
-def uvicorn_config(service: Service, host: str, port: int) -> uvicorn.Config:
-    """How the service is served, for `serve` and for `serving` alike."""
+def uvicorn_config(
+    service: Service, host: str, port: int, keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S
+) -> uvicorn.Config:
+    """How the service is served, for `serve` and for `serving` alike. An
+    idle keep-alive connection is closed after `keepalive_timeout_s`; a
+    request head, like a body, must arrive within the body timeout."""
     return uvicorn.Config(
         service.server,
         host=host,
         port=port,
+        http=with_head_deadline(service.server.body_timeout_s),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        timeout_keep_alive=keepalive_timeout_s,
     )
 
 
@@ -91,11 +107,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextlib.asynccontextmanager
-async def serving(service: Service, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+async def serving(
+    service: Service,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
     its base URL. Used by `serve`, the demo and the end-to-end tests."""
     port = port or free_port(host)
-    server = uvicorn.Server(uvicorn_config(service, host, port))
+    server = uvicorn.Server(uvicorn_config(service, host, port, keepalive_timeout_s))
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
