@@ -126,6 +126,7 @@ speaks it), 2 sessions, 3 the server. A module imports its own level or lower.""
 
 TOP_LEVEL_ORDER = [
     "guards",
+    "config_reader",
     "config",
     "demo_provider",
     "routing",

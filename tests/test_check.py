@@ -58,6 +58,7 @@ api_key = "{BAD_KEY}"
 provider = "main"
 model = "claude-haiku-4-5"
 thinking = "high"
+thinking_budget = 4096
 [models.backup]
 provider = "spare"
 model = "claude-sonnet-4-6"

@@ -6,12 +6,22 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from cursor_byok.llm.events import StartEvent
 from cursor_byok.llm.types import TextContent
-from cursor_byok.loop import LLMEvent, transition
+from cursor_byok.loop import LLMEvent, ToolResult, transition
 from cursor_byok.store.sqlite import SQLiteStore
-from tests.factories import assistant, fresh, start, stream_of
+from tests.factories import (
+    assistant,
+    error_event,
+    fresh,
+    result,
+    start,
+    stream_of,
+    tool_call,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,6 +51,7 @@ def test_models_lists_the_defaults_for_a_key_in_the_environment() -> None:
     done = cli("models", env={"ANTHROPIC_API_KEY": "sk-ant-planted"})
     assert done.returncode == 0
     assert "claude-sonnet-4-6" in done.stdout and "key set" in done.stdout
+    assert "context 200,000  output 64,000  thinking off" in done.stdout
     assert "planted" not in done.stdout + done.stderr
 
 
@@ -87,3 +98,24 @@ def test_missing_things_exit_3(tmp_path: Path) -> None:
     database = tmp_path / "state.sqlite3"
     seeded(database)
     assert cli("show", "nobody", "--database", str(database)).returncode == 3
+
+
+def test_show_lists_a_repair_step(tmp_path: Path) -> None:
+    database = tmp_path / "state.sqlite3"
+    store = SQLiteStore(database)
+    first = transition(fresh("conv-r"), start("read a.txt"))
+    call_id = first.state.committed.call_id
+    assert call_id is not None
+    state = transition(first.state, LLMEvent(call_id, StartEvent())).state
+    for event in stream_of(assistant(TextContent("Reading."), tool_call("t1")))[1:]:
+        state = transition(state, LLMEvent(call_id, event)).state
+    state = transition(state, ToolResult(result("t1"))).state
+    again = state.committed.call_id
+    assert again is not None
+    rule = "messages.1.content.1.tool_use.id: String should match pattern"
+    state = transition(state, LLMEvent(again, replace(error_event(rule), status=400))).state
+    store.commit_input("in-r", 0, state.committed, None)
+    store.close()
+    shown = cli("show", "conv-r", "--database", str(database))
+    assert shown.returncode == 0
+    assert "repair     earlier history resent as plain text: messages.1.content.1" in shown.stdout

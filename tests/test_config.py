@@ -8,11 +8,11 @@ import pytest
 
 from cursor_byok.config import (
     DEFAULT_PORT,
-    ConfigError,
     Secret,
     load_config,
     resolve_key,
 )
+from cursor_byok.config_reader import ConfigError
 from cursor_byok.guards import Redactor
 
 GOOD = """\

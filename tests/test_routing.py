@@ -8,6 +8,7 @@ from cursor_byok.config import load_config
 from cursor_byok.llm.events import DoneEvent, TextDelta
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
+from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.types import RequestMessages, UserMessage
 from cursor_byok.routing import Router
 
@@ -67,3 +68,20 @@ async def test_a_model_without_its_key_answers_with_what_to_set(tmp_path: Path) 
     shown = "".join(e.delta for e in events if isinstance(e, TextDelta))
     assert "EXAMPLE_KEY" in shown
     assert isinstance(done, DoneEvent) and done.message.content == ()  # never history
+
+
+async def test_configured_limits_reach_the_request(tmp_path: Path) -> None:
+    """A raised output cap and a configured budget are what the adapter sends."""
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[providers.a]\napi = "anthropic"\nbase_url = "http://127.0.0.1:9"\napi_key = "k"\n'
+        '[models.big]\nprovider = "a"\nmodel = "claude-opus-4-1"\nmax_output = 40000\n'
+        'output_cap = 40000\nthinking = "high"\nthinking_budget = 20000\n'
+    )
+    r = Router(load_config(path, env={}), env={})
+    adapter = r._adapter(r.config.models["big"])
+    assert isinstance(adapter, AnthropicLLM)
+    body = adapter.body(CallContext("c"), RequestMessages(None, (UserMessage("hi"),)))
+    assert body["max_tokens"] == 40000
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 20000}
+    await r.aclose()

@@ -52,8 +52,8 @@ def model_for(config: Config, provider: str) -> ModelConfig | None:
 
 
 def _cheap(model: ModelConfig) -> ModelConfig:
-    # Thinking off: Anthropic refuses a thinking budget above max_tokens.
-    return replace(model, max_output=CHECK_MAX_OUTPUT, thinking="off")
+    # Thinking off: no budget fits in a check's few output tokens.
+    return replace(model, max_output=CHECK_MAX_OUTPUT, thinking="off", thinking_budget=None)
 
 
 def _missing_key(provider: ProviderConfig, config: Config) -> str:

@@ -25,14 +25,20 @@ from cursor_byok.config import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     Config,
-    ConfigError,
     load_config,
     resolve_key,
 )
+from cursor_byok.config_reader import ConfigError
 from cursor_byok.demo import run_demo
 from cursor_byok.guards import Redactor, is_loopback_host
 from cursor_byok.llm.serialize import message_to_json
-from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    HistoryRepair,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+)
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.wire.app import build_service, uvicorn_config
@@ -186,9 +192,12 @@ def _models(config: Config, out: TextIO) -> int:
         provider = config.providers[model.provider]
         key = "key set" if resolve_key(provider) else "NO KEY"
         marker = "*" if model.name == config.default_model else " "
+        limits = model.limits(provider.api)
+        thinking = "off" if model.thinking == "off" else f"{model.thinking} ({limits.thinking})"
         print(
             f"{marker} {model.name:<28} {provider.name} ({provider.api}, {key}) "
-            f"-> {model.model}  context {model.context_window:,}",
+            f"-> {model.model}  context {model.context_window:,}  "
+            f"output {model.max_output:,}  thinking {thinking}",
             file=out,
         )
     return EXIT_OK
@@ -261,7 +270,7 @@ def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> i
     return EXIT_OK
 
 
-def _one_line(message: UserMessage | AssistantMessage | ToolResultMessage) -> str:
+def _one_line(message: Message) -> str:
     match message:
         case UserMessage(content=content):
             text = content if isinstance(content, str) else "[blocks]"
@@ -273,6 +282,8 @@ def _one_line(message: UserMessage | AssistantMessage | ToolResultMessage) -> st
         case ToolResultMessage():
             flag = " (error)" if message.is_error else ""
             return f"  tool       {message.tool_name}{flag}"
+        case HistoryRepair(reason=reason):
+            return f"  repair     earlier history resent as plain text: {_short(reason)}"
 
 
 def _short(text: str, width: int = 70) -> str:

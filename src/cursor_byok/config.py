@@ -21,6 +21,19 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import platformdirs
 
+from cursor_byok.config_reader import ConfigError, Locator, no_leftovers, or_default, take
+from cursor_byok.llm.limits import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_OUTPUT,
+    THINKING_STYLES,
+    LimitProblem,
+    ModelLimits,
+    ThinkingPlan,
+    ThinkingStyle,
+    known_limits,
+    limits_of,
+    plan_thinking,
+)
 from cursor_byok.llm.models import Price, price_of
 
 ApiKind: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -33,10 +46,6 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 CONFIG_ENV = "CURSOR_BYOK_CONFIG"
 TOKEN_ENV = "CURSOR_BYOK_TOKEN"
 KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL")
-
-
-class ConfigError(ValueError):
-    """The configuration is invalid; the message says where and why."""
 
 
 class Secret:
@@ -87,9 +96,27 @@ class ModelConfig:
     thinking: ThinkingLevel = "off"
     price: Price | None = None
     """None: the built-in price table (`llm.models`), by model id."""
+    output_cap: int | None = None
+    thinking_style: ThinkingStyle | None = None
+    thinking_budget: int | None = None
+    """Overrides of the model table (`llm.limits`); None: the table's value."""
 
     def effective_price(self) -> Price | None:
         return self.price if self.price is not None else price_of(self.model)
+
+    def limits(self, api: str) -> ModelLimits:
+        limits = limits_of(api, self.model)
+        if self.output_cap is not None:
+            limits = replace(limits, output_cap=self.output_cap)
+        if self.thinking_style is not None:
+            limits = replace(limits, thinking=self.thinking_style)
+        return replace(limits, context_window=self.context_window)
+
+    def plan(self, api: str) -> ThinkingPlan | LimitProblem:
+        """The output limit and thinking setting of every request to this model."""
+        return plan_thinking(
+            self.limits(api), self.model, self.max_output, self.thinking, self.thinking_budget
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,138 +219,89 @@ def _from_environment(
 # -- the file -------------------------------------------------------------------------
 
 
-class _Locator:
-    """Finds the line of a key in the TOML text, for error messages."""
-
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.lines = text.splitlines()
-
-    def line_of(self, table: str | None, key: str | None) -> int | None:
-        start = 0
-        if table is not None:
-            header = re.compile(
-                r"^\s*\[\s*" + re.escape(table).replace(r"\.", r"\s*\.\s*") + r"\s*\]"
-            )
-            for number, line in enumerate(self.lines):
-                if header.match(line):
-                    start = number + 1
-                    break
-            else:
-                return None
-            if key is None:
-                return start
-        if key is None:
-            return None
-        pattern = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
-        for number in range(start, len(self.lines)):
-            if table is not None and number > start and self.lines[number].lstrip().startswith("["):
-                break
-            if pattern.match(self.lines[number]):
-                return number + 1
-        return start or None
-
-    def error(self, table: str | None, key: str | None, message: str) -> ConfigError:
-        line = self.line_of(table, key)
-        where = f"{self.path}:{line}" if line else str(self.path)
-        name = ".".join(part for part in (table, key) if part)
-        return ConfigError(f"{where}: {name}: {message}" if name else f"{where}: {message}")
-
-
-def _take(
-    doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: _Locator, table: str
-) -> Any:
-    value = doc.pop(key, None)
-    if value is None:
-        return None
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        raise where.error(table, key, f"expected {_kind_names(kinds)}, got a boolean")
-    if not isinstance(value, kinds):
-        raise where.error(table, key, f"expected {_kind_names(kinds)}, got {type(value).__name__}")
-    return value
-
-
-def _or(value: Any, default: Any) -> Any:
-    return default if value is None else value
-
-
-def _kind_names(kinds: tuple[type, ...]) -> str:
-    names = {
-        str: "a string",
-        int: "an integer",
-        float: "a number",
-        dict: "a table",
-        bool: "true or false",
-    }
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _no_leftovers(doc: dict[str, Any], where: _Locator, table: str | None) -> None:
-    for key in doc:
-        raise where.error(table, key, "unknown key")
-
-
 def _secret(
-    doc: dict[str, Any], where: _Locator, table: str, env: Mapping[str, str]
+    doc: dict[str, Any], where: Locator, table: str, env: Mapping[str, str]
 ) -> tuple[Secret | None, str | None]:
-    literal = _take(doc, "api_key", str, where, table)
-    env_name = _take(doc, "api_key_env", str, where, table)
+    literal = take(doc, "api_key", str, where, table)
+    env_name = take(doc, "api_key_env", str, where, table)
     if literal is not None and env_name is not None:
         raise where.error(table, "api_key", "set api_key or api_key_env, not both")
     return (Secret(literal) if literal else None), env_name
 
 
 def _provider(
-    name: str, doc: dict[str, Any], where: _Locator, env: Mapping[str, str]
+    name: str, doc: dict[str, Any], where: Locator, env: Mapping[str, str]
 ) -> ProviderConfig:
     table = f"providers.{name}"
-    api = _take(doc, "api", str, where, table)
+    api = take(doc, "api", str, where, table)
     if api not in get_args(ApiKind):
         raise where.error(
             table, "api", f"must be one of {', '.join(get_args(ApiKind))} (got {api!r})"
         )
-    base_url = _take(doc, "base_url", str, where, table)
+    base_url = take(doc, "base_url", str, where, table)
     if not base_url or not re.match(r"^https?://", base_url):
         raise where.error(table, "base_url", "must be an http:// or https:// URL")
     api_key, api_key_env = _secret(doc, where, table, env)
-    headers = _take(doc, "headers", dict, where, table) or {}
+    headers = take(doc, "headers", dict, where, table) or {}
     for header, value in headers.items():
         if not isinstance(value, str):
             raise where.error(table, "headers", f"header {header!r} must be a string")
-    vendor = _take(doc, "vendor", str, where, table)
-    _no_leftovers(doc, where, table)
+    vendor = take(doc, "vendor", str, where, table)
+    no_leftovers(doc, where, table)
     return ProviderConfig(
         name, cast(ApiKind, api), base_url.rstrip("/"), api_key, api_key_env, headers, vendor
     )
 
 
 def _model(
-    name: str, doc: dict[str, Any], where: _Locator, providers: Mapping[str, Any]
+    name: str, doc: dict[str, Any], where: Locator, providers: Mapping[str, Any]
 ) -> ModelConfig:
     table = f"models.{name}"
-    provider = _take(doc, "provider", str, where, table)
+    provider = take(doc, "provider", str, where, table)
     if provider is None:
         raise where.error(table, None, "missing key 'provider'")
     if provider not in providers:
-        known = ", ".join(sorted(providers)) or "none"
-        raise where.error(table, "provider", f"unknown provider {provider!r} (known: {known})")
-    model = _take(doc, "model", str, where, table) or name
-    context = _or(_take(doc, "context_window", int, where, table), 128_000)
-    output = _or(_take(doc, "max_output", int, where, table), 16_000)
-    for key, value in (("context_window", context), ("max_output", output)):
-        if value <= 0:
+        names = ", ".join(sorted(providers)) or "none"
+        raise where.error(table, "provider", f"unknown provider {provider!r} (known: {names})")
+    model = take(doc, "model", str, where, table) or name
+    known = known_limits(model)
+    cap = take(doc, "output_cap", int, where, table)
+    default_cap = cap if cap is not None else (known.output_cap if known else None)
+    context = or_default(
+        take(doc, "context_window", int, where, table),
+        known.context_window if known else DEFAULT_CONTEXT_WINDOW,
+    )
+    output = or_default(
+        take(doc, "max_output", int, where, table),
+        min(DEFAULT_MAX_OUTPUT, default_cap or DEFAULT_MAX_OUTPUT),
+    )
+    for key, value in (("context_window", context), ("max_output", output), ("output_cap", cap)):
+        if value is not None and value <= 0:
             raise where.error(table, key, "must be positive")
-    thinking = _take(doc, "thinking", str, where, table) or "off"
+    if output > context:
+        raise where.error(table, "max_output", f"exceeds context_window ({context})")
+    thinking = take(doc, "thinking", str, where, table) or "off"
     if thinking not in get_args(ThinkingLevel):
         raise where.error(table, "thinking", f"must be one of {', '.join(get_args(ThinkingLevel))}")
-    price_doc = _take(doc, "price", dict, where, table)
+    style = take(doc, "thinking_style", str, where, table)
+    if style is not None and style not in THINKING_STYLES:
+        raise where.error(table, "thinking_style", f"must be one of {', '.join(THINKING_STYLES)}")
+    budget = take(doc, "thinking_budget", int, where, table)
+    price_doc = take(doc, "price", dict, where, table)
     price = None if price_doc is None else _price(price_doc, where, table)
-    _no_leftovers(doc, where, table)
-    return ModelConfig(name, provider, model, context, output, cast(ThinkingLevel, thinking), price)
+    no_leftovers(doc, where, table)
+    config = ModelConfig(
+        name, provider, model, context, output, cast(ThinkingLevel, thinking), price,
+        cap, cast(ThinkingStyle | None, style), budget,
+    )  # fmt: skip
+    # A model whose every request would be rejected is refused now, not per turn.
+    plan = config.plan(providers[provider].api)
+    if isinstance(plan, LimitProblem):
+        raise where.error(table, plan.key, plan.message)
+    return config
 
 
-def _price(doc: dict[str, Any], where: _Locator, table: str) -> Price:
+def _price(doc: dict[str, Any], where: Locator, table: str) -> Price:
     prices: dict[str, float] = {}
     for key in ("input", "output", "cache_read", "cache_write"):
         value = doc.pop(key, 0.0)
@@ -335,21 +313,21 @@ def _price(doc: dict[str, Any], where: _Locator, table: str) -> Price:
     return Price(**prices)
 
 
-def _server(doc: dict[str, Any], where: _Locator, env: Mapping[str, str]) -> ServerConfig:
+def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> ServerConfig:
     table = "server"
-    host = _take(doc, "host", str, where, table) or DEFAULT_HOST
-    port = _or(_take(doc, "port", int, where, table), DEFAULT_PORT)
+    host = take(doc, "host", str, where, table) or DEFAULT_HOST
+    port = or_default(take(doc, "port", int, where, table), DEFAULT_PORT)
     if not 0 < port < 65536:
         raise where.error(table, "port", "must be between 1 and 65535")
-    database = _take(doc, "database", str, where, table)
-    token = _take(doc, "access_token", str, where, table)
-    limit = _or(_take(doc, "max_body_bytes", int, where, table), DEFAULT_MAX_BODY_BYTES)
+    database = take(doc, "database", str, where, table)
+    token = take(doc, "access_token", str, where, table)
+    limit = or_default(take(doc, "max_body_bytes", int, where, table), DEFAULT_MAX_BODY_BYTES)
     if limit <= 0:
         raise where.error(table, "max_body_bytes", "must be positive")
-    durability = _take(doc, "durability", str, where, table) or "full"
+    durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
         raise where.error(table, "durability", 'must be "full" or "normal"')
-    _no_leftovers(doc, where, table)
+    no_leftovers(doc, where, table)
     defaults = ServerConfig()
     return ServerConfig(
         host=host,
@@ -373,13 +351,13 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     env = os.environ if env is None else env
     path = path if path is not None else default_config_path(env)
     doc: dict[str, Any] = {}
-    where = _Locator(Path("<environment>"), "")
+    where = Locator(Path("<environment>"), "")
     if path is not None:
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise ConfigError(f"{path}: cannot read the configuration: {error.strerror}") from error
-        where = _Locator(path, text)
+        where = Locator(path, text)
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -388,7 +366,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     default_model = doc.pop("default_model", None)
     providers_doc = doc.pop("providers", {})
     models_doc = doc.pop("models", {})
-    _no_leftovers(doc, where, None)
+    no_leftovers(doc, where, None)
     providers = {
         name: _provider(name, dict(body), where, env) for name, body in providers_doc.items()
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import cast
 
 import httpx2
 
@@ -22,6 +23,7 @@ from cursor_byok.llm.events import (
     ResponseStream,
 )
 from cursor_byok.llm.http import make_client
+from cursor_byok.llm.limits import LimitProblem
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
@@ -36,15 +38,6 @@ NO_MODEL_TEXT = (
     "GEMINI_API_KEY or OPENAI_BASE_URL in the server's environment (or configure "
     "providers and models in its config file), then restart it."
 )
-
-_EFFORT: Mapping[str, ReasoningEffort | None] = {
-    "off": None,
-    "minimal": "minimal",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "xhigh": "high",
-}
 
 
 class RedactedStream:
@@ -117,12 +110,17 @@ class Router:
                 f"cursor-byok has no API key for provider {provider.name!r} (model "
                 f"{model.name!r}). Set {where} in the server's environment and restart it."
             )
+        plan = model.plan(provider.api)
+        if isinstance(plan, LimitProblem):  # refused at start-up for a loaded file
+            return f"cursor-byok cannot call model {model.name!r}: {plan.key}: {plan.message}"
         spec = ModelSpec(
             provider=provider.vendor or provider.name,
             model=model.model,
             base_url=provider.base_url,
-            max_tokens=model.max_output,
-            reasoning=_EFFORT[model.thinking],
+            max_tokens=plan.max_output,
+            reasoning=cast(ReasoningEffort | None, plan.level),
+            thinking_budget=plan.budget,
+            limits=model.limits(provider.api),
             headers=provider.headers,
             price=model.price,
         )

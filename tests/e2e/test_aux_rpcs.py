@@ -9,7 +9,7 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from cursor_byok.llm.types import TextContent
+from cursor_byok.llm.types import TextContent, UserMessage
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import CursorClient, End, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -96,7 +96,9 @@ async def test_binary_and_gzip_appends_and_a_gzip_runsse_body_work(tmp_path: Pat
             await client.close()
     loaded = store.load("conv-1")
     store.close()
-    assert loaded is not None and loaded.state.messages[0].content == "binary please"
+    assert loaded is not None
+    first = loaded.state.messages[0]
+    assert isinstance(first, UserMessage) and first.content == "binary please"
     assert stream.text() == "fine"
 
 

@@ -137,7 +137,7 @@ def test_the_recorded_follow_up_request_is_reproduced() -> None:
         ),
         (tool,),
     )
-    spec = ModelSpec("anthropic", SPEC.model, "u", max_tokens=64000 - 1024, thinking_budget=1024)
+    spec = ModelSpec("anthropic", SPEC.model, "u", max_tokens=64000, thinking_budget=1024)
     body = build_request(spec, request)
     assert render_messages(spec, request) == recorded["messages"]
     assert body["max_tokens"] == recorded["max_tokens"]

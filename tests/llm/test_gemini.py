@@ -97,7 +97,7 @@ async def test_retry_info_detail_gives_the_delay(server: LoopbackServer) -> None
     assert (error.retryable, error.retry_after) == (True, 48.0)
 
 
-SPEC = ModelSpec("google", "gemini-3-pro-preview", "u", max_tokens=500, thinking_budget=1024)
+SPEC = ModelSpec("google", "gemini-3-pro-preview", "u", max_tokens=500, reasoning="high")
 
 
 def ours(*content: Any) -> AssistantMessage:
@@ -167,7 +167,7 @@ def test_golden_request() -> None:
         ],
         "generationConfig": {
             "maxOutputTokens": 500,
-            "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 1024},
+            "thinkingConfig": {"includeThoughts": True, "thinkingLevel": "high"},
         },
     }
 

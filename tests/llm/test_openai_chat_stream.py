@@ -141,3 +141,26 @@ async def test_openrouter_error_chunk_ends_the_stream(server: LoopbackServer) ->
     assert error.reason == "error"
     assert error.message.error_message == "Token limit reached"
     assert error.message.usage.input == 43
+
+
+async def test_whole_calls_without_an_index_stay_apart(server: LoopbackServer) -> None:
+    """Some compatible servers send each call whole in one chunk and no `index`."""
+    calls = [
+        {"id": f"call_{n}", "type": "function",
+         "function": {"name": "read_file", "arguments": json.dumps({"path": p})}}
+        for n, p in ((1, "a.txt"), (2, "b.txt"), (3, "c.txt"))
+    ]  # fmt: skip
+    chunks = [
+        {"id": "x", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}}]},
+        {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    server.replies.append(Reply(body.encode()))
+    client = llm(server, provider="ollama", model="qwen3")
+    try:
+        done = done_of(await collect(await client.call(CallContext("c1"), REQUEST)))
+    finally:
+        await client.aclose()
+    assert [(c.id, c.arguments) for c in done.message.tool_calls] == [
+        ("call_1", {"path": "a.txt"}), ("call_2", {"path": "b.txt"}), ("call_3", {"path": "c.txt"})
+    ]  # fmt: skip

@@ -41,7 +41,11 @@ async def test_http_400_is_a_final_error_with_the_provider_message(
     assert len(events) == 1, "no start before an HTTP error"
     body = fixture_json(case.error_400)
     assert error.status == 400 and not error.retryable
-    assert error.message.error_message == body["error"]["message"]
+    text = error.message.error_message
+    assert text is not None and text.startswith(body["error"]["message"])
+    param = body["error"].get("param")
+    if isinstance(param, str) and param not in body["error"]["message"]:
+        assert text.endswith(f"(param: {param})")  # OpenAI names the field apart
     assert error.message.content == ()
 
 

@@ -113,6 +113,10 @@ def describe_error_body(body: Any) -> tuple[str | None, str | None, float | None
     text = str(message) if message is not None else None
     if isinstance(metadata, Mapping) and metadata.get("raw"):
         text = f"{text}: {metadata['raw']}" if text else str(metadata["raw"])
+    # OpenAI names the offending field apart from the message; the user needs both.
+    param = error.get("param")
+    if text and isinstance(param, str) and param and param not in text:
+        text = f"{text} (param: {param})"
     return text, str(kind) if kind is not None else None, _google_retry_delay(error)
 
 

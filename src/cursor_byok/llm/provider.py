@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias
 
 from cursor_byok.llm.events import ResponseStream
+from cursor_byok.llm.limits import ModelLimits, ThinkingPlan, limits_of, plan_thinking
 from cursor_byok.llm.models import Price
 from cursor_byok.llm.types import RequestMessages
 
-ReasoningEffort: TypeAlias = Literal["minimal", "low", "medium", "high"]
+ReasoningEffort: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +28,33 @@ class ModelSpec:
     model: str
     base_url: str
     max_tokens: int = 8192
+    """The output limit, thinking included (see `llm.limits`)."""
     reasoning: ReasoningEffort | None = None
     thinking_budget: int | None = None
+    limits: ModelLimits | None = None
+    """The model's cap and thinking style as configured; None: the model
+    table's entry for `model` (`llm.limits`)."""
     headers: Mapping[str, str] = field(default_factory=dict)
     price: Price | None = None
     """Overrides the built-in price table for this model's cost."""
+
+
+def request_thinking(spec: ModelSpec, api: str) -> ThinkingPlan:
+    """The output limit and thinking setting one request carries.
+
+    The configuration is checked at start-up (`config`); this is the guard
+    behind it for specs built any other way: the limit is cut to the model's
+    cap, and a budget or level the model cannot take is left out rather than
+    sent to be rejected. `api` is the configuration's API kind."""
+    limits = spec.limits or limits_of(api, spec.model)
+    cap = limits.output_cap
+    max_output = min(spec.max_tokens, cap) if cap is not None else spec.max_tokens
+    wanted = spec.reasoning or ("high" if spec.thinking_budget is not None else "off")
+    budget: int | None = None
+    if limits.thinking == "budget" and spec.thinking_budget is not None:
+        budget = min(spec.thinking_budget, max_output - 1, limits.max_budget or max_output)
+    plan = plan_thinking(limits, spec.model, max_output, wanted, budget)
+    return plan if isinstance(plan, ThinkingPlan) else ThinkingPlan(max_output)
 
 
 @dataclass(frozen=True, slots=True)

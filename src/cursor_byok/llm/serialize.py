@@ -20,6 +20,7 @@ from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
     Cost,
+    HistoryRepair,
     ImageContent,
     JSONObject,
     JSONValue,
@@ -264,6 +265,8 @@ def message_to_json(message: Message) -> dict[str, JSONValue]:
                 "isError": message.is_error,
                 "timestamp": message.timestamp,
             }
+        case HistoryRepair(reason=reason, timestamp=timestamp):
+            return {"role": "repair", "reason": reason, "timestamp": timestamp}
 
 
 _STOP_REASONS: frozenset[str] = frozenset({"stop", "length", "toolUse", "error", "aborted"})
@@ -305,6 +308,8 @@ def message_from_json(doc: Any) -> Message:
             is_error=bool(doc.get("isError", False)),
             timestamp=_int(doc, "timestamp"),
         )
+    if role == "repair":
+        return HistoryRepair(reason=_str(doc, "reason"), timestamp=_int(doc, "timestamp"))
     raise DecodeError(f"unknown message role {role!r}")
 
 

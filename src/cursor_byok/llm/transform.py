@@ -13,7 +13,11 @@ every later request (prefix stability):
 - tool-call ids are normalized for the target (a deterministic function of
   the id), and the matching tool results follow the same mapping;
 - a tool call left without a result when the conversation moved on gets a
-  synthetic error result, so the transcript stays valid.
+  synthetic error result, so the transcript stays valid;
+- everything before the last `HistoryRepair` is sent in plain form: text
+  only, tool calls and results written out as text, thinking and images
+  left out. A provider rejected a request built from that history, and this
+  is the form every provider accepts. The markers themselves are not sent.
 """
 
 from __future__ import annotations
@@ -21,9 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
+    HistoryRepair,
+    ImageContent,
+    JSONObject,
     Message,
     TextContent,
     ThinkingContent,
@@ -33,6 +41,7 @@ from cursor_byok.llm.types import (
 )
 
 NO_RESULT = "No result provided"
+IMAGE_LEFT_OUT = "[image left out]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +92,58 @@ def _assistant_content(
     return tuple(out)
 
 
+def canonical_text(value: JSONObject) -> str:
+    return canonical_dumps(value).decode("utf-8", "surrogatepass")
+
+
+def _plain_user(content: str | tuple[TextContent | ImageContent, ...]) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.text if isinstance(b, TextContent) else IMAGE_LEFT_OUT for b in content)
+
+
+def _plain(message: Message) -> Message | None:
+    """`message` as text alone: what any provider accepts from any model."""
+    match message:
+        case UserMessage(content=content):
+            return (
+                message
+                if isinstance(content, str)
+                else replace(message, content=_plain_user(content))
+            )
+        case AssistantMessage():
+            if message.stop_reason in ("error", "aborted"):
+                return None
+            lines = [b.text for b in message.content if isinstance(b, TextContent) and b.text]
+            lines.extend(
+                f"[called {b.name} {b.raw_arguments or canonical_text(b.arguments)}]"
+                for b in message.tool_calls
+            )
+            if not lines:
+                return None
+            return replace(message, content=(TextContent("\n".join(lines)),))
+        case ToolResultMessage(tool_name=name, content=content, is_error=error):
+            flag = " (error)" if error else ""
+            return UserMessage(
+                f"[result of {name}{flag}]\n{_plain_user(content)}", message.timestamp
+            )
+        case HistoryRepair():
+            return None
+
+
+def _split_at_repair(messages: Sequence[Message]) -> tuple[list[Message], Sequence[Message]]:
+    """The plain rendering of what precedes the last repair, and the rest."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, HistoryRepair)), default=-1)
+    if last < 0:
+        return [], messages
+    plain = [p for m in messages[:last] if (p := _plain(m)) is not None]
+    return plain, messages[last + 1 :]
+
+
 def prepare_history(
     messages: Sequence[Message], target: Target, normalize: IdNormalizer = _identity
 ) -> list[Message]:
-    out: list[Message] = []
+    out, messages = _split_at_repair(messages)
     unanswered: list[ToolCall] = []
 
     def settle() -> None:
@@ -112,5 +169,7 @@ def prepare_history(
             case UserMessage():
                 settle()
                 out.append(message)
+            case HistoryRepair():  # only the last one counts; it was handled above
+                continue
     # Calls at the very end are awaiting their results, not orphaned.
     return out

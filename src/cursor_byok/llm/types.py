@@ -140,7 +140,20 @@ class ToolResultMessage:
     timestamp: int = 0
 
 
-Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+@dataclass(frozen=True, slots=True)
+class HistoryRepair:
+    """A recorded step of the loop, not something anyone said: a provider
+    rejected a request built from the history before this point (`reason`
+    is its words). From here on, request builders send that earlier history
+    in its plainest form (text only: no thinking, signatures, tool-call
+    structure or images), which every provider accepts; the history itself
+    is never edited. See `llm.transform`."""
+
+    reason: str
+    timestamp: int = 0
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage | HistoryRepair
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
                                         queued user messages -> next call       CallLLM
                                         otherwise                               Final
     LLMEvent error   waiting LLM        drop pending, append nothing            Failed
+                                        (a 400 for this history: append a
+                                        HistoryRepair, see repair.py)
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
     ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
@@ -82,6 +84,7 @@ from cursor_byok.loop.records import (
     OperationStatusName,
     Record,
 )
+from cursor_byok.loop.repair import banner_text, repair_for
 from cursor_byok.loop.state import (
     IDLE_STATUSES,
     ConversationState,
@@ -373,9 +376,14 @@ def _on_error(conv: ConversationState, event: ErrorEvent) -> Transition:
         conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=reason)
         ended = CallEnded(call_id, "canceled", error=event.message.error_message)
         return Transition(RuntimeState(conv), (event,), Canceled(reason), records=(ended,))
+    failed = event.message
+    repair = repair_for(conv.messages, event)
+    if repair is not None:
+        conv = _append(conv, (repair,))
+        failed = replace(failed, error_message=banner_text(repair.reason))
     conv = replace(conv, status=Status.FAILED, call_id=None, last_error=reason)
     ended = CallEnded(call_id, "failed", error=event.message.error_message)
-    return Transition(RuntimeState(conv), (event,), Failed(event.message), records=(ended,))
+    return Transition(RuntimeState(conv), (event,), Failed(failed), records=(ended,))
 
 
 # -- the client's tools ------------------------------------------------------------------

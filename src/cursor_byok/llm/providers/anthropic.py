@@ -22,7 +22,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
 from cursor_byok.llm.sse import SSEEvent
@@ -48,7 +48,6 @@ MAX_BREAKPOINTS = 4
 LOOKBACK_BLOCKS = 20
 BREAKPOINT_STRIDE = LOOKBACK_BLOCKS - 2
 """Distance between rolling breakpoints: under the lookback, with slack."""
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
 
 
@@ -173,20 +172,24 @@ def place_breakpoints(messages: list[dict[str, Any]], budget: int) -> list[dict[
     return marked
 
 
-def thinking_budget(spec: ModelSpec) -> int | None:
-    if spec.thinking_budget is not None:
-        return spec.thinking_budget
-    if spec.reasoning is not None:
-        return THINKING_BUDGETS[spec.reasoning]
-    return None
+def _thinking_can_continue(messages: list[dict[str, Any]]) -> bool:
+    """With thinking on, Anthropic requires the last assistant message, when
+    it called tools, to start with its thinking. One that does not (made by
+    another model, or before thinking was turned on) is answered without
+    thinking for this call, instead of being rejected."""
+    last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
+    if last is None or not any(b["type"] == "tool_use" for b in last["content"]):
+        return True
+    return bool(last["content"][0]["type"] in ("thinking", "redacted_thinking"))
 
 
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
-    budget = thinking_budget(spec)
+    plan = request_thinking(spec, "anthropic")
     body: dict[str, Any] = {"model": spec.model}
-    body["max_tokens"] = spec.max_tokens + budget if budget else spec.max_tokens
+    # Thinking counts inside max_tokens, and a budget must stay below it.
+    body["max_tokens"] = plan.max_output
     # One fixed marker on the system prompt, or on the last tool without one.
     breakpoints = MAX_BREAKPOINTS - 1 if request.system_prompt or request.tools else MAX_BREAKPOINTS
     if request.system_prompt:
@@ -202,8 +205,12 @@ def build_request(
         if not request.system_prompt:
             tools[-1]["cache_control"] = dict(EPHEMERAL)
         body["tools"] = tools
-    if budget:
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    thinking = _thinking_can_continue(body["messages"])
+    if thinking and plan.budget is not None:
+        body["thinking"] = {"type": "enabled", "budget_tokens": plan.budget}
+    elif thinking and plan.level is not None:
+        body["thinking"] = {"type": "adaptive"}
+        body["output_config"] = {"effort": plan.level}
     body["stream"] = True
     return body
 
@@ -332,7 +339,8 @@ class AnthropicLLM(SSEAdapter):
 
     def headers(self) -> dict[str, str]:
         headers = {"x-api-key": self._api_key, "anthropic-version": ANTHROPIC_VERSION}
-        if thinking_budget(self.spec):
+        if request_thinking(self.spec, "anthropic").budget is not None:
+            # Adaptive thinking interleaves by itself; a budget needs the beta.
             headers["anthropic-beta"] = "interleaved-thinking-2025-05-14"
         return headers
 

@@ -23,11 +23,21 @@ def encode_body(body: dict[str, Any]) -> bytes:
 
 
 def arguments_text(call: ToolCall) -> str:
-    """The argument string to replay: the model's own bytes when known, else
-    canonical JSON, so the same call renders identically on every request."""
-    if call.raw_arguments is not None:
-        return call.raw_arguments
+    """The argument string to replay: the model's own bytes when they are a
+    JSON object, else canonical JSON of the parse (a call cut off by the
+    output limit left a truncated string, which providers reject), so the
+    same call renders identically on every request."""
+    raw = call.raw_arguments
+    if raw is not None and _is_json_object(raw):
+        return raw
     return canonical_dumps(call.arguments).decode("utf-8", "surrogatepass")
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(jiter.from_json(text.encode("utf-8", "surrogatepass")), dict)
+    except ValueError:
+        return False
 
 
 def data_url(image: ImageContent) -> str:

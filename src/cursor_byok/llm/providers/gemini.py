@@ -15,7 +15,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
 from cursor_byok.llm.sse import SSEEvent
@@ -35,7 +35,6 @@ from cursor_byok.llm.types import (
 
 API = "google-generative-ai"
 SKIP_SIGNATURE = "skip_thought_signature_validator"
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
 DECLINED = frozenset(
@@ -150,12 +149,13 @@ def build_request(
                 ]
             }
         ]
-    config: dict[str, Any] = {"maxOutputTokens": spec.max_tokens}
-    budget = spec.thinking_budget
-    if budget is None and spec.reasoning is not None:
-        budget = THINKING_BUDGETS[spec.reasoning]
-    if budget is not None:
-        config["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": budget}
+    plan = request_thinking(spec, "gemini")
+    config: dict[str, Any] = {"maxOutputTokens": plan.max_output}
+    # Never both: Gemini rejects a request carrying a level and a budget.
+    if plan.level is not None:
+        config["thinkingConfig"] = {"includeThoughts": True, "thinkingLevel": plan.level}
+    elif plan.budget is not None:
+        config["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": plan.budget}
     body["generationConfig"] = config
     return body
 

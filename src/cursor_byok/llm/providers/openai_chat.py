@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from cursor_byok.llm.assembler import Assembler, OpenBlock
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import arguments_text, data_url, loads, safe_id
 from cursor_byok.llm.serialize import canonical_dumps
@@ -132,30 +132,38 @@ def _assistant(message: AssistantMessage, compat: ChatCompat) -> dict[str, Any] 
     return out
 
 
-def _tool_result(message: ToolResultMessage, compat: ChatCompat) -> list[dict[str, Any]]:
+def _tool_result(
+    message: ToolResultMessage, compat: ChatCompat
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The `tool` message, and the user message carrying its images (if any)."""
     text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
     images = [b for b in message.content if isinstance(b, ImageContent)]
     out: dict[str, Any] = {"role": "tool", "tool_call_id": message.tool_call_id}
     if compat.tool_result_name:
         out["name"] = message.tool_name
     out["content"] = text or ("(see attached image)" if images else "")
-    rendered = [out]
-    if images:
-        parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_NOTE}]
-        parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
-        rendered.append({"role": "user", "content": parts})
-    return rendered
+    if not images:
+        return out, None
+    parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_NOTE}]
+    parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
+    return out, {"role": "user", "content": parts}
 
 
 def render_messages(
     spec: ModelSpec, request: RequestMessages, compat: ChatCompat
 ) -> list[dict[str, Any]]:
-    """The `messages` array without the system prompt: one entry (or two,
-    for a tool result with images) per history message, append-only."""
+    """The `messages` array without the system prompt, append-only. The
+    `tool` messages of one assistant message come right after it, one per
+    call; images from those results follow the last of them (a user message
+    between two `tool` messages is rejected)."""
     target = Target(API, spec.provider, spec.model)
     history = prepare_history(request.messages, target, lambda i: normalize_id(i, compat))
     out: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
     for message in history:
+        if not isinstance(message, ToolResultMessage):
+            out.extend(images)
+            images = []
         match message:
             case UserMessage(content=content):
                 out.append({"role": "user", "content": _user_content(content)})
@@ -164,7 +172,11 @@ def render_messages(
                 if rendered is not None:
                     out.append(rendered)
             case ToolResultMessage():
-                out.extend(_tool_result(message, compat))
+                result, attached = _tool_result(message, compat)
+                out.append(result)
+                if attached is not None:
+                    images.append(attached)
+    out.extend(images)
     return out
 
 
@@ -172,15 +184,16 @@ def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
     compat = compat_for(spec.provider)
+    plan = request_thinking(spec, API)
     messages: list[dict[str, Any]] = []
     if request.system_prompt is not None:
-        role = "developer" if compat.developer_role and spec.reasoning else "system"
+        role = "developer" if compat.developer_role and plan.level else "system"
         messages.append({"role": role, "content": request.system_prompt})
     messages.extend(render_messages(spec, request, compat))
     body: dict[str, Any] = {"model": spec.model, "messages": messages, "stream": True}
     if compat.usage_in_streaming:
         body["stream_options"] = {"include_usage": True}
-    body[compat.max_tokens_field] = spec.max_tokens
+    body[compat.max_tokens_field] = plan.max_output
     if request.tools:
         body["tools"] = [
             {
@@ -195,11 +208,11 @@ def build_request(
         ]
     elif any(isinstance(m, AssistantMessage) and m.tool_calls for m in request.messages):
         body["tools"] = []
-    if spec.reasoning is not None:
+    if plan.level is not None:
         if compat.reasoning_param == "reasoning_effort":
-            body["reasoning_effort"] = spec.reasoning
+            body["reasoning_effort"] = plan.level
         elif compat.reasoning_param == "openrouter":
-            body["reasoning"] = {"effort": spec.reasoning}
+            body["reasoning"] = {"effort": plan.level}
         elif compat.reasoning_param == "enable_thinking":
             body["enable_thinking"] = True
     if compat.store:
@@ -317,7 +330,10 @@ class ChatStreamParser:
         index = call.get("index", 0)
         function = call.get("function") or {}
         block = asm.block
-        if block is None or block.kind != "tool_call" or self._call_index != index:
+        # Servers that send each call whole may leave out `index` (all 0);
+        # a new id then starts a new call.
+        fresh_id = call.get("id") and block is not None and call["id"] != block.call_id
+        if block is None or block.kind != "tool_call" or self._call_index != index or fresh_id:
             self._close_thinking(block)
             self._call_index = index
             call_id = call.get("id") or f"call_{len(asm.content)}"

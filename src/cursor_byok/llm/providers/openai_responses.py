@@ -14,7 +14,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
     arguments_text,
@@ -62,26 +62,33 @@ def _user_content(content: str | tuple[UserContent, ...]) -> list[dict[str, Any]
 
 
 def _reasoning_item(signature: str | None) -> dict[str, Any] | None:
+    """The stored reasoning item, when it can be sent back. With `store:
+    false` only its `encrypted_content` carries it; an item without (made
+    while encrypted reasoning was not requested) names an id the API never
+    kept, and is rejected."""
     if not signature:
         return None
     try:
         item = json.loads(signature)
     except ValueError:
         return None
-    return item if isinstance(item, dict) else None
+    return item if isinstance(item, dict) and item.get("encrypted_content") else None
 
 
 def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    unpaired = False
     for block in message.content:
         match block:
             case ThinkingContent(thinking_signature=signature):
                 # The signature is the whole reasoning item as JSON; one that
-                # does not parse (stored by something else) is left out rather
-                # than failing the request: the API accepts history without it.
+                # cannot be sent back is left out rather than failing the
+                # request: the API accepts history without it.
                 item = _reasoning_item(signature)
                 if item is not None:
                     out.append(item)
+                else:
+                    unpaired = unpaired or bool(signature)
             case TextContent(text=text, text_signature=signature):
                 item = {
                     "type": "message",
@@ -101,6 +108,16 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
                 call["name"] = block.name
                 call["arguments"] = arguments_text(block)
                 out.append(call)
+    # A reasoning item must be followed by the item it led to; a response cut
+    # off while still reasoning has none, and the API rejects it alone.
+    while out and out[-1].get("type") == "reasoning":
+        out.pop()
+    if unpaired:
+        # Items sent with their ids must come with the reasoning they followed;
+        # without it, they go out without ids (as from another model).
+        for item in out:
+            if item["type"] != "reasoning":
+                item.pop("id", None)
     return out
 
 
@@ -149,9 +166,10 @@ def build_request(
             }
             for t in request.tools
         ]
-    body["max_output_tokens"] = spec.max_tokens
-    if spec.reasoning is not None:
-        body["reasoning"] = {"effort": spec.reasoning, "summary": "auto"}
+    plan = request_thinking(spec, API)
+    body["max_output_tokens"] = plan.max_output
+    if plan.level is not None:
+        body["reasoning"] = {"effort": plan.level, "summary": "auto"}
         body["include"] = ["reasoning.encrypted_content"]
     body["store"] = False
     body["stream"] = True

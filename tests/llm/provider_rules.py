@@ -1,0 +1,178 @@
+"""Each provider's documented request rules, checked on a request body as
+sent. A test runs a turn through the server and hands the next request's
+bytes here: anything a provider would answer with 400 fails the test with
+the rule's name."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from cursor_byok.llm.limits import known_limits
+
+ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
+    """The parsed body, after every rule of `api` held (`model`: Gemini's,
+    which travels in the URL)."""
+    body: dict[str, Any] = json.loads(raw)
+    if api == "gemini":
+        check_gemini(body, model)
+    else:
+        {"anthropic": check_anthropic, "openai-chat": check_chat,
+         "openai-responses": check_responses}[api](body)  # fmt: skip
+    return body
+
+
+def _cap(model: str, sent: int) -> None:
+    limits = known_limits(model)
+    if limits is not None and limits.output_cap is not None:
+        assert sent <= limits.output_cap, f"output limit {sent} above {model}'s cap"
+
+
+# -- Anthropic Messages ------------------------------------------------------------
+
+
+def check_anthropic(body: dict[str, Any]) -> None:
+    _cap(body["model"], body["max_tokens"])
+    thinking = body.get("thinking")
+    if thinking and thinking["type"] == "enabled":
+        budget = thinking["budget_tokens"]
+        assert 1024 <= budget < body["max_tokens"], "budget_tokens must be >= 1024 and < max_tokens"
+        assert "output_config" not in body
+    messages = body["messages"]
+    assert messages and messages[0]["role"] == "user", "the first message must be a user message"
+    markers = 0
+    for index, message in enumerate(messages):
+        blocks = message["content"]
+        markers += sum("cache_control" in b for b in blocks)
+        if message["role"] != "assistant":
+            continue
+        uses = [b["id"] for b in blocks if b["type"] == "tool_use"]
+        for block in blocks:
+            if block["type"] == "tool_use":
+                assert ANTHROPIC_ID.match(block["id"]), f"bad tool_use id {block['id']!r}"
+            if block["type"] == "thinking":
+                assert block.get("signature"), "a thinking block needs its signature"
+            if block["type"] == "redacted_thinking":
+                assert block.get("data"), "a redacted_thinking block needs its data"
+        if not uses:
+            continue
+        assert index + 1 < len(messages), "tool_use must be answered by tool_result blocks"
+        reply = messages[index + 1]["content"]
+        assert messages[index + 1]["role"] == "user"
+        results = [b for b in reply if b["type"] == "tool_result"]
+        leading = reply[: len(results)]
+        assert leading == results, "tool_result blocks must come first in the user message"
+        assert [b["tool_use_id"] for b in results] == uses, "one tool_result per tool_use, in order"
+    if thinking:
+        last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
+        if last and any(b["type"] == "tool_use" for b in last["content"]):
+            first = last["content"][0]["type"]
+            assert first in ("thinking", "redacted_thinking"), "thinking turn must lead with it"
+    markers += sum("cache_control" in b for b in body.get("system", []))
+    markers += sum("cache_control" in t for t in body.get("tools", []))
+    assert markers <= 4, "at most 4 cache_control breakpoints"
+
+
+# -- OpenAI Chat Completions ----------------------------------------------------------
+
+
+def check_chat(body: dict[str, Any]) -> None:
+    field = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
+    _cap(body["model"], body[field])
+    messages = body["messages"]
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        index += 1
+        assert message["role"] != "tool", "a tool message must answer the assistant before it"
+        calls = message.get("tool_calls") or []
+        if not calls:
+            continue
+        if body["model"].startswith("deepseek-reasoner"):
+            assert isinstance(message.get("reasoning_content"), str), (
+                "reasoning_content must be passed back on tool-call turns"
+            )
+        for call in calls:
+            json.loads(call["function"]["arguments"])
+        answers = messages[index : index + len(calls)]
+        assert [m["role"] for m in answers] == ["tool"] * len(calls), (
+            "each tool_call needs a tool message right after the assistant message"
+        )
+        assert Counter(m["tool_call_id"] for m in answers) == Counter(c["id"] for c in calls)
+        index += len(calls)
+
+
+# -- OpenAI Responses -------------------------------------------------------------------
+
+
+def check_responses(body: dict[str, Any]) -> None:
+    _cap(body["model"], body["max_output_tokens"])
+    items = body["input"]
+    open_calls: list[str] = []
+    seen: set[str] = set()
+    for position, item in enumerate(items):
+        kind = item.get("type", "message")
+        if kind == "function_call":
+            assert item["call_id"] not in seen, "duplicate call_id"
+            seen.add(item["call_id"])
+            open_calls.append(item["call_id"])
+            json.loads(item["arguments"])
+        elif kind == "function_call_output":
+            assert item["call_id"] in open_calls, "function_call_output before or without its call"
+            open_calls.remove(item["call_id"])
+        elif kind == "reasoning":
+            assert body.get("store") is not False or item.get("encrypted_content"), (
+                "with store false, a reasoning item comes back only with its encrypted_content"
+            )
+            following = items[position + 1] if position + 1 < len(items) else {}
+            assert following.get("type") in ("function_call", "message"), (
+                "a reasoning item must be followed by the item it produced"
+            )
+        elif item.get("role") == "user":
+            assert not open_calls, "every function_call needs its output before the next input"
+    assert not open_calls, "every function_call needs a function_call_output"
+
+
+# -- Gemini --------------------------------------------------------------------------------
+
+
+def check_gemini(body: dict[str, Any], model: str = "") -> None:
+    config = body.get("generationConfig", {})
+    thinking = config.get("thinkingConfig", {})
+    assert not ("thinkingLevel" in thinking and "thinkingBudget" in thinking), (
+        "thinkingLevel and thinkingBudget cannot be sent together"
+    )
+    limits = known_limits(model) if model else None
+    if limits is not None:
+        _cap(model, config["maxOutputTokens"])
+        if limits.thinking == "level":
+            assert "thinkingBudget" not in thinking, f"{model} takes thinkingLevel"
+            if limits.levels and "thinkingLevel" in thinking:
+                assert thinking["thinkingLevel"] in limits.levels
+    contents = body["contents"]
+    for index, content in enumerate(contents):
+        if any("functionResponse" in p for p in content["parts"]):
+            before = contents[index - 1] if index else {"parts": []}
+            assert any("functionCall" in p for p in before["parts"]), (
+                "a functionResponse turn must follow the functionCall turn"
+            )
+        calls = [p["functionCall"] for p in content["parts"] if "functionCall" in p]
+        if not calls:
+            continue
+        assert content["role"] == "model"
+        assert index + 1 < len(contents), "a functionCall must be answered"
+        reply = contents[index + 1]
+        assert reply["role"] == "user"
+        assert all("functionResponse" in p for p in reply["parts"]), (
+            "the turn after a functionCall holds only functionResponses"
+        )
+        responses = [p["functionResponse"] for p in reply["parts"]]
+        assert len(responses) == len(calls), "one functionResponse per functionCall, in one turn"
+        assert [r["name"] for r in responses] == [c["name"] for c in calls]
+        if all("id" in c for c in calls):
+            assert [r.get("id") for r in responses] == [c["id"] for c in calls]
