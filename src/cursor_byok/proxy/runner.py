@@ -1,0 +1,136 @@
+"""Runs mitmproxy (DumpMaster + our addon) on its own thread and event loop.
+
+Its own loop keeps mitmproxy's loop-wide settings (an eager task factory,
+an exception handler) away from the server's loop when both run in one
+process; the two meet only over a loopback socket and a thread-safe counter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mitmproxy import options
+from mitmproxy.tools.dump import DumpMaster
+
+from cursor_byok.proxy.addon import Router, Target
+from cursor_byok.proxy.ca import CAFiles
+from cursor_byok.proxy.routes import CURSOR_HOSTS, Route, RoutingTable
+
+DEFAULT_PROXY_PORT = 8418
+START_TIMEOUT_S = 30.0
+
+
+class ProxyError(Exception):
+    """The proxy could not start (port taken, bad option)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProxySettings:
+    server_url: str
+    ca: CAFiles
+    listen_host: str = "127.0.0.1"
+    listen_port: int = DEFAULT_PROXY_PORT
+    hosts: tuple[str, ...] = CURSOR_HOSTS
+    access_token: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Further mitmproxy options, e.g. `ssl_verify_upstream_trusted_ca`."""
+
+
+def build_master(settings: ProxySettings, count: Callable[[Route], None] | None) -> DumpMaster:
+    """The mitmproxy master for these settings; call it inside a running loop."""
+    table = RoutingTable.of(settings.hosts)
+    opts = options.Options(
+        listen_host=settings.listen_host,
+        listen_port=settings.listen_port,
+        confdir=str(settings.ca.directory),
+        allow_hosts=list(table.patterns()),  # any other host: an opaque tunnel
+        http3=False,
+        upstream_cert=False,  # the answered paths never open a connection to Cursor
+    )
+    master = DumpMaster(opts, with_termlog=False, with_dumper=False)
+    # Options of built-in addons exist once the addons are loaded.
+    master.options.update(connection_strategy="lazy", **settings.extra)
+    master.addons.add(Router(table, Target.parse(settings.server_url), settings.access_token,
+                             count))  # fmt: skip
+    return master
+
+
+class ProxyThread:
+    """mitmproxy on a background thread; `start` returns once it listens."""
+
+    def __init__(
+        self, settings: ProxySettings, count: Callable[[Route], None] | None = None
+    ) -> None:
+        self.settings = settings
+        self.count = count
+        self.address: tuple[str, int] | None = None
+        self._master: DumpMaster | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._main, name="cursor-byok-proxy", daemon=True)
+
+    def start(self) -> tuple[str, int]:
+        self._thread.start()
+        if not self._ready.wait(START_TIMEOUT_S):
+            raise ProxyError(f"the proxy did not start within {START_TIMEOUT_S:g} s")
+        if self._error is not None or self.address is None:
+            raise ProxyError(_explain(self._error, self.settings))
+        return self.address
+
+    def stop(self) -> None:
+        if self._master is not None and self._loop is not None and self._thread.is_alive():
+            closing = asyncio.run_coroutine_threadsafe(self._close(self._master), self._loop)
+            closing.result(timeout=10)
+        self._thread.join(timeout=10)
+
+    @staticmethod
+    async def _close(master: DumpMaster) -> None:
+        # mitmproxy leaves its listening sockets to the garbage collector at
+        # exit; close them first, then end its loop.
+        server = master.addons.get("proxyserver")
+        if server is not None:
+            await server.servers.update([])
+        master.shutdown()
+
+    def _main(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as error:  # start() raises it
+            self._error = error
+        finally:
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        master = build_master(self.settings, self.count)
+        master.addons.add(_Ready(self))
+        self._master = master
+        self._loop = asyncio.get_running_loop()
+        await master.run()
+
+
+class _Ready:
+    """Tells the starting thread the listening address once mitmproxy runs."""
+
+    def __init__(self, owner: ProxyThread) -> None:
+        self.owner = owner
+
+    def running(self) -> None:
+        owner = self.owner
+        server = owner._master.addons.get("proxyserver") if owner._master else None
+        addresses = server.listen_addrs() if server is not None else []
+        if addresses:
+            host, port, *_ = addresses[0]
+            owner.address = (host, port)
+        owner._ready.set()
+
+
+def _explain(error: BaseException | None, settings: ProxySettings) -> str:
+    where = f"{settings.listen_host}:{settings.listen_port}"
+    if isinstance(error, SystemExit) or error is None:
+        return f"the proxy could not listen on {where} (is the port in use?)"
+    return f"the proxy failed to start on {where}: {error}"

@@ -1,0 +1,149 @@
+"""Through a real mitmproxy: Cursor's agent paths reach cursor-byok, streamed;
+every other path reaches Cursor's service unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from cursor_byok.llm.events import ResponseEvent, ResponseStream, TextDelta
+from cursor_byok.llm.provider import CallContext
+from cursor_byok.llm.types import RequestMessages, TextContent
+from cursor_byok.proxy.routes import Route
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.app import build_service, serving
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.cursor_client import CursorClient, End, exec_reply, kind, run_request, stream_close
+from tests.factories import assistant, stream_of, tool_call
+from tests.fakes import ScriptedLLM, ScriptedStream
+from tests.proxy.conftest import FAKE_BODY, FakeCursor, RunningProxy
+
+READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))
+ANSWER = assistant(TextContent("The file says: hello world, and that is all."), timestamp=5)
+
+
+@dataclass
+class GatedStream:
+    """Holds the model's stream open after its first text delta until the
+    test has seen that delta arrive through the proxy."""
+
+    inner: ScriptedStream
+    gate: asyncio.Event
+    seen_text: bool = False
+
+    async def recv(self) -> ResponseEvent:
+        if self.seen_text and not self.gate.is_set():
+            await asyncio.wait_for(self.gate.wait(), 10)
+        event = await self.inner.recv()
+        self.seen_text = self.seen_text or isinstance(event, TextDelta)
+        return event
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@dataclass
+class GatedLLM(ScriptedLLM):
+    gate: asyncio.Event | None = None
+
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        stream = await super().call(model, ctx, request)
+        assert isinstance(stream, ScriptedStream) and self.gate is not None
+        # Only the answer, the second call, is held.
+        return GatedStream(stream, self.gate) if len(self.streams) == 2 else stream
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[tuple[str, GatedLLM]]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = GatedLLM([stream_of(READ_TURN, chunk=4), stream_of(ANSWER, chunk=4)],
+                   gate=asyncio.Event())  # fmt: skip
+    service = build_service(store, llm, heartbeat_s=0.5)
+    async with serving(service) as url:
+        yield url, llm
+    store.close()
+
+
+def answer_text(item: pb.AgentServerMessage | End) -> bool:
+    return (
+        kind(item) == "text_delta"
+        and isinstance(item, pb.AgentServerMessage)
+        and (item.interaction_update.text_delta.text.startswith("The "))
+    )
+
+
+def proxied(proxy: RunningProxy, base_url: str, **headers: str) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(base_url=base_url, proxy=proxy.url, verify=proxy.client_tls(),
+                              timeout=30.0, headers=headers, trust_env=False)  # fmt: skip
+
+
+async def test_a_tool_turn_streams_through_the_proxy(
+    server: tuple[str, GatedLLM],
+    fake_cursor: FakeCursor,
+    proxy_ca: Any,
+    proxy_factory: Callable[..., RunningProxy],
+    tmp_path: Path,
+) -> None:
+    url, llm = server
+    proxy = proxy_factory(url, proxy_ca, fake_cursor.ca_file)
+    client = CursorClient(fake_cursor.url)
+    await client.http.aclose()
+    client.http = proxied(proxy, fake_cursor.url, authorization="Bearer cursor-session")
+    try:
+        stream = await client.open("req-1")
+        await client.append("req-1", 0, run_request("What is in a.txt?"))
+        exec_item = await stream.until(lambda item: kind(item) == "exec")
+        assert isinstance(exec_item, pb.AgentServerMessage)
+        request = exec_item.exec_server_message
+        assert request.read_args.path == "a.txt"
+        result = pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="hello world\n"))
+        await client.append("req-1", 1, exec_reply(request, read_result=result))
+        await client.append("req-1", 2, stream_close(request.id))
+        # The second model call is held open after its first text delta: the
+        # delta must reach the client before the model's stream can end.
+        first = await stream.until(answer_text)
+        assert isinstance(first, pb.AgentServerMessage)
+        assert llm.streams[1].position < len(llm.streams[1].events)
+        assert llm.gate is not None
+        llm.gate.set()
+        end = await stream.until(lambda item: isinstance(item, End))
+        assert isinstance(end, End) and end.error is None
+    finally:
+        await client.close()
+    texts = "".join(i.interaction_update.text_delta.text for i in stream.received
+                    if kind(i) == "text_delta")  # fmt: skip
+    assert texts == "Let me look." + ANSWER.text
+    assert fake_cursor.received == []  # nothing of the turn went to Cursor
+    assert proxy.counted.count(Route.LOCAL) == 4  # RunSSE and three appends
+    assert set(proxy.counted) == {Route.LOCAL}
+
+
+async def test_other_paths_reach_cursor_unchanged(
+    fake_cursor: FakeCursor,
+    proxy_ca: Any,
+    proxy_factory: Callable[..., RunningProxy],
+) -> None:
+    proxy = proxy_factory("http://127.0.0.1:9", proxy_ca, fake_cursor.ca_file)
+    body = bytes(range(256)) * 40
+    async with proxied(proxy, fake_cursor.url) as client:
+        response = await client.post(
+            "/aiserver.v1.DashboardService/GetTeams?x=1",
+            content=body,
+            headers={"authorization": "Bearer cursor-session", "x-cursor-checksum": "abc",
+                     "content-type": "application/proto", "X-Mixed-Case": "Kept"},
+        )  # fmt: skip
+    assert response.status_code == 201
+    assert response.content == FAKE_BODY
+    assert response.headers["x-cursor-fake"] == "yes"
+    [seen] = fake_cursor.received
+    assert (seen.method, seen.path) == ("POST", "/aiserver.v1.DashboardService/GetTeams")
+    assert seen.body == body
+    sent = [(k.decode().lower(), v.decode()) for k, v in response.request.headers.raw]
+    assert [(k.lower(), v) for k, v in seen.headers] == sent
+    assert proxy.counted == [Route.CURSOR]
