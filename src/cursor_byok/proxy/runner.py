@@ -16,11 +16,11 @@ from typing import Any
 from mitmproxy import options
 from mitmproxy.tools.dump import DumpMaster
 
+from cursor_byok.proxy import DEFAULT_PROXY_PORT
 from cursor_byok.proxy.addon import Router, Target
 from cursor_byok.proxy.ca import CAFiles
 from cursor_byok.proxy.routes import CURSOR_HOSTS, Route, RoutingTable
 
-DEFAULT_PROXY_PORT = 8418
 START_TIMEOUT_S = 30.0
 
 

@@ -1,0 +1,54 @@
+"""The routing table: what is answered here, what goes to Cursor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.proxy.addon import Target
+from cursor_byok.proxy.routes import ANSWERED_PATHS, Route, RoutingTable, check_patterns
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.app import build_service
+from cursor_byok.transport.server import BIDI_APPEND, RUN_SSE
+from tests.fakes import ScriptedLLM
+
+
+@pytest.mark.parametrize(
+    ("host", "port", "path", "route"),
+    [
+        ("api2.cursor.sh", 443, "/agent.v1.AgentService/RunSSE", Route.LOCAL),
+        ("agentn.api5.cursor.sh", 443, "/aiserver.v1.BidiService/BidiAppend", Route.LOCAL),
+        ("API2.Cursor.sh", 443, "/aiserver.v1.AiService/AvailableModels?x=1", Route.LOCAL),
+        ("api2.cursor.sh", 443, "/auth/full_stripe_profile", Route.CURSOR),
+        ("api2.cursor.sh", 443, "/agent.v1.AgentService/Run", Route.CURSOR),
+        ("api2.cursor.sh", 443, "/aiserver.v1.NetworkService/IsConnected", Route.CURSOR),
+        ("cursor.sh", 443, "/agent.v1.AgentService/RunSSE", Route.LOCAL),
+        ("cursor.sh.example.com", 443, "/agent.v1.AgentService/RunSSE", Route.OTHER),
+        ("notcursor.sh", 443, "/agent.v1.AgentService/RunSSE", Route.OTHER),
+        ("github.com", 443, "/agent.v1.AgentService/RunSSE", Route.OTHER),
+    ],
+)
+def test_routes(host: str, port: int, path: str, route: Route) -> None:
+    assert RoutingTable.of().route(host, port, path) is route
+
+
+def test_every_answered_path_is_served_by_the_server(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3")
+    try:
+        server = build_service(store, ScriptedLLM([])).server
+        served = set(server.unary) | {RUN_SSE, BIDI_APPEND}
+    finally:
+        store.close()
+    assert ANSWERED_PATHS - served == set()
+
+
+def test_bad_patterns_and_urls_are_clear_errors() -> None:
+    with pytest.raises(ValueError, match="invalid host pattern"):
+        check_patterns(["("])
+    assert check_patterns([r"^a\.b$"]) == [r"^a\.b$"]
+    for url in ("127.0.0.1:8417", "ftp://x", "http://127.0.0.1:8417/base"):
+        with pytest.raises(ValueError, match="server URL"):
+            Target.parse(url)
+    assert Target.parse("http://127.0.0.1:8417") == Target("http", "127.0.0.1", 8417)
+    assert Target.parse("https://byok.example") == Target("https", "byok.example", 443)
