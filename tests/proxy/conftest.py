@@ -107,6 +107,15 @@ class RunningProxy:
     ca: CAFiles
     counted: list[Route]
 
+    async def settled(self, flows: int) -> list[Route]:
+        """The routes counted, once `flows` flows are: a flow counts when the
+        proxy closes it, which can be just after its client saw the end."""
+        for _ in range(100):
+            if len(self.counted) >= flows:
+                break
+            await asyncio.sleep(0.05)
+        return self.counted
+
     def client_tls(self) -> ssl.SSLContext:
         """What a client configured with the proxy's CA trusts: that CA only."""
         return ssl.create_default_context(cafile=str(self.ca.certificate))

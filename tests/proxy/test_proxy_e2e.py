@@ -120,8 +120,7 @@ async def test_a_tool_turn_streams_through_the_proxy(
                     if kind(i) == "text_delta")  # fmt: skip
     assert texts == "Let me look." + ANSWER.text
     assert fake_cursor.received == []  # nothing of the turn went to Cursor
-    assert proxy.counted.count(Route.LOCAL) == 4  # RunSSE and three appends
-    assert set(proxy.counted) == {Route.LOCAL}
+    assert await proxy.settled(4) == [Route.LOCAL] * 4  # RunSSE and three appends
 
 
 async def test_other_paths_reach_cursor_unchanged(
@@ -146,4 +145,4 @@ async def test_other_paths_reach_cursor_unchanged(
     assert seen.body == body
     sent = [(k.decode().lower(), v.decode()) for k, v in response.request.headers.raw]
     assert [(k.lower(), v) for k, v in seen.headers] == sent
-    assert proxy.counted == [Route.CURSOR]
+    assert await proxy.settled(1) == [Route.CURSOR]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from cursor_byok.cli import main
 from cursor_byok.proxy.addon import Target
 from cursor_byok.proxy.routes import ANSWERED_PATHS, Route, RoutingTable, check_patterns
 from cursor_byok.store.sqlite import SQLiteStore
@@ -52,3 +54,13 @@ def test_bad_patterns_and_urls_are_clear_errors() -> None:
             Target.parse(url)
     assert Target.parse("http://127.0.0.1:8417") == Target("http", "127.0.0.1", 8417)
     assert Target.parse("https://byok.example") == Target("https", "byok.example", 443)
+
+
+def test_without_mitmproxy_the_command_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in [m for m in sys.modules if m.startswith(("mitmproxy", "cursor_byok.proxy."))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)  # makes `import mitmproxy` fail
+    assert main(["proxy", "--ca-path"]) == 1
+    assert "install 'cursor-byok[proxy]' on Python 3.12" in capsys.readouterr().err
