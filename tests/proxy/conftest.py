@@ -21,7 +21,7 @@ from mitmproxy.certs import CertStore
 from cursor_byok.proxy.ca import CAFiles, ensure_ca
 from cursor_byok.proxy.routes import Route
 from cursor_byok.proxy.runner import ProxySettings, ProxyThread
-from cursor_byok.transport.app import free_port
+from cursor_byok.transport.wire.app import free_port
 
 CURSOR_HOST = r"^localhost:\d+$"
 FAKE_BODY = b"".join(b"chunk-%d;" % n for n in range(50))

@@ -11,8 +11,8 @@ from cursor_byok.cli import main
 from cursor_byok.proxy.addon import Target
 from cursor_byok.proxy.routes import ANSWERED_PATHS, Route, RoutingTable, check_patterns
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.app import build_service
-from cursor_byok.transport.server import BIDI_APPEND, RUN_SSE
+from cursor_byok.transport.wire.app import build_service
+from cursor_byok.transport.wire.server import BIDI_APPEND, RUN_SSE
 from tests.fakes import ScriptedLLM
 
 

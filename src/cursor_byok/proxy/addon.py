@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from mitmproxy import http
 
 from cursor_byok.proxy.routes import Route, RoutingTable
-from cursor_byok.transport.observe import logfmt
+from cursor_byok.runtime.observe import logfmt
 
 log = logging.getLogger("cursor_byok.proxy")
 

@@ -17,7 +17,7 @@ from cursor_byok.proxy.ca import CAError, CAFiles, ensure_ca
 from cursor_byok.proxy.metrics import count_flows
 from cursor_byok.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
 from cursor_byok.proxy.runner import ProxyError, ProxySettings, ProxyThread
-from cursor_byok.transport.app import Service
+from cursor_byok.transport.wire.app import Service
 
 log = logging.getLogger("cursor_byok.proxy")
 
