@@ -10,18 +10,19 @@ import ssl
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import uvicorn
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-from mitmproxy.certs import CertStore
 
 from cursor_byok.proxy.ca import CAFiles, ensure_ca
 from cursor_byok.proxy.routes import Route
-from cursor_byok.proxy.runner import ProxySettings, ProxyThread
 from cursor_byok.transport.wire.app import free_port
+
+if TYPE_CHECKING:
+    from cursor_byok.proxy.runner import ProxyThread
+
+MITMPROXY = "the proxy needs mitmproxy 12, which needs Python 3.12+"
 
 CURSOR_HOST = r"^localhost:\d+$"
 FAKE_BODY = b"".join(b"chunk-%d;" % n for n in range(50))
@@ -64,6 +65,10 @@ class FakeCursor:
 
 def _leaf_for_localhost(directory: Path) -> tuple[Path, Path, Path]:
     """A CA standing for the public PKI, and a localhost certificate it signed."""
+    from cryptography import x509  # noqa: PLC0415 - these come with mitmproxy
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+    from mitmproxy.certs import CertStore  # noqa: PLC0415
+
     store = CertStore.from_store(directory, "public", 2048)
     entry = store.get_cert("localhost", [x509.DNSName("localhost")])
     cert, key = directory / "leaf.pem", directory / "leaf-key.pem"
@@ -124,6 +129,8 @@ class RunningProxy:
 def start_proxy(
     server_url: str, ca: CAFiles, upstream_ca: Path, token: str | None = None
 ) -> tuple[ProxyThread, RunningProxy]:
+    from cursor_byok.proxy.runner import ProxySettings, ProxyThread  # noqa: PLC0415
+
     counted: list[Route] = []
     settings = ProxySettings(
         server_url=server_url,

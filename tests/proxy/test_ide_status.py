@@ -10,6 +10,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
+pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
+
 from cursor_byok.proxy.ca import default_ca_dir, ensure_ca
 from cursor_byok.proxy.metrics import count_flows
 from cursor_byok.proxy.runner import ProxySettings, ProxyThread

@@ -4,6 +4,7 @@ every other path reaches Cursor's service unchanged."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 
 import httpx2
 import pytest
+
+pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
 from cursor_byok.llm.events import ResponseEvent, ResponseStream, TextDelta
 from cursor_byok.llm.provider import CallContext
@@ -78,23 +81,29 @@ def answer_text(item: pb.AgentServerMessage | End) -> bool:
     )
 
 
-def proxied(proxy: RunningProxy, base_url: str, **headers: str) -> httpx2.AsyncClient:
+def proxied(
+    proxy: RunningProxy, base_url: str, http2: bool = False, **headers: str
+) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(base_url=base_url, proxy=proxy.url, verify=proxy.client_tls(),
-                              timeout=30.0, headers=headers, trust_env=False)  # fmt: skip
+                              timeout=30.0, headers=headers, trust_env=False,
+                              http1=not http2, http2=http2)  # fmt: skip
 
 
+@pytest.mark.parametrize("http2", [False, True], ids=["client-http1.1", "client-http2"])
 async def test_a_tool_turn_streams_through_the_proxy(
     server: tuple[str, GatedLLM],
     fake_cursor: FakeCursor,
     proxy_ca: Any,
     proxy_factory: Callable[..., RunningProxy],
-    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    http2: bool,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="cursor_byok.proxy")
     url, llm = server
     proxy = proxy_factory(url, proxy_ca, fake_cursor.ca_file)
     client = CursorClient(fake_cursor.url)
     await client.http.aclose()
-    client.http = proxied(proxy, fake_cursor.url, authorization="Bearer cursor-session")
+    client.http = proxied(proxy, fake_cursor.url, http2, authorization="Bearer cursor-session")
     try:
         stream = await client.open("req-1")
         await client.append("req-1", 0, run_request("What is in a.txt?"))
@@ -121,6 +130,16 @@ async def test_a_tool_turn_streams_through_the_proxy(
     assert texts == "Let me look." + ANSWER.text
     assert fake_cursor.received == []  # nothing of the turn went to Cursor
     assert await proxy.settled(4) == [Route.LOCAL] * 4  # RunSSE and three appends
+    lines = [r.getMessage() for r in caplog.records if r.name == "cursor_byok.proxy"]
+    assert sum("path=/aiserver.v1.BidiService/BidiAppend status=200" in x for x in lines) == 3
+    [run_sse] = [x for x in lines if "/agent.v1.AgentService/RunSSE" in x]
+    assert run_sse.startswith("proxy_flow route=cursor-byok method=POST host=localhost ")
+    assert "status=200 duration_ms=" in run_sse
+    async with proxied(proxy, fake_cursor.url, http2) as check:
+        models = await check.post("/agent.v1.AgentService/GetUsableModels", content=b"{}",
+                                  headers={"content-type": "application/json"})  # fmt: skip
+    assert models.status_code == 200
+    assert models.http_version == ("HTTP/2" if http2 else "HTTP/1.1")
 
 
 async def test_other_paths_reach_cursor_unchanged(
@@ -146,3 +165,27 @@ async def test_other_paths_reach_cursor_unchanged(
     sent = [(k.decode().lower(), v.decode()) for k, v in response.request.headers.raw]
     assert [(k.lower(), v) for k, v in seen.headers] == sent
     assert await proxy.settled(1) == [Route.CURSOR]
+
+
+@pytest.mark.parametrize(("proxy_token", "status"), [("server-secret", 200), (None, 401)])
+async def test_the_cursor_session_token_never_reaches_the_server(
+    tmp_path: Path,
+    fake_cursor: FakeCursor,
+    proxy_ca: Any,
+    proxy_factory: Callable[..., RunningProxy],
+    proxy_token: str | None,
+    status: int,
+) -> None:
+    """The server gets its own access token from the proxy, or none: never
+    the user's Cursor session token, which is only for Cursor."""
+    store = SQLiteStore(tmp_path / "db.sqlite3")
+    service = build_service(store, ScriptedLLM([]), access_token="server-secret")
+    async with serving(service) as url:
+        proxy = proxy_factory(url, proxy_ca, fake_cursor.ca_file, token=proxy_token)
+        async with proxied(proxy, fake_cursor.url, authorization="Bearer server-secret") as c:
+            # Even a Cursor token equal to the server's is dropped, not passed on.
+            response = await c.post("/agent.v1.AgentService/GetUsableModels", content=b"{}",
+                                    headers={"content-type": "application/json"})  # fmt: skip
+    store.close()
+    assert response.status_code == status
+    assert fake_cursor.received == []

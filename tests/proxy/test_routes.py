@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
+
 from cursor_byok.cli import main
 from cursor_byok.proxy.addon import Target
 from cursor_byok.proxy.routes import ANSWERED_PATHS, Route, RoutingTable, check_patterns
