@@ -23,6 +23,9 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"store", "loop", "llm"},
     "runtime": {"runtime", "loop", "llm", "store"},
     "transport": {"transport", "runtime", "loop", "llm", "store"},
+    # The IDE takeover sits beside the CLI: it reaches the server over a socket.
+    "proxy": {"proxy", "config", "runtime", "transport"},
+    "ide": {"ide", "config", "proxy"},
 }
 
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.

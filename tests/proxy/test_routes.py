@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +13,9 @@ pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.
 
 from cursor_byok.cli import main
 from cursor_byok.proxy.addon import Target
+from cursor_byok.proxy.ca import ensure_ca
 from cursor_byok.proxy.routes import ANSWERED_PATHS, Route, RoutingTable, check_patterns
+from cursor_byok.proxy.runner import ProxyError, ProxySettings, ProxyThread
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.wire.app import build_service
 from cursor_byok.transport.wire.server import BIDI_APPEND, RUN_SSE
@@ -66,3 +70,25 @@ def test_without_mitmproxy_the_command_says_what_to_install(
     monkeypatch.setitem(sys.modules, "mitmproxy", None)  # makes `import mitmproxy` fail
     assert main(["proxy", "--ca-path"]) == 1
     assert "install 'cursor-byok[proxy]' on Python 3.12" in capsys.readouterr().err
+
+
+def test_a_taken_port_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ca, _ = ensure_ca(tmp_path / "ca")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proxy = ProxyThread(ProxySettings("http://127.0.0.1:9", ca, listen_port=port))
+        with pytest.raises(ProxyError, match=f"could not listen on 127.0.0.1:{port}"):
+            proxy.start()
+        proxy.stop()
+
+
+def test_the_cli_loads_mitmproxy_only_for_the_proxy_command() -> None:
+    """`cursor-byok --help` and every other command stay free of its import cost."""
+    probe = (
+        "import sys, cursor_byok.cli; print(any(m.startswith('mitmproxy') for m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    assert result.stdout.strip() == "False"
