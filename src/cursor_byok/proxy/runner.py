@@ -8,6 +8,7 @@ process; the two meet only over a loopback socket and a thread-safe counter.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from cursor_byok.proxy.ca import CAFiles
 from cursor_byok.proxy.routes import CURSOR_HOSTS, Route, RoutingTable
 
 START_TIMEOUT_S = 30.0
+
+log = logging.getLogger("cursor_byok.proxy")
 
 
 class ProxyError(Exception):
@@ -97,36 +100,39 @@ class ProxyThread:
             await server.servers.update([])
         master.shutdown()
 
+    def _listening(self, addresses: list[tuple[str, int]]) -> None:
+        self.address = addresses[0] if addresses else None
+        self._ready.set()
+
     def _main(self) -> None:
         try:
             asyncio.run(self._serve())
-        except BaseException as error:  # start() raises it
+        except BaseException as error:
+            if self._ready.is_set():  # it had started: nobody waits to raise it
+                log.exception("the proxy stopped")
             self._error = error
         finally:
             self._ready.set()
 
     async def _serve(self) -> None:
         master = build_master(self.settings, self.count)
-        master.addons.add(_Ready(self))
+        master.addons.add(_Ready(master, self._listening))
         self._master = master
         self._loop = asyncio.get_running_loop()
         await master.run()
 
 
 class _Ready:
-    """Tells the starting thread the listening address once mitmproxy runs."""
+    """Calls back with the listening addresses once mitmproxy runs."""
 
-    def __init__(self, owner: ProxyThread) -> None:
-        self.owner = owner
+    def __init__(self, master: DumpMaster, ready: Callable[[list[tuple[str, int]]], None]) -> None:
+        self.master = master
+        self.ready = ready
 
     def running(self) -> None:
-        owner = self.owner
-        server = owner._master.addons.get("proxyserver") if owner._master else None
+        server = self.master.addons.get("proxyserver")
         addresses = server.listen_addrs() if server is not None else []
-        if addresses:
-            host, port, *_ = addresses[0]
-            owner.address = (host, port)
-        owner._ready.set()
+        self.ready([(host, port) for host, port, *_ in addresses])
 
 
 def _explain(error: BaseException | None, settings: ProxySettings) -> str:
