@@ -23,8 +23,11 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"store", "loop", "llm"},
     "runtime": {"runtime", "loop", "llm", "store"},
     "transport": {"transport", "runtime", "loop", "llm", "store"},
-    # The IDE takeover sits beside the CLI: it reaches the server over a socket.
-    "proxy": {"proxy", "config", "runtime", "transport"},
+}
+
+COMMAND_PACKAGES: dict[str, set[str]] = {
+    # The IDE takeover, for `cli` only: it reaches the server over a socket.
+    "proxy": {"proxy", "guards", "config", "runtime", "transport"},
     "ide": {"ide", "config", "proxy"},
 }
 
@@ -195,6 +198,17 @@ def test_runtime_imports_no_protobuf_and_no_transport() -> None:
         for path in modules_of("runtime")
         for name in imports_of(path)
         if name.split(".")[0] == "google" or name.startswith("cursor_byok.transport")
+    ]
+    assert violations == []
+
+
+@pytest.mark.parametrize("package", sorted(COMMAND_PACKAGES))
+def test_command_packages_import_only_what_they_serve(package: str) -> None:
+    violations = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in modules_of(package)
+        for name in imports_of(path)
+        if name.startswith("cursor_byok.") and name.split(".")[1] not in COMMAND_PACKAGES[package]
     ]
     assert violations == []
 

@@ -20,9 +20,16 @@ from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages, TextContent
 from cursor_byok.proxy.routes import Route
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import (
+    CursorClient,
+    End,
+    exec_reply,
+    kind,
+    run_request,
+    stream_close,
+)
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.app import build_service, serving
-from tests.e2e.cursor_client import CursorClient, End, exec_reply, kind, run_request, stream_close
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM, ScriptedStream
 from tests.proxy.conftest import FAKE_BODY, FakeCursor, RunningProxy

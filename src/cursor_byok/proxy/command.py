@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from cursor_byok.config import Config
+from cursor_byok.guards import is_loopback_host
 from cursor_byok.proxy.ca import CAError, CAFiles, ensure_ca
 from cursor_byok.proxy.metrics import count_flows
 from cursor_byok.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
@@ -21,7 +22,6 @@ from cursor_byok.transport.wire.app import Service
 
 log = logging.getLogger("cursor_byok.proxy")
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
@@ -38,7 +38,7 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
     if args.ca_path:
         print(files.certificate, file=out)
         return EXIT_OK
-    if args.listen_host not in LOOPBACK:
+    if not is_loopback_host(args.listen_host):
         print(
             f"cursor-byok: refusing to run the proxy on {args.listen_host}: anyone who reaches "
             "it could use it; keep it on 127.0.0.1",
