@@ -112,6 +112,8 @@ class ProxyThread:
                 log.exception("the proxy stopped")
             self._error = error
         finally:
+            if self._master is not None:
+                _unhook_logging(self._master)
             self._ready.set()
 
     async def _serve(self) -> None:
@@ -133,6 +135,18 @@ class _Ready:
         server = self.master.addons.get("proxyserver")
         addresses = server.listen_addrs() if server is not None else []
         self.ready([(host, port) for host, port, *_ in addresses])
+
+
+def _unhook_logging(master: DumpMaster) -> None:
+    """mitmproxy hooks the root logger; a master that died during startup
+    leaves those hooks behind, pointing at its closed loop."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "master", None) is master:
+            root.removeHandler(handler)
+    check = master.addons.get("errorcheck")
+    if check is not None:
+        root.removeHandler(check.logger)
 
 
 def _explain(error: BaseException | None, settings: ProxySettings) -> str:
