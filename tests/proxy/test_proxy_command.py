@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
+from cursor_byok.proxy.ca import CAFiles, default_ca_dir
 from cursor_byok.transport.wire.app import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.ide.test_settings import run
@@ -52,11 +54,18 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
                     break
                 await asyncio.sleep(0.05)
         assert counted in metrics
+        # Cursor keeps its connections open: the proxy must stop cleanly anyway.
+        tls = ssl.create_default_context(cafile=str(CAFiles(default_ca_dir()).certificate))
+        keeper = httpx2.Client(proxy=f"http://127.0.0.1:{proxy_port}", verify=tls,
+                               trust_env=False)  # fmt: skip
+        keeper.get(f"https://localhost:{cursor_port}/agent.v1.AgentService/GetUsableModels")
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
         stdout, stderr = process.communicate(timeout=30)
+    keeper.close()
     assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr
     assert "Created this installation's proxy CA" in stdout
     assert "proxy_flow route=cursor-byok method=POST host=localhost " in stderr
     assert "path=/agent.v1.AgentService/GetUsableModels status=200" in stderr

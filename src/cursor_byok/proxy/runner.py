@@ -94,10 +94,20 @@ class ProxyThread:
     @staticmethod
     async def _close(master: DumpMaster) -> None:
         # mitmproxy leaves its listening sockets to the garbage collector at
-        # exit; close them first, then end its loop.
+        # exit: close them first, then the connections, then end its loop.
         server = master.addons.get("proxyserver")
         if server is not None:
             await server.servers.update([])
+            # End open client connections (Cursor keeps them alive) as a
+            # client disconnect would, rather than as cancelled tasks at exit.
+            for connection in list(server.connections.values()):
+                client = connection.transports.get(connection.client)
+                if client is not None and client.handler is not None:
+                    client.handler.cancel("the proxy is stopping")
+            for _ in range(100):
+                if not server.connections:
+                    break
+                await asyncio.sleep(0.02)
         master.shutdown()
 
     def _listening(self, addresses: list[tuple[str, int]]) -> None:
