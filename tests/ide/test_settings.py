@@ -129,3 +129,16 @@ def test_an_explicit_settings_path(tmp_path: Path, home: Path) -> None:
 )
 def test_settings_path_per_platform(system: str, env: dict[str, str], expected: str) -> None:
     assert cursor_settings_path(system, env, Path("home")) == Path(expected)
+
+
+@pytest.mark.parametrize(
+    "url", ["127.0.0.1:8418", "socks5://127.0.0.1:1080", "http://", "http://h/p"]
+)
+def test_a_bad_proxy_url_is_refused_before_anything_is_written(
+    home: Path, url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = settings_file(home)
+    assert run("ide", "setup", "--proxy-url", url)[0] == 1
+    assert "expected a proxy URL like http://127.0.0.1:8418" in capsys.readouterr().err
+    assert path.read_bytes() == USER_FILE
+    assert not (home / "data").exists()

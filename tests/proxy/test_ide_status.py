@@ -52,6 +52,7 @@ async def test_status_reports_a_working_path_and_metrics_count_it(
         assert code == 0, out
         assert "reaches cursor-byok (models: claude-test, gpt-test)" in out
         assert "FAIL" not in out
+        assert "note the proxy answers AvailableModels, BidiAppend, GetDefaultModelForCli, " in out
         assert fake_cursor.received == []  # the probe never reaches Cursor's service
         # The flow is counted when the proxy has finished it, just after the client.
         counted = 'cursor_byok_proxy_flows_total{destination="cursor-byok"} 1.0'

@@ -92,3 +92,17 @@ def test_the_cli_loads_mitmproxy_only_for_the_proxy_command() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True)  # fmt: skip
     assert result.stdout.strip() == "False"
+
+
+def test_a_bad_server_url_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    config = tmp_path / "empty.toml"
+    config.write_text("")
+    assert main(["--config", str(config), "proxy", "--server", "127.0.0.1:8417"]) == 2
+    assert "--server: expected a server URL" in capsys.readouterr().err
+    assert main(["--config", str(config), "proxy", "--listen-host", "0.0.0.0"]) == 2
+    assert "refusing to run the proxy on 0.0.0.0" in capsys.readouterr().err
+    assert main(["--config", str(config), "proxy", "--intercept", "("]) == 2
+    assert "invalid host pattern" in capsys.readouterr().err

@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import TextIO
 
 from cursor_byok.ide.settings import SettingsError, cursor_settings_path, setup, undo
-from cursor_byok.ide.status import PROBE_HOST, check_settings, probe, render, trust_note
+from cursor_byok.ide.status import (
+    PROBE_HOST,
+    check_settings,
+    probe,
+    render,
+    routing_note,
+    trust_note,
+)
 from cursor_byok.proxy import DEFAULT_PROXY_PORT
 from cursor_byok.proxy.ca import CAFiles, default_ca_dir
 
@@ -43,6 +50,7 @@ def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
     ca = CAFiles(default_ca_dir())
     checks.append(probe(proxy_url or DEFAULT_PROXY_URL, ca.certificate, args.probe_host))
     checks.append(trust_note(ca.certificate, os.environ))
+    checks.append(routing_note())
     for line in render(checks):
         print(line, file=out)
     return EXIT_OK if all(check.ok is not False for check in checks) else EXIT_FAILED

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -99,6 +100,9 @@ def _write(path: Path, data: bytes) -> None:
 
 def setup(settings: Path, proxy_url: str, state_dir: Path | None = None) -> bool:
     """Writes the proxy settings; returns False when they were already set."""
+    parts = urlsplit(proxy_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise SettingsError(f"expected a proxy URL like http://127.0.0.1:8418, got {proxy_url!r}")
     original = _read(settings)
     try:
         text = (original or b"").decode("utf-8")

@@ -12,6 +12,7 @@ import httpx2
 
 from cursor_byok.ide.jsonc import JsoncError, loads
 from cursor_byok.ide.settings import wanted_settings
+from cursor_byok.proxy.routes import ANSWERED_PATHS
 
 PROBE_HOST = "api2.cursor.sh"
 PROBE_PATH = "/agent.v1.AgentService/GetUsableModels"
@@ -87,6 +88,12 @@ def trust_note(ca_certificate: Path, env: Mapping[str, str]) -> Check:
         f"Cursor must trust {ca_certificate}: start it with NODE_EXTRA_CA_CERTS set to that "
         "file, or add the file to the system store (README)",
     )
+
+
+def routing_note() -> Check:
+    """The routing table, to compare with what a Cursor update may have moved."""
+    answered = ", ".join(sorted({path.rsplit("/", 1)[1] for path in ANSWERED_PATHS}))
+    return Check(None, f"the proxy answers {answered} of Cursor's hosts; the rest goes to Cursor")
 
 
 def render(checks: list[Check]) -> list[str]:

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from cursor_byok.config import Config
 from cursor_byok.guards import is_loopback_host
+from cursor_byok.proxy.addon import Target
 from cursor_byok.proxy.ca import CAError, CAFiles, ensure_ca
 from cursor_byok.proxy.metrics import count_flows
 from cursor_byok.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
@@ -60,8 +61,14 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
         return ProxySettings(server_url, files, args.listen_host, args.port, hosts, token)
 
     if args.server:
+        try:
+            Target.parse(args.server)
+        except ValueError as error:
+            print(f"cursor-byok: --server: {error}", file=sys.stderr)
+            return EXIT_USAGE
         return _in_front_of(settings(args.server), files)
     host = config.server.host if config.server.host not in ("0.0.0.0", "::") else "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
 
     @contextlib.contextmanager
     def attach(service: Service) -> Iterator[None]:
