@@ -40,8 +40,9 @@ async def timed(client: httpx2.AsyncClient, url: str, count: int) -> list[float]
     samples = []
     for _ in range(count):
         started = time.perf_counter()
-        response = await client.post(url, content=b"{}",
-                                     headers={"content-type": "application/json"})  # fmt: skip
+        response = await client.post(
+            url, content=b"{}", headers={"content-type": "application/json"}
+        )
         response.raise_for_status()
         samples.append((time.perf_counter() - started) * 1000)
     return samples
@@ -68,7 +69,7 @@ async def main(count: int) -> None:
                     httpx2.AsyncClient(trust_env=False) as direct,
                     httpx2.AsyncClient(
                         proxy=f"http://{host}:{port}", verify=tls, trust_env=False
-                    ) as proxied,  # fmt: skip
+                    ) as proxied,
                 ):
                     await timed(direct, url + PATH, 20)  # warm-up
                     await timed(proxied, f"https://localhost:1{PATH}", 20)

@@ -80,15 +80,18 @@ def test_unparseable_text_is_refused_with_where(text: str, message: str) -> None
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
-)  # fmt: skip
+)
 
 
-@given(st.dictionaries(st.text(max_size=6), values, max_size=5),
-       st.dictionaries(st.text(max_size=6), values, min_size=1, max_size=3),
-       st.sampled_from([None, 1, 4, "\t"]))  # fmt: skip
+@given(
+    st.dictionaries(st.text(max_size=6), values, max_size=5),
+    st.dictionaries(st.text(max_size=6), values, min_size=1, max_size=3),
+    st.sampled_from([None, 1, 4, "\t"]),
+)
 def test_any_document_any_values(
     document: dict[str, object], wanted: dict[str, object], indent: int | str | None
 ) -> None:

@@ -55,8 +55,13 @@ class FakeCursor:
                 break
         headers = [(k.decode(), v.decode()) for k, v in scope["headers"]]
         self.received.append(Recorded(scope["method"], scope["path"], headers, body))
-        await send({"type": "http.response.start", "status": 201, "headers": [
-            (b"content-type", b"application/proto"), (b"x-cursor-fake", b"yes")]})  # fmt: skip
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 201,
+                "headers": [(b"content-type", b"application/proto"), (b"x-cursor-fake", b"yes")],
+            }
+        )
         for start in range(0, len(FAKE_BODY), 64):
             chunk = FAKE_BODY[start : start + 64]
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -88,11 +93,19 @@ async def fake_cursor(tmp_path: Path) -> AsyncIterator[FakeCursor]:
     ca_file, cert, key = _leaf_for_localhost(tmp_path / "public-pki")
     port = free_port()
     fake = FakeCursor(f"https://localhost:{port}", ca_file)
-    config = uvicorn.Config(fake, host="127.0.0.1", port=port, log_level="warning",
-                            ssl_certfile=str(cert), ssl_keyfile=str(key))  # fmt: skip
+    config = uvicorn.Config(
+        fake,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ssl_certfile=str(cert),
+        ssl_keyfile=str(key),
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
+        if task.done():
+            task.result()
         await asyncio.sleep(0.01)
     yield fake
     server.should_exit = True

@@ -57,8 +57,9 @@ async def test_the_proxy_uses_it_and_clients_verify_it(
     before = files.key.read_bytes()
     proxy = proxy_factory("http://127.0.0.1:9", files, fake_cursor.ca_file)
     assert files.key.read_bytes() == before  # reused, not replaced, on start
-    async with httpx2.AsyncClient(proxy=proxy.url, verify=proxy.client_tls(),
-                                  trust_env=False) as client:  # fmt: skip
+    async with httpx2.AsyncClient(
+        proxy=proxy.url, verify=proxy.client_tls(), trust_env=False
+    ) as client:
         assert (await client.get(f"{fake_cursor.url}/x")).status_code == 201
     other, _ = ensure_ca(tmp_path / "other")
     wrong = ssl.create_default_context(cafile=str(other.certificate))

@@ -30,14 +30,29 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     for name, value in home.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr("platform.system", lambda: "Linux")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cursor_byok", "--config", str(config), "proxy",
-         "--port", str(proxy_port), "--intercept", r"^localhost:\d+$"],
-        cwd=ROOT, env=clean_env(**home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    command = [
+        sys.executable,
+        "-m",
+        "cursor_byok",
+        "--config",
+        str(config),
+        "proxy",
+        "--port",
+        str(proxy_port),
+        "--intercept",
+        r"^localhost:\d+$",
+    ]
+    process = await asyncio.to_thread(
+        subprocess.Popen,
+        command,
+        cwd=ROOT,
+        env=clean_env(**home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
     try:
-        wait_for_port(proxy_port, process)
+        await asyncio.to_thread(wait_for_port, proxy_port, process)
         assert run("ide", "setup", "--proxy-url", f"http://127.0.0.1:{proxy_port}")[0] == 0
         # `localhost:cursor_port` stands for Cursor's host: the probe's path is
         # answered by cursor-byok, so nothing listens there and nothing leaves.
@@ -56,13 +71,12 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
         assert counted in metrics
         # Cursor keeps its connections open: the proxy must stop cleanly anyway.
         tls = ssl.create_default_context(cafile=str(CAFiles(default_ca_dir()).certificate))
-        keeper = httpx2.Client(proxy=f"http://127.0.0.1:{proxy_port}", verify=tls,
-                               trust_env=False)  # fmt: skip
+        keeper = httpx2.Client(proxy=f"http://127.0.0.1:{proxy_port}", verify=tls, trust_env=False)
         keeper.get(f"https://localhost:{cursor_port}/agent.v1.AgentService/GetUsableModels")
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
-        stdout, stderr = process.communicate(timeout=30)
+        stdout, stderr = await asyncio.to_thread(process.communicate, timeout=30)
     keeper.close()
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
@@ -80,11 +94,23 @@ def test_a_taken_proxy_port_stops_the_command_with_a_clear_error(tmp_path: Path)
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "cursor_byok", "--config", str(config), "proxy",
-             "--port", str(port)],
-            check=False, cwd=ROOT, env=clean_env(XDG_CONFIG_HOME=str(tmp_path / "config")),
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "cursor_byok",
+                "--config",
+                str(config),
+                "proxy",
+                "--port",
+                str(port),
+            ],
+            check=False,
+            cwd=ROOT,
+            env=clean_env(XDG_CONFIG_HOME=str(tmp_path / "config")),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert result.returncode == 1
     assert f"the proxy could not listen on 127.0.0.1:{port} (is the port in use?)" in result.stderr
     assert "Traceback" not in result.stderr

@@ -72,8 +72,9 @@ class GatedLLM(ScriptedLLM):
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[tuple[str, GatedLLM]]:
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
-    llm = GatedLLM([stream_of(READ_TURN, chunk=4), stream_of(ANSWER, chunk=4)],
-                   gate=asyncio.Event())  # fmt: skip
+    llm = GatedLLM(
+        [stream_of(READ_TURN, chunk=4), stream_of(ANSWER, chunk=4)], gate=asyncio.Event()
+    )
     service = build_service(store, llm, heartbeat_s=0.5)
     async with serving(service) as url:
         yield url, llm
@@ -91,9 +92,16 @@ def answer_text(item: pb.AgentServerMessage | End) -> bool:
 def proxied(
     proxy: RunningProxy, base_url: str, http2: bool = False, **headers: str
 ) -> httpx2.AsyncClient:
-    return httpx2.AsyncClient(base_url=base_url, proxy=proxy.url, verify=proxy.client_tls(),
-                              timeout=30.0, headers=headers, trust_env=False,
-                              http1=not http2, http2=http2)  # fmt: skip
+    return httpx2.AsyncClient(
+        base_url=base_url,
+        proxy=proxy.url,
+        verify=proxy.client_tls(),
+        timeout=30.0,
+        headers=headers,
+        trust_env=False,
+        http1=not http2,
+        http2=http2,
+    )
 
 
 @pytest.mark.parametrize("http2", [False, True], ids=["client-http1.1", "client-http2"])
@@ -132,8 +140,11 @@ async def test_a_tool_turn_streams_through_the_proxy(
         assert isinstance(end, End) and end.error is None
     finally:
         await client.close()
-    texts = "".join(i.interaction_update.text_delta.text for i in stream.received
-                    if kind(i) == "text_delta")  # fmt: skip
+    texts = "".join(
+        i.interaction_update.text_delta.text
+        for i in stream.received
+        if isinstance(i, pb.AgentServerMessage) and kind(i) == "text_delta"
+    )
     assert texts == "Let me look." + ANSWER.text
     assert fake_cursor.received == []  # nothing of the turn went to Cursor
     assert await proxy.settled(4) == [Route.LOCAL] * 4  # RunSSE and three appends
@@ -143,8 +154,11 @@ async def test_a_tool_turn_streams_through_the_proxy(
     assert run_sse.startswith("proxy_flow route=cursor-byok method=POST host=localhost ")
     assert "status=200 duration_ms=" in run_sse
     async with proxied(proxy, fake_cursor.url, http2) as check:
-        models = await check.post("/agent.v1.AgentService/GetUsableModels", content=b"{}",
-                                  headers={"content-type": "application/json"})  # fmt: skip
+        models = await check.post(
+            "/agent.v1.AgentService/GetUsableModels",
+            content=b"{}",
+            headers={"content-type": "application/json"},
+        )
     assert models.status_code == 200
     assert models.http_version == ("HTTP/2" if http2 else "HTTP/1.1")
 
@@ -160,9 +174,13 @@ async def test_other_paths_reach_cursor_unchanged(
         response = await client.post(
             "/aiserver.v1.DashboardService/GetTeams?x=1",
             content=body,
-            headers={"authorization": "Bearer cursor-session", "x-cursor-checksum": "abc",
-                     "content-type": "application/proto", "X-Mixed-Case": "Kept"},
-        )  # fmt: skip
+            headers={
+                "authorization": "Bearer cursor-session",
+                "x-cursor-checksum": "abc",
+                "content-type": "application/proto",
+                "X-Mixed-Case": "Kept",
+            },
+        )
     assert response.status_code == 201
     assert response.content == FAKE_BODY
     assert response.headers["x-cursor-fake"] == "yes"
@@ -191,8 +209,11 @@ async def test_the_cursor_session_token_never_reaches_the_server(
         proxy = proxy_factory(url, proxy_ca, fake_cursor.ca_file, token=proxy_token)
         async with proxied(proxy, fake_cursor.url, authorization="Bearer server-secret") as c:
             # Even a Cursor token equal to the server's is dropped, not passed on.
-            response = await c.post("/agent.v1.AgentService/GetUsableModels", content=b"{}",
-                                    headers={"content-type": "application/json"})  # fmt: skip
+            response = await c.post(
+                "/agent.v1.AgentService/GetUsableModels",
+                content=b"{}",
+                headers={"content-type": "application/json"},
+            )
     store.close()
     assert response.status_code == status
     assert fake_cursor.received == []

@@ -89,8 +89,9 @@ def test_the_cli_loads_mitmproxy_only_for_the_proxy_command() -> None:
     probe = (
         "import sys, cursor_byok.cli; print(any(m.startswith('mitmproxy') for m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            check=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
 
 

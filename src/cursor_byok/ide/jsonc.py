@@ -95,8 +95,11 @@ def _as_json(text: str, tokens: list[Token]) -> str:
     chars = list(text.replace("\ufeff", " "))
     significant = _significant(tokens)
     blank = [t for t in tokens if t.kind == "comment"]
-    blank += [t for t, after in itertools.pairwise(significant)
-              if t.kind == "," and after.kind in ("}", "]")]  # fmt: skip
+    blank += [
+        t
+        for t, after in itertools.pairwise(significant)
+        if t.kind == "," and after.kind in ("}", "]")
+    ]
     for token in blank:
         for index in range(token.start, token.end):
             if chars[index] not in "\r\n":

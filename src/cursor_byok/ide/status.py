@@ -57,8 +57,11 @@ def probe(proxy_url: str, ca_certificate: Path, host: str = PROBE_HOST) -> Check
     tls = ssl.create_default_context(cafile=str(ca_certificate))
     try:
         with httpx2.Client(proxy=proxy_url, verify=tls, timeout=5.0, trust_env=False) as client:
-            response = client.post(f"https://{host}{PROBE_PATH}", content=b"{}",
-                                   headers={"content-type": "application/json"})  # fmt: skip
+            response = client.post(
+                f"https://{host}{PROBE_PATH}",
+                content=b"{}",
+                headers={"content-type": "application/json"},
+            )
     except httpx2.ProxyError as error:
         return Check(False, f"the proxy at {proxy_url} refused the tunnel: {error}")
     except httpx2.ConnectError as error:
@@ -69,8 +72,11 @@ def probe(proxy_url: str, ca_certificate: Path, host: str = PROBE_HOST) -> Check
     except httpx2.HTTPError as error:
         return Check(False, f"request through {proxy_url} failed: {error!r}")
     if response.status_code != 200:
-        return Check(False, f"{PROBE_PATH} through the proxy answered HTTP "
-                            f"{response.status_code}: {response.text[:200]}")  # fmt: skip
+        return Check(
+            False,
+            f"{PROBE_PATH} through the proxy answered HTTP "
+            f"{response.status_code}: {response.text[:200]}",
+        )
     try:
         models = [m.get("modelId", "?") for m in response.json().get("models", [])]
     except (ValueError, AttributeError):

@@ -21,8 +21,12 @@ def add_proxy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         ),
         epilog="Example: NODE_EXTRA_CA_CERTS=$(cursor-byok proxy --ca-path) cursor",
     )
-    proxy.add_argument("--port", type=int, default=DEFAULT_PROXY_PORT,
-                       help=f"proxy port on 127.0.0.1 (default {DEFAULT_PROXY_PORT})")  # fmt: skip
+    proxy.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PROXY_PORT,
+        help=f"proxy port on 127.0.0.1 (default {DEFAULT_PROXY_PORT})",
+    )
     proxy.add_argument("--listen-host", default="127.0.0.1", help=argparse.SUPPRESS)
     proxy.add_argument(
         "--server",
@@ -37,6 +41,8 @@ def add_proxy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="a host whose TLS the proxy opens, as a pattern on host:port; repeatable "
         "(default: Cursor's API hosts, *.cursor.sh)",
     )
-    proxy.add_argument("--ca-path", action="store_true",
-                       help="print the path of the CA certificate to trust (creating the CA "
-                       "if needed) and exit")  # fmt: skip
+    proxy.add_argument(
+        "--ca-path",
+        action="store_true",
+        help="print the path of the CA certificate to trust (creating the CA if needed) and exit",
+    )

@@ -72,8 +72,9 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
 
     @contextlib.contextmanager
     def attach(service: Service) -> Iterator[None]:
-        proxy = ProxyThread(settings(f"http://{host}:{config.server.port}"),
-                            count_flows(service.metrics.registry))  # fmt: skip
+        proxy = ProxyThread(
+            settings(f"http://{host}:{config.server.port}"), count_flows(service.metrics.registry)
+        )
         _start(proxy, files)
         try:
             yield
@@ -92,9 +93,13 @@ def _start(proxy: ProxyThread, files: CAFiles) -> None:
     log.info(
         "proxy on http://%s:%d: %d Cursor paths of hosts %s to %s, the rest to Cursor; "
         "CA certificate %s",
-        listen_host, port, len(ANSWERED_PATHS), " ".join(proxy.settings.hosts),
-        proxy.settings.server_url, files.certificate,
-    )  # fmt: skip
+        listen_host,
+        port,
+        len(ANSWERED_PATHS),
+        " ".join(proxy.settings.hosts),
+        proxy.settings.server_url,
+        files.certificate,
+    )
 
 
 def _in_front_of(settings: ProxySettings, files: CAFiles) -> int:

@@ -57,8 +57,9 @@ def build_master(settings: ProxySettings, count: Callable[[Route], None] | None)
     master = DumpMaster(opts, with_termlog=False, with_dumper=False)
     # Options of built-in addons exist once the addons are loaded.
     master.options.update(connection_strategy="lazy", **settings.extra)
-    master.addons.add(Router(table, Target.parse(settings.server_url), settings.access_token,
-                             count))  # fmt: skip
+    master.addons.add(
+        Router(table, Target.parse(settings.server_url), settings.access_token, count)
+    )
     return master
 
 
