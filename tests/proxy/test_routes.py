@@ -14,8 +14,20 @@ pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.
 from cursor_byok.cli import main
 from cursor_byok.proxy.addon import Target
 from cursor_byok.proxy.ca import ensure_ca
-from cursor_byok.proxy.routes import ANSWERED_PATHS, Route, RoutingTable, check_patterns
-from cursor_byok.proxy.runner import ProxyError, ProxySettings, ProxyThread
+from cursor_byok.proxy.routes import (
+    ANSWERED_PATHS,
+    CURSOR_HOSTS,
+    Route,
+    RoutingTable,
+    check_patterns,
+)
+from cursor_byok.proxy.runner import (
+    ProxyError,
+    ProxySettings,
+    ProxyThread,
+    build_master,
+    unhook_logging,
+)
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.wire.app import build_service
 from cursor_byok.transport.wire.server import BIDI_APPEND, RUN_SSE
@@ -107,3 +119,15 @@ def test_a_bad_server_url_is_a_usage_error(
     assert "refusing to run the proxy on 0.0.0.0" in capsys.readouterr().err
     assert main(["--config", str(config), "proxy", "--intercept", "("]) == 2
     assert "invalid host pattern" in capsys.readouterr().err
+
+
+async def test_only_our_addon_answers_and_no_connection_is_opened_early(tmp_path: Path) -> None:
+    """mitmproxy's onboarding web app is off, and it connects upstream only
+    for a flow that needs it (so the answered paths never touch Cursor)."""
+    ca, _ = ensure_ca(tmp_path / "ca")
+    master = build_master(ProxySettings("http://127.0.0.1:9", ca), None)
+    unhook_logging(master)
+    assert master.options.onboarding is False
+    assert master.options.connection_strategy == "lazy"
+    assert master.options.upstream_cert is False
+    assert list(master.options.allow_hosts) == list(CURSOR_HOSTS)

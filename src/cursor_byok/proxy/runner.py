@@ -55,8 +55,9 @@ def build_master(settings: ProxySettings, count: Callable[[Route], None] | None)
         upstream_cert=False,  # the answered paths never open a connection to Cursor
     )
     master = DumpMaster(opts, with_termlog=False, with_dumper=False)
-    # Options of built-in addons exist once the addons are loaded.
-    master.options.update(connection_strategy="lazy", **settings.extra)
+    # Options of built-in addons exist once the addons are loaded. No
+    # onboarding web app: nothing but the routing addon answers requests.
+    master.options.update(connection_strategy="lazy", onboarding=False, **settings.extra)
     master.addons.add(
         Router(table, Target.parse(settings.server_url), settings.access_token, count)
     )
@@ -124,7 +125,7 @@ class ProxyThread:
             self._error = error
         finally:
             if self._master is not None:
-                _unhook_logging(self._master)
+                unhook_logging(self._master)
             self._ready.set()
 
     async def _serve(self) -> None:
@@ -148,7 +149,7 @@ class _Ready:
         self.ready([(host, port) for host, port, *_ in addresses])
 
 
-def _unhook_logging(master: DumpMaster) -> None:
+def unhook_logging(master: DumpMaster) -> None:
     """mitmproxy hooks the root logger; a master that died during startup
     leaves those hooks behind, pointing at its closed loop."""
     root = logging.getLogger()
