@@ -45,6 +45,8 @@ def test_setting_again_changes_nothing() -> None:
     ("before", "after"),
     [
         ("", '{\n    "a": 1\n}\n'),
+        (" \n", '{\n    "a": 1\n}\n'),
+        ("// nothing yet", '// nothing yet\n{\n    "a": 1\n}\n'),
         ("{}", '{"a": 1}'),
         ("{\n}\n", '{\n    "a": 1\n}\n'),
         ('{\n  "x": 2\n}', '{\n  "x": 2,\n  "a": 1\n}'),

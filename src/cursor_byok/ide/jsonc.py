@@ -144,8 +144,8 @@ def members(text: str) -> tuple[list[Member], list[Token]]:
 
 def set_values(text: str, values: dict[str, Any]) -> str:
     """`text` with each top-level key of `values` set; everything else as it was."""
-    if not text.strip():
-        text = "{\n}\n"
+    if not _significant(tokenize(text)):  # empty, or comments only: an empty object
+        text = (text.rstrip() + "\n" if text.strip() else "") + "{\n}\n"
     found, significant = members(text)
     last = {m.key: m for m in found}  # a repeated key: the last one counts
     edits: list[tuple[int, int, str]] = []
