@@ -27,8 +27,8 @@ ALLOWED: dict[str, set[str]] = {
 
 COMMAND_PACKAGES: dict[str, set[str]] = {
     # The IDE takeover, for `cli` only: it reaches the server over a socket.
-    "proxy": {"proxy", "guards", "config", "runtime", "transport"},
-    "ide": {"ide", "config", "proxy"},
+    "proxy": {"proxy", "guards", "config", "serve", "runtime", "transport"},
+    "ide": {"ide", "config", "serve", "proxy"},
 }
 
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.

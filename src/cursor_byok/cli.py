@@ -27,6 +27,7 @@ from cursor_byok.config import (
 )
 from cursor_byok.config_reader import ConfigError
 from cursor_byok.demo import run_demo
+from cursor_byok.ide.command import add_ide_parser, run_ide
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -35,7 +36,6 @@ from cursor_byok.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
-from cursor_byok.ide.command import add_ide_parser, run_ide
 from cursor_byok.proxy.arguments import add_proxy_parser
 from cursor_byok.runtime.logsafe import printable
 from cursor_byok.serve import (

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from cursor_byok.ide.settings import SettingsError, cursor_settings_path, setup, undo
 from cursor_byok.ide.status import (
@@ -19,10 +18,12 @@ from cursor_byok.ide.status import (
 )
 from cursor_byok.proxy import DEFAULT_PROXY_PORT
 from cursor_byok.proxy.ca import CAFiles, default_ca_dir
+from cursor_byok.serve import EXIT_FAILED, EXIT_OK, fail
 
-EXIT_OK, EXIT_FAILED = 0, 1
 DEFAULT_PROXY_URL = f"http://127.0.0.1:{DEFAULT_PROXY_PORT}"
 SETTINGS_HELP = "Cursor's settings.json (default: the one of this user and platform)"
+
+ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 
 
 def run_ide(args: argparse.Namespace, out: TextIO) -> int:
@@ -40,8 +41,7 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
             case _:
                 return _status(args, settings, out)
     except SettingsError as error:
-        print(f"cursor-byok: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(str(error), EXIT_FAILED)
     return EXIT_OK
 
 
@@ -56,7 +56,7 @@ def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
     return EXIT_OK if all(check.ok is not False for check in checks) else EXIT_FAILED
 
 
-def add_ide_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_ide_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
     ide = commands.add_parser(
         "ide",
         help="point the Cursor IDE at 'cursor-byok proxy' (setup, undo, status)",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TypeVar
 
 from cursor_byok.proxy import DEFAULT_PROXY_PORT
 
+ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 
-def add_proxy_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
     proxy = commands.add_parser(
         "proxy",
         help="run the server behind an intercepting proxy for the Cursor IDE",

@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import logging
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
@@ -19,13 +18,11 @@ from cursor_byok.proxy.ca import CAError, CAFiles, ensure_ca
 from cursor_byok.proxy.metrics import count_flows
 from cursor_byok.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
 from cursor_byok.proxy.runner import ProxyError, ProxySettings, ProxyThread
+from cursor_byok.serve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Attach, fail
 from cursor_byok.transport.wire.app import Service
 
 log = logging.getLogger("cursor_byok.proxy")
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
 Serve = Callable[[Attach], int]
 
 
@@ -34,23 +31,20 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
     try:
         files, created = ensure_ca()
     except CAError as error:
-        print(f"cursor-byok: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(str(error), EXIT_FAILED)
     if args.ca_path:
         print(files.certificate, file=out)
         return EXIT_OK
     if not is_loopback_host(args.listen_host):
-        print(
-            f"cursor-byok: refusing to run the proxy on {args.listen_host}: anyone who reaches "
-            "it could use it; keep it on 127.0.0.1",
-            file=sys.stderr,
+        return fail(
+            f"refusing to run the proxy on {args.listen_host}: anyone who reaches it could "
+            "use it; keep it on 127.0.0.1",
+            EXIT_USAGE,
         )
-        return EXIT_USAGE
     try:
         hosts = tuple(check_patterns(args.intercept or CURSOR_HOSTS))
     except ValueError as error:
-        print(f"cursor-byok: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return fail(str(error), EXIT_USAGE)
     # mitmproxy logs every connection at INFO; one line per flow is ours.
     logging.getLogger("mitmproxy").setLevel(logging.WARNING)
     token = config.server.access_token.reveal() if config.server.access_token else None
@@ -64,8 +58,7 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
         try:
             Target.parse(args.server)
         except ValueError as error:
-            print(f"cursor-byok: --server: {error}", file=sys.stderr)
-            return EXIT_USAGE
+            return fail(f"--server: {error}", EXIT_USAGE)
         return _in_front_of(settings(args.server), files)
     host = config.server.host if config.server.host not in ("0.0.0.0", "::") else "127.0.0.1"
     host = f"[{host}]" if ":" in host else host
@@ -84,8 +77,7 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
     try:
         return serve(attach)
     except ProxyError as error:
-        print(f"cursor-byok: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(str(error), EXIT_FAILED)
 
 
 def _start(proxy: ProxyThread, files: CAFiles) -> None:
@@ -112,8 +104,7 @@ def _in_front_of(settings: ProxySettings, files: CAFiles) -> int:
         while not stop.wait(0.5):
             pass
     except ProxyError as error:
-        print(f"cursor-byok: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return fail(str(error), EXIT_FAILED)
     except KeyboardInterrupt:
         pass
     finally:
