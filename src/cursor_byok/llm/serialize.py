@@ -255,6 +255,8 @@ def message_to_json(message: Message) -> dict[str, JSONValue]:
                 out["responseId"] = message.response_id
             if message.error_message is not None:
                 out["errorMessage"] = message.error_message
+            if message.interrupted:
+                out["interrupted"] = True
             return out
         case ToolResultMessage():
             return {
@@ -299,6 +301,7 @@ def message_from_json(doc: Any) -> Message:
             response_id=_opt_str(doc, "responseId"),
             error_message=_opt_str(doc, "errorMessage"),
             timestamp=_int(doc, "timestamp"),
+            interrupted=doc.get("interrupted") is True,
         )
     if role == "toolResult":
         return ToolResultMessage(

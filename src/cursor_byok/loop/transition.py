@@ -25,7 +25,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
     ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
-    Cancel           waiting LLM        drop pending                            Canceled
+    Cancel           waiting LLM        append what streamed as an interrupted
+                                        message + an error result per call      Canceled
     Cancel           waiting client     append an is_error result per
                                         unfinished tool call                    Canceled
     Cancel           idle               nothing to stop                         Ignored
@@ -77,6 +78,8 @@ from cursor_byok.loop.commands import (
     WaitInput,
 )
 from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, Start, ToolResult, UserInput
+from cursor_byok.loop.interrupt import interrupted_messages
+from cursor_byok.loop.pending import keep_visible
 from cursor_byok.loop.records import (
     CallEnded,
     CallPlanned,
@@ -288,16 +291,10 @@ def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transi
             pending = PendingResponse(input_.call_id)
         case ToolCallStart(id=tool_call_id):
             pending = replace(pending, tool_call_ids=(*pending.tool_call_ids, tool_call_id))
-        case (
-            TextStart()
-            | TextDelta()
-            | TextEnd()
-            | ThinkingStart()
-            | ThinkingDelta()
-            | ThinkingEnd()
-            | ToolCallDelta()
-            | ToolCallEnd()
-        ):
+            pending = keep_visible(pending, event)
+        case TextStart() | TextDelta() | TextEnd() | ToolCallDelta() | ToolCallEnd():
+            pending = keep_visible(pending, event)
+        case ThinkingStart() | ThinkingDelta() | ThinkingEnd():
             pass
         case DoneEvent():
             return _on_done(conv, pending, input_, event, hooks)
@@ -417,8 +414,13 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
 def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
     conv = state.committed
     if conv.status is Status.WAITING_LLM:
+        # What had streamed stays, as a new message (see `interrupt`).
         ended = CallEnded(conv.call_id or "", "canceled", error="canceled")
-        conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=input_.reason)
+        pending = state.pending if state.pending and state.pending.call_id == conv.call_id else None
+        kept = interrupted_messages(pending, conv.settings.model, input_.reason, input_.timestamp)
+        conv = replace(
+            _append(conv, kept), status=Status.CANCELED, call_id=None, last_error=input_.reason
+        )
         return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(ended,))
     if conv.status is Status.WAITING_CLIENT and conv.waiting is not None:
         # Every tool call in history needs a result, or the next request is
