@@ -164,3 +164,13 @@ def test_growing_sessions_waste_no_marker_and_read_all_they_can(model: str, widt
     report = simulate(bodies, minimum_cacheable_tokens(model), ends)
     assert report.wasted == 0, report.wasted_detail
     assert report.read == report.limit > 0
+
+
+def test_a_request_nothing_extends_only_reads_the_previous_end() -> None:
+    """A compaction's summary call: its end is never read again."""
+    history = [*history_of(3), UserMessage("summarize")]
+    request = RequestMessages(BIG_SYSTEM, tuple(history), (READ_TOOL,), extended=False)
+    body = build_request(SONNET, request)
+    messages = body["messages"]
+    last_assistant = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
+    assert marked(body) == [("messages", last_assistant - 1, 0)]

@@ -368,6 +368,8 @@ def request_to_json(request: RequestMessages) -> dict[str, JSONValue]:
     }
     if request.system_prompt is not None:
         out["systemPrompt"] = request.system_prompt
+    if not request.extended:
+        out["extended"] = False
     return out
 
 
@@ -377,6 +379,7 @@ def request_from_json(doc: Any) -> RequestMessages:
         system_prompt=_opt_str(doc, "systemPrompt"),
         messages=tuple(message_from_json(m) for m in _list(doc.get("messages"), "messages")),
         tools=tuple(tool_definition_from_json(t) for t in _list(doc.get("tools", []), "tools")),
+        extended=doc.get("extended") is not False,
     )
 
 

@@ -176,3 +176,7 @@ class RequestMessages:
     system_prompt: str | None
     messages: tuple[Message, ...]
     tools: tuple[ToolDefinition, ...] = ()
+    extended: bool = True
+    """Whether a later request extends this one. False for a compaction's
+    summary call: the requests after it start from the summary, so caching
+    its end would write an entry nobody reads."""

@@ -30,6 +30,13 @@ The rules, top to bottom (seed §7.3, §10, §11):
     Cancel           waiting client     append an is_error result per
                                         unfinished tool call                    Canceled
     Cancel           idle               nothing to stop                         Ignored
+    Compact          idle, >1 message   ask for a summary (emit SummaryStarted) CallLLM
+    Compact          otherwise          nothing                                 Ignored
+    (any CallLLM)    request too big    ask for a summary first                 CallLLM
+    LLMEvent         summary streaming  pass nothing on                         WaitInput
+    LLMEvent done    summary            append it, record the reset; emit
+                                        SummaryDone; asked for -> end turn      Final
+                                        otherwise the request, from the reset   CallLLM
 
 Any model call past the turn's `max_model_calls` is not made: the turn ends
 with a notice the client sees as text, which never becomes history.
@@ -37,14 +44,12 @@ with a notice the client sees as text, which never becomes history.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
-    ResponseEvent,
     StartEvent,
     TextDelta,
     TextEnd,
@@ -56,33 +61,23 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.serialize import extend_messages_hash, message_hash
-from cursor_byok.llm.types import (
-    AssistantMessage,
-    Message,
-    RequestMessages,
-    TextContent,
-    ToolCall,
-    ToolDefinition,
-    ToolResultMessage,
-    UserMessage,
-)
+from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, UserMessage
 from cursor_byok.loop.commands import (
     CallClient,
-    CallLLM,
     Canceled,
+    Emit,
     Failed,
     Final,
-    Ignored,
+    SummaryDone,
     Transition,
     WaitInput,
 )
-from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, Start, ToolResult, UserInput
+from cursor_byok.loop.compaction import summary_message
+from cursor_byok.loop.inputs import Cancel, Compact, Input, LLMEvent, Start, ToolResult, UserInput
 from cursor_byok.loop.interrupt import interrupted_messages
 from cursor_byok.loop.pending import keep_visible
 from cursor_byok.loop.records import (
     CallEnded,
-    CallPlanned,
     OperationChanged,
     OperationStatusName,
     Record,
@@ -97,40 +92,22 @@ from cursor_byok.loop.state import (
     TurnSettings,
     WaitingClient,
 )
+from cursor_byok.loop.steps import (
+    DEFAULT_HOOKS,
+    Hooks,
+    append,
+    call_llm,
+    ignore,
+    limit_text,
+    operation_id_for,
+)
+
+__all__ = ["DEFAULT_HOOKS", "TRUNCATED_CALL", "Hooks", "limit_text", "transition"]
 
 TRUNCATED_CALL = (
     "Not run: the response hit the output token limit, so this call's arguments may be "
     "incomplete. Make the call again with a smaller output."
 )
-
-
-def limit_text(limit: int) -> str:
-    return (
-        f"Stopped: this turn reached the limit of {limit} model calls. Send a message to continue."
-    )
-
-
-def default_build_prompt(_input: Input, state: ConversationState) -> str | None:
-    return state.settings.system_prompt
-
-
-def default_build_tools(_input: Input, state: ConversationState) -> tuple[ToolDefinition, ...]:
-    return state.settings.tools
-
-
-@dataclass(frozen=True, slots=True)
-class Hooks:
-    """Builders for the per-request parts of a model call. They must be pure
-    and may read the state, but they never touch `messages`: history only
-    grows through the rules above."""
-
-    build_prompt: Callable[[Input, ConversationState], str | None] = default_build_prompt
-    build_tools: Callable[[Input, ConversationState], tuple[ToolDefinition, ...]] = (
-        default_build_tools
-    )
-
-
-DEFAULT_HOOKS = Hooks()
 
 
 def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS) -> Transition:
@@ -145,38 +122,13 @@ def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS)
             return _on_tool_result(state, input_, hooks)
         case Cancel():
             return _on_cancel(state, input_)
+        case Compact():
+            return _on_compact(state, input_, hooks)
         case _:
             assert_never(input_)
 
 
-# -- ids -------------------------------------------------------------------------
-
-
-def call_id_for(conversation_id: str, call_seq: int) -> str:
-    return f"{conversation_id}:call:{call_seq}"
-
-
-def operation_id_for(state: ConversationState, tool_call: ToolCall) -> str:
-    """Conversation + turn + model call + tool call id: the same tool call
-    always maps to the same operation, so the client runs it once; the model
-    call is part of it because some providers reuse ids across responses."""
-    return f"{state.turn_id}:call:{state.call_seq}:tool:{tool_call.id}"
-
-
 # -- helpers -----------------------------------------------------------------------
-
-
-def _append(state: ConversationState, messages: tuple[Message, ...]) -> ConversationState:
-    if not messages:
-        return state
-    chain = state.messages_hash
-    for message in messages:
-        chain = extend_messages_hash(chain, message_hash(message))
-    return replace(state, messages=state.messages + messages, messages_hash=chain)
-
-
-def _ignore(state: RuntimeState, reason: str) -> Transition:
-    return Transition(state, (), Ignored(reason), commit=False)
 
 
 def _operation(
@@ -188,70 +140,6 @@ def _operation(
     return OperationChanged(
         waiting.operation_id, state.turn_id, waiting.next, waiting.current, status, result
     )
-
-
-def _timestamp_of(input_: Input) -> int:
-    """When the input's message was made: the loop reads no clock."""
-    match input_:
-        case Start(user_message=message) | UserInput(message=message) | ToolResult(message=message):
-            return message.timestamp
-        case LLMEvent(event=event):
-            return event.message.timestamp if isinstance(event, DoneEvent | ErrorEvent) else 0
-        case Cancel(timestamp=timestamp):
-            return timestamp
-        case _:
-            assert_never(input_)
-
-
-def _call_llm(
-    state: ConversationState,
-    input_: Input,
-    hooks: Hooks,
-    emit: tuple[ResponseEvent, ...] = (),
-    records: tuple[Record, ...] = (),
-) -> Transition:
-    if state.turn_calls >= state.settings.max_model_calls:
-        return _stop_at_limit(state, input_, emit, records)
-    seq = state.call_seq + 1
-    call_id = call_id_for(state.conversation_id, seq)
-    state = replace(
-        state,
-        status=Status.WAITING_LLM,
-        call_seq=seq,
-        turn_calls=state.turn_calls + 1,
-        call_id=call_id,
-        waiting=None,
-        queued=(),
-    )
-    request = RequestMessages(
-        system_prompt=hooks.build_prompt(input_, state),
-        messages=state.messages,
-        tools=hooks.build_tools(input_, state),
-    )
-    command = CallLLM(call_id, state.settings.model, request, state.messages_hash)
-    planned = CallPlanned(call_id, command.model, request, state.messages_hash)
-    return Transition(RuntimeState(state), emit, command, records=(*records, planned))
-
-
-def _stop_at_limit(
-    state: ConversationState,
-    input_: Input,
-    emit: tuple[ResponseEvent, ...],
-    records: tuple[Record, ...],
-) -> Transition:
-    """End the turn softly: the client sees why as text and a normal end (an
-    error end would drop the turn's partial UI); history gets nothing."""
-    text = limit_text(state.settings.max_model_calls)
-    notice = AssistantMessage(
-        content=(TextContent(text),),
-        api="cursor-byok",
-        provider="cursor-byok",
-        model="notice",
-        timestamp=_timestamp_of(input_),
-    )
-    state = replace(state, status=Status.FINAL, call_id=None, waiting=None, queued=())
-    shown = (*emit, TextStart(0), TextDelta(0, text), TextEnd(0, text))
-    return Transition(RuntimeState(state), shown, Final(notice), records=records)
 
 
 # -- user messages -------------------------------------------------------------------
@@ -270,9 +158,9 @@ def _on_user_messages(
     if conv.status not in IDLE_STATUSES:
         conv = replace(conv, queued=conv.queued + messages)
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
-    conv = _append(conv, (*conv.queued, *messages))
+    conv = append(conv, (*conv.queued, *messages))
     conv = replace(conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None)
-    return _call_llm(conv, input_, hooks)
+    return call_llm(conv, input_, hooks)
 
 
 # -- the model's stream ----------------------------------------------------------------
@@ -281,7 +169,7 @@ def _on_user_messages(
 def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transition:
     conv = state.committed
     if conv.status is not Status.WAITING_LLM or input_.call_id != conv.call_id:
-        return _ignore(state, "model event of a call not in flight")
+        return ignore(state, "model event of a call not in flight")
     pending = state.pending
     if pending is None or pending.call_id != input_.call_id:
         pending = PendingResponse(input_.call_id)
@@ -296,13 +184,17 @@ def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transi
             pending = keep_visible(pending, event)
         case ThinkingStart() | ThinkingDelta() | ThinkingEnd():
             pass
+        case DoneEvent() if conv.compaction is not None:
+            return _on_summary(conv, input_, event, hooks)
         case DoneEvent():
             return _on_done(conv, pending, input_, event, hooks)
         case ErrorEvent():
             return _on_error(conv, event)
         case _:
             assert_never(event)
-    return Transition(RuntimeState(conv, pending), (event,), WaitInput(), commit=False)
+    # A summary streams for history, not for the reader: nothing is passed on.
+    emit: tuple[Emit, ...] = () if conv.compaction is not None else (event,)
+    return Transition(RuntimeState(conv, pending), emit, WaitInput(), commit=False)
 
 
 def _on_done(
@@ -320,7 +212,7 @@ def _on_done(
     # A message without content is a notice the server wrote (no key, a
     # refusal note): the client saw it streamed, the history never has it.
     kept = message if message.content else None
-    conv = replace(_append(conv, (message,) if kept else ()), call_id=None)
+    conv = replace(append(conv, (message,) if kept else ()), call_id=None)
     ended: tuple[Record, ...] = (CallEnded(input_.call_id, "committed", kept),)
     tool_calls = message.tool_calls
     if tool_calls and event.reason == "length":
@@ -337,7 +229,7 @@ def _on_done(
             )
             for call in tool_calls
         )
-        conv = replace(_append(conv, unrun), status=Status.FINAL)
+        conv = replace(append(conv, unrun), status=Status.FINAL)
         return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
     if tool_calls:
         waiting = WaitingClient(tool_calls, 0, operation_id_for(conv, tool_calls[0]))
@@ -346,7 +238,7 @@ def _on_done(
         records = (*ended, _operation(conv, waiting, "waiting"))
         return Transition(RuntimeState(conv), (event,), command, records=records)
     if conv.queued:
-        return _call_llm(_append(conv, conv.queued), input_, hooks, (event,), ended)
+        return call_llm(append(conv, conv.queued), input_, hooks, (event,), ended)
     conv = replace(conv, status=Status.FINAL)
     return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
 
@@ -368,6 +260,7 @@ def _invalid_response(pending: PendingResponse, tool_calls: tuple[ToolCall, ...]
 
 def _on_error(conv: ConversationState, event: ErrorEvent) -> Transition:
     reason = event.message.error_message or event.reason
+    conv = replace(conv, compaction=None)
     call_id = conv.call_id or ""
     if event.reason == "aborted":
         conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=reason)
@@ -376,11 +269,48 @@ def _on_error(conv: ConversationState, event: ErrorEvent) -> Transition:
     failed = event.message
     repair = repair_for(conv.messages, event)
     if repair is not None:
-        conv = _append(conv, (repair,))
+        conv = append(conv, (repair,))
         failed = replace(failed, error_message=banner_text(repair.reason))
     conv = replace(conv, status=Status.FAILED, call_id=None, last_error=reason)
     ended = CallEnded(call_id, "failed", error=event.message.error_message)
     return Transition(RuntimeState(conv), (event,), Failed(failed), records=(ended,))
+
+
+# -- compaction -------------------------------------------------------------------------------
+
+
+def _on_compact(state: RuntimeState, input_: Compact, hooks: Hooks) -> Transition:
+    """The client asks for a summary now: only between turns, and only when
+    there is something to summarize."""
+    conv = state.committed
+    if conv.status not in IDLE_STATUSES:
+        return ignore(state, "summary asked for during a turn")
+    if len(conv.window) < 2:
+        return ignore(state, "nothing to summarize")
+    conv = replace(conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None)
+    return call_llm(conv, input_, hooks, requested_summary=True)
+
+
+def _on_summary(
+    conv: ConversationState, input_: LLMEvent, event: DoneEvent, hooks: Hooks
+) -> Transition:
+    """Append the summary and record the reset; then end the turn (asked
+    for) or go on with the request that did not fit, now from the summary."""
+    message = event.message
+    summary = message.text.strip()
+    if not summary:
+        failed = replace(message, stop_reason="error", error_message="the summary came back empty")
+        return _on_error(conv, ErrorEvent("error", failed))
+    requested = conv.compaction is not None and conv.compaction.requested
+    reset = len(conv.messages)
+    conv = append(conv, (summary_message(summary, message.timestamp),))
+    conv = replace(conv, resets=(*conv.resets, reset), compaction=None, call_id=None)
+    ended = (CallEnded(input_.call_id, "committed", message),)
+    done = SummaryDone(summary)
+    if requested:
+        conv = replace(conv, status=Status.FINAL)
+        return Transition(RuntimeState(conv), (done,), Final(message), records=ended)
+    return call_llm(append(conv, conv.queued), input_, hooks, (done,), ended)
 
 
 # -- the client's tools ------------------------------------------------------------------
@@ -394,9 +324,9 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         or waiting is None
         or input_.message.tool_call_id != waiting.current.id
     ):
-        return _ignore(state, "tool result nobody waits for")
+        return ignore(state, "tool result nobody waits for")
     done = _operation(conv, waiting, "completed", input_.message)
-    conv = _append(conv, (input_.message,))
+    conv = append(conv, (input_.message,))
     following = waiting.next + 1
     if following < len(waiting.tool_calls):
         call = waiting.tool_calls[following]
@@ -405,7 +335,7 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         records = (done, _operation(conv, waiting, "waiting"))
         command = CallClient(waiting.operation_id, call)
         return Transition(RuntimeState(conv), (), command, records=records)
-    return _call_llm(_append(conv, conv.queued), input_, hooks, records=(done,))
+    return call_llm(append(conv, conv.queued), input_, hooks, records=(done,))
 
 
 # -- cancel ----------------------------------------------------------------------------------
@@ -416,10 +346,17 @@ def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
     if conv.status is Status.WAITING_LLM:
         # What had streamed stays, as a new message (see `interrupt`).
         ended = CallEnded(conv.call_id or "", "canceled", error="canceled")
+        # A summary cut short is not part of the conversation.
         pending = state.pending if state.pending and state.pending.call_id == conv.call_id else None
+        if conv.compaction is not None:
+            pending = None
         kept = interrupted_messages(pending, conv.settings.model, input_.reason, input_.timestamp)
         conv = replace(
-            _append(conv, kept), status=Status.CANCELED, call_id=None, last_error=input_.reason
+            append(conv, kept),
+            status=Status.CANCELED,
+            call_id=None,
+            compaction=None,
+            last_error=input_.reason,
         )
         return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(ended,))
     if conv.status is Status.WAITING_CLIENT and conv.waiting is not None:
@@ -437,10 +374,10 @@ def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
         )
         stopped = _operation(conv, conv.waiting, "canceled")
         conv = replace(
-            _append(conv, results),
+            append(conv, results),
             status=Status.CANCELED,
             waiting=None,
             last_error=input_.reason,
         )
         return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(stopped,))
-    return _ignore(state, "nothing to cancel")
+    return ignore(state, "nothing to cancel")

@@ -167,7 +167,8 @@ def build_request(
     ]
     system = [{"type": "text", "text": request.system_prompt}] if request.system_prompt else []
     messages = render_messages(spec, request)
-    place_breakpoints((tools, system), messages, minimum_cacheable_tokens(spec.model))
+    minimum = minimum_cacheable_tokens(spec.model)
+    place_breakpoints((tools, system), messages, minimum, request.extended)
     if system:
         body["system"] = system
     body["messages"] = messages

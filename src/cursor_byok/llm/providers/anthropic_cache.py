@@ -17,7 +17,9 @@ last assistant message (the response to it). The plan:
 - a request without any assistant message (a conversation's first request,
   or the first after a compaction reset) also marks the end of the fixed
   part (tools and system prompt), which other conversations and later resets
-  share.
+  share;
+- a request no later request extends (a compaction's summary call) writes
+  nothing: it only marks the previous request's end, to read it.
 
 Nothing else is marked: a marker on a prefix that is already cached, or too
 short to cache, costs a breakpoint and buys nothing. Markers are placed on
@@ -98,7 +100,10 @@ def _mark(content: list[Any], position: int) -> None:
 
 
 def place_breakpoints(
-    fixed: Sequence[list[dict[str, Any]]], messages: list[dict[str, Any]], minimum: int
+    fixed: Sequence[list[dict[str, Any]]],
+    messages: list[dict[str, Any]],
+    minimum: int,
+    extended: bool = True,
 ) -> int:
     """Mark the rendered `messages` in place, and the last block of `fixed`
     (the tools, then the system blocks: prompt order) when the plan says so;
@@ -118,15 +123,18 @@ def place_breakpoints(
         _mark(owners[-1], len(owners[-1]) - 1)
         marks += 1
     end = len(blocks) - 1
-    if end < 0 or end < first or blocks[end].get("type") in UNMARKABLE:
+    if not extended:
+        end = -1  # nothing written: the read below needs its own marker
+    elif end < 0 or end < first or blocks[end].get("type") in UNMARKABLE:
         return marks
-    _mark(*slots[end])
-    marks += 1
+    else:
+        _mark(*slots[end])
+        marks += 1
     previous_end = last_assistant - 1
     if (
         previous_end >= 0
         and previous_end >= first
-        and end - previous_end > READ_REACH
+        and (end < 0 or end - previous_end > READ_REACH)
         and blocks[previous_end].get("type") not in UNMARKABLE
     ):
         _mark(*slots[previous_end])

@@ -18,7 +18,6 @@ from typing import TypeAlias, assert_never
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
-    ResponseEvent,
     StartEvent,
     TextDelta,
     TextEnd,
@@ -38,8 +37,16 @@ from cursor_byok.llm.types import (
     Usage,
     UserMessage,
 )
-from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
-from cursor_byok.loop.inputs import Start
+from cursor_byok.loop.commands import (
+    CallClient,
+    Canceled,
+    Emit,
+    Failed,
+    Final,
+    SummaryDone,
+    SummaryStarted,
+)
+from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.tools import MAX_RESULT_CHARS, NativeTool, ToolOutcome, ToolSet
@@ -58,10 +65,11 @@ Make focused changes, explain briefly what you did, and ask when a request is am
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
-    """A run request: a new turn (`start`) or a resume of the current one."""
+    """A run request: a new turn (`start`), a summary asked for (`Compact`,
+    the CLI's /compress) or a resume of the current turn (None)."""
 
     conversation_id: str
-    start: Start | None
+    start: Start | Compact | None
     tools: ToolSet
     model: str
 
@@ -129,7 +137,10 @@ def decode_run_request(
     tools = ToolSet.for_run(run.mcp_tools.mcp_tools)
     model = _requested_model(run)
     action = run.action
-    if action.WhichOneof("action") != "user_message_action":
+    branch = action.WhichOneof("action")
+    if branch == "summarize_action":
+        return RunStarted(conversation_id, Compact(), tools, model)
+    if branch != "user_message_action":
         return RunStarted(conversation_id, None, tools, model)
     user = action.user_message_action.user_message
     context = action.user_message_action.request_context
@@ -360,11 +371,18 @@ def _add_usage(total: Usage, more: Usage) -> Usage:
 
 
 def encode_event(
-    event: ResponseEvent, context: StreamContext, tools: ToolSet, now: float
+    event: Emit, context: StreamContext, tools: ToolSet, now: float
 ) -> list[pb.AgentServerMessage]:
-    """A model event as the messages Cursor renders; most events map to one
-    update, bookkeeping events (start, text start/end) to none."""
+    """A model or loop event as the messages Cursor renders; most events map
+    to one update, bookkeeping events (start, text start/end) to none."""
     match event:
+        case SummaryStarted():
+            return [_update(summary_started=pb.SummaryStartedUpdate())]
+        case SummaryDone(summary=summary):
+            return [
+                _update(summary=pb.SummaryUpdate(summary=summary)),
+                _update(summary_completed=pb.SummaryCompletedUpdate()),
+            ]
         case StartEvent():
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"

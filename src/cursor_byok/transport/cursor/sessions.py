@@ -16,12 +16,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
-from cursor_byok.loop.inputs import Cancel, Input, ToolResult, UserInput
+from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
+from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
 from cursor_byok.loop.state import IDLE_STATUSES, Status
 from cursor_byok.runtime.runner import Outbound, Runner
 from cursor_byok.transport.cursor import dialect
@@ -137,7 +136,7 @@ class Session:
             case _:
                 self.show(item)  # typed: a new kind of output fails the type check here
 
-    def show(self, event: ResponseEvent) -> None:
+    def show(self, event: Emit) -> None:
         for message in dialect.encode_event(event, self.context, self.tools, self.clock()):
             self.put(message)
 
@@ -302,16 +301,22 @@ class SessionHub:
         previous = self.sink.serve(conversation_id, session)
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
-        if event.start is not None:
+        start = event.start
+        if isinstance(start, Start) and start.settings is not None:
+            window = session.context.context_window
+            start = replace(start, settings=replace(start.settings, context_window=window))
+        if start is not None:
             # A new message: output of an earlier turn nobody picked up is
             # stale (its result is in history); it must not open this stream.
             self.sink.take_stash(conversation_id)
-            await self.runner.submit(conversation_id, input_id, event.start)
+            await self.runner.submit(conversation_id, input_id, start)
         # Output produced while no stream served the conversation goes first.
         for item in self.sink.take_stash(conversation_id):
             session.deliver(conversation_id, item)
         if not session.ended:
-            await self._resume(session, conversation_id, new_turn=event.start is not None)
+            # A summary asked for when there is nothing to summarize leaves
+            # the conversation idle: the resume below ends the stream.
+            await self._resume(session, conversation_id, new_turn=isinstance(start, Start))
 
     async def _resume(self, session: Session, conversation_id: str, new_turn: bool) -> None:
         """A stream that takes over a conversation picks up its turn in flight:

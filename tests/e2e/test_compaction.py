@@ -1,0 +1,61 @@
+"""/compress through the real server: the official CLI's summarize_action is
+answered with summary_started, summary and summary_completed, and the
+summary call is recorded like any other model call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cursor_byok.llm.types import UserMessage
+from cursor_byok.loop.compaction import SUMMARY_INSTRUCTION
+from cursor_byok.store.base import CallStatus
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.cursor_client import End, kind, run_request
+from tests.e2e.test_transport_behaviour import answer, is_end, server
+
+
+def summarize(conversation_id: str = "conv-1") -> pb.AgentClientMessage:
+    return pb.AgentClientMessage(
+        run_request=pb.AgentRunRequest(
+            conversation_id=conversation_id,
+            action=pb.ConversationAction(summarize_action=pb.SummarizeAction()),
+            requested_model=pb.RequestedModel(model_id="test-model"),
+        )
+    )
+
+
+async def test_compress_answers_with_the_summary_updates(tmp_path: Path) -> None:
+    scripts = [answer("a.txt says hello"), answer("We read a.txt; it says hello.")]
+    async with server(tmp_path, scripts) as (client, store, llm):
+        first = await client.open("r1")
+        await client.append("r1", 0, run_request("what is in a.txt?"))
+        assert (await first.until(is_end)).error is None  # type: ignore[union-attr]
+        second = await client.open("r2")
+        await client.append("r2", 0, summarize())
+        end = await second.until(is_end)
+        loaded = store.load("conv-1")
+        calls = store.llm_calls("conv-1")
+    assert isinstance(end, End) and end.error is None
+    kinds = [kind(i) for i in second.received]
+    assert [k for k in kinds if k.startswith("summary")] == [
+        "summary_started",
+        "summary",
+        "summary_completed",
+    ]
+    assert "text_delta" not in kinds, "the summary is not shown as an answer"
+    [summary] = [i for i in second.received if kind(i) == "summary"]
+    assert isinstance(summary, pb.AgentServerMessage)
+    assert summary.interaction_update.summary.summary == "We read a.txt; it says hello."
+    assert loaded is not None and loaded.state.resets == (2,)
+    assert isinstance(loaded.state.messages[2], UserMessage)
+    assert [c.status for c in calls] == [CallStatus.COMMITTED, CallStatus.COMMITTED]
+    assert SUMMARY_INSTRUCTION.encode() in llm.requests[1][1]
+
+
+async def test_compress_with_nothing_to_summarize_ends_at_once(tmp_path: Path) -> None:
+    async with server(tmp_path, []) as (client, _store, _llm):
+        stream = await client.open("r1")
+        await client.append("r1", 0, summarize())
+        end = await stream.until(is_end)
+    assert isinstance(end, End) and end.error is None
+    assert "turn_ended" in [kind(i) for i in stream.received]
