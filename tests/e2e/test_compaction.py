@@ -9,9 +9,17 @@ from pathlib import Path
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.compaction import SUMMARY_INSTRUCTION
 from cursor_byok.store.base import CallStatus
+from cursor_byok.transport.cursor.client import End, Stream, kind, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from tests.e2e.cursor_client import End, kind, run_request
 from tests.e2e.test_transport_behaviour import answer, is_end, server
+
+
+def checkpoints(stream: Stream) -> list[pb.ConversationTokenDetails]:
+    return [
+        i.conversation_checkpoint_update.token_details
+        for i in stream.received
+        if isinstance(i, pb.AgentServerMessage) and i.HasField("conversation_checkpoint_update")
+    ]
 
 
 def summarize(conversation_id: str = "conv-1") -> pb.AgentClientMessage:
@@ -50,6 +58,13 @@ async def test_compress_answers_with_the_summary_updates(tmp_path: Path) -> None
     assert isinstance(loaded.state.messages[2], UserMessage)
     assert [c.status for c in calls] == [CallStatus.COMMITTED, CallStatus.COMMITTED]
     assert SUMMARY_INSTRUCTION.encode() in llm.requests[1][1]
+    # The context meter: counted usage after the turn, the summary after /compress.
+    before, after = (checkpoints(stream)[-1] for stream in (first, second))
+    assert before.used_tokens == 10  # the answer's counted prompt
+    assert sum(c.estimated_tokens for c in before.breakdown.categories) == 10
+    summarized = {c.id: c for c in after.breakdown.categories}["summarized_conversation"]
+    assert summarized.character_count == len("We read a.txt; it says hello.")
+    assert after.used_tokens == sum(c.estimated_tokens for c in after.breakdown.categories)
 
 
 async def test_compress_with_nothing_to_summarize_ends_at_once(tmp_path: Path) -> None:

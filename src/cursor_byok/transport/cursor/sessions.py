@@ -32,6 +32,7 @@ from cursor_byok.transport.cursor.exec_tracker import (
     SendNext,
     Unknown,
 )
+from cursor_byok.transport.cursor.meter import history_characters, turn_ended
 from cursor_byok.transport.cursor.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.cursor.tools import ToolOutcome, ToolSet
@@ -298,6 +299,7 @@ class SessionHub:
         session.conversation_id = conversation_id
         session.tools = event.tools
         session.context.context_window = self._context_window(event.model)
+        session.context.characters.update(event.characters)
         previous = self.sink.serve(conversation_id, session)
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
@@ -323,11 +325,13 @@ class SessionHub:
         a tool request the old stream carried is asked again. A resume with
         nothing in flight ends at once, so the client is never left waiting."""
         state = await self.runner.state_of(conversation_id)
+        if state is not None:
+            session.context.characters.update(history_characters(state))
         idle = state is None or state.status in IDLE_STATUSES
         if idle and new_turn:
             return
         if state is None or idle:
-            session.put(dialect.turn_ended(session.context.usage))
+            session.put(turn_ended(session.context.usage))
             session.end(conversation_id)
             return
         if state.status is Status.WAITING_CLIENT and state.waiting is not None:
