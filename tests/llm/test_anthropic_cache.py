@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bench.cache_sim import simulate
 from cursor_byok.llm.provider import ModelSpec
 from cursor_byok.llm.providers.anthropic import build_request, render_messages
 from cursor_byok.llm.providers.anthropic_cache import (
@@ -26,7 +27,6 @@ from cursor_byok.llm.types import (
     UserMessage,
 )
 from tests.factories import READ_TOOL
-from tests.llm.cache_sim import simulate
 from tests.llm.conversation import reply
 
 SONNET = ModelSpec("anthropic", "claude-sonnet-4-5-20250929", "u", 1000)
