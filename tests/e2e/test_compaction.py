@@ -9,9 +9,12 @@ from pathlib import Path
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.compaction import SUMMARY_INSTRUCTION
 from cursor_byok.store.base import CallStatus
-from cursor_byok.transport.cursor.client import End, Stream, kind, run_request
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import CursorClient, End, Stream, kind, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.wire.app import build_service, serving
 from tests.e2e.test_transport_behaviour import answer, is_end, server
+from tests.fakes import ScriptedLLM
 
 
 def checkpoints(stream: Stream) -> list[pb.ConversationTokenDetails]:
@@ -74,3 +77,23 @@ async def test_compress_with_nothing_to_summarize_ends_at_once(tmp_path: Path) -
         end = await stream.until(is_end)
     assert isinstance(end, End) and end.error is None
     assert "turn_ended" in [kind(i) for i in stream.received]
+
+
+async def test_the_window_and_the_share_reach_the_conversation(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(
+        store, ScriptedLLM([answer("hi")]), context_window=lambda _m: 12_345, compact_at=0.5
+    )
+    async with serving(service) as url:
+        client = CursorClient(url)
+        try:
+            stream = await client.open("r1")
+            await client.append("r1", 0, run_request("hello"))
+            assert (await stream.until(is_end)).error is None  # type: ignore[union-attr]
+        finally:
+            await client.close()
+    loaded = store.load("conv-1")
+    store.close()
+    assert loaded is not None
+    assert loaded.state.settings.context_window == 12_345
+    assert loaded.state.settings.compact_share == 0.5

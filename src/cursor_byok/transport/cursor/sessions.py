@@ -164,6 +164,7 @@ class SessionHub:
         runner: Runner,
         sink: OutputSink,
         context_window: Callable[[str], int] = lambda _model: 200_000,
+        compact_at: float = 0.9,
         clock: Callable[[], float] = time.time,
         grace_s: float = RECONNECT_GRACE_S,
     ) -> None:
@@ -174,6 +175,7 @@ class SessionHub:
             self._make, self._abandoned, grace_s
         )
         self._context_window = context_window
+        self._compact_at = compact_at
         self._clock = clock
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -306,7 +308,10 @@ class SessionHub:
         start = event.start
         if isinstance(start, Start) and start.settings is not None:
             window = session.context.context_window
-            start = replace(start, settings=replace(start.settings, context_window=window))
+            settings = replace(
+                start.settings, context_window=window, compact_share=self._compact_at
+            )
+            start = replace(start, settings=settings)
         if start is not None:
             # A new message: output of an earlier turn nobody picked up is
             # stale (its result is in history); it must not open this stream.
