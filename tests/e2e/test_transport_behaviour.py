@@ -205,10 +205,14 @@ async def test_a_stream_left_without_a_reader_is_canceled_after_the_grace(tmp_pa
         first.task.cancel()
         for _ in range(100):
             loaded = store.load("conv-1")
-            if loaded is not None and loaded.state.status.value == "canceled":
+            if loaded is not None and len(loaded.state.messages) == 2:
                 break
             await asyncio.sleep(0.05)
     assert loaded is not None and loaded.state.status.value == "canceled"
+    # What had streamed when the grace period ran out is kept, marked interrupted.
+    kept = loaded.state.messages[-1]
+    assert isinstance(kept, AssistantMessage) and kept.interrupted
+    assert kept.text and ("slow " * 200).startswith(kept.text)
 
 
 async def test_the_run_request_may_arrive_before_the_stream_opens(tmp_path: Path) -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from cursor_byok.llm.events import DoneEvent, ResponseEvent, ToolCallStart
+from cursor_byok.llm.events import ErrorEvent, ResponseEvent, ToolCallStart
 from cursor_byok.llm.provider import ModelSpec
 from cursor_byok.llm.providers import anthropic, gemini, openai_chat, openai_responses
 from cursor_byok.llm.serialize import message_from_json, message_to_json
@@ -23,8 +24,9 @@ from cursor_byok.llm.types import (
     ToolCall,
     ToolResultMessage,
 )
-from cursor_byok.loop import CallLLM, Cancel, Canceled, ToolResult
-from tests.factories import READ_TOOL, assistant, result, start, stream_of, tool_call
+from cursor_byok.loop import CallLLM, Cancel, Canceled, Ignored, LLMEvent, ToolResult
+from tests.factories import READ_TOOL, assistant, result, start, stream_of, tool_call, user
+from tests.fakes import partial_of
 from tests.loop.drive import Trace
 from tests.loop.test_transition import begin
 
@@ -105,11 +107,19 @@ TEXT = TextContent("Here is what I found so far")
 WRITE = ToolCall("toolu_9", "write_file", {"path": "a.py"}, '{"path": "a.py", "content": "x"}')
 
 
-def interrupted_after(events: list[ResponseEvent]) -> Trace:
+def interrupted_after(
+    events: list[ResponseEvent], partial: AssistantMessage | None = None
+) -> Trace:
+    """Stream `events`, cancel, then hand over the stopped stream's last
+    word: the partial response the adapter's assembler built."""
     trace, call = begin()
     trace.stream(call.call_id, events)
     step = trace.feed(Cancel("user canceled", timestamp=7))
     assert step.command == Canceled("user canceled")
+    assert trace.state.committed.messages == (user("hello"),), "nothing before the partial"
+    last_word = partial_of(events) if partial is None else ErrorEvent("aborted", partial)
+    kept = trace.feed(LLMEvent(call.call_id, last_word))
+    assert kept.commit and kept.emit == ()
     return trace
 
 
@@ -133,10 +143,18 @@ def test_mid_text_keeps_the_text_as_a_new_interrupted_message_without_reasoning(
     assert len(messages) == 2
     kept = messages[-1]
     assert isinstance(kept, AssistantMessage) and kept.interrupted
-    assert kept.stop_reason == "aborted" and kept.timestamp == 7
-    assert kept.content == (TextContent(TEXT.text[: len(kept.text)]),)
+    assert kept.stop_reason == "aborted" and kept.error_message is None
+    assert kept.content == (TextContent(TEXT.text[: len(kept.text)]),), "unsigned reasoning dropped"
     assert 0 < len(kept.text) < len(TEXT.text)
     assert message_from_json(message_to_json(kept)) == kept
+    assert trace.state.committed.interrupted_call is None
+
+
+def test_signed_reasoning_is_kept_verbatim() -> None:
+    partial = replace(assistant(SIGNED, TextContent("so")), stop_reason="aborted")
+    trace = interrupted_after(stream_of(assistant(SIGNED))[:2], partial)
+    kept = trace.state.committed.messages[-1]
+    assert isinstance(kept, AssistantMessage) and kept.content == (SIGNED, TextContent("so"))
 
 
 def test_mid_tool_call_gives_every_streamed_call_an_error_result() -> None:
@@ -146,6 +164,7 @@ def test_mid_tool_call_gives_every_streamed_call_an_error_result() -> None:
     assert [type(b) for b in kept.content] == [TextContent, ToolCall, ToolCall]
     assert [c.id for c in kept.tool_calls] == ["t1", "toolu_9"]
     assert kept.tool_calls[0].arguments == {"path": "a.txt"}
+    assert kept.tool_calls[1].arguments == {}, "half an object is not kept"
     assert isinstance(first_result, ToolResultMessage) and first_result.is_error
     assert isinstance(second_result, ToolResultMessage) and second_result.is_error
     assert second_result.tool_call_id == "toolu_9"
@@ -153,8 +172,19 @@ def test_mid_tool_call_gives_every_streamed_call_an_error_result() -> None:
 
 def test_nothing_visible_streamed_appends_nothing() -> None:
     events = stream_of(assistant(SIGNED, TEXT), chunk=5)
-    trace = interrupted_after(events[:4])  # only reasoning so far
+    trace = interrupted_after(events[:4])  # only unsigned reasoning so far
     assert len(trace.state.committed.messages) == 1
+
+
+def test_a_partial_after_a_new_turn_began_is_not_kept() -> None:
+    trace, call = begin()
+    events = stream_of(assistant(TEXT), chunk=5)
+    trace.stream(call.call_id, events[:4])
+    trace.feed(Cancel("user canceled", timestamp=7))
+    trace.feed(start("something else", timestamp=8))
+    late = trace.feed(LLMEvent(call.call_id, partial_of(events[:4])))
+    assert isinstance(late.command, Ignored)
+    assert not any(isinstance(m, AssistantMessage) for m in trace.state.committed.messages)
 
 
 @pytest.mark.parametrize("scenario", [mid_text, mid_tool_call], ids=["text", "tool-call"])
@@ -180,14 +210,3 @@ def test_a_late_result_for_an_interrupted_call_changes_nothing() -> None:
     before = trace.state
     late = trace.feed(ToolResult(result("t1")))
     assert late.state.committed is before.committed
-
-
-@pytest.mark.parametrize("raw", ['{"n": NaN}', '{"n": 1e999}', "[1, 2]", '{"path": "a'])
-def test_unusable_streamed_arguments_are_kept_as_none(raw: str) -> None:
-    call = ToolCall("t5", "read_file", {}, raw)
-    events = [e for e in stream_of(assistant(call), chunk=50) if not isinstance(e, DoneEvent)]
-    trace = interrupted_after(events)
-    kept = trace.state.committed.messages[1]
-    assert isinstance(kept, AssistantMessage)
-    assert kept.tool_calls[0].arguments == {}
-    assert message_from_json(message_to_json(kept)) == kept

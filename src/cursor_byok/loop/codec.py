@@ -85,6 +85,7 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
         "queued": [message_to_json(m) for m in state.queued],
         "lastError": state.last_error,
         "resets": list(state.resets),
+        "interruptedCall": state.interrupted_call,
         "compaction": None
         if state.compaction is None
         else {"requested": state.compaction.requested},
@@ -123,6 +124,7 @@ def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> Co
             queued=tuple(_user_message_from_json(m) for m in doc["queued"]),
             last_error=doc["lastError"],
             resets=tuple(int(i) for i in doc.get("resets", ())),
+            interrupted_call=doc.get("interruptedCall"),
             compaction=None
             if doc.get("compaction") is None
             else Compaction(requested=bool(doc["compaction"]["requested"])),

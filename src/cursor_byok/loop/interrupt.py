@@ -1,74 +1,54 @@
 """What an interrupted response leaves in history.
 
 When a turn is canceled while the model streams (by the user, or because the
-client stayed away past the reconnect grace period), what had already
-streamed is kept: it is appended as a new assistant message marked
-`interrupted`, never merged into an earlier one. So the next request stays
-valid for every provider:
+client stayed away past the reconnect grace period), the stopped stream ends
+with its partial response (the adapter's `aborted` event). What it holds is
+kept: appended as a new assistant message marked `interrupted`, never merged
+into an earlier one, and shaped so the next request stays valid for every
+provider:
 
-- reasoning is dropped: a streamed reasoning block carries no signature, and
-  providers reject unsigned reasoning sent back to them;
+- reasoning without a signature is dropped: providers reject unsigned
+  reasoning sent back to them (signed reasoning is kept verbatim);
 - each tool call gets a synthetic error result right after the message
   (Anthropic wants a tool_result for every tool_use, OpenAI a tool message
-  for every call); a call whose arguments were still streaming is kept with
-  empty arguments (half an object is not what the model meant);
+  for every call);
 - nothing is appended when nothing visible had streamed.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from dataclasses import replace
 
 from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
     Message,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
 )
-from cursor_byok.loop.state import PendingResponse
 
 INTERRUPTED_CALL = "Not run: the response was interrupted ({reason}) before this call ran."
 
 
-def _arguments(raw: str) -> dict[str, Any]:
-    """The call's arguments if they form a JSON object that can be stored
-    again (no NaN or infinity), else none."""
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-        json.dumps(value, allow_nan=False)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+def _kept(block: AssistantContent) -> bool:
+    match block:
+        case TextContent(text=text):
+            return bool(text)
+        case ThinkingContent(thinking_signature=signature):
+            return bool(signature)
+        case ToolCall():
+            return True
 
 
-def interrupted_messages(
-    pending: PendingResponse | None, model: str, reason: str, timestamp: int
-) -> tuple[Message, ...]:
+def interrupted_messages(partial: AssistantMessage, reason: str) -> tuple[Message, ...]:
     """The interrupted assistant message and one error result per tool call."""
-    if pending is None:
+    content = tuple(block for block in partial.content if _kept(block))
+    if not any(isinstance(block, TextContent | ToolCall) for block in content):
         return ()
-    content: list[AssistantContent] = []
-    for block in pending.blocks:
-        if block.kind == "text":
-            text = block.text()
-            if text:
-                content.append(TextContent(text))
-        elif block.kind == "toolCall" and block.tool_call_id:
-            arguments = _arguments(block.text()) if block.closed else {}
-            content.append(ToolCall(block.tool_call_id, block.tool_name or "", arguments))
-    if not content:
-        return ()
-    message = AssistantMessage(
-        content=tuple(content),
-        api="",
-        provider="",
-        model=model,
-        stop_reason="aborted",
-        timestamp=timestamp,
-        interrupted=True,
+    message = replace(
+        partial, content=content, stop_reason="aborted", error_message=None, interrupted=True
     )
     results = tuple(
         ToolResultMessage(
@@ -76,7 +56,7 @@ def interrupted_messages(
             tool_name=call.name,
             content=(TextContent(INTERRUPTED_CALL.format(reason=reason)),),
             is_error=True,
-            timestamp=timestamp,
+            timestamp=partial.timestamp,
         )
         for call in message.tool_calls
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, TypeAlias
 
 from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH
 from cursor_byok.llm.types import Message, ToolCall, ToolDefinition, UserMessage
@@ -96,6 +95,9 @@ class ConversationState:
     last_error: str | None = None
     resets: tuple[int, ...] = ()
     compaction: Compaction | None = None
+    interrupted_call: str | None = None
+    """A call canceled while it streamed, whose partial response (the
+    adapter's last word, an `aborted` event) is still to be kept."""
 
     @property
     def turn_id(self) -> str:
@@ -113,45 +115,14 @@ class ConversationState:
         return self.messages[start:] if start else self.messages
 
 
-BlockKind: TypeAlias = Literal["text", "toolCall"]
-
-Chunks: TypeAlias = "tuple[str, Chunks] | None"
-"""A cons list of streamed pieces, newest first: adding one is O(1)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PendingBlock:
-    """One visible block of the streaming response (text, or a tool call's
-    argument string), kept only in case the turn is interrupted."""
-
-    kind: BlockKind
-    content_index: int
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    chunks: Chunks = None
-    closed: bool = False
-
-    def text(self) -> str:
-        """The block's text so far (joined once, when it is needed)."""
-        pieces: list[str] = []
-        node = self.chunks
-        while node is not None:
-            pieces.append(node[0])
-            node = node[1]
-        return "".join(reversed(pieces))
-
-
 @dataclass(frozen=True, slots=True)
 class PendingResponse:
     """What the rules read of one streaming attempt of call `call_id`: the
-    ids of the tool calls it has started (each must be in the final message)
-    and, for an interrupted turn to keep what streamed, its visible blocks.
-    The complete message is the adapter's assembler's; reasoning is not kept
-    here (streamed reasoning has no signature and is never sent back)."""
+    ids of the tool calls it has started (each must be in the final message).
+    Text and arguments are aggregated by the adapter's assembler, not here."""
 
     call_id: str
     tool_call_ids: tuple[str, ...] = ()
-    blocks: tuple[PendingBlock, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,10 @@ The rules, top to bottom (seed §7.3, §10, §11):
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
     ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
-    Cancel           waiting LLM        append what streamed as an interrupted
-                                        message + an error result per call      Canceled
+    Cancel           waiting LLM        await the stopped stream's partial      Canceled
+    LLMEvent aborted interrupted call   append what streamed as a new message
+                                        marked interrupted + an error result
+                                        per tool call (a new turn: nothing)     WaitInput
     Cancel           waiting client     append an is_error result per
                                         unfinished tool call                    Canceled
     Cancel           idle               nothing to stop                         Ignored
@@ -75,13 +77,7 @@ from cursor_byok.loop.commands import (
 from cursor_byok.loop.compaction import summary_message
 from cursor_byok.loop.inputs import Cancel, Compact, Input, LLMEvent, Start, ToolResult, UserInput
 from cursor_byok.loop.interrupt import interrupted_messages
-from cursor_byok.loop.pending import keep_visible
-from cursor_byok.loop.records import (
-    CallEnded,
-    OperationChanged,
-    OperationStatusName,
-    Record,
-)
+from cursor_byok.loop.records import CallEnded, OperationChanged, OperationStatusName, Record
 from cursor_byok.loop.repair import banner_text, repair_for
 from cursor_byok.loop.state import (
     IDLE_STATUSES,
@@ -159,7 +155,9 @@ def _on_user_messages(
         conv = replace(conv, queued=conv.queued + messages)
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
     conv = append(conv, (*conv.queued, *messages))
-    conv = replace(conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None)
+    conv = replace(
+        conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
+    )
     return call_llm(conv, input_, hooks)
 
 
@@ -168,21 +166,29 @@ def _on_user_messages(
 
 def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transition:
     conv = state.committed
+    event = input_.event
+    if input_.call_id == conv.interrupted_call and isinstance(event, ErrorEvent):
+        return _on_interrupted(conv, event)
     if conv.status is not Status.WAITING_LLM or input_.call_id != conv.call_id:
         return ignore(state, "model event of a call not in flight")
     pending = state.pending
     if pending is None or pending.call_id != input_.call_id:
         pending = PendingResponse(input_.call_id)
-    event = input_.event
     match event:
         case StartEvent():
             pending = PendingResponse(input_.call_id)
         case ToolCallStart(id=tool_call_id):
             pending = replace(pending, tool_call_ids=(*pending.tool_call_ids, tool_call_id))
-            pending = keep_visible(pending, event)
-        case TextStart() | TextDelta() | TextEnd() | ToolCallDelta() | ToolCallEnd():
-            pending = keep_visible(pending, event)
-        case ThinkingStart() | ThinkingDelta() | ThinkingEnd():
+        case (
+            TextStart()
+            | TextDelta()
+            | TextEnd()
+            | ThinkingStart()
+            | ThinkingDelta()
+            | ThinkingEnd()
+            | ToolCallDelta()
+            | ToolCallEnd()
+        ):
             pass
         case DoneEvent() if conv.compaction is not None:
             return _on_summary(conv, input_, event, hooks)
@@ -287,7 +293,9 @@ def _on_compact(state: RuntimeState, input_: Compact, hooks: Hooks) -> Transitio
         return ignore(state, "summary asked for during a turn")
     if len(conv.window) < 2:
         return ignore(state, "nothing to summarize")
-    conv = replace(conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None)
+    conv = replace(
+        conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
+    )
     return call_llm(conv, input_, hooks, requested_summary=True)
 
 
@@ -311,6 +319,14 @@ def _on_summary(
         conv = replace(conv, status=Status.FINAL)
         return Transition(RuntimeState(conv), (done,), Final(message), records=ended)
     return call_llm(append(conv, conv.queued), input_, hooks, (done,), ended)
+
+
+def _on_interrupted(conv: ConversationState, event: ErrorEvent) -> Transition:
+    """The partial response of a call canceled mid-stream: what had streamed
+    becomes a new message, marked interrupted (unless a new turn began)."""
+    kept = interrupted_messages(event.message, conv.last_error or "canceled")
+    conv = replace(append(conv, kept), interrupted_call=None)
+    return Transition(RuntimeState(conv), (), WaitInput())
 
 
 # -- the client's tools ------------------------------------------------------------------
@@ -344,18 +360,15 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
 def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
     conv = state.committed
     if conv.status is Status.WAITING_LLM:
-        # What had streamed stays, as a new message (see `interrupt`).
+        # The stopped stream's partial response comes next and is kept (see
+        # `interrupt`); a summary cut short is not part of the conversation.
         ended = CallEnded(conv.call_id or "", "canceled", error="canceled")
-        # A summary cut short is not part of the conversation.
-        pending = state.pending if state.pending and state.pending.call_id == conv.call_id else None
-        if conv.compaction is not None:
-            pending = None
-        kept = interrupted_messages(pending, conv.settings.model, input_.reason, input_.timestamp)
         conv = replace(
-            append(conv, kept),
+            conv,
             status=Status.CANCELED,
             call_id=None,
             compaction=None,
+            interrupted_call=None if conv.compaction is not None else conv.call_id,
             last_error=input_.reason,
         )
         return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(ended,))
