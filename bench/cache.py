@@ -33,7 +33,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -47,7 +47,7 @@ from cursor_byok.llm.providers.anthropic import AnthropicLLM  # noqa: E402
 from cursor_byok.llm.providers.anthropic_cache import minimum_cacheable_tokens  # noqa: E402
 from cursor_byok.llm.types import RequestMessages  # noqa: E402
 from cursor_byok.loop.compaction import SUMMARY_INSTRUCTION  # noqa: E402
-from cursor_byok.runtime.runner import RetryPolicy  # noqa: E402
+from cursor_byok.runtime.model_call import RetryPolicy  # noqa: E402
 from cursor_byok.store.sqlite import SQLiteStore  # noqa: E402
 from cursor_byok.transport.cursor.client import (  # noqa: E402
     CursorClient,
@@ -83,10 +83,17 @@ def sse(*events: dict[str, Any]) -> bytes:
 def reply_body(number: int, blocks: list[dict[str, Any]], stop: str, prompt: int) -> bytes:
     """A Messages stream: message_start, the blocks, message_delta, message_stop."""
     events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": {"id": f"msg_{number}", "usage": {
-            "input_tokens": prompt, "output_tokens": 1}}},
-    ]  # fmt: skip
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_{number}",
+                "usage": {"input_tokens": prompt, "output_tokens": 1},
+            },
+        },
+    ]
     for index, block in enumerate(blocks):
+        start: dict[str, Any]
+        delta: dict[str, Any]
         if block["type"] == "text":
             start = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
@@ -100,26 +107,30 @@ def reply_body(number: int, blocks: list[dict[str, Any]], stop: str, prompt: int
         ]
     output = sum(len(json.dumps(b)) for b in blocks) // 4
     events += [
-        {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {
-            "output_tokens": output}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop},
+            "usage": {"output_tokens": output},
+        },
         {"type": "message_stop"},
-    ]  # fmt: skip
+    ]
     return sse(*events)
 
 
-class ScriptedAnthropic:
+class ScriptedAnthropic(list[Reply]):
     """The replies of a `ReplayProvider`, decided from the request each one
     answers (read file(s), then answer; summarize when asked): it takes the
     place of the provider's list of replies, which is only ever popped."""
 
     def __init__(self, server: ReplayProvider) -> None:
+        super().__init__()
         self.server = server
         self.summaries: list[int] = []
 
     def __bool__(self) -> bool:
         return True
 
-    def pop(self, _index: int) -> Reply:
+    def pop(self, _index: SupportsIndex = -1) -> Reply:
         number = len(self.server.received) - 1
         body = self.server.received[-1].json()
         prompt = prompt_of(body).tokens[-1]
@@ -135,10 +146,14 @@ class ScriptedAnthropic:
             turn = int(text.split()[1].rstrip(":"))
             width = WIDE_CALLS if turn == WIDE_TURN else 1
             calls = [
-                {"type": "tool_use", "id": f"toolu_{turn}_{i}", "name": "read_file",
-                 "input": {"path": file_name(turn, i)}}
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{turn}_{i}",
+                    "name": "read_file",
+                    "input": {"path": file_name(turn, i)},
+                }
                 for i in range(width)
-            ]  # fmt: skip
+            ]
             return Reply(reply_body(number, calls, "tool_use", prompt))
         answer = {"type": "text", "text": f"Done: answer {number}, the files are as described."}
         return Reply(reply_body(number, [answer], "end_turn", prompt))
@@ -163,7 +178,7 @@ async def run_turn(client: CursorClient, turn: int) -> None:
     await client.append(request_id, 0, run_request(f"Task {turn}: read the module and explain it"))
     seqno = 1
     while True:
-        item = await stream.until(lambda i: kind(i) in ("exec", "end"), timeout=30)
+        item = await stream.until(lambda i: kind(i) in ("exec", "end"), within=30)
         if isinstance(item, End):
             if item.error is not None:
                 raise RuntimeError(f"turn {turn} failed: {item.error}")
@@ -183,7 +198,7 @@ async def run_turn(client: CursorClient, turn: int) -> None:
 async def session(folder: Path) -> tuple[list[dict[str, Any]], list[int]]:
     fake = ReplayProvider()
     script = ScriptedAnthropic(fake)
-    fake.replies = script  # type: ignore[assignment]
+    fake.replies = script
     await fake.start()
     adapter = AnthropicLLM(ModelSpec("anthropic", MODEL, fake.base_url, 4096), "bench-key")
     store = SQLiteStore(folder / "state.sqlite3", synchronous="NORMAL")
@@ -237,7 +252,7 @@ def _clean(value: Any) -> Any:
 
 def baseline_plan(body: dict[str, Any]) -> dict[str, Any]:
     """The same request with the replaced plan's markers instead of ours."""
-    marked = _clean(body)
+    marked: dict[str, Any] = _clean(body)
     fixed = marked.get("system") or marked.get("tools") or []
     if fixed:
         fixed[-1]["cache_control"] = {"type": "ephemeral"}

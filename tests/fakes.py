@@ -47,10 +47,11 @@ class ScriptedStream:
 
     async def recv(self) -> ResponseEvent:
         if self.closed:
-            if self.last_word is None:
+            last_word = self.last_word
+            if last_word is None:
                 raise StopAsyncIteration
-            event, self.last_word = self.last_word, None
-            return event
+            self.last_word = None
+            return last_word
         if self.position >= len(self.events):
             raise StopAsyncIteration
         if self.delay:

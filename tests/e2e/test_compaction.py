@@ -40,7 +40,8 @@ async def test_compress_answers_with_the_summary_updates(tmp_path: Path) -> None
     async with server(tmp_path, scripts) as (client, store, llm):
         first = await client.open("r1")
         await client.append("r1", 0, run_request("what is in a.txt?"))
-        assert (await first.until(is_end)).error is None  # type: ignore[union-attr]
+        ended = await first.until(is_end)
+        assert isinstance(ended, End) and ended.error is None
         second = await client.open("r2")
         await client.append("r2", 0, summarize())
         end = await second.until(is_end)
@@ -89,7 +90,8 @@ async def test_the_window_and_the_share_reach_the_conversation(tmp_path: Path) -
         try:
             stream = await client.open("r1")
             await client.append("r1", 0, run_request("hello"))
-            assert (await stream.until(is_end)).error is None  # type: ignore[union-attr]
+            ended = await stream.until(is_end)
+            assert isinstance(ended, End) and ended.error is None
         finally:
             await client.close()
     loaded = store.load("conv-1")

@@ -153,11 +153,19 @@ async def test_the_final_delta_does_not_overwrite_cache_reads(server: LoopbackSe
 async def test_compaction_iterations_are_summed(server: LoopbackServer) -> None:
     """With server-side compaction the top level counts only the last step."""
     iterations = [
-        {"type": "compaction", "input_tokens": 180000, "output_tokens": 3500,
-         "cache_read_input_tokens": 1000},
-        {"type": "message", "input_tokens": 23000, "output_tokens": 1000,
-         "cache_creation_input_tokens": 40},
-    ]  # fmt: skip
+        {
+            "type": "compaction",
+            "input_tokens": 180000,
+            "output_tokens": 3500,
+            "cache_read_input_tokens": 1000,
+        },
+        {
+            "type": "message",
+            "input_tokens": 23000,
+            "output_tokens": 1000,
+            "cache_creation_input_tokens": 40,
+        },
+    ]
     body = text_reply(
         {"input_tokens": 23000},
         {"input_tokens": 23000, "output_tokens": 1000, "iterations": iterations},

@@ -19,6 +19,7 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.types import JSONValue, TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
+from cursor_byok.loop.inputs import Start
 from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.client import cancel, exec_reply, run_request, stream_close
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker
@@ -61,7 +62,7 @@ def test_a_run_request_becomes_a_start_with_the_model_and_the_tools() -> None:
     event = decode(message)
     assert isinstance(event, dialect.RunStarted)
     assert (event.conversation_id, event.model) == ("conv-7", "claude-sonnet-4-6")
-    assert event.start is not None
+    assert isinstance(event.start, Start)
     assert event.start.user_message.content == "Fix the bug"
     assert event.start.user_message.timestamp == 1234
     settings = event.start.settings
@@ -343,7 +344,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
     )
     selected.selected_images.append(pb.SelectedImage(data=b"\x89PNG", mime_type="image/png"))
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted) and event.start is not None
+    assert isinstance(event, dialect.RunStarted) and isinstance(event.start, Start)
     settings = event.start.settings
     assert settings is not None and settings.system_prompt is not None
     assert "Workspace: /home/me/project" in settings.system_prompt
@@ -358,7 +359,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
 
 def test_a_plain_message_stays_a_plain_string() -> None:
     event = decode(run_request("just text"))
-    assert isinstance(event, dialect.RunStarted) and event.start is not None
+    assert isinstance(event, dialect.RunStarted) and isinstance(event.start, Start)
     assert event.start.user_message.content == "just text"
 
 
