@@ -67,9 +67,8 @@ from cursor_byok.store.base import (
 log = logging.getLogger(__name__)
 
 Outbound: TypeAlias = Emit | CallClient | Final | Failed | Canceled
-"""What a conversation's sink receives, in order: re-emitted model events,
-the loop's own events (a compaction) and the commands the client must see
-(run a tool, the turn ended)."""
+"""What a conversation's sink receives, in order: model and loop events (a
+compaction) and the commands the client must see (run a tool, turn ended)."""
 
 
 class Sink(Protocol):
