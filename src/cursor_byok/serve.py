@@ -159,6 +159,9 @@ async def _run(
         host_allowed=HostCheck(host, config.server.allowed_hosts).allows,
         metrics_public=config.server.metrics_public,
         body_timeout_s=config.server.body_timeout_s,
+        max_append_bytes=config.server.max_append_bytes,
+        memory_budget_bytes=config.server.memory_budget_bytes,
+        request_memory_bytes=config.server.request_memory_bytes,
     )
     url = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
     models = ", ".join(config.models) or "none (a turn will say which key to set)"

@@ -81,7 +81,8 @@ async def test_ended_and_idle_sessions_are_swept_when_a_new_one_is_made() -> Non
     clock = Clock()
     sessions, _ = make(clock=clock)
     ended = sessions.session("ended")
-    ended.ended_at = clock.now
+    ended.ended = True
+    sessions.ended(ended)
     reading = sessions.session("reading")
     sessions.reader_attached(reading)
     sessions.session("idle")
