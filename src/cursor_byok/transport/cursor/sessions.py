@@ -191,7 +191,7 @@ class SessionHub:
     ) -> None:
         self.runner = runner
         self.sink = sink
-        self.budget = budget or MemoryBudget()
+        self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
         self.sessions: SessionRegistry[Session] = SessionRegistry(
             self._make, self._abandoned, grace_s, on_forget=self._forget

@@ -72,7 +72,7 @@ class OutputSink:
     ) -> None:
         self._limit = limit
         self._clock = clock
-        self._budget = budget or MemoryBudget()
+        self._budget = budget if budget is not None else MemoryBudget()
         self._serving: dict[str, Target] = {}
         self._stash: dict[str, _Stash] = {}
 
