@@ -35,6 +35,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/store_commit.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/server.py
+	$(PY) bench/abuse.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

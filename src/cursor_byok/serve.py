@@ -23,6 +23,7 @@ from types import FrameType
 
 import uvicorn
 
+from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
 from cursor_byok.routing import Router
@@ -121,6 +122,7 @@ def serve(config: Config, host: str, port: int, database: Path, printer: Printer
         store.close()
         raise
     _log_to(printer, config)
+    map_big_buffers()  # RSS follows the memory budget after big appends are freed
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_run(config, host, port, sock, store, printer))
     return EXIT_OK

@@ -102,3 +102,15 @@ async def test_an_append_body_with_no_room_left_is_refused_and_nothing_stays_res
         await read_append_body(chunks(b"x" * 40, b"y" * 40), {}, budget, 1000, 5.0)
     assert "memory budget is in use" in str(refused.value)
     assert budget.used == 50 and budget.in_flight == 0
+
+
+def test_a_fixed_cost_counts_in_the_total_but_not_in_the_per_key_cap() -> None:
+    budget = MemoryBudget(total_bytes=150, request_bytes=100)
+    assert budget.track("a", State(busy=True), "session", fixed=40) is None
+    assert budget.charge("a", 100) is None  # the whole per-key cap, besides the fixed 40
+    assert budget.held("a") == 140 and budget.used == 140
+    budget.refund("a", 1000)
+    assert budget.held("a") == 40  # the fixed cost stays while the key is held
+    assert budget.charge("a", 100) is None
+    refused = budget.track("b", State(), "session", fixed=40)
+    assert refused is not None and "in use" in refused and budget.held("b") == 0

@@ -44,6 +44,7 @@ class _Held:
     holder: Holder
     kind: str
     bytes: int = 0
+    fixed: int = 0
 
 
 @dataclass(slots=True)
@@ -74,13 +75,22 @@ class MemoryBudget:
         return len(self._held)
 
     def held(self, key: str) -> int:
+        """Everything charged to `key`, its fixed cost included."""
         entry = self._held.get(key)
         return 0 if entry is None else entry.bytes
 
-    def track(self, key: str, holder: Holder, kind: str) -> None:
-        """Start accounting `holder` under `key` (as the most recently touched)."""
+    def track(self, key: str, holder: Holder, kind: str, fixed: int = 0) -> str | None:
+        """Start accounting `holder` under `key` (as the most recently touched),
+        with `fixed` bytes it costs by being there (not part of the per-key
+        cap, which is for what a client makes it buffer). None when it fits,
+        else why it does not (and it is not tracked)."""
         self.forget(key)
-        self._held[key] = _Held(holder, kind)
+        if not self._make_room(fixed, spare=None):
+            self.stats.refused += 1
+            return f"the server's memory budget of {self.total_bytes} bytes is in use"
+        self._held[key] = _Held(holder, kind, fixed, fixed)
+        self.used += fixed
+        return None
 
     def touch(self, key: str) -> None:
         if key in self._held:
@@ -92,10 +102,10 @@ class MemoryBudget:
         entry = self._held.get(key)
         if entry is None:
             return "it is no longer held"
-        if entry.bytes + size > self.request_bytes:
+        if entry.bytes - entry.fixed + size > self.request_bytes:
             self.stats.refused += 1
             return (
-                f"it would hold {entry.bytes + size} bytes, over the limit of "
+                f"it would hold {entry.bytes - entry.fixed + size} bytes, over the limit of "
                 f"{self.request_bytes} bytes per request id"
             )
         self._held.move_to_end(key)
@@ -110,7 +120,7 @@ class MemoryBudget:
         entry = self._held.get(key)
         if entry is None:
             return
-        size = min(size, entry.bytes)
+        size = min(size, entry.bytes - entry.fixed)
         entry.bytes -= size
         self.used -= size
 

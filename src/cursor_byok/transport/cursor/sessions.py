@@ -205,11 +205,8 @@ class SessionHub:
             request_id, self._feedback, self._release, self._clock,
             on_end=self.sessions.ended, on_drop=self._dropped,
         )  # fmt: skip
-        key = _key(request_id)
-        self.budget.track(key, session, "session")
-        refused = self.budget.charge(key, SESSION_BYTES)
+        refused = self.budget.track(_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
-            self.budget.forget(key)
             raise OverBudget(f"no room for a new request id: {refused}")
         return session
 
