@@ -79,8 +79,11 @@ def test_forgetting_and_refunding_give_the_bytes_back() -> None:
 
 
 def chunks(*parts: bytes) -> Any:
-    sent = [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1}
-            for i, p in enumerate(parts)]  # fmt: skip
+    last = len(parts) - 1
+    sent = [
+        {"type": "http.request", "body": part, "more_body": number < last}
+        for number, part in enumerate(parts)
+    ]
 
     async def receive() -> dict[str, Any]:
         return sent.pop(0)

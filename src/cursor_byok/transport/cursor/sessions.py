@@ -204,10 +204,8 @@ class SessionHub:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
-        session = Session(
-            request_id, self._feedback, self._release, self._clock,
-            on_end=self.sessions.ended, on_drop=self._dropped,
-        )  # fmt: skip
+        session = Session(request_id, self._feedback, self._release, self._clock)
+        session.on_end, session.on_drop = self.sessions.ended, self._dropped
         refused = self.budget.track(_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
             raise OverBudget(f"no room for a new request id: {refused}")
