@@ -196,9 +196,11 @@ def main() -> None:
     parser.add_argument("--ids", type=int, default=20)
     parser.add_argument("--appends", type=int, default=16)
     parser.add_argument("--size-mib", type=int, default=4)
+    parser.add_argument("--live", type=int, nargs=2, default=(100, 50_000))
+    parser.add_argument("--made", type=int, default=1000)
     args = parser.parse_args()
     rss_part(args.ids, args.appends, args.size_mib * MiB)
-    session_part(100, 50_000, made=1000, rounds=5)
+    session_part(args.live[0], args.live[1], made=args.made, rounds=5)
 
 
 if __name__ == "__main__":
