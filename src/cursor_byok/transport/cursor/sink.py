@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -60,7 +61,7 @@ class _Stash:
 
     def drop(self, reason: str) -> None:
         if self.owner._stash.get(self.conversation_id) is self:
-            del self.owner._stash[self.conversation_id]
+            self.owner._remove(self.conversation_id)
 
 
 class OutputSink:
@@ -74,7 +75,10 @@ class OutputSink:
         self._clock = clock
         self._budget = budget if budget is not None else MemoryBudget()
         self._serving: dict[str, Target] = {}
-        self._stash: dict[str, _Stash] = {}
+        self._stash: OrderedDict[str, _Stash] = OrderedDict()
+        """Least recently touched first."""
+        self._ended: OrderedDict[str, float] = OrderedDict()
+        """Conversation id -> when its turn's end was stashed, earliest first."""
 
     def publish(self, conversation_id: str, item: Outbound) -> None:
         target = self._serving.get(conversation_id)
@@ -102,9 +106,13 @@ class OutputSink:
 
     def take_stash(self, conversation_id: str) -> list[Outbound]:
         """What was kept for the conversation, oldest first; the stash empties."""
-        kept = self._stash.pop(conversation_id, None)
-        self._budget.forget(_key(conversation_id))
+        kept = self._remove(conversation_id)
         return [] if kept is None else kept.items
+
+    def _remove(self, conversation_id: str) -> _Stash | None:
+        self._ended.pop(conversation_id, None)
+        self._budget.forget(_key(conversation_id))
+        return self._stash.pop(conversation_id, None)
 
     def stashed(self, conversation_id: str) -> int:
         kept = self._stash.get(conversation_id)
@@ -119,11 +127,12 @@ class OutputSink:
             kept = self._stash[conversation_id] = _Stash(conversation_id, self, touched=now)
             self._budget.track(key, kept, "stash")
         kept.touched = now
+        self._stash.move_to_end(conversation_id)
         is_delta = isinstance(item, _DELTAS)
         if is_delta and (kept.ended_at is not None or len(kept.items) >= self._limit):
             return
         if isinstance(item, _ENDS):
-            kept.ended_at = now
+            kept.ended_at = self._ended[conversation_id] = now
             deltas = [i for i in kept.items if isinstance(i, _DELTAS)]
             self._budget.refund(key, sum(map(item_bytes, deltas)))
             kept.items = [i for i in kept.items if not isinstance(i, _DELTAS)]
@@ -131,18 +140,18 @@ class OutputSink:
         if refused is not None:
             # Over the budget: this stash is the state that goes.
             log.warning("stash of %s dropped: %s", logfmt_value(conversation_id), refused)
-            self._budget.forget(key)
             kept.drop("over the memory budget")
             return
         kept.items.append(item)
 
     def sweep(self) -> None:
+        """Remove what expired, oldest first: only what goes is looked at
+        (plus one that stays), however many stashes there are."""
         now = self._clock()
-        for conversation_id, kept in list(self._stash.items()):
-            ended_long_ago = kept.ended_at is not None and now - kept.ended_at > ENDED_SESSION_TTL_S
-            if ended_long_ago or now - kept.touched > IDLE_SESSION_TTL_S:
-                del self._stash[conversation_id]
-                self._budget.forget(_key(conversation_id))
+        while self._ended and now - next(iter(self._ended.values())) > ENDED_SESSION_TTL_S:
+            self._remove(next(iter(self._ended)))
+        while self._stash and now - next(iter(self._stash.values())).touched > IDLE_SESSION_TTL_S:
+            self._remove(next(iter(self._stash)))
 
 
 def item_bytes(item: Outbound) -> int:
