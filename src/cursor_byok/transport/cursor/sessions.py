@@ -206,13 +206,13 @@ class SessionHub:
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
-        refused = self.budget.track(_key(request_id), session, "session", fixed=SESSION_BYTES)
+        refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
             raise OverBudget(f"no room for a new request id: {refused}")
         return session
 
     def _forget(self, session: Session) -> None:
-        self.budget.forget(_key(session.request_id))
+        self.budget.forget(budget_key(session.request_id))
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
@@ -220,7 +220,7 @@ class SessionHub:
     def session(self, request_id: str) -> Session:
         """The request id's session, made on first use; OverBudget if there is no room."""
         session = self.sessions.session(request_id)
-        self.budget.touch(_key(request_id))
+        self.budget.touch(budget_key(request_id))
         return session
 
     def _dropped(self, session: Session, reason: str) -> None:
@@ -233,7 +233,7 @@ class SessionHub:
         the stream with the reason and stop the turn, rather than let both
         wait for input that will never come."""
         session.failed = reason
-        self.budget.refund(_key(session.request_id), session.inbox.clear())
+        self.budget.refund(budget_key(session.request_id), session.inbox.clear())
         error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
         conversation_id = session.conversation_id
         if conversation_id is None or session.ended:
@@ -321,14 +321,14 @@ class SessionHub:
                 session.reset()
             grown = session.inbox.pending_bytes - held
             if grown > 0:
-                refused = self.budget.charge(_key(request_id), grown)
+                refused = self.budget.charge(budget_key(request_id), grown)
                 if refused is not None:
-                    self.budget.refund(_key(request_id), held)  # what was charged
+                    self.budget.refund(budget_key(request_id), held)  # what was charged
                     session.inbox.clear()
                     self._fail(session, f"append {seqno} could not be buffered: {refused}")
                     return
             elif grown < 0:
-                self.budget.refund(_key(request_id), -grown)
+                self.budget.refund(budget_key(request_id), -grown)
             for number, data in due:
                 try:
                     await self._deliver(session, number, data)
@@ -434,7 +434,8 @@ class SessionHub:
                 assert_never(step)
 
 
-def _key(request_id: str) -> str:
+def budget_key(request_id: str) -> str:
+    """What the memory budget knows a request id's session by."""
     return f"request {request_id}"
 
 
