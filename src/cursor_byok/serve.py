@@ -108,7 +108,18 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def serve(config: Config, host: str, port: int, database: Path, printer: Printer) -> int:
+Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
+"""Something that runs beside the server while it listens (the IDE proxy)."""
+
+
+def serve(
+    config: Config,
+    host: str,
+    port: int,
+    database: Path,
+    printer: Printer,
+    attach: Attach | None = None,
+) -> int:
     """Run the server until a signal; the exit code."""
     if not is_loopback_host(host) and config.server.access_token is None:
         raise ServeError(
@@ -124,7 +135,7 @@ def serve(config: Config, host: str, port: int, database: Path, printer: Printer
     _log_to(printer, config)
     map_big_buffers()  # RSS follows the memory budget after big appends are freed
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, host, port, sock, store, printer))
+        asyncio.run(_run(config, host, port, sock, store, printer, attach))
     return EXIT_OK
 
 
@@ -145,7 +156,13 @@ def _log_to(printer: Printer, config: Config) -> None:
 
 
 async def _run(
-    config: Config, host: str, port: int, sock: socket.socket, store: SQLiteStore, printer: Printer
+    config: Config,
+    host: str,
+    port: int,
+    sock: socket.socket,
+    store: SQLiteStore,
+    printer: Printer,
+    attach: Attach | None = None,
 ) -> None:
     router = Router(config)
     token = config.server.access_token
@@ -185,11 +202,33 @@ async def _run(
     with printer.status(f"serving on {url}") as update:
         ticker = asyncio.create_task(_tick(update, url, service))
         try:
-            await server.serve(sockets=[sock])
+            beside = attach(service) if attach else contextlib.nullcontext()
+            await _serve_beside(server, sock, beside)
         finally:
             ticker.cancel()
             await router.aclose()
             store.close()
+
+
+async def _serve_beside(
+    server: uvicorn.Server, sock: socket.socket, beside: contextlib.AbstractContextManager[None]
+) -> None:
+    """Runs `beside` (the IDE proxy) only while the server listens, so that
+    nothing is routed to a closed port; if `beside` fails, the server stops."""
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            await task  # it could not start: its error, or its exit
+            return
+        await asyncio.sleep(0.01)
+    try:
+        with beside:
+            await asyncio.wait({task})
+    except BaseException:
+        server.should_exit = True
+        await asyncio.wait({task})
+        raise
+    await task
 
 
 async def _tick(update: Callable[[str], None], url: str, service: Service) -> None:
