@@ -10,7 +10,8 @@ and router; it swaps only the object that serves the ASGI app
 
 Stacks: uvicorn (as shipped: h11, asyncio), uvicorn-fast (httptools, uvloop),
 granian (Rust HTTP, asyncio app loop), hypercorn (h11/h2, asyncio).
-Clients: httpx2 (as shipped), aiohttp.
+Clients: aiohttp (as shipped), httpx2 (the client shipped before; same
+connection limit as aiohttp here, so only the library differs).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import httpx2
 
 STACKS = ("uvicorn", "uvicorn-fast", "granian", "hypercorn")
-CLIENTS = ("httpx2", "aiohttp")
+CLIENTS = ("aiohttp", "httpx2")
 
 
 class _Served:
@@ -100,64 +101,62 @@ def use_stack(stack: str) -> None:
         app.GracefulServer = HypercornServer  # type: ignore[assignment, misc]
 
 
-# -- aiohttp as the upstream client ----------------------------------------------------
+# -- httpx2 as the upstream client (shipped before aiohttp) ------------------------------
 
 
-class _AiohttpResponse:
-    """The part of httpx2.Response that `llm.stream.SSEResponseStream` reads."""
+class _Httpx2Response:
+    """`llm.http.HTTPResponse` over an httpx2 streaming response."""
 
-    def __init__(self, response: Any) -> None:
+    def __init__(self, response: httpx2.Response) -> None:
         self._response = response
-        self.status_code: int = response.status
-        self.headers: Mapping[str, str] = {k.lower(): v for k, v in response.headers.items()}
+        self.status = response.status_code
+        self.headers: Mapping[str, str] = response.headers
 
-    async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        import aiohttp  # noqa: PLC0415
+    async def chunks(self) -> AsyncIterator[bytes]:
+        from cursor_byok.llm.http import TransportError, UpstreamError  # noqa: PLC0415
 
         try:
-            async for chunk in self._response.content.iter_any():
+            async for chunk in self._response.aiter_bytes():
                 yield chunk
-        except aiohttp.ClientError as error:
-            raise httpx2.ReadError(str(error)) from error
+        except httpx2.HTTPError as error:
+            raise TransportError(UpstreamError(str(error), retryable=True)) from error
 
-    async def aclose(self) -> None:
-        self._response.release()
+    def close(self) -> None:
+        asyncio.get_running_loop().create_task(self._response.aclose())
 
 
-class AiohttpClient(httpx2.AsyncClient):
-    """Requests are still built by httpx2 (the adapters' `build_request`);
-    aiohttp sends them and reads the body."""
+class Httpx2Client:
+    """`llm.http.HTTPClient` over httpx2, pooled and limited as it was shipped."""
 
-    def __init__(self, base_url: str, **_: Any) -> None:
-        super().__init__(base_url=base_url)
-        self._session: Any = None
+    def __init__(self, **_: Any) -> None:
+        from importlib.util import find_spec  # noqa: PLC0415
 
-    async def send(self, request: httpx2.Request, **_: Any) -> Any:  # type: ignore[override]
-        import aiohttp  # noqa: PLC0415
+        self._client = httpx2.AsyncClient(
+            http2=find_spec("h2") is not None,
+            timeout=httpx2.Timeout(300.0, connect=5.0),
+            limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=1000),
+            follow_redirects=False,
+        )
 
-        if self._session is None:
-            connector = aiohttp.TCPConnector(limit=1000, limit_per_host=1000)
-            timeout = aiohttp.ClientTimeout(sock_connect=5, sock_read=300)
-            self._session = aiohttp.ClientSession(connector=connector, timeout=timeout)
+    async def send(self, request: Any) -> _Httpx2Response:
+        from cursor_byok.llm.http import TransportError, UpstreamError  # noqa: PLC0415
+
+        built = self._client.build_request("POST", request.url, content=request.body,
+                                           headers=dict(request.headers))  # fmt: skip
         try:
-            response = await self._session.post(
-                str(request.url), data=request.content, headers=dict(request.headers)
-            )
-        except aiohttp.ClientError as error:
-            raise httpx2.ConnectError(str(error)) from error
-        return _AiohttpResponse(response)
+            return _Httpx2Response(await self._client.send(built, stream=True))
+        except httpx2.HTTPError as error:
+            raise TransportError(UpstreamError(str(error), retryable=True)) from error
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-        await super().aclose()
+        await self._client.aclose()
 
 
 def use_client(client: str) -> None:
     from cursor_byok.llm import http  # noqa: PLC0415
 
-    if client == "aiohttp":
-        http.make_client = AiohttpClient  # type: ignore[assignment]
+    if client == "httpx2":
+        http.make_client = Httpx2Client  # type: ignore[assignment]
 
 
 def main(argv: list[str]) -> int:

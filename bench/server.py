@@ -53,7 +53,7 @@ DELTAS = 100
 PACE_MS = 10.0
 TURNS = 200
 STACKS = ("uvicorn", "uvicorn-fast", "granian", "hypercorn")
-CLIENTS = ("httpx2", "aiohttp")
+CLIENTS = ("aiohttp", "httpx2")
 CONFIG = """
 default_model = "bench"
 [server]

@@ -37,7 +37,7 @@ def assistant(text: str) -> AssistantMessage:
     return AssistantMessage((TextContent(text),), "bench", "bench", "bench-model", timestamp=2)
 
 
-COMMITS = 200
+COMMITS = 50
 
 
 def history(size: int) -> tuple[Message, ...]:

@@ -28,8 +28,7 @@ from cursor_byok.llm.types import RequestMessages
 from cursor_byok.transport.wire.server import ModelEntry
 
 if TYPE_CHECKING:
-    import httpx2
-
+    from cursor_byok.llm.http import HTTPClient
     from cursor_byok.llm.providers.base import SSEAdapter
 
 NO_MODEL_TEXT = (
@@ -74,7 +73,7 @@ class Router:
         self._adapters: dict[str, LLM] = {}
         # One pooled HTTP client per provider, shared by its models: warm
         # connections (and HTTP/2 where the provider offers it) for all.
-        self._clients: dict[str, httpx2.AsyncClient] = {}
+        self._clients: dict[str, HTTPClient] = {}
 
     def resolve(self, requested: str) -> ModelConfig | None:
         models = self.config.models
@@ -129,7 +128,7 @@ class Router:
             from cursor_byok.llm.http import make_client  # noqa: PLC0415
 
             client = self._clients[provider.name] = make_client(
-                provider.base_url, read_timeout=self.config.server.stall_timeout_s
+                read_timeout=self.config.server.stall_timeout_s
             )
         adapter = _adapter_class(provider.api)(spec, secret, client)
         self._adapters[model.name] = adapter
