@@ -3,8 +3,8 @@
 Builds conversations of 10, 1,000 and 10,000 messages in a real SQLite file,
 then times commits that append one user message each (with the version check
 and hash-chain verification). Each commit carries what the runner writes with
-it: the model-call record the transition's `CallLLM` implies (built by the
-runner's own `_records`), as a real turn's first commit does. Prints, from one
+it: the model-call record the transition names (mapped to rows by the
+runner's own `store_records`), as a real turn's first commit does. Prints, from one
 run:
   commit_ms[N] = X            (median, synchronous=NORMAL and FULL)
   commit_ratio_10000_over_10 = X   (NORMAL; ~1.0 means history size is free)
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cursor_byok.llm.serialize import messages_hash
 from cursor_byok.llm.types import AssistantMessage, Message, TextContent, UserMessage
 from cursor_byok.loop import ConversationState, RuntimeState, Start, Status, transition
-from cursor_byok.runtime.runner import _records
+from cursor_byok.runtime.records import store_records
 from cursor_byok.store.sqlite import SQLiteStore, Synchronous
 
 
@@ -62,9 +62,8 @@ def timed_commits(store: SQLiteStore, state: ConversationState, with_loop: bool)
     for n in range(COMMITS):
         began = time.perf_counter()
         before = replace(state, status=Status.READY)
-        input = Start(user(f"n{n}"))
-        step = transition(RuntimeState(before), input)
-        calls, operations = _records(before, input, step)
+        step = transition(RuntimeState(before), Start(user(f"n{n}")))
+        calls, operations = store_records(before.conversation_id, step.records)
         state = step.state.committed
         if not with_loop:
             began = time.perf_counter()
