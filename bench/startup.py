@@ -7,6 +7,9 @@ Prints, from one run (medians of REPEATS alternating runs, seconds):
                        (goal <= 0.3)
 The configuration is a temporary file with one OpenAI-compatible model on
 loopback (no key, no network), the database a new file in a temporary folder.
+`--baseline-src DIR` also times another tree's package (e.g. an older
+checkout's src/), alternately in the same run: `baseline_help_s`,
+`baseline_serve_ready_s`.
 """
 
 from __future__ import annotations
@@ -41,9 +44,9 @@ def free_port() -> int:
         return port
 
 
-def timed_run(args: list[str]) -> float:
+def timed_run(args: list[str], env: dict[str, str] | None = None) -> float:
     began = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - began
 
 
@@ -57,7 +60,7 @@ def healthz(port: int) -> bool:
         return False
 
 
-def serve_ready(folder: Path) -> float:
+def serve_ready(folder: Path, env: dict[str, str] | None = None) -> float:
     port = free_port()
     config = folder / "config.toml"
     config.write_text(CONFIG)
@@ -65,7 +68,7 @@ def serve_ready(folder: Path) -> float:
     args = [*COMMAND, "--config", str(config), "serve", "--port", str(port),
             "--database", str(database)]  # fmt: skip
     began = time.perf_counter()
-    process = subprocess.Popen(args, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(args, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
     try:
         while not healthz(port):
             if process.poll() is not None:
@@ -82,19 +85,27 @@ def serve_ready(folder: Path) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--baseline-src", type=Path, default=None,
+                        help="also time the cursor_byok package under this folder")  # fmt: skip
     args = parser.parse_args(argv)
-    env_free = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
-    os.environ.clear()
-    os.environ.update(env_free)
-    bare, helps, serves = [], [], []
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
+    env.pop("PYTHONPATH", None)
+    trees = {"": env}
+    if args.baseline_src is not None:
+        trees["baseline_"] = {**env, "PYTHONPATH": str(args.baseline_src.resolve())}
+    bare: list[float] = []
+    helps: dict[str, list[float]] = {name: [] for name in trees}
+    serves: dict[str, list[float]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
-        for _ in range(args.repeats):  # alternated, so load drifts hit all three alike
-            bare.append(timed_run([sys.executable, "-c", "pass"]))
-            helps.append(timed_run([*COMMAND, "--help"]))
-            serves.append(serve_ready(Path(tmp)))
+        for _ in range(args.repeats):  # alternated, so load drifts hit all alike
+            bare.append(timed_run([sys.executable, "-c", "pass"], env))
+            for name, tree_env in trees.items():
+                helps[name].append(timed_run([*COMMAND, "--help"], tree_env))
+                serves[name].append(serve_ready(Path(tmp), tree_env))
     print(f"python_s = {statistics.median(bare):.3f}")
-    print(f"help_s = {statistics.median(helps):.3f}")
-    print(f"serve_ready_s = {statistics.median(serves):.3f}")
+    for name in trees:
+        print(f"{name}help_s = {statistics.median(helps[name]):.3f}")
+        print(f"{name}serve_ready_s = {statistics.median(serves[name]):.3f}")
 
 
 if __name__ == "__main__":
