@@ -188,7 +188,8 @@ class Server:
     def _healthy(self) -> bool:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
-                conn.sendall(b"GET /healthz HTTP/1.1\r\nhost: b\r\nconnection: close\r\n\r\n")
+                head = f"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1:{self.port}\r\n"
+                conn.sendall(head.encode() + b"connection: close\r\n\r\n")
                 return conn.recv(64).startswith(b"HTTP/1.1 200")
         except OSError:
             return False

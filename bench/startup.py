@@ -54,7 +54,8 @@ def healthz(port: int) -> bool:
     """One `GET /healthz`; True when it answered 200."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
-            conn.sendall(b"GET /healthz HTTP/1.1\r\nhost: bench\r\nconnection: close\r\n\r\n")
+            head = f"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\n\r\n"
+            conn.sendall(head.encode())
             return conn.recv(64).startswith(b"HTTP/1.1 200")
     except OSError:
         return False
