@@ -8,7 +8,8 @@ and router; it swaps only the object that serves the ASGI app
 (`transport.wire.app.GracefulServer`) or the one that sends provider requests
 (`llm.http.make_client`).
 
-Stacks: uvicorn (as shipped: h11, asyncio), uvicorn-fast (httptools, uvloop),
+Stacks: uvicorn (as shipped: h11, asyncio), uvicorn-fast (httptools, uvloop;
+without the shipped h11 protocol's request-head deadline),
 granian (Rust HTTP, asyncio app loop), hypercorn (h11/h2, asyncio).
 Clients: aiohttp (as shipped), httpx2 (the client shipped before; same
 connection limit as aiohttp here, so only the library differs).
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -41,6 +43,13 @@ class _Served:
         self.app, self.host, self.port = config.app, config.host, config.port
         self._stop = asyncio.Event()
 
+    @staticmethod
+    def _release(sockets: list[socket.socket] | None) -> None:
+        """`serve` binds the port first (to report a port in use); these
+        servers bind it themselves."""
+        for sock in sockets or ():
+            sock.close()
+
     def _signals(self) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -53,7 +62,8 @@ class _Served:
 
 
 class HypercornServer(_Served):
-    async def serve(self) -> None:
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        self._release(sockets)
         from hypercorn.asyncio import serve  # noqa: PLC0415
         from hypercorn.config import Config  # noqa: PLC0415
 
@@ -66,7 +76,8 @@ class HypercornServer(_Served):
 
 
 class GranianServer(_Served):
-    async def serve(self) -> None:
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        self._release(sockets)
         from granian.constants import Interfaces  # noqa: PLC0415
         from granian.log import LogLevels  # noqa: PLC0415
         from granian.server.embed import Server  # noqa: PLC0415
@@ -88,8 +99,8 @@ def use_stack(stack: str) -> None:
 
         shipped = app.uvicorn_config
 
-        def fast(service: Any, host: str, port: int) -> Any:
-            config = shipped(service, host, port)
+        def fast(*args: Any, **kwargs: Any) -> Any:
+            config = shipped(*args, **kwargs)
             config.http, config.loop = "httptools", "uvloop"
             return config
 

@@ -274,7 +274,7 @@ def run_level(n: int, rounds: int, deltas: int, pace_ms: float, client: LineProc
                 continue
             before = server.cpu_s()
             answer = client.ask({**command, "mode": "server", "url": server.url,
-                                 "tag": f"{server.name}-{label}n{n}-r{r}"})  # fmt: skip
+                                 "tag": f"{server.name.replace('+', '-')}-{label}n{n}-r{r}"})  # fmt: skip
             sides[server.name].add(answer, server.cpu_s() - before)
     return sides
 
