@@ -162,8 +162,9 @@ async def direct_stream(pool: Pool, deltas: int, pace_ms: float, tag: str) -> St
     body = {"model": "gpt-4o", "messages": [{"role": "user", "content": text}], "stream": True}
     try:
         sent = time.perf_counter()
-        status = await conn.post(f"{pool.prefix}/chat/completions", json.dumps(body).encode(),
-                                 "application/json")  # fmt: skip
+        status = await conn.post(
+            f"{pool.prefix}/chat/completions", json.dumps(body).encode(), "application/json"
+        )
         if status != 200:
             raise RuntimeError(f"provider: HTTP {status}")
         buffer = b""

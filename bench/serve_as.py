@@ -82,8 +82,14 @@ class GranianServer(_Served):
         from granian.log import LogLevels  # noqa: PLC0415
         from granian.server.embed import Server  # noqa: PLC0415
 
-        server = Server(self.app, address=self.host, port=self.port, interface=Interfaces.ASGI,
-                        log_level=LogLevels.warning, backlog=2048)  # fmt: skip
+        server = Server(
+            self.app,
+            address=self.host,
+            port=self.port,
+            interface=Interfaces.ASGI,
+            log_level=LogLevels.warning,
+            backlog=2048,
+        )
         task = asyncio.create_task(server.serve())
         self._signals()
         await self._stop.wait()
@@ -152,8 +158,9 @@ class Httpx2Client:
     async def send(self, request: Any) -> _Httpx2Response:
         from cursor_byok.llm.http import TransportError, UpstreamError  # noqa: PLC0415
 
-        built = self._client.build_request("POST", request.url, content=request.body,
-                                           headers=dict(request.headers))  # fmt: skip
+        built = self._client.build_request(
+            "POST", request.url, content=request.body, headers=dict(request.headers)
+        )
         try:
             return _Httpx2Response(await self._client.send(built, stream=True))
         except httpx2.HTTPError as error:

@@ -110,8 +110,14 @@ class LineProcess:
 
     def __init__(self, args: list[str], log: Path) -> None:
         self.log = log.open("w")
-        self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=self.log, text=True, cwd=HERE.parent)  # fmt: skip
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            cwd=HERE.parent,
+        )
 
     def line(self) -> str:
         assert self.process.stdout is not None
@@ -167,12 +173,20 @@ class Server:
         config = self.workdir / "config.toml"
         config.write_text(CONFIG.format(url=self.provider_url))
         self.port = free_port()
-        serve = ["--config", str(config), "serve", "--port", str(self.port),
-                 "--database", str(self.database)]  # fmt: skip
+        serve = [
+            "--config",
+            str(config),
+            "serve",
+            "--port",
+            str(self.port),
+            "--database",
+            str(self.database),
+        ]
         if (self.stack, self.client) == (STACKS[0], CLIENTS[0]):
             installed = Path(sys.executable).with_name("cursor-byok")
-            command = [str(installed)] if installed.exists() else [sys.executable, "-m",
-                                                                   "cursor_byok"]  # fmt: skip
+            command = (
+                [str(installed)] if installed.exists() else [sys.executable, "-m", "cursor_byok"]
+            )
         else:
             command = [sys.executable, str(HERE / "serve_as.py"), self.stack, self.client, "--"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
@@ -258,8 +272,15 @@ class Side:
         return percentile([gap for s in self.ok for gap in s["gaps_ms"]], q)
 
 
-def run_level(n: int, rounds: int, deltas: int, pace_ms: float, client: LineProcess,
-              servers: Sequence[Server], label: str = "") -> dict[str, Side]:  # fmt: skip
+def run_level(
+    n: int,
+    rounds: int,
+    deltas: int,
+    pace_ms: float,
+    client: LineProcess,
+    servers: Sequence[Server],
+    label: str = "",
+) -> dict[str, Side]:
     """`rounds` paired rounds of N streams; every conversation is new (`label` +
     level + round + candidate + index)."""
     sides: dict[str, Side] = {"direct": Side(), **{s.name: Side() for s in servers}}
@@ -267,14 +288,26 @@ def run_level(n: int, rounds: int, deltas: int, pace_ms: float, client: LineProc
     for r in range(rounds):
         shift = r % len(order)
         for server in order[shift:] + order[:shift]:  # each side leads in turn
-            command = {"op": "streams", "n": n, "deltas": deltas, "pace_ms": pace_ms,
-                       "tag": f"{label}n{n}-r{r}", "mode": "direct"}  # fmt: skip
+            command = {
+                "op": "streams",
+                "n": n,
+                "deltas": deltas,
+                "pace_ms": pace_ms,
+                "tag": f"{label}n{n}-r{r}",
+                "mode": "direct",
+            }
             if server is None:
                 sides["direct"].add(client.ask(command), 0.0)
                 continue
             before = server.cpu_s()
-            answer = client.ask({**command, "mode": "server", "url": server.url,
-                                 "tag": f"{server.name.replace('+', '-')}-{label}n{n}-r{r}"})  # fmt: skip
+            answer = client.ask(
+                {
+                    **command,
+                    "mode": "server",
+                    "url": server.url,
+                    "tag": f"{server.name.replace('+', '-')}-{label}n{n}-r{r}",
+                }
+            )
             sides[server.name].add(answer, server.cpu_s() - before)
     return sides
 
@@ -285,8 +318,9 @@ def tool_session(turns: int, client: LineProcess, server: Server) -> dict[int, t
     size = server.db_bytes()
     for turn in range(1, turns + 1):
         before = server.cpu_s()
-        seen = client.ask({"op": "turn", "conversation": "session", "turn": turn,
-                           "url": server.url})  # fmt: skip
+        seen = client.ask(
+            {"op": "turn", "conversation": "session", "turn": turn, "url": server.url}
+        )
         if seen["error"]:
             raise RuntimeError(f"tool session, turn {turn}: {seen['error']}")
         cpu = server.cpu_s() - before
@@ -301,19 +335,19 @@ def tool_session(turns: int, client: LineProcess, server: Server) -> dict[int, t
 def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> Iterator[str]:
     direct, through = sides["direct"], sides[name]
     label = f"[{n}]{suffix}"
-    yield (f"# N={n} {name}: {len(through.streams)} streams through, {through.failures} "
-           f"failed; {len(direct.streams)} direct, {direct.failures} failed; failures="
-           f"{through.failures + direct.failures}")  # fmt: skip
+    yield (
+        f"# N={n} {name}: {len(through.streams)} streams through, {through.failures} "
+        f"failed; {len(direct.streams)} direct, {direct.failures} failed; failures="
+        f"{through.failures + direct.failures}"
+    )
     errors = sorted({s["error"] for s in (*through.streams, *direct.streams) if s["error"]})
     if errors:
         yield f"#   errors: {errors[:3]}"
     for q in (50, 95):
-        yield (f"ttft_p{q}_ms{label} = {through.ttft_ms(q):.2f} "
-               f"(direct {direct.ttft_ms(q):.2f})")  # fmt: skip
+        yield (f"ttft_p{q}_ms{label} = {through.ttft_ms(q):.2f} (direct {direct.ttft_ms(q):.2f})")
     yield f"added_ttft_p50_ms{label} = {through.ttft_ms(50) - direct.ttft_ms(50):.2f}"
     for q in (50, 99):
-        yield (f"gap_p{q}_ms{label} = {through.gap_ms(q):.2f} "
-               f"(direct {direct.gap_ms(q):.2f})")  # fmt: skip
+        yield (f"gap_p{q}_ms{label} = {through.gap_ms(q):.2f} (direct {direct.gap_ms(q):.2f})")
     yield f"added_gap_p99_ms{label} = {through.gap_ms(99) - direct.gap_ms(99):.2f}"
     per_delta = through.cpu_s / through.deltas * 1e6 if through.deltas else float("nan")
     yield f"relay_cpu_us_per_delta{label} = {per_delta:.1f}"
@@ -322,8 +356,13 @@ def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> 
     yield f"relayed_deltas_per_s{label} = {rate:.0f} (direct {direct_rate:.0f})"
 
 
-def report(levels: dict[int, dict[str, Side]], servers: Sequence[Server],
-           session: dict[int, tuple[float, int]], offered: float, out: TextIO) -> None:  # fmt: skip
+def report(
+    levels: dict[int, dict[str, Side]],
+    servers: Sequence[Server],
+    session: dict[int, tuple[float, int]],
+    offered: float,
+    out: TextIO,
+) -> None:
     def line(text: str) -> None:
         print(text, file=out, flush=True)
 
@@ -334,17 +373,21 @@ def report(levels: dict[int, dict[str, Side]], servers: Sequence[Server],
             line(text)
     if len(servers) > 1:
         line("# side by side (same rounds, alternating):")
-        line(f"# {'candidate':<24} {'N':>4} {'cpu us/delta':>12} {'+ttft p50':>10} "
-             f"{'+gap p99':>9} {'deltas/s':>9} {'failed':>6}")  # fmt: skip
+        line(
+            f"# {'candidate':<24} {'N':>4} {'cpu us/delta':>12} {'+ttft p50':>10} "
+            f"{'+gap p99':>9} {'deltas/s':>9} {'failed':>6}"
+        )
         for server in servers:
             for n, sides in levels.items():
                 side, direct = sides[server.name], sides["direct"]
                 cpu = side.cpu_s / side.deltas * 1e6 if side.deltas else float("nan")
                 rate = statistics.fmean(side.rates) if side.rates else float("nan")
-                line(f"# {server.name:<24} {n:>4} {cpu:>12.1f} "
-                     f"{side.ttft_ms(50) - direct.ttft_ms(50):>10.2f} "
-                     f"{side.gap_ms(99) - direct.gap_ms(99):>9.2f} {rate:>9.0f} "
-                     f"{side.failures:>6}")  # fmt: skip
+                line(
+                    f"# {server.name:<24} {n:>4} {cpu:>12.1f} "
+                    f"{side.ttft_ms(50) - direct.ttft_ms(50):>10.2f} "
+                    f"{side.gap_ms(99) - direct.gap_ms(99):>9.2f} {rate:>9.0f} "
+                    f"{side.failures:>6}"
+                )
                 errors = sorted({s["error"] for s in side.streams if s["error"]})
                 if errors:
                     line(f"#   errors: {errors[:2]}")
@@ -365,28 +408,40 @@ def report(levels: dict[int, dict[str, Side]], servers: Sequence[Server],
 
 
 @contextmanager
-def processes(stacks: Sequence[str], clients: Sequence[str], workdir: Path,
-              ) -> Iterator[tuple[LineProcess, list[Server]]]:  # fmt: skip
+def processes(
+    stacks: Sequence[str],
+    clients: Sequence[str],
+    workdir: Path,
+) -> Iterator[tuple[LineProcess, list[Server]]]:
     with ExitStack() as stack:
         python = sys.executable
         provider = LineProcess([python, str(HERE / "fake_provider.py")], workdir / "provider.log")
         stack.callback(provider.close)
         provider_url = f"http://127.0.0.1:{provider.line()}/v1"
-        servers = [Server(s, c, workdir / f"{s}+{c}", provider_url) for s in stacks
-                   for c in clients]  # fmt: skip
+        servers = [
+            Server(s, c, workdir / f"{s}+{c}", provider_url) for s in stacks for c in clients
+        ]
         for server in servers:
             stack.callback(server.stop)
             server.start()
-        client = LineProcess([python, str(HERE / "load_client.py"), provider_url],
-                             workdir / "client.log")  # fmt: skip
+        client = LineProcess(
+            [python, str(HERE / "load_client.py"), provider_url], workdir / "client.log"
+        )
         stack.callback(client.close)
         yield client, servers
 
 
-def run(levels: Sequence[int] = LEVELS, rounds: dict[int, int] | None = None,
-        deltas: int = DELTAS, pace_ms: float = PACE_MS, turns: int = TURNS,
-        stacks: Sequence[str] = STACKS[:1], clients: Sequence[str] = CLIENTS[:1],
-        out: TextIO = sys.stdout, keep: Path | None = None) -> None:  # fmt: skip
+def run(
+    levels: Sequence[int] = LEVELS,
+    rounds: dict[int, int] | None = None,
+    deltas: int = DELTAS,
+    pace_ms: float = PACE_MS,
+    turns: int = TURNS,
+    stacks: Sequence[str] = STACKS[:1],
+    clients: Sequence[str] = CLIENTS[:1],
+    out: TextIO = sys.stdout,
+    keep: Path | None = None,
+) -> None:
     """The whole benchmark; `keep` keeps the servers' folders (logs, databases)."""
     rounds = rounds or ROUNDS
     began = time.perf_counter()
@@ -399,9 +454,12 @@ def run(levels: Sequence[int] = LEVELS, rounds: dict[int, int] | None = None,
                 n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers) for n in levels
             }
             session = tool_session(turns, client, servers[0]) if turns >= 6 else {}
-        print(f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
-              f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "
-              f"{', '.join(s.name for s in servers)}", file=out)  # fmt: skip
+        print(
+            f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
+            f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "
+            f"{', '.join(s.name for s in servers)}",
+            file=out,
+        )
         report(results, servers, session, 1000 / pace_ms, out)
     finally:
         if keep is None:
@@ -422,8 +480,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="rounds per level (default: 10 at N=1, 3 at N=50, 2 at N=200)",
     )
     parser.add_argument("--deltas", type=int, default=DELTAS, help="deltas per stream")
-    parser.add_argument("--turns", type=int, default=TURNS,
-                        help="turns of the tool session (0: skip it)")  # fmt: skip
+    parser.add_argument(
+        "--turns", type=int, default=TURNS, help="turns of the tool session (0: skip it)"
+    )
     parser.add_argument(
         "--stacks",
         nargs="+",
@@ -443,16 +502,32 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="a few seconds: levels 1 and 4, 20 deltas, a 12-turn session",
     )
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="copy the servers' logs and databases here")  # fmt: skip
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="copy the servers' logs and databases here"
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        run(levels=(1, 4), rounds={1: 2, 4: 1}, deltas=20, turns=12, stacks=args.stacks,
-            clients=args.clients, keep=args.keep)  # fmt: skip
+        run(
+            levels=(1, 4),
+            rounds={1: 2, 4: 1},
+            deltas=20,
+            turns=12,
+            stacks=args.stacks,
+            clients=args.clients,
+            keep=args.keep,
+        )
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
-    run(args.levels, rounds, args.deltas, PACE_MS, args.turns, args.stacks, args.clients,
-        keep=args.keep)  # fmt: skip
+    run(
+        args.levels,
+        rounds,
+        args.deltas,
+        PACE_MS,
+        args.turns,
+        args.stacks,
+        args.clients,
+        keep=args.keep,
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,16 @@ def serve_ready(folder: Path, env: dict[str, str] | None = None) -> float:
     config = folder / "config.toml"
     config.write_text(CONFIG)
     database = folder / f"state-{port}.sqlite3"
-    args = [*COMMAND, "--config", str(config), "serve", "--port", str(port),
-            "--database", str(database)]  # fmt: skip
+    args = [
+        *COMMAND,
+        "--config",
+        str(config),
+        "serve",
+        "--port",
+        str(port),
+        "--database",
+        str(database),
+    ]
     began = time.perf_counter()
     process = subprocess.Popen(args, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
     try:
@@ -86,8 +94,12 @@ def serve_ready(folder: Path, env: dict[str, str] | None = None) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--repeats", type=int, default=REPEATS)
-    parser.add_argument("--baseline-src", type=Path, default=None,
-                        help="also time the cursor_byok package under this folder")  # fmt: skip
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="also time the cursor_byok package under this folder",
+    )
     args = parser.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
     env.pop("PYTHONPATH", None)
