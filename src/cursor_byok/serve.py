@@ -111,7 +111,7 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
+Attach = Callable[["Service"], contextlib.AbstractContextManager[None]]
 """Something that runs beside the server while it listens (the IDE proxy)."""
 
 
