@@ -38,10 +38,21 @@ class _Served:
     `on_exit`, `serve()`; SIGINT/SIGTERM start the service's shutdown."""
 
     on_exit: Callable[[], None] | None = None
+    started = False
+    """Set once serving begins (the caller waits for it, as for uvicorn's)."""
 
     def __init__(self, config: Any) -> None:
         self.app, self.host, self.port = config.app, config.host, config.port
         self._stop = asyncio.Event()
+
+    @property
+    def should_exit(self) -> bool:
+        return self._stop.is_set()
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        if value:
+            self._stop.set()
 
     @staticmethod
     def _release(sockets: list[socket.socket] | None) -> None:
@@ -72,6 +83,7 @@ class HypercornServer(_Served):
         config.loglevel = "WARNING"
         config.graceful_timeout = 10
         self._signals()
+        self.started = True
         await serve(self.app, config, shutdown_trigger=self._stop.wait)  # type: ignore[arg-type]
 
 
@@ -92,6 +104,7 @@ class GranianServer(_Served):
         )
         task = asyncio.create_task(server.serve())
         self._signals()
+        self.started = True
         await self._stop.wait()
         server.stop()
         await task
