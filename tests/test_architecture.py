@@ -113,6 +113,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.tool_base": 1,
     "cursor_byok.transport.cursor.file_tools": 1,
     "cursor_byok.transport.cursor.shell_tool": 1,
+    "cursor_byok.transport.cursor.shell_parsing": 1,
     "cursor_byok.transport.cursor.mcp_tools": 1,
     "cursor_byok.transport.wire.request_body": 0,
     "cursor_byok.transport.wire.head_deadline": 0,
