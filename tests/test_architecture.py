@@ -114,6 +114,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.file_tools": 1,
     "cursor_byok.transport.cursor.shell_tool": 1,
     "cursor_byok.transport.cursor.shell_parsing": 1,
+    "cursor_byok.transport.cursor.read_range": 1,
     "cursor_byok.transport.cursor.mcp_tools": 1,
     "cursor_byok.transport.wire.request_body": 0,
     "cursor_byok.transport.wire.head_deadline": 0,
