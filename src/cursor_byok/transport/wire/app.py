@@ -17,6 +17,7 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
+from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_REQUEST_BYTES,
     DEFAULT_TOTAL_BYTES,
@@ -30,7 +31,6 @@ from cursor_byok.transport.wire.server import (
     MAX_APPEND_BYTES,
     MAX_BODY_BYTES,
     CursorServer,
-    ModelEntry,
 )
 
 SHUTDOWN_GRACE_S = 10

@@ -1002,6 +1002,18 @@ class GetDefaultModelForCliResponse(_message.Message):
     model: ModelDetails
     def __init__(self, model: _Optional[_Union[ModelDetails, _Mapping]] = ...) -> None: ...
 
+class NameAgentRequest(_message.Message):
+    __slots__ = ("user_message",)
+    USER_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    user_message: str
+    def __init__(self, user_message: _Optional[str] = ...) -> None: ...
+
+class NameAgentResponse(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
 class ActiveBranchChange(_message.Message):
     __slots__ = ("path", "branch_name")
     PATH_FIELD_NUMBER: _ClassVar[int]
