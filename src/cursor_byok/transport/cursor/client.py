@@ -193,6 +193,11 @@ async def client(base_url: str, codec: str = "proto") -> AsyncIterator[CursorCli
 
 # -- what a client sends -------------------------------------------------------------
 
+WORKSPACE_CONTEXT = pb.RequestContext()
+"""An interactive client always sends a request context with its message, so
+the server has no reason to ask for it; empty here, so the prompt is the
+plain one."""
+
 
 def run_request(
     text: str, conversation_id: str = "conv-1", model: str = "test-model", message_id: str = "m1"
@@ -202,7 +207,8 @@ def run_request(
             conversation_id=conversation_id,
             action=pb.ConversationAction(
                 user_message_action=pb.UserMessageAction(
-                    user_message=pb.UserMessage(text=text, message_id=message_id)
+                    user_message=pb.UserMessage(text=text, message_id=message_id),
+                    request_context=WORKSPACE_CONTEXT,
                 )
             ),
             requested_model=pb.RequestedModel(model_id=model),
