@@ -155,10 +155,11 @@ class OfficialCli:
         conversation_id: str = "conv-cli",
         mcp_tools: tuple[pb.McpToolDefinition, ...] = (),
         during: list[pb.AgentClientMessage] | None = None,
+        during_after: str = "text",
     ) -> CliTurn:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
-        first text arrives (e.g. a cancel)."""
+        first text (or, with `during_after="exec"`, exec request) arrives."""
         request_id = str(uuid.uuid4())
         stream = await self.client.open(request_id)
         appender = Appender(self.client, request_id)
@@ -179,7 +180,7 @@ class OfficialCli:
                 self._end(item, turn)
                 break
             self._take(item, turn, appender)
-            if pending_during and turn.text:
+            if pending_during and (turn.text if during_after == "text" else turn.execs):
                 for message in pending_during:
                     appender.send(message)
                 pending_during = []

@@ -69,6 +69,7 @@ async def rig(
     answers_context: bool = True,
     context: pb.RequestContext | None = None,
     delay: float = 0.0,
+    context_wait_s: float = 0.3,
 ) -> AsyncIterator[Rig]:
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     llm = ScriptedLLM(scripts, delay=delay)
@@ -78,7 +79,7 @@ async def rig(
         models=lambda: MODELS,
         retry=RetryPolicy(1, 0.001, 0.01),
         heartbeat_s=0.5,
-        context_wait_s=0.3,
+        context_wait_s=context_wait_s,
     )
     workspace = tmp_path / "workspace"
     workspace.mkdir()
@@ -227,6 +228,28 @@ async def test_a_client_that_never_answers_the_context_question_still_gets_its_t
     assert turn.text == "Fine."
     assert turn.execs[0].HasField("request_context_args")
     assert "<environment>" not in r.request(0)["systemPrompt"]
+
+
+async def test_a_cancel_while_the_context_is_awaited_ends_the_run_before_it_starts(
+    tmp_path: Path,
+) -> None:
+    async with rig(tmp_path, "proto", [], answers_context=False, context_wait_s=10) as r:
+        turn = await r.cli.run(
+            user_message("hi", None), "sonnet", during=[cancel()], during_after="exec"
+        )
+        loaded = r.store.load("conv-cli")
+    assert turn.error_details is not None
+    assert turn.error_details.details.detail == "User aborted request"
+    assert r.llm.requests == [] and loaded is None
+
+
+async def test_a_turn_that_started_without_its_context_can_still_be_canceled(
+    tmp_path: Path,
+) -> None:
+    async with rig(tmp_path, "proto", [answer("word " * 200)], False, delay=0.01) as r:
+        turn = await r.cli.run(user_message("hi", None), "sonnet", during=[cancel()])
+    assert turn.error is not None and turn.error["code"] == "canceled"
+    assert r.llm.streams[0].closed
 
 
 # -- 6. read ranges -------------------------------------------------------------------------
