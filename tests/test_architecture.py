@@ -121,6 +121,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.tools": 1,
     "cursor_byok.transport.cursor.aux_rpcs": 1,
     "cursor_byok.transport.cursor.run_request": 1,
+    "cursor_byok.transport.cursor.checkpoints": 1,
     "cursor_byok.transport.cursor.request_context": 2,
     "cursor_byok.transport.cursor.dialect": 1,
     "cursor_byok.transport.cursor.ids": 1,

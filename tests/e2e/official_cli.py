@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
+from hashlib import sha256
 from pathlib import Path
 from typing import TypeVar
 
@@ -50,7 +51,9 @@ class CliTurn:
     dropped: list[str] = field(default_factory=list)
     execs: list[pb.ExecServerMessage] = field(default_factory=list)
     token_deltas: list[int] = field(default_factory=list)
-    checkpoints: int = 0
+    checkpoints: list[pb.ConversationStateStructure] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
+    """The kind of every message but heartbeats, in arrival order."""
     error: dict[str, object] | None = None
     error_details: error_details_pb2.ErrorDetails | None = None
     violations: list[str] = field(default_factory=list)
@@ -208,6 +211,11 @@ class OfficialCli:
             turn.violations.append("an error end without ErrorDetails (the TUI drops it)")
 
     def _take(self, item: pb.AgentServerMessage, turn: CliTurn, appender: Appender) -> None:
+        top = item.WhichOneof("message") or ""
+        if top == "interaction_update":
+            top = item.interaction_update.WhichOneof("message") or ""
+        if top != "heartbeat":
+            turn.order.append(top)
         match item.WhichOneof("message"):
             case "interaction_update":
                 self._update(item.interaction_update, turn)
@@ -216,10 +224,21 @@ class OfficialCli:
                 for reply in self._exec(item.exec_server_message, turn):
                     appender.send(reply)
             case "kv_server_message":
-                appender.send(self._kv(item.kv_server_message))
+                kv = item.kv_server_message
+                stored = kv.set_blob_args
+                if (
+                    kv.HasField("set_blob_args")
+                    and stored.blob_id != sha256(stored.blob_data).digest()
+                ):
+                    turn.violations.append("a blob id that is not the SHA-256 of its bytes")
+                appender.send(self._kv(kv))
             case "conversation_checkpoint_update":
-                turn.checkpoints += 1
-                self.checkpoint = item.conversation_checkpoint_update
+                state = item.conversation_checkpoint_update
+                missing = [t.hex()[:12] for t in state.turns if t not in self.blobs]
+                if missing:
+                    turn.violations.append(f"a checkpoint names turns not stored: {missing}")
+                turn.checkpoints.append(state)
+                self.checkpoint = state
 
     def _update(self, update: pb.InteractionUpdate, turn: CliTurn) -> None:
         kind = update.WhichOneof("message")

@@ -304,3 +304,45 @@ async def test_a_provider_failure_ends_with_error_details(tmp_path: Path, codec:
     assert turn.violations == []
     assert turn.error is not None and turn.error_details is not None
     assert turn.error_details.details.detail == "upstream 500"
+
+
+# -- 7. checkpoints ---------------------------------------------------------------------------
+
+
+def turn_history(cli: OfficialCli) -> list[tuple[str, list[str]]]:
+    """What the client would render on resume: each turn's user text and steps."""
+    assert cli.checkpoint is not None
+    rendered = []
+    for turn_id in cli.checkpoint.turns:
+        turn = pb.ConversationTurnStructure.FromString(cli.blobs[turn_id]).agent_conversation_turn
+        user = pb.UserMessage.FromString(cli.blobs[turn.user_message])
+        steps = [pb.ConversationStep.FromString(cli.blobs[s]) for s in turn.steps]
+        rendered.append((user.text, [str(s.WhichOneof("message")) for s in steps]))
+    return rendered
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_checkpoints_carry_turns_stored_as_blobs_and_name_the_pending_call(
+    tmp_path: Path, codec: str
+) -> None:
+    tool = call("call_read", "read_file", path="a.txt")
+    scripts = [uses(tool), answer("It says hi."), answer("You are welcome.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        (r.cli.workspace / "a.txt").write_text("hi\n")
+        first = await r.cli.run(user_message("what is in a.txt?", r.cli.context), "sonnet")
+        after_first = turn_history(r.cli)
+        second = await r.cli.run(user_message("thanks", r.cli.context), "sonnet")
+    clean(first)
+    clean(second)
+    exec_at = first.order.index("exec_server_message")
+    assert first.order[exec_at + 1] == "conversation_checkpoint_update"
+    [pending] = first.checkpoints[1].pending_tool_calls
+    assert json.loads(pending)["content"][0]["toolCallId"] == "call_read"
+    assert list(first.checkpoints[-1].pending_tool_calls) == []
+    assert after_first == [
+        ("what is in a.txt?", ["assistant_message", "tool_call", "assistant_message"])
+    ]
+    # The second run sent the checkpoint back; its turns follow the first one.
+    assert turn_history(r.cli) == [*after_first, ("thanks", ["assistant_message"])]
+    details = second.checkpoints[-1].token_details
+    assert (details.used_tokens, details.max_tokens) == (10, 200_000)

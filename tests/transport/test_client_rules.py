@@ -9,8 +9,9 @@ from cursor_byok.llm.events import DoneEvent, StartEvent, TextDelta
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.commands import Canceled
 from cursor_byok.loop.inputs import Start
-from cursor_byok.transport.cursor import dialect
+from cursor_byok.transport.cursor import checkpoints, dialect, meter
 from cursor_byok.transport.cursor.aux_rpcs import chat_title
+from cursor_byok.transport.cursor.checkpoints import TurnBlobs
 from cursor_byok.transport.cursor.read_range import apply_range
 from cursor_byok.transport.cursor.run_request import (
     Refused,
@@ -170,3 +171,26 @@ def test_grpc_web_trailers_carry_the_error_details() -> None:
 )
 def test_a_chat_title_is_the_first_words_of_the_first_message(message: str, title: str) -> None:
     assert chat_title(message) == title
+
+
+def test_checkpoint_blobs_go_out_once_before_the_checkpoint_that_names_them() -> None:
+    blobs = TurnBlobs()
+    blobs.begin(pb.UserMessage(text="hi"), [b"earlier-turn"], "req")
+    blobs.add_answer(assistant(TextContent("hello")))
+    first = checkpoints.checkpoint(blobs, meter.checkpoint(10, 100, {}))
+    *stored, state = first
+    assert [m.WhichOneof("message") for m in stored] == ["kv_server_message"] * 3
+    ids = {m.kv_server_message.set_blob_args.blob_id for m in stored}
+    turns = list(state.conversation_checkpoint_update.turns)
+    assert turns[0] == b"earlier-turn" and turns[1] in ids
+    # Nothing changed: the next checkpoint names the same turn and sends no blob again.
+    again = checkpoints.checkpoint(blobs, meter.checkpoint(10, 100, {}))
+    assert len(again) == 1 and list(again[0].conversation_checkpoint_update.turns) == turns
+
+
+def test_a_resume_keeps_the_turns_it_was_sent_and_adds_none() -> None:
+    blobs = TurnBlobs()
+    blobs.begin(None, [b"t1", b"t2"], "req")
+    blobs.add_answer(assistant(TextContent("more")))
+    [state] = checkpoints.checkpoint(blobs, meter.checkpoint(0, 100, {}))
+    assert list(state.conversation_checkpoint_update.turns) == [b"t1", b"t2"]

@@ -154,7 +154,7 @@ def test_a_heartbeat_is_the_documented_bytes() -> None:
     assert dialect.heartbeat().SerializeToString().hex() == "0a026a00"
 
 
-def test_a_tool_call_goes_out_as_started_checkpoint_exec() -> None:
+def test_a_tool_call_goes_out_as_started_checkpoint_exec_checkpoint() -> None:
     context = dialect.StreamContext(stream_id="r", model_call_id="r:model:1")
     command = CallClient("conv:turn:1:tool:call_1", tool_call("call_1", "src/a.py"))
     tool = ToolSet.for_run().get("read_file")
@@ -163,7 +163,10 @@ def test_a_tool_call_goes_out_as_started_checkpoint_exec() -> None:
     exec_request = tracker.start(command.tool_call, tool, command.operation_id)
     assert context.next_exec == 2 and tracker.asked(command.operation_id)
     messages = dialect.encode_call_client(command, tool, context, exec_request)
-    started, checkpoint, request = messages
+    started, checkpoint, request, after = messages
+    assert list(checkpoint.conversation_checkpoint_update.pending_tool_calls) == []
+    [pending] = after.conversation_checkpoint_update.pending_tool_calls
+    assert json.loads(pending)["content"][0]["toolCallId"] == "call_1"
     assert started.interaction_update.tool_call_started.call_id == "call_1"
     card = started.interaction_update.tool_call_started.tool_call.read_tool_call
     assert card.args.path == "src/a.py"

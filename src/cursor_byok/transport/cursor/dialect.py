@@ -44,7 +44,7 @@ from cursor_byok.loop.commands import (
     SummaryDone,
     SummaryStarted,
 )
-from cursor_byok.transport.cursor import meter
+from cursor_byok.transport.cursor import checkpoints, meter
 from cursor_byok.transport.cursor.meter import add_usage, turn_ended
 from cursor_byok.transport.cursor.run_request import (
     Refused,
@@ -176,6 +176,7 @@ class StreamContext:
     streamed_chars: int = 0
     streamed_tokens: int = 0
     """Text and thinking of the current model call, for the live token counter."""
+    turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
 
     def exec_number(self) -> int:
         number = self.next_exec
@@ -191,8 +192,16 @@ def heartbeat() -> pb.AgentServerMessage:
     return _update(heartbeat=pb.HeartbeatUpdate())
 
 
-def checkpoint(context: StreamContext) -> pb.AgentServerMessage:
-    return meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters)
+def checkpoint(
+    context: StreamContext, pending: tuple[ToolCall, ...] = ()
+) -> list[pb.AgentServerMessage]:
+    """The blobs the client lacks, then the checkpoint (turns, token details,
+    the tool calls still pending)."""
+    return checkpoints.checkpoint(
+        context.turn,
+        meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters),
+        pending,
+    )
 
 
 def encode_event(
@@ -248,6 +257,7 @@ def encode_event(
             usage = message.usage
             context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
+            context.turn.add_answer(message)
             # The provider's count replaces the estimate: send what is missing.
             rest = usage.output - context.streamed_tokens
             context.streamed_tokens = max(usage.output, context.streamed_tokens)
@@ -288,23 +298,28 @@ def _tokens(context: StreamContext, delta: str) -> list[pb.AgentServerMessage]:
 def encode_call_client(
     command: CallClient, tool: NativeTool, context: StreamContext, request: pb.ExecServerMessage
 ) -> list[pb.AgentServerMessage]:
-    """tool_call_started -> checkpoint -> the exec request (built by the exec tracker)."""
+    """tool_call_started -> checkpoint -> the exec request (built by the exec
+    tracker) -> checkpoint naming the pending call (a client may surface the
+    call only after that one)."""
     call = command.tool_call
     started = pb.ToolCallStartedUpdate(
         call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
     )
     return [
         _update(tool_call_started=started),
-        checkpoint(context),
+        *checkpoint(context),
         pb.AgentServerMessage(exec_server_message=request),
+        *checkpoint(context, (call,)),
     ]
 
 
 def encode_tool_completed(
     call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
 ) -> pb.AgentServerMessage:
+    card = tool.card(call, result)
+    context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
-        call_id=call.id, tool_call=tool.card(call, result), model_call_id=context.model_call_id
+        call_id=call.id, tool_call=card, model_call_id=context.model_call_id
     )
     return _update(tool_call_completed=completed)
 
@@ -312,7 +327,7 @@ def encode_tool_completed(
 def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:
     """The closing sequence: checkpoint with token details, then turn_ended."""
     del command
-    return [checkpoint(context), turn_ended(context.usage)]
+    return [*checkpoint(context), turn_ended(context.usage)]
 
 
 USER_ABORTED = "User aborted request"

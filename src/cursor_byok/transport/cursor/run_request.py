@@ -60,6 +60,10 @@ class RunStarted:
     """Characters of the prompt parts the server builds, by meter category."""
     needs_context: bool = False
     run: pb.AgentRunRequest | None = None
+    user_message: pb.UserMessage | None = None
+    """The message that opens the turn, for the client's checkpoints."""
+    prior_turns: tuple[bytes, ...] = ()
+    """The turns of the checkpoint the client sent back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +143,9 @@ def decode_run_request(
     model = _requested_model(run)
     plan_mode = branch == "start_plan_action"
     tools = ToolSet.for_run(definitions, only=READ_ONLY if plan_mode else None)
+    prior = tuple(run.conversation_state.turns)
     if branch in RESUMING_ACTIONS:
-        return RunStarted(conversation_id, None, tools, model)
+        return RunStarted(conversation_id, None, tools, model, prior_turns=prior)
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
     context = context or pb.RequestContext()
@@ -149,7 +154,8 @@ def decode_run_request(
     parts += [rules, run.custom_system_prompt]
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
-    start = Start(UserMessage(_action_text(action), now_ms), settings=settings)
+    content = _action_text(action)
+    start = Start(UserMessage(content, now_ms), settings=settings)
     mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
     characters = {
         "system_prompt": len(prompt) - len(rules),
@@ -157,7 +163,30 @@ def decode_run_request(
         "tools": tool_characters(settings.tools) - tool_characters(mcp),
         "mcp": tool_characters(mcp),
     }
-    return RunStarted(conversation_id, start, tools, model, characters)
+    opening = _opening_message(action, content)
+    return RunStarted(
+        conversation_id,
+        start,
+        tools,
+        model,
+        characters,
+        user_message=opening,
+        prior_turns=prior,
+    )
+
+
+def _opening_message(
+    action: pb.ConversationAction, content: str | tuple[TextContent | ImageContent, ...]
+) -> pb.UserMessage:
+    """The client's own message, or one made for an action that has none."""
+    match action.WhichOneof("action"):
+        case "user_message_action":
+            return action.user_message_action.user_message
+        case "start_plan_action":
+            return action.start_plan_action.user_message
+        case _:
+            text = content if isinstance(content, str) else EXECUTE_PLAN_TEXT
+            return pb.UserMessage(text=text)
 
 
 def _action_text(action: pb.ConversationAction) -> str | tuple[TextContent | ImageContent, ...]:

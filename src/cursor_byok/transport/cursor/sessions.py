@@ -390,6 +390,7 @@ class SessionHub:
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
         session.tools = event.tools
+        session.context.turn.begin(event.user_message, event.prior_turns, session.request_id)
         session.context.context_window = self._context_window(event.model)
         session.context.characters.update(event.characters)
         previous = self.sink.serve(conversation_id, session)
