@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from cursor_byok.config import load_config
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolCall
+from cursor_byok.routing import Router
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
@@ -346,3 +348,26 @@ async def test_checkpoints_carry_turns_stored_as_blobs_and_name_the_pending_call
     assert turn_history(r.cli) == [*after_first, ("thanks", ["assistant_message"])]
     details = second.checkpoints[-1].token_details
     assert (details.used_tokens, details.max_tokens) == (10, 200_000)
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_fresh_install_without_any_key_still_starts_and_says_what_to_set(
+    tmp_path: Path, codec: str
+) -> None:
+    empty = tmp_path / "config.toml"
+    empty.write_text("")  # an empty configuration and no key in the environment
+    router = Router(load_config(empty, env={}), env={})
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(
+        store, router, models=router.entries, default_model=lambda: router.config.default_model
+    )
+    async with serving(service) as url:
+        cli = OfficialCli(url, codec, tmp_path)
+        try:
+            model, _title = await cli.bootstrap("hello")
+            turn = await cli.run(user_message("hello", cli.context), model)
+        finally:
+            await cli.close()
+    store.close()
+    clean(turn)
+    assert "ANTHROPIC_API_KEY" in turn.text

@@ -23,6 +23,9 @@ from cursor_byok.transport.wire.codec import CodecError, ContentType, decode_mes
 TITLE_WORDS = 6
 TITLE_CHARS = 48
 DEFAULT_TITLE = "New Agent"
+SETUP_MODEL = "cursor-byok-setup"
+"""Named when no model is configured (no key yet): the CLI then still starts,
+and its first turn answers with what to set up instead of "No model found"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,17 +117,18 @@ class AuxRpcs:
             )
         return response
 
+    def _names(self) -> list[str]:
+        return [m.name for m in self.models()] or [SETUP_MODEL]
+
     def usable_models(self, _body: bytes, _content_type: ContentType) -> Message:
-        return pb.GetUsableModelsResponse(models=[_details(m.name) for m in self.models()])
+        return pb.GetUsableModelsResponse(models=[_details(name) for name in self._names()])
 
     def default_model_for_cli(self, _body: bytes, _content_type: ContentType) -> Message:
-        """The configured default, else the first model: a fresh install
-        (no `--model`, nothing stored) must still find one."""
-        name = self.default_model() or next((m.name for m in self.models()), None)
-        response = pb.GetDefaultModelForCliResponse()
-        if name:
-            response.model.CopyFrom(_details(name))
-        return response
+        """The configured default, else the first model, else the set-up
+        placeholder: a fresh install (no `--model`, nothing stored, maybe no
+        key yet) must always find one."""
+        name = self.default_model() or self._names()[0]
+        return pb.GetDefaultModelForCliResponse(model=_details(name))
 
     def name_agent(self, body: bytes, content_type: ContentType) -> Message:
         try:
