@@ -335,7 +335,7 @@ def test_mcp_calls_carry_the_server_tool_and_arguments() -> None:
 
 
 def test_the_environment_rules_and_attachments_reach_the_model() -> None:
-    message = run_request("Why does this fail?")
+    message = run_request("Why does this fail?", context=pb.RequestContext())
     action = message.run_request.action.user_message_action
     env = action.request_context.env
     env.workspace_paths.append("/home/me/project")
