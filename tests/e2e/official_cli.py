@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from google.protobuf.message import Message
 
-from cursor_byok.transport.cursor.client import CursorClient, End
+from cursor_byok.transport.cursor.client import CursorClient, End, exec_reply, stream_close
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2, server_config_pb2
 from tests.transport.connect_parsers import (
@@ -266,13 +266,19 @@ class OfficialCli:
                 return []
             success = pb.RequestContextSuccess(request_context=self.context)
             result = pb.RequestContextResult(success=success)
-            return [_reply(request, request_context_result=result)]
+            return [exec_reply(request, request_context_result=result)]
         if kind == "read_args":
-            return [_reply(request, read_result=self._read(request.read_args)), _close(request)]
+            return [
+                exec_reply(request, read_result=self._read(request.read_args)),
+                stream_close(request.id),
+            ]
         if kind in ("shell_stream_args", "shell_args"):
             return self._shell(request, getattr(request, kind), turn)
         if kind == "mcp_args":
-            return [_reply(request, mcp_result=self._mcp(request.mcp_args, turn)), _close(request)]
+            return [
+                exec_reply(request, mcp_result=self._mcp(request.mcp_args, turn)),
+                stream_close(request.id),
+            ]
         return []  # an exec kind this client does not know is never answered
 
     def _read(self, args: pb.ReadArgs) -> pb.ReadResult:
@@ -305,7 +311,9 @@ class OfficialCli:
             pb.ShellStream(stdout=pb.ShellStreamStdout(data=output)),
             pb.ShellStream(exit=pb.ShellStreamExit(code=0, cwd=str(self.workspace))),
         ]
-        return [_reply(request, shell_stream=event) for event in events] + [_close(request)]
+        return [exec_reply(request, shell_stream=event) for event in events] + [
+            stream_close(request.id)
+        ]
 
     def _mcp(self, args: pb.McpArgs, turn: CliTurn) -> pb.McpResult:
         known = [tool.name for tool in self.context.tools]
@@ -326,18 +334,6 @@ class OfficialCli:
                 found.blob_data = data
             reply = pb.KvClientMessage(id=message.id, get_blob_result=found)
         return pb.AgentClientMessage(kv_client_message=reply)
-
-
-def _reply(request: pb.ExecServerMessage, **result: object) -> pb.AgentClientMessage:
-    message = pb.ExecClientMessage(id=request.id, exec_id=request.exec_id, **result)  # type: ignore[arg-type]
-    return pb.AgentClientMessage(exec_client_message=message)
-
-
-def _close(request: pb.ExecServerMessage) -> pb.AgentClientMessage:
-    close = pb.ExecClientStreamClose(id=request.id)
-    return pb.AgentClientMessage(
-        exec_client_control_message=pb.ExecClientControlMessage(stream_close=close)
-    )
 
 
 def user_message(text: str, context: pb.RequestContext | None) -> pb.ConversationAction:
