@@ -89,6 +89,30 @@ def test_mcp_tools_come_from_the_context_and_the_run_request_alike() -> None:
     assert found.exec_args(tool_call("c1", name="mcp_srv_a")).name == "srv-a"
 
 
+def test_mcp_server_instructions_reach_the_prompt_except_in_plan_mode() -> None:
+    context = pb.RequestContext(
+        mcp_instructions=[pb.McpInstructions(server_name="github", instructions="Be terse.")]
+    )
+    user = pb.UserMessage(text="x")
+    agent = decode(
+        pb.ConversationAction(
+            user_message_action=pb.UserMessageAction(user_message=user, request_context=context)
+        )
+    )
+    plan = decode(
+        pb.ConversationAction(
+            start_plan_action=pb.StartPlanAction(user_message=user, request_context=context)
+        )
+    )
+    prompts = []
+    for event in (agent, plan):
+        assert isinstance(event, RunStarted) and event.start is not None
+        assert event.start.settings is not None
+        prompts.append(event.start.settings.system_prompt or "")
+    assert '<mcp_server name="github">\nBe terse.\n</mcp_server>' in prompts[0]
+    assert "mcp_server" not in prompts[1]
+
+
 def test_a_context_answer_is_its_own_event() -> None:
     success = pb.RequestContextResult(success=pb.RequestContextSuccess(request_context=CONTEXT))
     reply = pb.ExecClientMessage(id=3, request_context_result=success)

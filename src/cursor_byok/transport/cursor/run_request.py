@@ -151,7 +151,8 @@ def decode_run_request(
     context = context or pb.RequestContext()
     parts = [SYSTEM_PROMPT, PLAN_PROMPT if plan_mode else "", _environment(context.env)]
     rules = _rules(context)
-    parts += [rules, run.custom_system_prompt]
+    parts += [rules, "" if plan_mode else _mcp_instructions(context)]
+    parts.append(run.custom_system_prompt)
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
     content = _action_text(action)
@@ -227,6 +228,16 @@ def _rules(context: pb.RequestContext) -> str:
         return ""
     blocks = [f'<rule path="{r.full_path}">\n{r.content.strip()}\n</rule>' for r in rules]
     return "Rules to follow:\n" + "\n".join(blocks)
+
+
+def _mcp_instructions(context: pb.RequestContext) -> str:
+    """What the user's MCP servers say about using their tools."""
+    blocks = [
+        f'<mcp_server name="{i.server_name}">\n{i.instructions.strip()}\n</mcp_server>'
+        for i in context.mcp_instructions
+        if i.instructions.strip()
+    ]
+    return "How to use the MCP tools:\n" + "\n".join(blocks) if blocks else ""
 
 
 def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageContent, ...]:
