@@ -139,13 +139,14 @@ async def test_name_agent_and_the_cli_model_calls_answer_under_both_services(
         client = CursorClient(url)
         try:
             post = client.http.post
+            question = json.dumps({"userMessage": "why does the build fail?"})
             titles = [
-                await post(f"/{service_name}/NameAgent", headers=as_json,
-                           content=json.dumps({"userMessage": "why does the build fail?"}))
+                await post(f"/{service_name}/NameAgent", headers=as_json, content=question)
                 for service_name in ("aiserver.v1.AiService", "agent.v1.AgentService")
-            ]  # fmt: skip
-            broken = await post("/aiserver.v1.AiService/NameAgent", content=b"{not json",
-                                headers=as_json)  # fmt: skip
+            ]
+            broken = await post(
+                "/aiserver.v1.AiService/NameAgent", content=b"{not json", headers=as_json
+            )
             defaults = [
                 await post(f"/{service_name}/GetDefaultModelForCli", content=b"{}", headers=as_json)
                 for service_name in ("aiserver.v1.AiService", "agent.v1.AgentService")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,3 +81,30 @@ def test_the_shell_exec_and_its_card_carry_the_parse_and_never_skip_approval(fie
     assert list(args.simple_commands) == ["git status", "rm notes.txt"]
     assert args.has_output_redirect and not args.has_input_redirect
     assert not args.skip_approval
+
+
+FUZZ = """
+import sys
+from hypothesis import HealthCheck, given, settings, strategies as st
+from cursor_byok.transport.cursor.shell_parsing import parse_command
+
+@settings(max_examples=3000, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.text(min_size=1, max_size=80))
+def never_crashes(line):
+    parse_command(line)
+
+never_crashes()
+"""
+
+
+def test_no_line_crashes_the_process_that_parses_it() -> None:
+    """The bash grammar's scanner can fault on some input (a brace, then a
+    character beyond U+FFFF); parsing in a child process shows the guard
+    holds: a fault there would kill the whole server."""
+    crasher = parse_command("HQ{\U000f2bb1&")
+    assert crasher.parsing_failed and crasher.executable_commands[0].name == "HQ{\U000f2bb1&"
+    child = subprocess.run(
+        [sys.executable, "-c", FUZZ], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert child.returncode == 0, child.stderr[-2000:]

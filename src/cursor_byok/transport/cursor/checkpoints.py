@@ -97,8 +97,12 @@ class TurnBlobs:
 def pending_call_json(call: ToolCall) -> str:
     """A pending tool call as the checkpoint lists it: the assistant's
     tool-call message as inline JSON."""
-    part = {"type": "tool-call", "toolCallId": call.id, "toolName": call.name,
-            "args": call.arguments}  # fmt: skip
+    part = {
+        "type": "tool-call",
+        "toolCallId": call.id,
+        "toolName": call.name,
+        "args": call.arguments,
+    }
     return json.dumps({"role": "assistant", "content": [part]}, ensure_ascii=False)
 
 

@@ -10,12 +10,16 @@ still asked.
 
 The parser is tree-sitter's bash grammar (a maintained, error-tolerant
 parser of real bash syntax, and the grammar whose node type names the
-message's `target_node_type` uses), never a regex.
+message's `target_node_type` uses), never a regex. Its external scanner
+has a known, still open memory fault: a `{` followed somewhere later by a
+4-byte UTF-8 character (U+10000 and up) can crash the whole process. Such a
+line is not handed to the parser; it goes in whole, as for a parse failure.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import shlex
 
 import tree_sitter
@@ -32,6 +36,10 @@ COMMAND_NODES = frozenset({"command", "declaration_command", "unset_command"})
 REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 SUBSTITUTION_NODES = frozenset({"command_substitution", "process_substitution"})
 DEV_NULL = "/dev/null"
+
+_CRASHES_THE_GRAMMAR = re.compile(rb"\{.*[\xf0-\xf7]", re.DOTALL)
+"""A brace, then the lead byte of a 4-byte UTF-8 character: the input the
+bash grammar's scanner can fault on."""
 
 
 @functools.cache
@@ -119,7 +127,10 @@ def parse_command(command: str) -> Parsing:
     for a non-blank line."""
     if not command.strip():
         return Parsing()
-    tree = _parser().parse(command.encode("utf-8"))
+    data = command.encode("utf-8", errors="replace")
+    if _CRASHES_THE_GRAMMAR.search(data):
+        return Parsing(parsing_failed=True, executable_commands=[_whole(command)])
+    tree = _parser().parse(data)
     nodes = _walk(tree.root_node)
     if tree.root_node.has_error:
         return Parsing(parsing_failed=True, executable_commands=[_whole(command)])
