@@ -106,7 +106,7 @@ def test_mcp_server_instructions_reach_the_prompt_except_in_plan_mode() -> None:
     )
     prompts = []
     for event in (agent, plan):
-        assert isinstance(event, RunStarted) and event.start is not None
+        assert isinstance(event, RunStarted) and isinstance(event.start, Start)
         assert event.start.settings is not None
         prompts.append(event.start.settings.system_prompt or "")
     assert '<mcp_server name="github">\nBe terse.\n</mcp_server>' in prompts[0]

@@ -24,8 +24,9 @@ TITLE_WORDS = 6
 TITLE_CHARS = 48
 DEFAULT_TITLE = "New Agent"
 SETUP_MODEL = "cursor-byok-setup"
-"""Named when no model is configured (no key yet): the CLI then still starts,
-and its first turn answers with what to set up instead of "No model found"."""
+"""The default named when no model is configured (no key yet): the CLI then
+still starts, and its first turn answers with what to set up instead of
+stopping with "No model found"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,17 +118,15 @@ class AuxRpcs:
             )
         return response
 
-    def _names(self) -> list[str]:
-        return [m.name for m in self.models()] or [SETUP_MODEL]
-
     def usable_models(self, _body: bytes, _content_type: ContentType) -> Message:
-        return pb.GetUsableModelsResponse(models=[_details(name) for name in self._names()])
+        return pb.GetUsableModelsResponse(models=[_details(m.name) for m in self.models()])
 
     def default_model_for_cli(self, _body: bytes, _content_type: ContentType) -> Message:
         """The configured default, else the first model, else the set-up
         placeholder: a fresh install (no `--model`, nothing stored, maybe no
-        key yet) must always find one."""
-        name = self.default_model() or self._names()[0]
+        key yet) must always find one. The lists stay honest (empty)."""
+        first = next((m.name for m in self.models()), SETUP_MODEL)
+        name = self.default_model() or first
         return pb.GetDefaultModelForCliResponse(model=_details(name))
 
     def name_agent(self, body: bytes, content_type: ContentType) -> Message:
