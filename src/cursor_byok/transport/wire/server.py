@@ -23,7 +23,8 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.transport.cursor.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.memory_budget import OverBudget
-from cursor_byok.transport.cursor.sessions import Session, SessionHub
+from cursor_byok.transport.cursor.session import Session
+from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.proto.aiserver.v1 import (
     error_details_pb2 as errors_pb,

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.sessions import EndOfStream, QueueItem, Session
+from cursor_byok.transport.cursor.session import EndOfStream, QueueItem, Session
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.codec import Codec, ContentType, encode_message
 from cursor_byok.transport.wire.errors import (
