@@ -60,6 +60,7 @@ class CliTurn:
     appended: list[str] = field(default_factory=list)
     """The message ids `user_message_appended` acknowledged, in order."""
     dropped_stream: bool = False
+    request_id: str = ""
 
     @property
     def kinds(self) -> list[str]:
@@ -182,7 +183,7 @@ class OfficialCli:
             run.conversation_state.CopyFrom(self.checkpoint)
         run.mcp_tools.mcp_tools.extend(mcp_tools)
         appender.send(pb.AgentClientMessage(run_request=run))
-        turn = CliTurn()
+        turn = CliTurn(request_id=request_id)
         pending_during = list(during or [])
         while True:
             item = await stream.next(within=20)
@@ -193,6 +194,10 @@ class OfficialCli:
                 assert stream.task is not None
                 stream.task.cancel()
                 turn.dropped_stream = True
+                if item.HasField("exec_server_message"):
+                    turn.execs.append(item.exec_server_message)  # seen, never answered
+                elif item.HasField("interaction_update"):
+                    self._update(item.interaction_update, turn)
                 break
             self._take(item, turn, appender)
             if pending_during and (turn.text if during_after == "text" else turn.execs):
