@@ -61,6 +61,9 @@ class Session:
     grace: asyncio.Task[None] | None = None
     failed: str | None = None
     """Why the session lost input it needed (its turn was ended); later appends are ignored."""
+    refused: str | None = None
+    """Why an append of this request id was refused: the client sends no
+    more, so a tool call asked here could never be answered."""
     on_end: Callable[[Session], None] = lambda _session: None
     on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
 
@@ -136,6 +139,10 @@ class Session:
             self.feedback(conversation_id, command, ToolOutcome(text, True))
             return
         if self.execs.asked(command.operation_id):
+            return
+        if self.refused is not None:
+            text = f"The tool call could not be run: {self.refused}"
+            self.feedback(conversation_id, command, ToolOutcome(text, True))
             return
         request = self.execs.start(call, tool, command.operation_id)
         for message in dialect.encode_call_client(command, tool, self.context, request):

@@ -224,6 +224,19 @@ class SessionHub:
                     self.counters.failed_appends += 1
                     log.exception("request %s: append %d failed", request_id, number)
 
+    async def append_refused(self, request_id: str, reason: str) -> None:
+        """An append of `request_id` was refused (too big, or no room): the
+        client stops appending after it, so every tool call waiting on this
+        stream gets an error result now, and the turn goes on."""
+        session = self.sessions.get(request_id)
+        if session is None:
+            return
+        text = f"The tool's result was refused by the server: {reason}"
+        session.refused = reason
+        async with session.lock:
+            for step in session.execs.abandon(text):
+                await self._exec_step(session, step)
+
     async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
         try:
             message = decode_message(data, pb.AgentClientMessage, Codec.PROTO)

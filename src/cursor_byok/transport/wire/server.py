@@ -251,9 +251,15 @@ class CursorServer:
         """200 for every append that was read: a failed append makes the
         official client abort the run. Only a body too big, too slow or with
         no room left in the memory budget is refused."""
-        body = await read_append_body(
-            receive, headers, self.hub.budget, self.max_append_bytes, self.body_timeout_s
-        )
+        try:
+            body = await read_append_body(
+                receive, headers, self.hub.budget, self.max_append_bytes, self.body_timeout_s
+            )
+        except RequestError as refused:
+            request_id = headers.get("x-request-id", "")
+            if is_valid_id(request_id):
+                await self.hub.append_refused(request_id, refused.error.message)
+            raise
         append = decode_append(body, content_type, self.max_append_bytes)
         del body  # the payload is what may be held from here on
         if isinstance(append, str):
