@@ -1,0 +1,121 @@
+"""The shared store: PostgreSQL, for several processes or machines on one database.
+
+Driver: psycopg 3 (blocking) with psycopg_pool's thread-safe pool. The Store
+interface is synchronous and the runner already calls it from worker threads
+(`asyncio.to_thread`), exactly as it calls SQLite; a blocking pool fits that
+with no glue, each call borrowing a connection for one transaction. asyncpg
+would have needed either an async Store (changing the runner and SQLite for
+the sake of one backend) or an event loop per worker thread. psycopg's binary
+wheel carries its own libpq, pipelines `executemany` (one round trip for a
+commit's messages) and prepares repeated statements on the server by itself.
+
+The statements and checks are SQLite's (`sql_store`, `history`): under READ
+COMMITTED, a commit locks its conversation row (`FOR UPDATE`), so two
+processes committing to one conversation serialize and the second sees a
+stale version; a new conversation created twice, a duplicate input id or a
+call saved with another request all show up as a row count, in the same
+transaction. Exact bytes are BYTEA, read and written in binary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg_pool import ConnectionPool
+
+from cursor_byok.store.base import StoreError
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres_schema import migrate
+from cursor_byok.store.sql_store import Executor, Rows, SQLStore
+
+
+class StoreUnavailable(StoreError):
+    """The database did not answer (down, unreachable, or refused us)."""
+
+
+@functools.cache
+def _placeholders(sql: str) -> str:
+    """psycopg's `%s` for the shared statements' `?` (none has a literal `?` or `%`)."""
+    return sql.replace("?", "%s")
+
+
+class _Statements:
+    """An `Executor` over one psycopg cursor."""
+
+    def __init__(self, cursor: psycopg.Cursor[Any]) -> None:
+        self._cursor = cursor
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Rows:
+        return self._cursor.execute(_placeholders(sql), parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> object:
+        self._cursor.executemany(_placeholders(sql), parameters)
+        return None
+
+
+def _conninfo(url: PostgresURL, synchronous_commit: bool, connect_timeout: float) -> str:
+    """The URL with our name, a connect timeout and, for "normal" durability,
+    `synchronous_commit=off` added to whatever options the URL sets."""
+    options = [str(conninfo_to_dict(url.url).get("options") or "")]
+    if not synchronous_commit:
+        options.append("-c synchronous_commit=off")
+    return make_conninfo(
+        url.url,
+        application_name="cursor-byok",
+        connect_timeout=max(1, round(connect_timeout)),
+        options=" ".join(o for o in options if o) or None,
+    )
+
+
+class PostgresStore(SQLStore):
+    """A `Store` on a PostgreSQL database. Thread-safe: each call takes a
+    pooled connection for one transaction."""
+
+    lock_row = " FOR UPDATE"
+    insertion_order = "seq"
+
+    def __init__(
+        self,
+        url: PostgresURL,
+        *,
+        synchronous_commit: bool = True,
+        max_connections: int = 8,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        conninfo = _conninfo(url, synchronous_commit, connect_timeout)
+        # One connection first: its error says why (refused, no such database,
+        # bad password), where a pool would only time out.
+        try:
+            with psycopg.connect(conninfo) as conn:
+                migrate(conn)
+        except psycopg.OperationalError as error:
+            raise StoreUnavailable(f"cannot use PostgreSQL at {url}: {error}") from error
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            conninfo, min_size=1, max_size=max_connections, open=True,
+            name="cursor-byok", timeout=connect_timeout,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        self._pool.close()
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[Executor]:
+        with self._pool.connection() as conn, conn.cursor(binary=True) as cursor:
+            yield _Statements(cursor)
+
+    # The pool commits a connection's transaction when the block ends
+    # normally and rolls it back when it ends with an error.
+    _transaction = _read
+
+    def ping(self, timeout: float = 2.0) -> None:
+        try:
+            with self._pool.connection(timeout=timeout) as conn:
+                conn.execute("SELECT 1").fetchone()
+        except psycopg.Error as error:
+            raise StoreUnavailable(f"PostgreSQL at {self.url} does not answer: {error}") from error
