@@ -2,7 +2,8 @@
 
     python -m tests.store.crash_driver DB TOOL_LOG [KILL_AT]
 
-Runs (or resumes) conversation "crash" on the SQLite file DB until the turn
+Runs (or resumes) conversation "crash" on DB (a SQLite file or a
+postgresql:// URL) until the turn
 is final, then prints the canonical history as hex and the number of store
 writes made. With KILL_AT=k the process SIGKILLs itself at store write step
 k: step 2n is just before the n-th write, 2n+1 just after it.
@@ -29,7 +30,8 @@ from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessag
 from cursor_byok.loop import CallClient, Final, Status, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Outbound, Runner
-from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.store.base import Store
+from cursor_byok.store.database import open_store, parse_database
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
 
@@ -38,11 +40,16 @@ TOOL_TURN = assistant(TextContent("Reading both."), tool_call("t1", "a.txt"), to
 FINAL_TURN = assistant(TextContent("Both read."), timestamp=7)
 
 
-class KillingStore(SQLiteStore):
-    def __init__(self, path: str, kill_at: int | None) -> None:
-        super().__init__(path)
+class KillingStore:
+    """A real store whose writes count steps; SIGKILLs this process at one."""
+
+    def __init__(self, store: Store, kill_at: int | None) -> None:
+        self.store = store
         self.kill_at = kill_at
         self.steps = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
     def _step(self) -> None:
         if self.kill_at is not None and self.steps == self.kill_at:
@@ -51,7 +58,7 @@ class KillingStore(SQLiteStore):
 
     def _write(self, name: str, *args: Any) -> Any:
         self._step()
-        value = getattr(super(), name)(*args)
+        value = getattr(self.store, name)(*args)
         self._step()
         return value
 
@@ -102,7 +109,7 @@ class Client:
 
 
 async def main(db: str, log_path: str, kill_at: int | None) -> None:
-    store = KillingStore(db, kill_at)
+    store = KillingStore(open_store(parse_database(db)), kill_at)
     client = Client(Path(log_path))
     runner = Runner(store, ByHistoryLLM(), client, retry=RetryPolicy(3, 0.001, 0.01))
     await runner.recover()
@@ -126,6 +133,7 @@ async def main(db: str, log_path: str, kill_at: int | None) -> None:
     assert loaded is not None
     print(serialize_messages(loaded.state.messages).hex())
     print(store.steps // 2)
+    store.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,119 @@
+"""What only the PostgreSQL backend has: a versioned schema table, start-up by
+several processes at once, a clear error when the server is not there, and
+the command line on a `postgresql://` URL."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from cursor_byok.store.database import PostgresURL, open_store
+from cursor_byok.store.migrations import SchemaTooNew
+from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
+from cursor_byok.store.postgres_schema import MIGRATIONS
+from tests.store.conftest import Backend
+from tests.store.postgres_server import PostgresServer
+from tests.test_cli import cli, seed
+
+
+@pytest.fixture
+def database(postgres_server: PostgresServer) -> PostgresURL:
+    return postgres_server.new_database()
+
+
+def versions(database: PostgresURL) -> list[int]:
+    rows = Backend("postgresql", database).rows("SELECT version FROM schema_version ORDER BY 1")
+    return [row[0] for row in rows]
+
+
+def test_the_schema_is_migrated_once_even_by_processes_starting_together(
+    database: PostgresURL,
+) -> None:
+    barrier = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        barrier.wait()
+        try:
+            PostgresStore(database).close()
+        except BaseException as error:  # reported below, not lost in the thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert versions(database) == list(range(1, len(MIGRATIONS) + 1))
+    PostgresStore(database).close()
+    assert versions(database) == list(range(1, len(MIGRATIONS) + 1))
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(database: PostgresURL) -> None:
+    PostgresStore(database).close()
+    import psycopg  # noqa: PLC0415
+
+    with psycopg.connect(database.url) as conn:
+        conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (len(MIGRATIONS) + 1,))
+    with pytest.raises(SchemaTooNew, match="upgrade cursor-byok"):
+        PostgresStore(database)
+
+
+def test_an_unreachable_server_is_a_clear_error_without_the_password(
+    postgres_server: PostgresServer,
+) -> None:
+    url = PostgresURL(f"postgresql://someone:s3cret@/db?host={postgres_server.root}/nowhere")
+    with pytest.raises(StoreUnavailable, match="cannot use PostgreSQL") as raised:
+        PostgresStore(url, connect_timeout=2)
+    assert "s3cret" not in str(raised.value)
+    assert "someone:***@" in str(raised.value)
+
+
+def test_ping_answers_until_the_database_goes_away(
+    database: PostgresURL, postgres_server: PostgresServer
+) -> None:
+    store = PostgresStore(database)
+    try:
+        store.ping()
+        with postgres_server.admin() as conn:
+            name = conninfo_to_dict(database.url)["dbname"]
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        with pytest.raises(StoreUnavailable, match="does not answer"):
+            store.ping(timeout=2)
+    finally:
+        store.close()
+
+
+def test_normal_durability_turns_synchronous_commit_off(database: PostgresURL) -> None:
+    for durability, expected in (("full", "on"), ("normal", "off")):
+        store = open_store(database, durability)  # type: ignore[arg-type]
+        assert isinstance(store, PostgresStore)
+        try:
+            with store._read() as db:
+                assert db.execute("SHOW synchronous_commit").fetchone()[0] == expected
+        finally:
+            store.close()
+
+
+def test_the_cli_lists_and_shows_conversations_on_postgresql(database: PostgresURL) -> None:
+    store = PostgresStore(database)
+    seed(store)
+    store.close()
+    listing = cli("conversations", "--database", database.url)
+    assert listing.returncode == 0, listing.stderr
+    assert "conv-9" in listing.stdout and "final" in listing.stdout
+    shown = cli("show", "conv-9", "--database", database.url)
+    assert shown.returncode == 0 and "It says hello." in shown.stdout
+    assert cli("show", "nobody", "--database", database.url).returncode == 3
+
+
+def test_the_cli_reports_an_unreachable_database_and_exits_1(
+    postgres_server: PostgresServer,
+) -> None:
+    url = f"postgresql://postgres:hunter22@/db?host={postgres_server.root}/nowhere"
+    listing = cli("conversations", "--database", url)
+    assert listing.returncode == 1
+    assert "cannot use PostgreSQL" in listing.stderr and "hunter22" not in listing.stderr
