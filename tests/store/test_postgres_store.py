@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+import httpx2
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
@@ -13,6 +14,8 @@ from cursor_byok.store.database import PostgresURL, open_store
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
+from cursor_byok.transport.wire.app import build_service, serving
+from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
 from tests.store.postgres_server import PostgresServer
 from tests.test_cli import cli, seed
@@ -72,15 +75,19 @@ def test_an_unreachable_server_is_a_clear_error_without_the_password(
     assert "someone:***@" in str(raised.value)
 
 
+def drop(database: PostgresURL, server: PostgresServer) -> None:
+    """Remove the database under a running store, its connections cut."""
+    with server.admin() as conn:
+        conn.execute(f"DROP DATABASE {conninfo_to_dict(database.url)['dbname']} WITH (FORCE)")
+
+
 def test_ping_answers_until_the_database_goes_away(
     database: PostgresURL, postgres_server: PostgresServer
 ) -> None:
     store = PostgresStore(database)
     try:
         store.ping()
-        with postgres_server.admin() as conn:
-            name = conninfo_to_dict(database.url)["dbname"]
-            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        drop(database, postgres_server)
         with pytest.raises(StoreUnavailable, match="does not answer"):
             store.ping(timeout=2)
     finally:
@@ -117,3 +124,19 @@ def test_the_cli_reports_an_unreachable_database_and_exits_1(
     listing = cli("conversations", "--database", url)
     assert listing.returncode == 1
     assert "cannot use PostgreSQL" in listing.stderr and "hunter22" not in listing.stderr
+
+
+async def test_healthz_reports_whether_the_database_answers(
+    database: PostgresURL, postgres_server: PostgresServer
+) -> None:
+    store = PostgresStore(database)
+    service = build_service(store, ScriptedLLM([]))
+    try:
+        async with serving(service) as url, httpx2.AsyncClient(base_url=url) as http:
+            healthy = await http.get("/healthz")
+            assert (healthy.status_code, healthy.text) == (200, "ok\ndatabase: reachable\n")
+            drop(database, postgres_server)
+            gone = await http.get("/healthz")
+            assert (gone.status_code, gone.text) == (503, "database: unreachable\n")
+    finally:
+        store.close()

@@ -94,9 +94,11 @@ class CursorServer:
         metrics_public: bool = False,
         body_timeout_s: float = BODY_TIMEOUT_S,
         max_append_bytes: int = MAX_APPEND_BYTES,
+        database_reachable: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.hub = hub
         self.max_append_bytes = max_append_bytes
+        self.database_reachable = database_reachable
         self.host_allowed = host_allowed
         self.metrics_public = metrics_public
         self.body_timeout_s = body_timeout_s
@@ -143,7 +145,10 @@ class CursorServer:
             await _error_reply(send, refusal, 421)
             return
         if scope["method"] == "GET" and path == "/healthz":
-            await _respond(send, 200, b"ok\n", "text/plain")
+            # A load balancer takes a process whose database is gone out of rotation.
+            up = self.database_reachable is None or await self.database_reachable()
+            body = b"ok\ndatabase: reachable\n" if up else b"database: unreachable\n"
+            await _respond(send, 200 if up else 503, body, "text/plain")
             return
         if scope["method"] == "GET" and path == "/metrics":
             if not self.metrics_public:
