@@ -4,17 +4,23 @@ the command line on a `postgresql://` URL."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 
 import httpx2
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from cursor_byok.loop import Status
 from cursor_byok.store.database import PostgresURL, open_store
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
-from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.app import build_service, free_port, serving
+from tests.e2e.cursor_client import CursorClient, End, run_request
+from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
 from tests.store.postgres_server import PostgresServer
@@ -140,3 +146,50 @@ async def test_healthz_reports_whether_the_database_answers(
             assert (gone.status_code, gone.text) == (503, "database: unreachable\n")
     finally:
         store.close()
+
+
+async def test_serve_on_postgresql_answers_a_turn_and_stores_it(database: PostgresURL) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port),
+         "--database", database.url],
+        cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, process)
+        client = CursorClient(f"http://127.0.0.1:{port}")
+        try:
+            stream = await client.open("r-1")
+            await client.append("r-1", 0, run_request("hello"))
+            end = await stream.until(lambda item: isinstance(item, End), timeout=20)
+            health = await client.http.get("/healthz")
+        finally:
+            await client.close()
+        assert isinstance(end, End) and end.error is None
+        assert health.status_code == 200
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 0, stderr
+    store = PostgresStore(database)
+    try:
+        [summary] = store.conversations()
+        loaded = store.load(summary.conversation_id)
+    finally:
+        store.close()
+    assert loaded is not None and loaded.state.status is Status.FINAL
+    assert [type(m).__name__ for m in loaded.state.messages] == ["UserMessage", "AssistantMessage"]
+
+
+def test_serve_on_an_unreachable_database_exits_1_saying_why(
+    postgres_server: PostgresServer,
+) -> None:
+    url = f"postgresql://postgres:hunter22@/db?host={postgres_server.root}/nowhere"
+    done = subprocess.run(
+        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(free_port()),
+         "--database", url],
+        cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "cannot use PostgreSQL" in done.stderr and "hunter22" not in done.stderr
