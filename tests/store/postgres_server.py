@@ -108,6 +108,11 @@ class PostgresServer:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE template0 STRATEGY FILE_COPY")
         return PostgresURL(self.url(name))
 
+    def restart(self) -> None:
+        """Stop (cutting every connection) and start again with the same settings."""
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-m", "fast", "-w",
+                  "-t", "60", "restart")  # fmt: skip
+
     def stop(self) -> None:
         with contextlib.suppress(RuntimeError):
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")

@@ -4,6 +4,7 @@ the command line on a `postgresql://` URL."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import httpx2
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from cursor_byok.loop import Status
+from cursor_byok.loop import ConversationState, Status
 from cursor_byok.store.database import PostgresURL, open_store
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
@@ -24,6 +25,7 @@ from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
 from tests.store.postgres_server import PostgresServer
+from tests.store.test_store import grown
 from tests.test_cli import cli, seed
 
 
@@ -87,15 +89,17 @@ def drop(database: PostgresURL, server: PostgresServer) -> None:
         conn.execute(f"DROP DATABASE {conninfo_to_dict(database.url)['dbname']} WITH (FORCE)")
 
 
-def test_ping_answers_until_the_database_goes_away(
+def test_ping_and_calls_say_unavailable_once_the_database_is_gone(
     database: PostgresURL, postgres_server: PostgresServer
 ) -> None:
-    store = PostgresStore(database)
+    store = PostgresStore(database, connect_timeout=2)
     try:
         store.ping()
         drop(database, postgres_server)
         with pytest.raises(StoreUnavailable, match="does not answer"):
             store.ping(timeout=2)
+        with pytest.raises(StoreUnavailable, match="no connection to PostgreSQL"):
+            store.load("conv-1")
     finally:
         store.close()
 
@@ -193,3 +197,22 @@ def test_serve_on_an_unreachable_database_exits_1_saying_why(
     )  # fmt: skip
     assert done.returncode == 1
     assert "cannot use PostgreSQL" in done.stderr and "hunter22" not in done.stderr
+
+
+def test_a_server_restart_fails_no_call_though_every_pooled_connection_died(
+    database: PostgresURL, postgres_server: PostgresServer
+) -> None:
+    store = PostgresStore(database)
+    try:
+        with contextlib.ExitStack() as held:  # four connections, idle in the pool after
+            for _ in range(4):
+                held.enter_context(store._read())
+        assert store._pool.get_stats()["pool_size"] == 4
+        postgres_server.restart()
+        state = grown(ConversationState("conv-1"), "a")
+        assert store.commit_input("in-1", 0, state, None) == 1
+        for _ in range(5):
+            loaded = store.load("conv-1")
+            assert loaded is not None and loaded.state == state
+    finally:
+        store.close()

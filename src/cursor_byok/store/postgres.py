@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres_schema import migrate
 from cursor_byok.store.sql_store import Executor, Rows, SQLStore
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class StoreUnavailable(StoreError):
@@ -72,6 +75,38 @@ def _conninfo(url: PostgresURL, synchronous_commit: bool, connect_timeout: float
     )
 
 
+class _ConnectionLost(Exception):
+    """A pooled connection turned out dead: the server restarted or dropped it."""
+
+
+def _once_more_if_the_connection_was_lost(
+    method: Callable[Concatenate[PostgresStore, P], T],
+) -> Callable[Concatenate[PostgresStore, P], T]:
+    """Run a store call again, once, when its pooled connection was dead.
+
+    Safe for every call: reads repeat freely, and each write is either an
+    idempotent upsert or a commit that a landed first attempt turns into a
+    VersionConflict (the version moved, the input id is taken), which callers
+    already resolve by reloading. After a server restart every idle pooled
+    connection is dead; the first failure sweeps them all out, so one restart
+    costs one repeated call instead of one failed call per connection."""
+
+    @functools.wraps(method)
+    def once_more(store: PostgresStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(store, *args, **kwargs)
+        except _ConnectionLost:
+            store._pool.check()
+        try:
+            return method(store, *args, **kwargs)
+        except _ConnectionLost as lost:
+            raise StoreUnavailable(
+                f"PostgreSQL at {store.url} does not answer: {lost.__cause__}"
+            ) from lost.__cause__
+
+    return once_more
+
+
 class PostgresStore(SQLStore):
     """A `Store` on a PostgreSQL database. Thread-safe: each call takes a
     pooled connection for one transaction."""
@@ -106,12 +141,32 @@ class PostgresStore(SQLStore):
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Executor]:
-        with self._pool.connection() as conn, conn.cursor(binary=True) as cursor:
-            yield _Statements(cursor)
+        # The pool commits a connection's transaction when the block ends
+        # normally and rolls it back when it ends with an error.
+        try:
+            with self._pool.connection() as conn:
+                try:
+                    with conn.cursor(binary=True) as cursor:
+                        yield _Statements(cursor)
+                except psycopg.OperationalError as error:
+                    if conn.broken:
+                        raise _ConnectionLost from error
+                    raise
+        except PoolTimeout as error:
+            raise StoreUnavailable(f"no connection to PostgreSQL at {self.url}: {error}") from error
 
-    # The pool commits a connection's transaction when the block ends
-    # normally and rolls it back when it ends with an error.
     _transaction = _read
+
+    load = _once_more_if_the_connection_was_lost(SQLStore.load)
+    find_input_commit = _once_more_if_the_connection_was_lost(SQLStore.find_input_commit)
+    commit_input = _once_more_if_the_connection_was_lost(SQLStore.commit_input)
+    active_conversations = _once_more_if_the_connection_was_lost(SQLStore.active_conversations)
+    conversations = _once_more_if_the_connection_was_lost(SQLStore.conversations)
+    save_llm_call = _once_more_if_the_connection_was_lost(SQLStore.save_llm_call)
+    get_llm_call = _once_more_if_the_connection_was_lost(SQLStore.get_llm_call)
+    llm_calls = _once_more_if_the_connection_was_lost(SQLStore.llm_calls)
+    save_client_operation = _once_more_if_the_connection_was_lost(SQLStore.save_client_operation)
+    get_client_operation = _once_more_if_the_connection_was_lost(SQLStore.get_client_operation)
 
     def ping(self, timeout: float = 2.0) -> None:
         try:
