@@ -2,10 +2,10 @@
 directory, listening on a unix socket there and on no TCP port, so it clashes
 with nothing else on the machine.
 
-`fsync=off` unless asked (benchmarks ask): the tests kill our processes, never
-the database's host, so what they check does not depend on PostgreSQL
-flushing to disk, and they run faster. PostgreSQL refuses to run as root; as
-root, the server runs as the `postgres` user (or `nobody`).
+`fsync=off`: the tests kill our processes, never the database's host, so what
+they check does not depend on PostgreSQL flushing to disk, and they run
+faster. PostgreSQL refuses to run as root; as root, the server runs as the
+`postgres` user (or `nobody`).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _server_user() -> str | None:
 class PostgresServer:
     """One running server; `new_database()` gives each test a database of its own."""
 
-    def __init__(self, binaries: Path, fsync: bool = False) -> None:
+    def __init__(self, binaries: Path) -> None:
         self.binaries = binaries
         self.user = _server_user()
         # Not under pytest's temp root: it is private to us, and the server's
@@ -73,9 +73,7 @@ class PostgresServer:
             shutil.chown(self.root, self.user)
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--no-locale", "-E", "UTF8", "--no-sync")  # fmt: skip
-        options = f"-c listen_addresses='' -k {self.root}"
-        if not fsync:
-            options += " -c fsync=off -c full_page_writes=off"
+        options = f"-c listen_addresses='' -k {self.root} -c fsync=off -c full_page_writes=off"
         try:
             self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
                       "-o", options, "start")  # fmt: skip
