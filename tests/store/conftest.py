@@ -44,7 +44,7 @@ class Backend:
         import psycopg  # noqa: PLC0415
 
         with psycopg.connect(self.database.url) as conn:
-            cursor = conn.execute(sql)  # type: ignore[arg-type]
+            cursor = conn.execute(sql)
             return cursor.fetchall() if cursor.description else []
 
 

@@ -71,12 +71,33 @@ class PostgresServer:
         self._names = itertools.count()
         if self.user is not None:
             shutil.chown(self.root, self.user)
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                  "--no-locale", "-E", "UTF8", "--no-sync")  # fmt: skip
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-locale",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
         options = f"-c listen_addresses='' -k {self.root} -c fsync=off -c full_page_writes=off"
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
-                      "-o", options, "start")  # fmt: skip
+            self._run(
+                "pg_ctl",
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.log),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                options,
+                "start",
+            )
         except RuntimeError as error:
             log = self.log.read_text() if self.log.exists() else ""
             raise RuntimeError(f"{error}\nserver log:\n{log}") from error
@@ -84,12 +105,16 @@ class PostgresServer:
     def _run(self, program: str, *args: str) -> None:
         extra: dict[str, Any] = {}
         if self.user is not None:
-            extra = {"user": self.user, "group": pwd.getpwnam(self.user).pw_gid,
-                     "extra_groups": []}  # fmt: skip
+            extra = {"user": self.user, "group": pwd.getpwnam(self.user).pw_gid, "extra_groups": []}
         done = subprocess.run(
-            [str(self.binaries / program), *args], cwd=self.root, capture_output=True,
-            text=True, timeout=120, check=False, **extra,
-        )  # fmt: skip
+            [str(self.binaries / program), *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            **extra,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr}{done.stdout}")
 
@@ -108,8 +133,19 @@ class PostgresServer:
 
     def restart(self) -> None:
         """Stop (cutting every connection) and start again with the same settings."""
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-m", "fast", "-w",
-                  "-t", "60", "restart")  # fmt: skip
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-m",
+            "fast",
+            "-w",
+            "-t",
+            "60",
+            "restart",
+        )
 
     def stop(self) -> None:
         with contextlib.suppress(RuntimeError):

@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx2
 import pytest
@@ -45,21 +47,13 @@ def test_the_schema_is_migrated_once_even_by_processes_starting_together(
     database: PostgresURL,
 ) -> None:
     barrier = threading.Barrier(4)
-    errors: list[BaseException] = []
 
-    def start() -> None:
+    def start(_: int) -> None:
         barrier.wait()
-        try:
-            PostgresStore(database).close()
-        except BaseException as error:  # reported below, not lost in the thread
-            errors.append(error)
+        PostgresStore(database).close()
 
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(start, range(4)))  # an error in any start is raised here
     assert versions(database) == list(range(1, len(MIGRATIONS) + 1))
     PostgresStore(database).close()
     assert versions(database) == list(range(1, len(MIGRATIONS) + 1))
@@ -154,30 +148,44 @@ async def test_healthz_reports_whether_the_database_answers(
         store.close()
 
 
-async def test_serve_on_postgresql_answers_a_turn_and_stores_it(database: PostgresURL) -> None:
+@pytest.fixture
+def serving_on_postgresql(database: PostgresURL) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`cursor-byok serve --database postgresql://...` as a process."""
     port = free_port()
+    command = [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port),
-         "--database", database.url],
-        cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [*command, "--database", database.url],
+        cwd=ROOT,
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for_port(port, process)
-        client = CursorClient(f"http://127.0.0.1:{port}")
-        try:
-            stream = await client.open("r-1")
-            await client.append("r-1", 0, run_request("hello"))
-            end = await stream.until(lambda item: isinstance(item, End), timeout=20)
-            health = await client.http.get("/healthz")
-        finally:
-            await client.close()
-        assert isinstance(end, End) and end.error is None
-        assert health.status_code == 200
+        yield f"http://127.0.0.1:{port}", process
     finally:
         if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=20)
-    assert process.returncode == 0, stderr
+            process.kill()
+        process.communicate(timeout=20)
+
+
+async def test_serve_on_postgresql_answers_a_turn_and_stores_it(
+    serving_on_postgresql: tuple[str, subprocess.Popen[str]], database: PostgresURL
+) -> None:
+    url, process = serving_on_postgresql
+    client = CursorClient(url)
+    try:
+        stream = await client.open("r-1")
+        await client.append("r-1", 0, run_request("hello"))
+        end = await stream.until(lambda item: isinstance(item, End), within=20)
+        health = await client.http.get("/healthz")
+    finally:
+        await client.close()
+    assert isinstance(end, End) and end.error is None
+    assert health.status_code == 200
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
     store = PostgresStore(database)
     try:
         [summary] = store.conversations()
@@ -194,10 +202,23 @@ def test_serve_on_an_unreachable_database_exits_1_saying_why(
 ) -> None:
     url = f"postgresql://postgres:hunter22@/db?host={postgres_server.root}/nowhere"
     done = subprocess.run(
-        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(free_port()),
-         "--database", url],
-        cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "cursor_byok",
+            "serve",
+            "--port",
+            str(free_port()),
+            "--database",
+            url,
+        ],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1
     assert "cannot use PostgreSQL" in done.stderr and "hunter22" not in done.stderr
 

@@ -31,8 +31,9 @@ def grown(state: ConversationState, *texts: str) -> ConversationState:
     """`state` with user messages appended through the real loop."""
     runtime = RuntimeState(replace(state, status=Status.READY))
     for text in texts:
-        runtime = RuntimeState(replace(transition(runtime, start(text)).state.committed,
-                                       status=Status.READY))  # fmt: skip
+        runtime = RuntimeState(
+            replace(transition(runtime, start(text)).state.committed, status=Status.READY)
+        )
     return runtime.committed
 
 
@@ -128,7 +129,7 @@ def test_two_writers_racing_lose_and_double_nothing(backend: Backend) -> None:
     loaded = reader.load("shared")
     reader.close()
     assert loaded is not None
-    texts = [m.content for m in loaded.state.messages]  # type: ignore[union-attr]
+    texts = [m.content for m in loaded.state.messages]
     assert sorted(texts) == sorted(f"w{i}-{n}" for i in range(2) for n in range(25))
     assert loaded.version == 50
 
@@ -187,9 +188,16 @@ def test_a_late_streaming_update_does_not_hide_how_a_call_ended(store: SQLStore)
     assert isinstance(command, CallLLM)
     data = request_bytes(command.request)
     record = LLMCallRecord(
-        command.call_id, "conv-1", "m", data, sha256_hex(data), command.messages_hash, 1, None,
+        command.call_id,
+        "conv-1",
+        "m",
+        data,
+        sha256_hex(data),
+        command.messages_hash,
+        1,
+        None,
         CallStatus.PLANNED,
-    )  # fmt: skip
+    )
     store.commit_input("in-1", 0, step.state.committed, None, [record])
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.CANCELED, error="stop"))
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.STREAMING, attempts=1))
@@ -203,8 +211,11 @@ def test_a_conversations_calls_list_in_the_order_saved(store: SQLStore) -> None:
     ids = [f"call-{n}" for n in (2, 10, 1, 30, 3)]  # neither sorted nor sortable as text
     for call_id in ids:
         data = call_id.encode()
-        store.save_llm_call(LLMCallRecord(call_id, "conv-1", "m", data, sha256_hex(data),
-                                          "h", 1, None, CallStatus.PLANNED))  # fmt: skip
+        store.save_llm_call(
+            LLMCallRecord(
+                call_id, "conv-1", "m", data, sha256_hex(data), "h", 1, None, CallStatus.PLANNED
+            )
+        )
     assert [call.call_id for call in store.llm_calls("conv-1")] == ids
     assert store.llm_calls("nobody") == []
 

@@ -132,9 +132,13 @@ class PostgresStore(SQLStore):
         except psycopg.OperationalError as error:
             raise StoreUnavailable(f"cannot use PostgreSQL at {url}: {error}") from error
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            conninfo, min_size=1, max_size=max_connections, open=True,
-            name="cursor-byok", timeout=connect_timeout,
-        )  # fmt: skip
+            conninfo,
+            min_size=1,
+            max_size=max_connections,
+            open=True,
+            name="cursor-byok",
+            timeout=connect_timeout,
+        )
 
     def close(self) -> None:
         self._pool.close()

@@ -68,8 +68,16 @@ def call_update_params(update: CallStatusUpdate, now_ms: int) -> tuple[object, .
     """The parameters of `sql_store.UPDATE_CALL_STATUS`, in its order."""
     status = update.status.value
     attempts = update.attempts
-    return (status, status, attempts, attempts, update.assistant_hash, update.error, now_ms,
-            update.call_id)  # fmt: skip
+    return (
+        status,
+        status,
+        attempts,
+        attempts,
+        update.assistant_hash,
+        update.error,
+        now_ms,
+        update.call_id,
+    )
 
 
 def operation_row(record: ClientOperationRecord, now_ms: int) -> tuple[object, ...]:

@@ -133,6 +133,10 @@ class SQLStore(ABC):
     def _transaction(self) -> AbstractContextManager[Executor]:
         """One write transaction: committed on exit, rolled back on an error."""
 
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connections; the store is not used again."""
+
     # -- conversations -----------------------------------------------------------
 
     def load(self, conversation_id: str) -> Loaded | None:
@@ -183,8 +187,12 @@ class SQLStore(ABC):
             ).fetchone()
             head = StoredHead(*row) if row is not None else None
             messages = new_message_rows(head, expected_version, next_state)
-            state = (next_state.status.value, len(next_state.messages), next_state.messages_hash,
-                     canonical_dumps(state_to_json(next_state)))  # fmt: skip
+            state = (
+                next_state.status.value,
+                len(next_state.messages),
+                next_state.messages_hash,
+                canonical_dumps(state_to_json(next_state)),
+            )
             now = now_ms()
             if head is None:
                 written = db.execute(INSERT_CONVERSATION, (conversation_id, *state, now, now))
