@@ -23,6 +23,7 @@ from cursor_byok.store.database import PostgresURL, open_store
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
+from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.cursor.client import CursorClient, End, run_request
 from cursor_byok.transport.wire.app import build_service, free_port, serving
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
@@ -238,5 +239,29 @@ def test_a_server_restart_fails_no_call_though_every_pooled_connection_died(
         for _ in range(5):
             loaded = store.load("conv-1")
             assert loaded is not None and loaded.state == state
+    finally:
+        store.close()
+
+
+def test_a_connection_cut_at_commit_is_unavailable_and_stores_nothing(
+    database: PostgresURL, postgres_server: PostgresServer
+) -> None:
+    store = PostgresStore(database)
+    begin = store._transaction
+
+    @contextlib.contextmanager
+    def cut_before_commit() -> Iterator[Executor]:
+        with begin() as db:
+            yield db
+            pid = db.execute("SELECT pg_backend_pid()").fetchone()[0]
+            with postgres_server.admin() as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+    store._transaction = cut_before_commit  # type: ignore[method-assign]
+    try:
+        with pytest.raises(StoreUnavailable, match="during a commit"):
+            store.commit_input("in-1", 0, grown(ConversationState("conv-1"), "a"), None)
+        assert store.load("conv-1") is None
+        assert store.find_input_commit("conv-1", "in-1") is None
     finally:
         store.close()

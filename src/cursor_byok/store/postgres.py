@@ -147,6 +147,7 @@ class PostgresStore(SQLStore):
     def _read(self) -> Iterator[Executor]:
         # The pool commits a connection's transaction when the block ends
         # normally and rolls it back when it ends with an error.
+        committing = False
         try:
             with self._pool.connection() as conn:
                 try:
@@ -156,8 +157,17 @@ class PostgresStore(SQLStore):
                     if conn.broken:
                         raise _ConnectionLost from error
                     raise
+                committing = True
         except PoolTimeout as error:
             raise StoreUnavailable(f"no connection to PostgreSQL at {self.url}: {error}") from error
+        except psycopg.OperationalError as error:
+            if not committing:
+                raise
+            # Not repeated: the commit may have landed; the caller finds out
+            # by reloading, as after any failed write.
+            raise StoreUnavailable(
+                f"PostgreSQL at {self.url} dropped the connection during a commit: {error}"
+            ) from error
 
     _transaction = _read
 
