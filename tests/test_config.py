@@ -259,3 +259,9 @@ def test_a_password_given_as_a_query_parameter_is_hidden_too() -> None:
     assert isinstance(database, PostgresURL) and database.password == "q-pw"
     assert "q-pw" not in str(database)
     assert parse_database("~/state.db") == Path("~/state.db").expanduser()
+
+
+def test_a_database_url_of_another_kind_is_refused_naming_the_line(tmp_path: Path) -> None:
+    text = GOOD.replace('database = "~/byok.sqlite3"', 'database = "mysql://db/byok"')
+    with pytest.raises(ConfigError, match=r"config.toml:\d+: server.database: 'mysql://db/byok'"):
+        load_config(write(tmp_path, text), env={})

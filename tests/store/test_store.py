@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from cursor_byok.llm.serialize import request_bytes, sha256_hex
+from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop import CallLLM, ConversationState, RuntimeState, Status, transition
 from cursor_byok.loop.state import WaitingClient
 from cursor_byok.store.base import (
@@ -129,7 +130,7 @@ def test_two_writers_racing_lose_and_double_nothing(backend: Backend) -> None:
     loaded = reader.load("shared")
     reader.close()
     assert loaded is not None
-    texts = [m.content for m in loaded.state.messages]
+    texts = [m.content for m in loaded.state.messages if isinstance(m, UserMessage)]
     assert sorted(texts) == sorted(f"w{i}-{n}" for i in range(2) for n in range(25))
     assert loaded.version == 50
 

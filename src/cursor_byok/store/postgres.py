@@ -41,6 +41,11 @@ class StoreUnavailable(StoreError):
     """The database did not answer (down, unreachable, or refused us)."""
 
 
+def _reason(error: BaseException | None) -> str:
+    """libpq's message on one line (it spreads hints over several)."""
+    return " ".join(str(error).split())
+
+
 @functools.cache
 def _placeholders(sql: str) -> str:
     """psycopg's `%s` for the shared statements' `?` (none has a literal `?` or `%`)."""
@@ -101,7 +106,7 @@ def _once_more_if_the_connection_was_lost(
             return method(store, *args, **kwargs)
         except _ConnectionLost as lost:
             raise StoreUnavailable(
-                f"PostgreSQL at {store.url} does not answer: {lost.__cause__}"
+                f"PostgreSQL at {store.url} does not answer: {_reason(lost.__cause__)}"
             ) from lost.__cause__
 
     return once_more
@@ -130,7 +135,7 @@ class PostgresStore(SQLStore):
             with psycopg.connect(conninfo) as conn:
                 migrate(conn)
         except psycopg.OperationalError as error:
-            raise StoreUnavailable(f"cannot use PostgreSQL at {url}: {error}") from error
+            raise StoreUnavailable(f"cannot use PostgreSQL at {url}: {_reason(error)}") from error
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             conninfo,
             min_size=1,
@@ -159,14 +164,16 @@ class PostgresStore(SQLStore):
                     raise
                 committing = True
         except PoolTimeout as error:
-            raise StoreUnavailable(f"no connection to PostgreSQL at {self.url}: {error}") from error
+            raise StoreUnavailable(
+                f"no connection to PostgreSQL at {self.url}: {_reason(error)}"
+            ) from error
         except psycopg.OperationalError as error:
             if not committing:
                 raise
             # Not repeated: the commit may have landed; the caller finds out
             # by reloading, as after any failed write.
             raise StoreUnavailable(
-                f"PostgreSQL at {self.url} dropped the connection during a commit: {error}"
+                f"PostgreSQL at {self.url} dropped the connection during a commit: {_reason(error)}"
             ) from error
 
     _transaction = _read
@@ -187,4 +194,6 @@ class PostgresStore(SQLStore):
             with self._pool.connection(timeout=timeout) as conn:
                 conn.execute("SELECT 1").fetchone()
         except psycopg.Error as error:
-            raise StoreUnavailable(f"PostgreSQL at {self.url} does not answer: {error}") from error
+            raise StoreUnavailable(
+                f"PostgreSQL at {self.url} does not answer: {_reason(error)}"
+            ) from error
