@@ -50,6 +50,7 @@ from cursor_byok.transport.wire.framing import (
     encode_envelope,
     encode_trailers_envelope,
 )
+from cursor_byok.transport.wire.health import DatabaseReachable, reply_health
 from cursor_byok.transport.wire.request_body import RequestError, read_body, unwrap
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
@@ -94,7 +95,7 @@ class CursorServer:
         metrics_public: bool = False,
         body_timeout_s: float = BODY_TIMEOUT_S,
         max_append_bytes: int = MAX_APPEND_BYTES,
-        database_reachable: Callable[[], Awaitable[bool]] | None = None,
+        database_reachable: DatabaseReachable | None = None,
     ) -> None:
         self.hub = hub
         self.max_append_bytes = max_append_bytes
@@ -145,11 +146,7 @@ class CursorServer:
             await _error_reply(send, refusal, 421)
             return
         if scope["method"] == "GET" and path == "/healthz":
-            # A load balancer takes a process whose database is gone out of rotation.
-            up = self.database_reachable is None or await self.database_reachable()
-            body = b"ok\ndatabase: reachable\n" if up else b"database: unreachable\n"
-            await _respond(send, 200 if up else 503, body, "text/plain")
-            return
+            return await reply_health(send, self.database_reachable)
         if scope["method"] == "GET" and path == "/metrics":
             if not self.metrics_public:
                 try:
