@@ -132,6 +132,8 @@ class CursorServer:
             "/agent.v1.AgentService/GetUsableModels": self._usable_models,
             "/aiserver.v1.AiService/GetUsableModels": self._usable_models,
             "/agent.v1.AgentService/GetDefaultModelForCli": self._default_model,
+            # The official CLI asks AiService, not AgentService, for its default.
+            "/aiserver.v1.AiService/GetDefaultModelForCli": self._default_model,
         }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
