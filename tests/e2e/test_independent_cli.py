@@ -1,5 +1,5 @@
 """The server against a client that plays the official CLI's rules
-(official_cli.py), one test per rule, in each codec. The server is the real
+(independent_cli.py), one test per rule, in each codec. The server is the real
 one (router, adapter, runner, SQLite store, Connect transport) on a real
 socket; the model is the local replay provider, never the network."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from tests.e2e.official_cli import (
+from tests.e2e.independent_cli import (
     CODECS,
     Deframer,
     OfficialCli,
