@@ -202,11 +202,6 @@ async def test_a_queued_message_is_acknowledged_once_with_its_id(
     assert acks == [message_id]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cards sent on the stream opened by a resume carry an empty model_call_id: "
-    "the CLI drops them",
-)
 @pytest.mark.parametrize("codec", CODECS)
 async def test_a_resume_on_a_new_request_id_continues_the_turn(tmp_path: Path, codec: str) -> None:
     async with official(tmp_path, codec, [calls(READ), say("The file says hi.")]) as (_s, cli):

@@ -56,11 +56,6 @@ async def uninterrupted(tmp_path: Path, codec: str) -> list[Any]:
     return untimed(loaded.state.messages)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the turn finishes once with the uninterrupted history, but the cards sent on "
-    "the reconnected stream carry an empty model_call_id: the CLI drops them",
-)
 @pytest.mark.parametrize("codec", CODECS)
 async def test_a_reconnect_after_sigkill_finishes_the_turn_once(tmp_path: Path, codec: str) -> None:
     (tmp_path / "reference").mkdir()
