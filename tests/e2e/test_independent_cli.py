@@ -178,8 +178,9 @@ async def test_a_cancel_ends_with_the_user_abort_detail(tmp_path: Path, codec: s
 
 @pytest.mark.xfail(
     strict=True,
-    reason="main never answers a queued user_message_action with user_message_appended, "
-    "so the CLI resubmits it after the turn",
+    reason="a queued user_message_action reaches the next model call, but no "
+    "user_message_appended is ever sent (the follow-up drops its message_id), so the CLI "
+    "resubmits it after the turn",
 )
 @pytest.mark.parametrize("codec", CODECS)
 async def test_a_queued_message_is_acknowledged_once_with_its_id(
