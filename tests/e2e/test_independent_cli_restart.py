@@ -71,7 +71,7 @@ async def test_a_reconnect_after_sigkill_finishes_the_turn_once(tmp_path: Path, 
     config.write_text(CLAUDE.toml(provider.base_url))
     database = tmp_path / "state.sqlite3"
     port = free_port()
-    first = start_serve(config, database, port)
+    first = await asyncio.to_thread(start_serve, config, database, port)
     second = None
     try:
         async with OfficialCli(f"http://127.0.0.1:{port}", codec, workspace) as cli:
@@ -88,9 +88,9 @@ async def test_a_reconnect_after_sigkill_finishes_the_turn_once(tmp_path: Path, 
             handle = cli.start("conv-k", "m", cli.user_action("read a.txt and b.txt"), request_id)
             await asyncio.wait_for(pending.wait(), 30)
             first.kill()
-            first.communicate(timeout=30)
+            await asyncio.to_thread(first.communicate, timeout=30)
             await handle.finish()
-            second = start_serve(config, database, port)
+            second = await asyncio.to_thread(start_serve, config, database, port)
             cli.exec_hook = None
             resume = pb.ConversationAction()
             resume.resume_action.SetInParent()
@@ -101,7 +101,7 @@ async def test_a_reconnect_after_sigkill_finishes_the_turn_once(tmp_path: Path, 
         for process in (first, second):
             if process is not None and process.poll() is None:
                 process.kill()
-                process.communicate()
+                await asyncio.to_thread(process.communicate)
         await provider.stop()
     assert history(database, "conv-k") == expected
     assert run.dropped == []  # cards on the reconnected stream carry the model call id
