@@ -184,6 +184,14 @@ class StreamContext:
     """Messages typed during the turn, queued by the loop and not yet
     acknowledged: each enters history before the next model call starts."""
 
+    def current_model_call(self) -> str:
+        """The id cards carry. A stream opened by a resume may re-send a pending
+        call before any model call of its own; the CLI drops a card with an
+        empty id, so such cards get this stream's own (model call 0)."""
+        if not self.model_call_id:
+            self.model_call_id = f"{self.stream_id}:model:{self.model_calls}"
+        return self.model_call_id
+
     def exec_number(self) -> int:
         number = self.next_exec
         self.next_exec += 1
@@ -320,7 +328,7 @@ def encode_call_client(
     call only after that one)."""
     call = command.tool_call
     started = pb.ToolCallStartedUpdate(
-        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
     )
     return [
         _update(tool_call_started=started),
@@ -336,7 +344,7 @@ def encode_tool_completed(
     card = tool.card(call, result)
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
-        call_id=call.id, tool_call=card, model_call_id=context.model_call_id
+        call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
     )
     return _update(tool_call_completed=completed)
 
