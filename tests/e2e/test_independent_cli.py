@@ -176,12 +176,6 @@ async def test_a_cancel_ends_with_the_user_abort_detail(tmp_path: Path, codec: s
     assert [e for e in run.errors if "silent drop" in e] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a queued user_message_action reaches the next model call, but no "
-    "user_message_appended is ever sent (the follow-up drops its message_id), so the CLI "
-    "resubmits it after the turn",
-)
 @pytest.mark.parametrize("codec", CODECS)
 async def test_a_queued_message_is_acknowledged_once_with_its_id(
     tmp_path: Path, codec: str
