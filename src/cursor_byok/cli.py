@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
-import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TextIO
-
-import uvicorn
 
 from cursor_byok.check import DEFAULT_TIMEOUT_S, check_all, render
 from cursor_byok.config import (
@@ -41,7 +36,8 @@ from cursor_byok.llm.types import (
 )
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.wire.app import build_service, uvicorn_config
+from cursor_byok.transport.wire.app import build_service
+from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
@@ -346,50 +342,28 @@ async def _run_server(config: Config, host: str, port: int, database: Path) -> N
         context_window=router.context_window,
         max_body_bytes=config.server.max_body_bytes,
         access_token=config.server.access_token.reveal() if config.server.access_token else None,
+        http2=config.server.http2,
     )
+    cert, key = config.server.tls_cert, config.server.tls_key
+    tls = TLSFiles(cert, key) if cert is not None and key is not None else None
     models = ", ".join(config.models) or "none (a turn will say which key to set)"
     logging.getLogger("cursor_byok").info(
-        "listening on http://%s:%d; database %s; models: %s; default: %s",
+        "listening on %s://%s:%d (%s); database %s; models: %s; default: %s",
+        "https" if tls else "http",
         host,
         port,
+        "HTTP/1.1 and HTTP/2" if config.server.http2 else "HTTP/1.1",
         database,
         models,
         config.default_model,
     )
-    server = _GracefulServer(uvicorn_config(service, host, port))
-    loop = asyncio.get_running_loop()
-
-    # The signal handler must not touch the loop's queues itself: schedule it.
-    def schedule_shutdown() -> None:
-        loop.call_soon_threadsafe(service.server.begin_shutdown)
-
-    server.on_exit = schedule_shutdown
+    server = HttpServer(service.server, host, port, config.server.http2, tls, signals=True)
+    # SIGINT/SIGTERM: end open streams with a retryable error at once, stop
+    # accepting, let the lifespan shutdown close the runners (every commit is
+    # one transaction, so none is left half done), then exit 0.
+    server.on_exit = service.server.begin_shutdown
     try:
         await server.serve()
     finally:
         await router.aclose()
         store.close()
-
-
-class _GracefulServer(uvicorn.Server):
-    """SIGINT/SIGTERM: end open streams with a retryable error at once, stop
-    accepting, let the lifespan shutdown close the runners (every commit is
-    one transaction, so none is left half done), then exit 0 (uvicorn would
-    re-raise the signal)."""
-
-    on_exit: Callable[[], None] | None = None
-
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.on_exit is not None:
-            self.on_exit()
-        super().handle_exit(sig, frame)
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        handled = (signal.SIGINT, signal.SIGTERM)
-        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in original.items():
-                signal.signal(sig, handler)

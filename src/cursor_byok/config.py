@@ -131,6 +131,11 @@ class ServerConfig:
     durability: Literal["full", "normal"] = "full"
     """SQLite `synchronous`: "full" survives power loss; "normal" survives a
     crash of the process (WAL) and commits several times faster under load."""
+    http2: bool = True
+    """Serve `AgentService/Run` over HTTP/2 (h2c, or h2 by ALPN under TLS);
+    false keeps clients on HTTP/1.1 RunSSE + BidiAppend."""
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +332,12 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
     durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
         raise where.error(table, "durability", 'must be "full" or "normal"')
+    http2 = or_default(take(doc, "http2", bool, where, table), True)
+    cert, key = (take(doc, name, str, where, table) for name in ("tls_cert", "tls_key"))
+    if bool(cert) != bool(key):
+        raise where.error(
+            table, "tls_cert" if key else "tls_key", "tls_cert and tls_key go together"
+        )
     no_leftovers(doc, where, table)
     defaults = ServerConfig()
     return ServerConfig(
@@ -336,6 +347,9 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         access_token=Secret(token) if token else None,
         max_body_bytes=limit,
         durability=cast(Literal["full", "normal"], durability),
+        http2=http2,
+        tls_cert=Path(cert).expanduser() if cert else None,
+        tls_key=Path(key).expanduser() if key else None,
     )
 
 

@@ -21,7 +21,8 @@ from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, free_port, serving
+from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.http_server import free_port
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -189,6 +189,18 @@ class SessionHub:
     def reader_detached(self, session: Session) -> None:
         self.sessions.reader_detached(session)
 
+    def stream_gone(self, session: Session) -> None:
+        """A Run stream is gone, ended or not. A Run session is never read
+        again (a resume opens a new stream), so an unfinished one lets go of
+        its conversation: output goes to the stash for the next stream, and
+        the turn goes on for the grace period."""
+        if not session.ended:
+            if session.conversation_id is not None:
+                self.sink.release(session.conversation_id, session)
+            while not session.outbox.empty():
+                session.outbox.get_nowait()
+        self.sessions.reader_detached(session)
+
     def end_all_streams(self, error: WireError) -> int:
         """Shutting down: end every open stream now with a retryable error, so
         clients reconnect (to the restarted server) instead of waiting. What
@@ -231,6 +243,10 @@ class SessionHub:
         self._spawn(_discard(submit))
 
     async def _abandoned(self, session: Session) -> None:
+        conversation_id = session.conversation_id
+        serving = self.sink.serving(conversation_id) if conversation_id else None
+        if serving is not None and serving is not session:
+            return  # another stream took the conversation over
         input_id = session.input_id("disconnected")
         await self._submit(session, input_id, Cancel("client disconnected", self._now_ms()))
 

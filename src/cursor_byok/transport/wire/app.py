@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-
-import uvicorn
 
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.runtime.model_call import RetryPolicy
@@ -17,10 +14,8 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
+from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles, free_port
 from cursor_byok.transport.wire.server import CursorServer, ModelEntry
-
-SHUTDOWN_GRACE_S = 10
-"""How long a shutdown waits for open connections after ending their streams."""
 
 
 @dataclass(slots=True)
@@ -44,6 +39,7 @@ def build_service(
     retry: RetryPolicy | None = None,
     heartbeat_s: float = 5.0,
     grace_s: float = 120.0,
+    http2: bool = True,
 ) -> Service:
     metrics = Metrics()
     sink = OutputSink()
@@ -67,43 +63,24 @@ def build_service(
         on_startup=startup,
         on_shutdown=shutdown,
         metrics=metrics,
+        http2=http2,
     )
     return Service(server, runner, hub, metrics)
 
 
-def uvicorn_config(service: Service, host: str, port: int) -> uvicorn.Config:
-    """How the service is served, for `serve` and for `serving` alike."""
-    return uvicorn.Config(
-        service.server,
-        host=host,
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-    )
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextlib.asynccontextmanager
-async def serving(service: Service, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+async def serving(
+    service: Service, host: str = "127.0.0.1", port: int = 0, tls: TLSFiles | None = None
+) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
-    its base URL. Used by `serve`, the demo and the end-to-end tests."""
+    its base URL. Used by the demo and the end-to-end tests."""
     port = port or free_port(host)
-    server = uvicorn.Server(uvicorn_config(service, host, port))
+    server = HttpServer(service.server, host, port, http2=service.server.http2, tls=tls)
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
+    await server.started(task)
     try:
-        yield f"http://{host}:{port}"
+        yield f"{'https' if tls else 'http'}://{host}:{port}"
     finally:
         service.server.begin_shutdown()
-        server.should_exit = True
+        server.stop()
         await task

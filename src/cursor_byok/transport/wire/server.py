@@ -53,6 +53,7 @@ from cursor_byok.transport.wire.framing import (
     gzip_decompress,
     unwrap_unary_body,
 )
+from cursor_byok.transport.wire.run_stream import RUN, RunHandler, run_framing
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
     Send,
@@ -103,6 +104,7 @@ class CursorServer:
         on_startup: Callable[[], Awaitable[None]] | None = None,
         on_shutdown: Callable[[], Awaitable[None]] | None = None,
         metrics: Metrics | None = None,
+        http2: bool = True,
     ) -> None:
         self.hub = hub
         self.metrics = metrics or Metrics()
@@ -114,6 +116,8 @@ class CursorServer:
         self.heartbeat_s = heartbeat_s
         self.on_startup = on_startup
         self.on_shutdown = on_shutdown
+        self.http2 = http2
+        self.run = RunHandler(hub, self.metrics, heartbeat_s, max_body_bytes)
         self.unary: dict[str, Callable[[bytes, ContentType], Message]] = {
             "/aiserver.v1.NetworkService/IsConnected": self._is_connected,
             "/aiserver.v1.ServerConfigService/GetServerConfig": self._server_config,
@@ -130,9 +134,8 @@ class CursorServer:
         if scope["type"] != "http":
             return
         path = scope["path"]
-        label = (
-            path if path in self.unary or path in (RUN_SSE, BIDI_APPEND, "/metrics") else "other"
-        )
+        streams = (RUN_SSE, BIDI_APPEND, RUN, "/metrics")
+        label = path if path in self.unary or path in streams else "other"
 
         async def counted(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
@@ -163,10 +166,13 @@ class CursorServer:
             if scope["method"] != "POST":
                 raise RequestError(WireError(Code.UNIMPLEMENTED, f"{scope['method']} {path}"), 405)
             content_type = parse_content_type(headers.get("content-type"))
-            if self.shutting_down and path in (RUN_SSE, BIDI_APPEND):
+            if self.shutting_down and path in (RUN_SSE, BIDI_APPEND, RUN):
                 raise RequestError(WireError(Code.UNAVAILABLE, "the server is shutting down"))
             if path == RUN_SSE:
                 await self._run_sse(headers, content_type, receive, send)
+                return
+            if path == RUN:
+                await self._run(headers, receive, send)
                 return
             if content_type is None:
                 raise _unsupported(headers)
@@ -279,6 +285,16 @@ class CursorServer:
             await self.hub.append(request.request_id.request_id, request.append_seqno, payload)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
 
+    # -- Run (HTTP/2) ------------------------------------------------------------------------
+
+    async def _run(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+        if not self.http2:
+            raise RequestError(WireError(Code.UNIMPLEMENTED, "Run is off here (server.http2)"))
+        framing = run_framing(headers.get("content-type"))
+        if framing is None:
+            raise _unsupported(headers)
+        await self.run.serve(framing, receive, send)
+
     # -- RunSSE ------------------------------------------------------------------------------
 
     async def _run_sse(
@@ -337,10 +353,12 @@ class CursorServer:
         return network_pb2.IsConnectedResponse()
 
     def _server_config(self, _body: bytes, _content_type: ContentType) -> Message:
-        # Steer clients to the HTTP/1.1 RunSSE + BidiAppend path we serve.
-        return server_config_pb2.GetServerConfigResponse(
-            http2_config=server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
-        )
+        # Tell clients which agent path is served: Run over HTTP/2, or only
+        # RunSSE + BidiAppend over HTTP/1.1.
+        http2 = server_config_pb2.HTTP2_CONFIG_FORCE_ALL_ENABLED
+        if not self.http2:
+            http2 = server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
+        return server_config_pb2.GetServerConfigResponse(http2_config=http2)
 
     def _available_models(self, _body: bytes, _content_type: ContentType) -> Message:
         entries = list(self.models())
