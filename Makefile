@@ -6,13 +6,20 @@ PYTHON ?= python3
 
 .PHONY: serve test lint bench clean
 
+# First run: about a minute. Each step says what it does, and pip shows each
+# package it fetches, so a slow download is visible rather than a silent wait.
 $(VENV)/.installed: pyproject.toml
+	@echo "==> Creating the virtual environment in $(VENV) (first run only)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "==> Updating pip"
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	@echo "==> Installing cursor-byok and its dependencies (about a minute on a fresh machine)"
+	$(PY) -m pip install --disable-pip-version-check -e '.[dev]'
+	@echo "==> Installed; $(VENV) is ready"
 	touch $@
 
 serve: $(VENV)/.installed
+	@echo "==> Starting the server (Ctrl-C stops it)"
 	$(PY) -m cursor_byok serve
 
 lint: $(VENV)/.installed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,33 @@ def test_durability_defaults_to_full_and_accepts_normal(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match=r":2: server\.durability"):
         load_config(write(tmp_path, '[server]\ndurability = "fast"\n'), env={})
+
+
+def test_timeouts_hosts_and_metrics_access_are_configurable(tmp_path: Path) -> None:
+    server = load_config(write(tmp_path, ""), env={}).server
+    assert (server.body_timeout_s, server.keepalive_timeout_s) == (30.0, 5)
+    assert (server.stall_timeout_s, server.retry_budget_s) == (300.0, 30.0)
+    assert server.allowed_hosts == () and not server.metrics_public
+    text = (
+        "[server]\nbody_timeout_s = 2.5\nkeepalive_timeout_s = 1\nstall_timeout_s = 60\n"
+        'retry_budget_s = 10\nallowed_hosts = ["proxy.lan"]\nmetrics_public = true\n'
+    )
+    server = load_config(write(tmp_path, text), env={}).server
+    assert (server.body_timeout_s, server.keepalive_timeout_s) == (2.5, 1)
+    assert (server.stall_timeout_s, server.retry_budget_s) == (60.0, 10.0)
+    assert server.allowed_hosts == ("proxy.lan",) and server.metrics_public
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[server]\nstall_timeout_s = 0\n", "config.toml:2: server.stall_timeout_s: must be a"),
+        ("[server]\nbody_timeout_s = -1\n", "config.toml:2: server.body_timeout_s: must be a"),
+        ("[server]\nkeepalive_timeout_s = 0.5\n", "server.keepalive_timeout_s: expected an int"),
+        ("[server]\nallowed_hosts = [1]\n", "server.allowed_hosts: must be a list of host names"),
+        ("[server]\nmetrics_public = 1\n", "server.metrics_public: expected true or false"),
+    ],
+)
+def test_bad_timeouts_and_host_lists_are_named(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(write(tmp_path, text), env={})

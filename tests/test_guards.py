@@ -1,11 +1,11 @@
-"""The shared guards: one secret redactor, one loopback check."""
+"""The shared guards: one secret redactor, one loopback check, the Host check."""
 
 from __future__ import annotations
 
 import pytest
 
 from cursor_byok.config import ProviderConfig
-from cursor_byok.guards import Redactor, is_loopback_host, is_loopback_url
+from cursor_byok.guards import HostCheck, Redactor, host_name, is_loopback_host, is_loopback_url
 from cursor_byok.routing import _needs_key
 
 
@@ -55,3 +55,18 @@ def test_the_redactor_cuts_every_form_longest_first_and_spares_short_values() ->
     escaped = Redactor(['k"ey\\1'])
     assert "***" in escaped(repr('k"ey\\1'))
     assert not Redactor(["ab"]) and Redactor(["abcd"])
+
+
+def test_host_header_values_lose_their_port() -> None:
+    assert host_name("Example.COM:8417") == "example.com"
+    assert host_name("[::1]:8417") == "::1"
+    assert host_name("localhost.") == "localhost"
+
+
+def test_a_loopback_bind_answers_loopback_and_extra_names_only() -> None:
+    loopback = HostCheck("127.0.0.1", ["proxy.lan"])
+    assert loopback.allows("proxy.lan:80") and loopback.allows("localhost:1")
+    assert loopback.allows("[::1]:8417") and loopback.allows("127.0.0.1")
+    assert not loopback.allows("evil.example") and not loopback.allows("localhost.evil.example")
+    assert not loopback.allows(None) and not loopback.allows("")
+    assert HostCheck("0.0.0.0").allows("anything.example")  # the token guards a public bind

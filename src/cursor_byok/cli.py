@@ -1,7 +1,8 @@
 """The `cursor-byok` command.
 
 Exit codes scripts can rely on: 0 success, 1 the work failed, 2 bad usage
-or configuration, 3 the thing asked for does not exist.
+or configuration, 3 the thing asked for does not exist, 4 the port to
+serve on is in use. Every error is one line that names the bad value.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
+import re
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from cursor_byok.check import DEFAULT_TIMEOUT_S, check_all, render
 from cursor_byok.config import (
@@ -25,7 +27,6 @@ from cursor_byok.config import (
 )
 from cursor_byok.config_reader import ConfigError
 from cursor_byok.demo import run_demo
-from cursor_byok.guards import Redactor, is_loopback_host
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -34,16 +35,37 @@ from cursor_byok.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
-from cursor_byok.routing import Router
+from cursor_byok.runtime.logsafe import printable
+from cursor_byok.serve import (
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_USAGE,
+    ServeError,
+    fail,
+    serve,
+)
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.wire.app import build_service
-from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles
+from cursor_byok.terminal import Printer
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
+EXIT_STATUS = (
+    "Exit status: 0 success, 1 the work failed, 2 bad usage or configuration, "
+    "3 the thing asked for does not exist, 4 the port to serve on is in use."
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line naming the bad value (exit 2), not a
+    usage block followed by the error."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("cursor-byok").strip()
+        fail(f"{command}: {message} (see --help)" if command else f"{message} (see --help)", 2)
+        sys.exit(EXIT_USAGE)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cursor-byok",
         description=(
             "Serve the Cursor agent protocol with your own LLM provider keys "
@@ -52,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "Quick start: export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY / GEMINI_API_KEY), "
             "then run 'cursor-byok serve'. New here? 'cursor-byok demo' shows a whole turn "
-            "without any key; 'cursor-byok check' tests your keys."
+            "without any key; 'cursor-byok check' tests your keys. " + EXIT_STATUS
         ),
     )
     parser.add_argument(
@@ -61,16 +83,16 @@ def _parser() -> argparse.ArgumentParser:
         help="configuration file (default: $CURSOR_BYOK_CONFIG, else the user config dir)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve = commands.add_parser("serve", help="run the server")
-    serve.add_argument("--host", help=f"address to bind (default {DEFAULT_HOST})")
-    serve.add_argument("--port", type=int, help=f"port to bind (default {DEFAULT_PORT})")
-    serve.add_argument("--database", type=Path, help="SQLite file (default: from config)")
+    serving = commands.add_parser("serve", help="run the server", epilog=EXIT_STATUS)
+    serving.add_argument("--host", help=f"address to bind (default {DEFAULT_HOST})")
+    serving.add_argument("--port", type=_port, help=f"port to bind (default {DEFAULT_PORT})")
+    serving.add_argument("--database", type=_database, help="SQLite file (default: from config)")
     commands.add_parser("models", help="list the configured models and their providers")
     listing = commands.add_parser("conversations", help="list stored conversations")
-    listing.add_argument("--database", type=Path, help="SQLite file (default: from config)")
+    listing.add_argument("--database", type=_database, help="SQLite file (default: from config)")
     show = commands.add_parser("show", help="show one conversation: messages, calls, usage")
     show.add_argument("conversation_id")
-    show.add_argument("--database", type=Path, help="SQLite file (default: from config)")
+    show.add_argument("--database", type=_database, help="SQLite file (default: from config)")
     show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
     check = commands.add_parser(
         "check",
@@ -120,6 +142,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {text!r}")
+    return value
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def _database(text: str) -> Path:
+    """A SQLite file path; a URL (postgres://, sqlite://...) is refused by name."""
+    scheme = _SCHEME.match(text)
+    if scheme:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a {scheme.group(1)}:// URL; give the path of a SQLite file"
+        )
+    return Path(text).expanduser()
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -142,8 +187,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as error:
-        print(f"cursor-byok: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return fail(str(error), EXIT_USAGE)
     match args.command:
         case "models":
             return _models(config, out)
@@ -154,69 +198,97 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 args.database or config.server.database, args.conversation_id, args.json, out
             )
         case "serve":
-            return _serve(config, args.host, args.port, args.database)
+            host, port = args.host or config.server.host, args.port or config.server.port
+            try:
+                return serve(
+                    config,
+                    host,
+                    port,
+                    args.database or config.server.database,
+                    Printer(sys.stderr),
+                )
+            except ServeError as error:
+                return fail(str(error), error.code)
         case "check":
             return _check(config, args.timeout, out)
     return EXIT_USAGE
 
 
 def _check(config: Config, timeout: float, out: TextIO) -> int:
+    printer = Printer(out)
     if not config.providers:
-        print(
+        printer.line(
             "No providers configured, nothing to check. Set ANTHROPIC_API_KEY, OPENAI_API_KEY, "
-            "GEMINI_API_KEY or OPENAI_BASE_URL, or write a configuration file.",
-            file=out,
+            "GEMINI_API_KEY or OPENAI_BASE_URL, or write a configuration file."
         )
         return EXIT_FAILED
     source = config.source or "environment variables"
-    print(f"Checking {len(config.providers)} provider(s) configured by {source}", file=out)
-    results = asyncio.run(check_all(config, timeout=timeout))
-    for line in render(results):
-        print(line, file=out)
-    return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
+    printer.line(f"Checking {len(config.providers)} provider(s) configured by {source}")
+    with printer.status(f"waiting for {len(config.providers)} provider(s), up to {timeout:g} s"):
+        results = asyncio.run(check_all(config, timeout=timeout))
+    *lines, summary = render(results)  # a line per provider, then the summary
+    for result, line in zip(results, lines, strict=True):
+        printer.line((line, "green" if result.ok else "red"))
+    ok = all(r.ok for r in results)
+    printer.line((summary, "green" if ok else "red"))
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def _models(config: Config, out: TextIO) -> int:
+    printer = Printer(out)
     if not config.models:
-        print(
+        printer.line(
             "No models configured. Set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or "
-            "OPENAI_BASE_URL, or write a configuration file.",
-            file=out,
+            "OPENAI_BASE_URL, or write a configuration file."
         )
         return EXIT_OK
     for model in config.models.values():
         provider = config.providers[model.provider]
-        key = "key set" if resolve_key(provider) else "NO KEY"
+        has_key = resolve_key(provider) is not None
         marker = "*" if model.name == config.default_model else " "
         limits = model.limits(provider.api)
         thinking = "off" if model.thinking == "off" else f"{model.thinking} ({limits.thinking})"
-        print(
-            f"{marker} {model.name:<28} {provider.name} ({provider.api}, {key}) "
-            f"-> {model.model}  context {model.context_window:,}  "
+        printer.line(
+            (f"{marker} {model.name:<28} ", "cyan"),
+            f"{provider.name} ({provider.api}, ",
+            ("key set", "green") if has_key else ("NO KEY", "red"),
+            f") -> {model.model}  context {model.context_window:,}  "
             f"output {model.max_output:,}  thinking {thinking}",
-            file=out,
         )
     return EXIT_OK
 
 
-def _open(database: Path) -> SQLiteStore | None:
+def _open(database: Path) -> SQLiteStore | int:
+    """The store, or the exit code after saying why there is none."""
     if not database.exists():
-        print(f"cursor-byok: no database at {database}", file=sys.stderr)
-        return None
-    return SQLiteStore(database)
+        return fail(f"no database at {database}", EXIT_NOT_FOUND)
+    try:
+        return SQLiteStore(database)
+    except (sqlite3.DatabaseError, OSError) as error:
+        return fail(f"cannot read the database {database}: {error}", EXIT_USAGE)
+
+
+_STATUS_COLOURS = {"final": "green", "failed": "red", "canceled": "yellow"}
 
 
 def _conversations(database: Path, out: TextIO) -> int:
     store = _open(database)
-    if store is None:
-        return EXIT_NOT_FOUND
+    if isinstance(store, int):
+        return store
+    printer = Printer(out)
     try:
+        found = 0
         for summary in store.conversations():
-            print(
-                f"{summary.conversation_id}  {summary.status:<15} "
-                f"{summary.message_count:>5} messages  version {summary.version}",
-                file=out,
+            found += 1
+            status = summary.status
+            printer.line(
+                (printable(summary.conversation_id), "cyan"),
+                "  ",
+                (f"{status:<15}", _STATUS_COLOURS.get(status)),
+                f" {summary.message_count:>5} messages  version {summary.version}",
             )
+        if not found:
+            printer.line(f"No conversations in {database} yet.")
     finally:
         store.close()
     return EXIT_OK
@@ -224,42 +296,41 @@ def _conversations(database: Path, out: TextIO) -> int:
 
 def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> int:
     store = _open(database)
-    if store is None:
-        return EXIT_NOT_FOUND
+    if isinstance(store, int):
+        return store
+    printer = Printer(out)
     try:
         loaded = store.load(conversation_id)
         if loaded is None:
-            print(f"cursor-byok: no conversation {conversation_id!r}", file=sys.stderr)
-            return EXIT_NOT_FOUND
+            return fail(f"no conversation {conversation_id!r}", EXIT_NOT_FOUND)
         state = loaded.state
         if as_json:
             for message in state.messages:
                 print(json.dumps(message_to_json(message), ensure_ascii=False), file=out)
             return EXIT_OK
-        print(
-            f"conversation {state.conversation_id}: {state.status.value}, "
-            f"{len(state.messages)} messages, version {loaded.version}",
-            file=out,
+        printer.line(
+            f"conversation {printable(state.conversation_id)}: ",
+            (state.status.value, _STATUS_COLOURS.get(state.status.value)),
+            f", {len(state.messages)} messages, version {loaded.version}",
         )
         for message in state.messages:
-            print(_one_line(message), file=out)
-        print("model calls:", file=out)
+            printer.line(_one_line(message))
+        printer.line("model calls:")
         for call in store.llm_calls(conversation_id):
-            print(
-                f"  {call.call_id}  {call.status.value:<9} model {call.model}  "
-                f"{call.message_count} messages  attempts {call.attempts}"
-                + (f"  error: {call.error}" if call.error else ""),
-                file=out,
+            printer.line(
+                f"  {printable(call.call_id)}  ",
+                (f"{call.status.value:<9}", _STATUS_COLOURS.get(call.status.value)),
+                f" model {call.model}  {call.message_count} messages  attempts {call.attempts}",
+                (f"  error: {printable(call.error)}", "red") if call.error else "",
             )
         usage = [m.usage for m in state.messages if isinstance(m, AssistantMessage)]
         read = sum(u.cache_read for u in usage)
         prompt = sum(u.input + u.cache_read + u.cache_write for u in usage)
         share = f"{read / prompt:.0%}" if prompt else "n/a"
-        print(
+        printer.line(
             f"usage: input {sum(u.input for u in usage)}, output {sum(u.output for u in usage)}, "
             f"cache read {read}, cache write {sum(u.cache_write for u in usage)} "
-            f"(cache hits {share}), cost ${sum(u.cost.total for u in usage):.4f}",
-            file=out,
+            f"(cache hits {share}), cost ${sum(u.cost.total for u in usage):.4f}"
         )
     finally:
         store.close()
@@ -283,87 +354,5 @@ def _one_line(message: Message) -> str:
 
 
 def _short(text: str, width: int = 70) -> str:
-    flat = " ".join(text.split())
+    flat = printable(" ".join(text.split()))
     return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-class RedactSecrets(logging.Filter):
-    """Replaces every configured key in log records, whatever logged them."""
-
-    def __init__(self, secrets: list[str]) -> None:
-        super().__init__()
-        self.redact = Redactor(secrets)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if self.redact:
-            record.msg, record.args = self.redact(record.getMessage()), None
-        return True
-
-
-def _serve(config: Config, host: str | None, port: int | None, database: Path | None) -> int:
-    host = host or config.server.host
-    port = port or config.server.port
-    token = config.server.access_token
-    if not is_loopback_host(host) and token is None:
-        print(
-            f"cursor-byok: refusing to listen on {host} without an access token; set "
-            "CURSOR_BYOK_TOKEN (or server.access_token) and have clients send it as "
-            "'Authorization: Bearer <token>'.",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    handler = logging.StreamHandler()
-    handler.addFilter(RedactSecrets(config.secrets()))
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=[handler],
-    )
-    try:
-        asyncio.run(_run_server(config, host, port, database or config.server.database))
-    except KeyboardInterrupt:
-        pass
-    except OSError as error:
-        print(f"cursor-byok: cannot serve on {host}:{port}: {error.strerror}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-async def _run_server(config: Config, host: str, port: int, database: Path) -> None:
-    store = SQLiteStore(
-        database, synchronous="FULL" if config.server.durability == "full" else "NORMAL"
-    )
-    router = Router(config)
-    service = build_service(
-        store,
-        router,
-        models=router.entries,
-        default_model=lambda: config.default_model,
-        context_window=router.context_window,
-        max_body_bytes=config.server.max_body_bytes,
-        access_token=config.server.access_token.reveal() if config.server.access_token else None,
-        http2=config.server.http2,
-    )
-    cert, key = config.server.tls_cert, config.server.tls_key
-    tls = TLSFiles(cert, key) if cert is not None and key is not None else None
-    models = ", ".join(config.models) or "none (a turn will say which key to set)"
-    logging.getLogger("cursor_byok").info(
-        "listening on %s://%s:%d (%s); database %s; models: %s; default: %s",
-        "https" if tls else "http",
-        host,
-        port,
-        "HTTP/1.1 and HTTP/2" if config.server.http2 else "HTTP/1.1",
-        database,
-        models,
-        config.default_model,
-    )
-    server = HttpServer(service.server, host, port, config.server.http2, tls, signals=True)
-    # SIGINT/SIGTERM: end open streams with a retryable error at once, stop
-    # accepting, let the lifespan shutdown close the runners (every commit is
-    # one transaction, so none is left half done), then exit 0.
-    server.on_exit = service.server.begin_shutdown
-    try:
-        await server.serve()
-    finally:
-        await router.aclose()
-        store.close()

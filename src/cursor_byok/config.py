@@ -43,6 +43,7 @@ APP_NAME = "cursor-byok"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8417
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+_TIMEOUTS = ("body_timeout_s", "keepalive_timeout_s", "stall_timeout_s", "retry_budget_s")
 CONFIG_ENV = "CURSOR_BYOK_CONFIG"
 TOKEN_ENV = "CURSOR_BYOK_TOKEN"
 KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL")
@@ -136,6 +137,15 @@ class ServerConfig:
     false keeps clients on HTTP/1.1 RunSSE + BidiAppend."""
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    body_timeout_s: float = 30.0
+    """A request's head, then its body, must each arrive within this long."""
+    keepalive_timeout_s: int = 5
+    allowed_hosts: tuple[str, ...] = ()
+    """Extra `Host` names a loopback-bound server answers (e.g. a local proxy's)."""
+    metrics_public: bool = False
+    stall_timeout_s: float = 300.0
+    retry_budget_s: float = 30.0
+    """The most a model call waits across its retries; a longer retry-after ends the turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,8 +348,13 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         raise where.error(
             table, "tls_cert" if key else "tls_key", "tls_cert and tls_key go together"
         )
-    no_leftovers(doc, where, table)
     defaults = ServerConfig()
+    timeouts = {key: _seconds(doc, key, getattr(defaults, key), where, table) for key in _TIMEOUTS}
+    hosts = take(doc, "allowed_hosts", list, where, table) or []
+    if not all(isinstance(name, str) and name.strip() for name in hosts):
+        raise where.error(table, "allowed_hosts", "must be a list of host names")
+    metrics_public = bool(take(doc, "metrics_public", bool, where, table))
+    no_leftovers(doc, where, table)
     return ServerConfig(
         host=host,
         port=port,
@@ -350,7 +365,18 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         http2=http2,
         tls_cert=Path(cert).expanduser() if cert else None,
         tls_key=Path(key).expanduser() if key else None,
+        allowed_hosts=tuple(hosts),
+        metrics_public=metrics_public,
+        **timeouts,
     )
+
+
+def _seconds(doc: dict[str, Any], key: str, default: float, where: Locator, table: str) -> Any:
+    kinds = int if isinstance(default, int) else (int, float)
+    value = or_default(take(doc, key, kinds, where, table), default)
+    if not value > 0:
+        raise where.error(table, key, "must be a positive number of seconds")
+    return value if isinstance(default, int) else float(value)
 
 
 def default_config_path(env: Mapping[str, str]) -> Path | None:

@@ -71,7 +71,7 @@ def or_default(value: Any, default: Any) -> Any:
 
 def kind_names(kinds: tuple[type, ...]) -> str:
     names = {str: "a string", int: "an integer", float: "a number", dict: "a table",
-             bool: "true or false"}  # fmt: skip
+             bool: "true or false", list: "a list"}  # fmt: skip
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 

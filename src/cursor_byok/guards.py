@@ -1,6 +1,6 @@
-"""Two small guards shared by the server, the router and the checks: cutting
-secrets out of text before it is logged, stored or shown, and telling a
-loopback host from any other."""
+"""Small guards shared by the server, the router and the checks: cutting
+secrets out of text before it is logged, stored or shown, telling a
+loopback host from any other, and the `Host` names a server answers."""
 
 from __future__ import annotations
 
@@ -51,3 +51,31 @@ def is_loopback_url(url: str) -> bool:
     except ValueError:
         return False
     return host is not None and is_loopback_host(host)
+
+
+def host_name(header: str) -> str:
+    """The name part of a `Host` header value: `[::1]:80` -> `::1`, `a:1` -> `a`."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    name = value.partition(":")[0] if value.count(":") == 1 else value
+    return name.rstrip(".")
+
+
+class HostCheck:
+    """Which `Host` headers a server answers. Bound to loopback, only
+    loopback names and the configured extra names: a web page that rebinds
+    its own DNS name to 127.0.0.1 still sends its own name, and is refused.
+    On any other bind every name is served (the access token guards it)."""
+
+    def __init__(self, bind_host: str, extra_names: Iterable[str] = ()) -> None:
+        self.open = not is_loopback_host(bind_host)
+        self.extra = frozenset(name.strip().lower().rstrip(".") for name in extra_names)
+
+    def allows(self, header: str | None) -> bool:
+        if self.open:
+            return True
+        if not header:
+            return False
+        name = host_name(header)
+        return is_loopback_host(name) or name in self.extra

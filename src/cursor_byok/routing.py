@@ -127,7 +127,9 @@ class Router:
         secret = key.reveal() if key is not None else "none"
         client = self._clients.get(provider.name)
         if client is None:
-            client = self._clients[provider.name] = make_client(provider.base_url)
+            client = self._clients[provider.name] = make_client(
+                provider.base_url, read_timeout=self.config.server.stall_timeout_s
+            )
         adapter = _ADAPTERS[provider.api](spec, secret, client)
         self._adapters[model.name] = adapter
         return adapter

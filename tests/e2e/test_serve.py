@@ -103,6 +103,24 @@ async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
     assert process.wait(timeout=20) == 0
 
 
+async def test_shutdown_counts_open_streams_not_sessions(
+    serve_without_keys: tuple[str, Path, subprocess.Popen[str]],
+) -> None:
+    url, _database, process = serve_without_keys
+    client = CursorClient(url)
+    try:
+        stream = await client.open("r-open")  # a reader, waiting for its run request
+        for n in range(3):  # sessions without a reader: appends ahead of seqno 0
+            await client.append(f"r-buffered-{n}", 3, run_request("later"))
+        process.send_signal(signal.SIGTERM)
+        end = await stream.until(lambda item: isinstance(item, End), within=20)
+    finally:
+        await client.close()
+    assert isinstance(end, End) and end.error is not None and end.error["code"] == "unavailable"
+    _, stderr = process.communicate(timeout=20)
+    assert "shutting down: ended 1 open stream with a retryable error" in stderr
+
+
 def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:
     done = subprocess.run(
         [

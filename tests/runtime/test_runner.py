@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -115,6 +117,21 @@ async def test_a_tool_turn_streams_in_order_and_commits_only_whole_messages(make
     assert b"hello" not in first and b"hello" in second
 
 
+async def test_a_call_answered_at_the_first_try_counts_one_attempt(make: Make) -> None:
+    denied = ErrorEvent("error", error_event("invalid x-api-key").message, 401)
+    h: Harness = make([stream_of(FINAL_REPLY), [denied]])
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", Final)
+    await h.runner.submit("c", "req:1", start("again"))
+    await h.sink.wait_for("c", Failed)
+    answered, failed = h.store.get_llm_call("c:call:1"), h.store.get_llm_call("c:call:2")
+    assert answered is not None and (answered.status, answered.attempts) == (
+        CallStatus.COMMITTED,
+        1,
+    )
+    assert failed is not None and (failed.status, failed.attempts) == (CallStatus.FAILED, 1)
+
+
 async def test_a_duplicate_input_returns_the_recorded_result_and_runs_nothing(make: Make) -> None:
     h: Harness = make([stream_of(TOOL_REPLY), stream_of(FINAL_REPLY)])
     first = await h.runner.submit("c", "req:0", start("go"))
@@ -165,6 +182,22 @@ async def test_a_failure_after_output_fails_the_turn_without_a_partial_message(m
     record = h.store.get_llm_call("c:call:1")
     assert record is not None and record.status is CallStatus.FAILED
     assert record.error == "connection reset"
+
+
+async def test_a_retry_after_beyond_the_budget_ends_the_turn_at_once(make: Make) -> None:
+    message = error_event("Rate limit reached").message
+    limited = ErrorEvent("error", message, 429, retryable=True, retry_after=60.0)
+    h: Harness = make([[limited], stream_of(FINAL_REPLY)])
+    started = time.monotonic()
+    await h.runner.submit("c", "req:0", start("go"))
+    [failed] = await h.sink.wait_for("c", Failed)
+    assert time.monotonic() - started < 5  # not 60 s, and not a retry capped short
+    assert isinstance(failed, Failed) and len(h.llm.requests) == 1
+    text = failed.message.error_message or ""
+    assert "asked to wait 60 s" in text and "retry budget of 30 s" in text
+    assert re.search(r"Try again after \d\d:\d\d:\d\d UTC\.$", text)
+    record = h.store.get_llm_call("c:call:1")
+    assert record is not None and record.status is CallStatus.FAILED and record.error == text
 
 
 async def test_a_non_retryable_error_fails_at_once_and_keeps_the_message(make: Make) -> None:

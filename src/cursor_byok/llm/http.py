@@ -20,7 +20,8 @@ import httpx2
 
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 300.0
-"""Seconds between two received chunks; thinking models can pause for minutes."""
+"""Seconds between two received chunks (the stall timeout); thinking models
+can pause for minutes."""
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "rate_limit_error", "api_error"})

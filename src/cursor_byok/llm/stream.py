@@ -104,7 +104,7 @@ class SSEResponseStream:
                     self._parser.on_event(event)
                 self._parser.on_end()
             except httpx2.HTTPError as exc:
-                self._assembler.fail(error_from_exception(exc))
+                self._assembler.fail(self._transport_error(exc))
             else:
                 feed_bytes(self._sse, self._parser, chunk)
         self._drain()
@@ -113,7 +113,7 @@ class SSEResponseStream:
         try:
             response = await self._client.send(self._request, stream=True)
         except httpx2.HTTPError as exc:
-            self._assembler.fail(error_from_exception(exc))
+            self._assembler.fail(self._transport_error(exc))
             return
         self._response = response
         if response.status_code >= 400:
@@ -126,6 +126,24 @@ class SSEResponseStream:
             return
         self._chunks = response.aiter_bytes()
         self._pending.append(StartEvent())
+
+    def _transport_error(self, exc: httpx2.HTTPError) -> UpstreamError:
+        """A timeout says which provider went quiet and for how long; a bare
+        "ReadTimeout" tells the user nothing."""
+        timeouts = self._request.extensions.get("timeout") or {}
+        provider = self._assembler.provider or self._request.url.host
+        if isinstance(exc, httpx2.ReadTimeout) and timeouts.get("read") is not None:
+            return UpstreamError(
+                f"{provider} sent no data for {timeouts['read']:g} s, so the call was given up "
+                "(the stall timeout, server.stall_timeout_s)",
+                retryable=True,
+            )
+        if isinstance(exc, httpx2.ConnectTimeout) and timeouts.get("connect") is not None:
+            return UpstreamError(
+                f"could not connect to {provider} within {timeouts['connect']:g} s",
+                retryable=True,
+            )
+        return error_from_exception(exc)
 
     @staticmethod
     async def _read_limited(response: httpx2.Response) -> bytes:

@@ -2,6 +2,9 @@
 
 A call is retried with the identical request only while nothing of the
 failed attempt was passed on (a `start` is not passed on: it shows nothing).
+A provider that asks for a longer pause than the whole retry budget (a 429
+with `retry-after: 600`) is not retried in vain: the call ends at once with
+a message that says when to try again.
 Whatever goes wrong (an adapter that raises, a stream that ends without a
 terminal event) still ends the call with an error event, never a hang.
 """
@@ -11,8 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -31,18 +35,38 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """Retries of one model call, only while nothing of the failed attempt
-    reached the client: capped exponential backoff with full jitter."""
+    reached the client: capped exponential backoff with full jitter. A
+    provider's own `retry-after` is honoured in full while it fits in
+    `budget_s`, the most one call waits in total across its retries."""
 
     max_attempts: int = 4
     base_delay: float = 0.5
     max_delay: float = 8.0
+    budget_s: float = 30.0
 
     def delay(self, attempt: int, hint: float | None, rng: random.Random) -> float:
         ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
         wait = rng.uniform(0, ceiling)
-        if hint is not None:
-            wait = max(wait, min(hint, self.max_delay))
-        return wait
+        return max(wait, hint) if hint is not None else wait
+
+    def beyond_budget(
+        self, event: ErrorEvent, waited: float, now: float | None = None
+    ) -> ErrorEvent | None:
+        """The error that ends the call when the provider's wait does not fit
+        in what is left of the budget; None when it fits (or none was asked)."""
+        hint = event.retry_after
+        if hint is None or waited + hint <= self.budget_s:
+            return None
+        when = time.gmtime((time.time() if now is None else now) + hint)
+        provider = event.message.provider or "the provider"
+        status = f"HTTP {event.status}: " if event.status is not None else ""
+        text = (
+            f"{provider} asked to wait {hint:g} s before another try ({status}"
+            f"{event.message.error_message or 'no detail'}); that is more than the retry "
+            f"budget of {self.budget_s:g} s, so the turn ended. "
+            f"Try again after {time.strftime('%H:%M:%S', when)} UTC."
+        )
+        return replace(event, message=replace(event.message, error_message=text), retryable=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,19 +101,22 @@ class CallReader:
     async def _attempts(self, call: ModelCall, deliver: Callable[[ResponseEvent], None]) -> None:
         watch = CallWatch(self.metrics, call.conversation_id, call.call_id, call.model)
         attempt = 0
+        waited = 0.0
         while True:
             attempt += 1
             if attempt > 1:
                 await self.retrying(call.call_id, attempt)
-            wait = await self._attempt(call, attempt, watch, deliver)
+            wait = await self._attempt(call, attempt, waited, watch, deliver)
             if wait is None:
                 return
+            waited += wait
             await asyncio.sleep(wait)
 
     async def _attempt(
         self,
         call: ModelCall,
         attempt: int,
+        waited: float,
         watch: CallWatch,
         deliver: Callable[[ResponseEvent], None],
     ) -> float | None:
@@ -100,13 +127,18 @@ class CallReader:
         try:
             while True:
                 event = await _next_event(stream)
-                if (
+                retry = (
                     isinstance(event, ErrorEvent)
                     and event.reason == "error"
                     and event.retryable
                     and not passed_on
                     and attempt < self.retry.max_attempts
-                ):
+                )
+                if retry and isinstance(event, ErrorEvent):
+                    ended = self.retry.beyond_budget(event, waited)
+                    retry = ended is None
+                    event = ended or event
+                if retry and isinstance(event, ErrorEvent):
                     watch.retrying(event)
                     wait = self.retry.delay(attempt, event.retry_after, self.rng)
                     log.warning(

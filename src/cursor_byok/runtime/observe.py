@@ -23,6 +23,7 @@ from cursor_byok.llm.events import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from cursor_byok.runtime.logsafe import logfmt_value
 
 log = logging.getLogger("cursor_byok.calls")
 
@@ -32,13 +33,8 @@ _GAP_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 
 
 def logfmt(event: str, **fields: object) -> str:
-    parts = [event]
-    for key, value in fields.items():
-        text = f"{value:.3f}" if isinstance(value, float) else str(value)
-        if not text or any(c in text for c in ' "='):
-            text = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        parts.append(f"{key}={text}")
-    return " ".join(parts)
+    """One line, whatever the values hold (see `logsafe.logfmt_value`)."""
+    return " ".join([event, *(f"{key}={logfmt_value(value)}" for key, value in fields.items())])
 
 
 class Metrics:

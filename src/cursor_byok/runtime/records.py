@@ -56,9 +56,12 @@ def store_records(
                 )
             case CallEnded(call_id=call_id, outcome=outcome, assistant=assistant, error=error):
                 kept = message_hash(assistant) if assistant is not None else None
+                # An ended call was sent at least once (its reader starts as
+                # soon as its plan is committed); retries raise the count,
+                # and the store keeps the larger number.
                 calls.append(
                     CallStatusUpdate(
-                        call_id, _CALL_STATUS[outcome], assistant_hash=kept, error=error
+                        call_id, _CALL_STATUS[outcome], 1, assistant_hash=kept, error=error
                     )
                 )
             case OperationChanged():

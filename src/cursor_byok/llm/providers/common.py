@@ -52,6 +52,12 @@ def safe_id(value: str, limit: int) -> str:
     return _UNSAFE_ID.sub("_", value)[:limit]
 
 
+def is_safe_id(value: str, limit: int) -> bool:
+    """Whether `value` is 1 to `limit` characters that need no escaping
+    anywhere (logs, terminals, provider ids): letters, digits, `-`, `_`."""
+    return 0 < len(value) <= limit and _UNSAFE_ID.search(value) is None
+
+
 def loads(data: str) -> Any:
     """Parse one event payload; `None` when it is not JSON. jiter parses
     these payloads 2-4x faster than `json`; `json` remains the fallback

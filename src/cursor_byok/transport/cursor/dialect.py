@@ -36,6 +36,7 @@ from cursor_byok.llm.types import (
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
 from cursor_byok.loop.state import TurnSettings
+from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.tools import MAX_RESULT_CHARS, NativeTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
@@ -90,13 +91,22 @@ class FollowUp:
 
 
 @dataclass(frozen=True, slots=True)
+class Refused:
+    """A run request the server will not take; the stream ends with `error`."""
+
+    error: WireError
+
+
+@dataclass(frozen=True, slots=True)
 class Ignored:
     """Understood, and needs nothing (heartbeats, KV acks, stream closes)."""
 
     what: str
 
 
-ClientEvent: TypeAlias = RunStarted | ExecReply | ExecThrown | CancelRequested | FollowUp | Ignored
+ClientEvent: TypeAlias = (
+    RunStarted | ExecReply | ExecThrown | CancelRequested | FollowUp | Refused | Ignored
+)
 
 
 def _requested_model(run: pb.AgentRunRequest) -> str:
@@ -105,8 +115,12 @@ def _requested_model(run: pb.AgentRunRequest) -> str:
     return run.model_details.model_id
 
 
-def decode_run_request(run: pb.AgentRunRequest, request_id: str, now_ms: int) -> RunStarted:
+def decode_run_request(
+    run: pb.AgentRunRequest, request_id: str, now_ms: int
+) -> RunStarted | Refused:
     conversation_id = run.conversation_id or request_id
+    if not is_valid_id(conversation_id):
+        return Refused(WireError(Code.INVALID_ARGUMENT, invalid_id("conversation_id")))
     tools = ToolSet.for_run(run.mcp_tools.mcp_tools)
     model = _requested_model(run)
     action = run.action

@@ -292,6 +292,8 @@ class SessionHub:
                 await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user):
                 await self._submit(session, input_id, UserInput(user))
+            case dialect.Refused(error=error):
+                session.put(EndOfStream(error))
             case dialect.Ignored():
                 self.counters.ignored_messages += 1
             case _:

@@ -14,8 +14,13 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
-from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles, free_port
-from cursor_byok.transport.wire.server import CursorServer, ModelEntry
+from cursor_byok.transport.wire.http_server import (
+    KEEPALIVE_TIMEOUT_S,
+    HttpServer,
+    TLSFiles,
+    free_port,
+)
+from cursor_byok.transport.wire.server import BODY_TIMEOUT_S, CursorServer, ModelEntry
 
 
 @dataclass(slots=True)
@@ -40,7 +45,12 @@ def build_service(
     heartbeat_s: float = 5.0,
     grace_s: float = 120.0,
     http2: bool = True,
+    host_allowed: Callable[[str | None], bool] | None = None,
+    metrics_public: bool = False,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> Service:
+    """`host_allowed` judges each request's `Host` header (the command passes
+    `guards.HostCheck`); None answers every name."""
     metrics = Metrics()
     sink = OutputSink()
     runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
@@ -64,18 +74,32 @@ def build_service(
         on_shutdown=shutdown,
         metrics=metrics,
         http2=http2,
+        host_allowed=host_allowed,
+        metrics_public=metrics_public,
+        body_timeout_s=body_timeout_s,
     )
     return Service(server, runner, hub, metrics)
 
 
 @contextlib.asynccontextmanager
 async def serving(
-    service: Service, host: str = "127.0.0.1", port: int = 0, tls: TLSFiles | None = None
+    service: Service,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+    tls: TLSFiles | None = None,
 ) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
     its base URL. Used by the demo and the end-to-end tests."""
     port = port or free_port(host)
-    server = HttpServer(service.server, host, port, http2=service.server.http2, tls=tls)
+    server = HttpServer(
+        service.server,
+        host,
+        port,
+        http2=service.server.http2,
+        tls=tls,
+        keepalive_timeout_s=keepalive_timeout_s,
+    )
     task = asyncio.create_task(server.serve())
     await server.started(task)
     try:

@@ -24,6 +24,8 @@ from hypercorn.config import Config
 
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
+KEEPALIVE_TIMEOUT_S = 5
+"""An idle connection (no request in flight) is closed after this long."""
 MAX_CONCURRENT_STREAMS = 1000
 """HTTP/2 streams per connection: one per agent turn, many turns per client."""
 
@@ -35,10 +37,19 @@ class TLSFiles:
 
 
 def hypercorn_config(
-    host: str, port: int, http2: bool = True, tls: TLSFiles | None = None
+    host: str,
+    port: int,
+    http2: bool = True,
+    tls: TLSFiles | None = None,
+    keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+    sock: socket.socket | None = None,
 ) -> Config:
     config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    if sock is not None:
+        config.bind = [f"fd://{sock.fileno()}"]
+    else:
+        config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.keep_alive_timeout = keepalive_timeout_s
     config.loglevel = "WARNING"
     config.accesslog = None
     config.graceful_timeout = SHUTDOWN_GRACE_S
@@ -63,11 +74,13 @@ class HttpServer:
         http2: bool = True,
         tls: TLSFiles | None = None,
         signals: bool = False,
+        keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+        sock: socket.socket | None = None,
     ) -> None:
         self.app = app
         self.host = host
         self.port = port
-        self.config = hypercorn_config(host, port, http2, tls)
+        self.config = hypercorn_config(host, port, http2, tls, keepalive_timeout_s, sock)
         self.signals = signals
         self.on_exit: Callable[[], None] | None = None
         self._stop = asyncio.Event()

@@ -185,7 +185,7 @@ class RunHandler:
         self.outbox_limit = outbox_limit
 
     async def serve(self, framing: RunFraming, receive: Receive, send: Send) -> None:
-        session = self.hub.session(f"run:{uuid.uuid4().hex}")
+        session = self.hub.session(f"run-{uuid.uuid4().hex}")
         outbox = BoundedOutbox(self.outbox_limit)
         session.outbox = outbox
         headers = [(b"content-type", framing.media_type.encode()), (b"cache-control", b"no-cache")]

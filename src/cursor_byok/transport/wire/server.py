@@ -19,6 +19,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from cursor_byok.runtime.observe import Metrics
+from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import (
@@ -50,9 +51,8 @@ from cursor_byok.transport.wire.framing import (
     FramingError,
     encode_envelope,
     encode_trailers_envelope,
-    gzip_decompress,
-    unwrap_unary_body,
 )
+from cursor_byok.transport.wire.request_body import RequestError, read_body, unwrap
 from cursor_byok.transport.wire.run_stream import RUN, RunHandler, run_framing
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
@@ -70,6 +70,7 @@ Scope = Mapping[str, Any]
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
 HEARTBEAT_S = 5.0
+BODY_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +80,6 @@ class ModelEntry:
     name: str
     context_window: int
     supports_thinking: bool = False
-
-
-class RequestError(Exception):
-    """A request the server refuses with a Connect error."""
-
-    def __init__(self, error: WireError, status: int | None = None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.status = status
 
 
 class CursorServer:
@@ -105,8 +97,15 @@ class CursorServer:
         on_shutdown: Callable[[], Awaitable[None]] | None = None,
         metrics: Metrics | None = None,
         http2: bool = True,
+        host_allowed: Callable[[str | None], bool] | None = None,
+        metrics_public: bool = False,
+        body_timeout_s: float = BODY_TIMEOUT_S,
     ) -> None:
         self.hub = hub
+        self.host_allowed = host_allowed
+        self.metrics_public = metrics_public
+        self.body_timeout_s = body_timeout_s
+        self.open_streams = 0
         self.metrics = metrics or Metrics()
         self.shutting_down = False
         self.models = models
@@ -146,10 +145,24 @@ class CursorServer:
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.host_allowed is not None and not self.host_allowed(headers.get("host")):
+            # A page that rebinds its DNS name to this machine still sends
+            # its own name: refuse it before anything else is looked at.
+            host = headers.get("host", "")
+            refusal = WireError(Code.PERMISSION_DENIED, f"host {host!r} is not served here")
+            await _error_reply(send, refusal, 421)
+            return
         if scope["method"] == "GET" and path == "/healthz":
             await _respond(send, 200, b"ok\n", "text/plain")
             return
         if scope["method"] == "GET" and path == "/metrics":
+            if not self.metrics_public:
+                try:
+                    self._authorize(headers)
+                except RequestError as refused:
+                    await _error_reply(send, refused.error, refused.status)
+                    return
             counters = self.hub.counters
             quiet = {
                 "undecodable": counters.undecodable_appends,
@@ -160,7 +173,6 @@ class CursorServer:
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
             self._authorize(headers)
             if scope["method"] != "POST":
@@ -186,7 +198,7 @@ class CursorServer:
             message = self._unwrap(body, content_type)
             await _unary_reply(send, handler(message, content_type), content_type)
         except RequestError as refused:
-            await _error_reply(send, refused.error, refused.status)
+            await _error_reply(send, refused.error, refused.status, close=refused.close)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -220,8 +232,10 @@ class CursorServer:
         error = WireError(
             Code.UNAVAILABLE, "cursor-byok is shutting down; retry", (ErrorDetail.of(details),)
         )
-        ended = self.hub.end_all_streams(error)
-        log.info("shutting down: ended %d open streams with a retryable error", ended)
+        self.hub.end_all_streams(error)
+        streams = self.open_streams  # streams with a reader now, not sessions
+        plural = "" if streams == 1 else "s"
+        log.info("shutting down: ended %d open stream%s with a retryable error", streams, plural)
 
     def _authorize(self, headers: Mapping[str, str]) -> None:
         if self.access_token is None:
@@ -235,37 +249,10 @@ class CursorServer:
             raise RequestError(WireError(Code.UNAUTHENTICATED, "missing or wrong access token"))
 
     async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise RequestError(WireError(Code.CANCELED, "the client went away"))
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise RequestError(
-                    WireError(
-                        Code.RESOURCE_EXHAUSTED,
-                        f"request body exceeds the limit of {self.max_body_bytes} bytes",
-                    )
-                )
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        if headers.get("content-encoding", "").lower() == "gzip":
-            try:
-                body = gzip_decompress(body, max_bytes=self.max_body_bytes)
-            except FramingError as error:
-                raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
-        return body
+        return await read_body(receive, headers, self.max_body_bytes, self.body_timeout_s)
 
     def _unwrap(self, body: bytes, content_type: ContentType) -> bytes:
-        try:
-            return unwrap_unary_body(body, max_message_bytes=self.max_body_bytes)
-        except FramingError as error:
-            raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+        return unwrap(body, self.max_body_bytes)
 
     # -- BidiAppend ------------------------------------------------------------------------
 
@@ -281,8 +268,12 @@ class CursorServer:
             log.info("an append that does not decode was ignored: %s", error)
             payload = None
             request = None
-        if request is not None and payload is not None and request.request_id.request_id:
-            await self.hub.append(request.request_id.request_id, request.append_seqno, payload)
+        request_id = request.request_id.request_id if request is not None else ""
+        if request_id and not is_valid_id(request_id):
+            self.hub.counters.undecodable_appends += 1
+            log.info("an append with a malformed request id was ignored")
+        elif request is not None and request_id and payload is not None:
+            await self.hub.append(request_id, request.append_seqno, payload)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
 
     # -- Run (HTTP/2) ------------------------------------------------------------------------
@@ -293,7 +284,11 @@ class CursorServer:
         framing = run_framing(headers.get("content-type"))
         if framing is None:
             raise _unsupported(headers)
-        await self.run.serve(framing, receive, send)
+        self.open_streams += 1
+        try:
+            await self.run.serve(framing, receive, send)
+        finally:
+            self.open_streams -= 1
 
     # -- RunSSE ------------------------------------------------------------------------------
 
@@ -319,6 +314,9 @@ class CursorServer:
             raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
         if not request.request_id:
             raise RequestError(WireError(Code.INVALID_ARGUMENT, "request_id is empty"))
+        if not is_valid_id(request.request_id):
+            malformed = invalid_id("request_id")
+            raise RequestError(WireError(Code.INVALID_ARGUMENT, malformed))
         session = self.hub.session(request.request_id)
         stream_type = stream_content_type(content_type)
         await send(
@@ -339,11 +337,13 @@ class CursorServer:
             return
         self.hub.reader_attached(session)
         self.metrics.active_streams.inc()
+        self.open_streams += 1
         disconnected = asyncio.ensure_future(wait_disconnect(receive))
         try:
             await StreamWriter(self.heartbeat_s).pump(session, content_type, send, disconnected)
         finally:
             disconnected.cancel()
+            self.open_streams -= 1
             self.metrics.active_streams.dec()
             self.hub.reader_detached(session)
 
@@ -409,14 +409,13 @@ def _unsupported(headers: Mapping[str, str]) -> RequestError:
     return RequestError(WireError(Code.UNKNOWN, f"unsupported content type {media!r}"), 415)
 
 
-async def _respond(send: Send, status: int, body: bytes, media_type: str) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", media_type.encode())],
-        }
-    )
+async def _respond(
+    send: Send, status: int, body: bytes, media_type: str, close: bool = False
+) -> None:
+    headers = [(b"content-type", media_type.encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -430,6 +429,8 @@ async def _unary_reply(send: Send, message: Message, content_type: ContentType) 
     await _respond(send, 200, data, media)
 
 
-async def _error_reply(send: Send, error: WireError, status: int | None) -> None:
+async def _error_reply(
+    send: Send, error: WireError, status: int | None, close: bool = False
+) -> None:
     code_status, body = unary_error_body(error)
-    await _respond(send, status or code_status, body, "application/json")
+    await _respond(send, status or code_status, body, "application/json", close)

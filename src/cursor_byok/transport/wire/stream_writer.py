@@ -58,7 +58,7 @@ class StreamWriter:
             while not session.outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(session.outbox.get_nowait())
             if disconnected.done():
-                # uvicorn drops writes after a disconnect without an error:
+                # The server may drop writes after a disconnect without an error:
                 # keep the batch for the next reader instead.
                 for item in reversed(batch):
                     requeue_first(session, item)

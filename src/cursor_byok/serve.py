@@ -1,0 +1,213 @@
+"""`cursor-byok serve`: check what the operator asked for, bind, log, serve.
+
+Every mistake that can be found before serving (a database that is not a
+SQLite file, a folder that cannot be created, an address that is not this
+machine's, a port already in use) ends in one line naming the bad value,
+with its own exit code, before anything says "listening".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import socket
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from cursor_byok.config import Config
+from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
+from cursor_byok.routing import Router
+from cursor_byok.runtime.logsafe import PrintableLogs
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.terminal import Printer
+from cursor_byok.transport.wire.app import Service, build_service
+from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_PORT_IN_USE = 0, 1, 2, 3, 4
+
+
+class ServeError(Exception):
+    """What stops the server from starting: one line, and the exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
+    """The SQLite store at `path`, created if missing; ServeError naming the
+    path when it is a folder, not a SQLite file, or its folder cannot be made."""
+    if path.is_dir():
+        raise ServeError(f"database {path} is a folder, not a SQLite file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        blocking = next((p for p in path.parents if p.exists()), None)
+        reason = (
+            f"{blocking} is a file"
+            if blocking is not None and not blocking.is_dir()
+            else error.strerror
+        )
+        raise ServeError(f"cannot create the database folder {path.parent}: {reason}") from error
+    try:
+        return SQLiteStore(path, synchronous="FULL" if synchronous == "FULL" else "NORMAL")
+    except sqlite3.DatabaseError as error:
+        if "not a database" in str(error):
+            raise ServeError(f"database {path} is not a SQLite file ({error})") from error
+        raise ServeError(f"cannot open the database {path}: {error}") from error
+    except OSError as error:
+        raise ServeError(f"cannot open the database {path}: {error.strerror}") from error
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A bound socket for the HTTP server, so a port in use is known (and said)
+    before the server logs that it is listening."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as error:
+        raise ServeError(f"cannot listen on {host!r}: {error.strerror}") from error
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is already in use (another cursor-byok?); "
+                "choose another with --port",
+                EXIT_PORT_IN_USE,
+            ) from error
+        code = EXIT_USAGE if error.errno == errno.EADDRNOTAVAIL else EXIT_FAILED
+        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}", code) from error
+    return sock
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces every configured key in log records, whatever logged them."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.redact = Redactor(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.redact:
+            record.msg, record.args = self.redact(record.getMessage()), None
+        return True
+
+
+def serve(config: Config, host: str, port: int, database: Path, printer: Printer) -> int:
+    """Run the server until a signal; the exit code."""
+    if not is_loopback_host(host) and config.server.access_token is None:
+        raise ServeError(
+            f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
+            "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
+        )
+    store = open_store(database, "FULL" if config.server.durability == "full" else "NORMAL")
+    try:
+        sock = bind(host, port)
+    except ServeError:
+        store.close()
+        raise
+    _log_to(printer, config)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_run(config, host, port, sock, store, printer))
+    return EXIT_OK
+
+
+def _log_to(printer: Printer, config: Config) -> None:
+    """Coloured records above the live line on a terminal, plain lines elsewhere."""
+    handler: logging.Handler
+    if printer.live:
+        from rich.logging import RichHandler  # noqa: PLC0415 (rich only on a terminal)
+
+        handler = RichHandler(console=printer.console(), show_path=False, markup=False)
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    else:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactSecrets(config.secrets()))
+    handler.addFilter(PrintableLogs())
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+
+
+async def _run(
+    config: Config, host: str, port: int, sock: socket.socket, store: SQLiteStore, printer: Printer
+) -> None:
+    router = Router(config)
+    token = config.server.access_token
+    service = build_service(
+        store,
+        router,
+        models=router.entries,
+        default_model=lambda: config.default_model,
+        context_window=router.context_window,
+        max_body_bytes=config.server.max_body_bytes,
+        access_token=token.reveal() if token else None,
+        retry=RetryPolicy(budget_s=config.server.retry_budget_s),
+        host_allowed=HostCheck(host, config.server.allowed_hosts).allows,
+        metrics_public=config.server.metrics_public,
+        body_timeout_s=config.server.body_timeout_s,
+        http2=config.server.http2,
+    )
+    cert, key = config.server.tls_cert, config.server.tls_key
+    tls = TLSFiles(cert, key) if cert is not None and key is not None else None
+    scheme = "https" if tls else "http"
+    url = f"{scheme}://{host}:{port}" if ":" not in host else f"{scheme}://[{host}]:{port}"
+    models = ", ".join(config.models) or "none (a turn will say which key to set)"
+    logging.getLogger("cursor_byok").info(
+        "listening on %s; database %s; models: %s; default: %s",
+        url,
+        store.path,
+        models,
+        config.default_model,
+    )
+    server = HttpServer(
+        service.server,
+        host,
+        port,
+        config.server.http2,
+        tls,
+        signals=True,
+        keepalive_timeout_s=config.server.keepalive_timeout_s,
+        sock=sock,
+    )
+    # SIGINT/SIGTERM: end open streams with a retryable error at once, stop
+    # accepting, let the lifespan shutdown close the runners (every commit is
+    # one transaction, so none is left half done), then exit 0.
+    server.on_exit = service.server.begin_shutdown
+    with printer.status(f"serving on {url}") as update:
+        ticker = asyncio.create_task(_tick(update, url, service))
+        try:
+            await server.serve()
+        finally:
+            ticker.cancel()
+            await router.aclose()
+            store.close()
+
+
+async def _tick(update: Callable[[str], None], url: str, service: Service) -> None:
+    """The live line: where the server is and what it is doing now."""
+    started = time.monotonic()
+    while True:
+        streams = service.server.open_streams
+        up = int(time.monotonic() - started)
+        update(
+            f"serving on {url} · {streams} open stream{'' if streams == 1 else 's'} · "
+            f"up {up // 3600}h{up // 60 % 60:02d}m{up % 60:02d}s · Ctrl-C to stop"
+        )
+        await asyncio.sleep(1.0)
+
+
+def fail(message: str, code: int, printer: Printer | None = None) -> int:
+    """Print the one-line error (red on a terminal) and return its exit code."""
+    (printer or Printer(sys.stderr)).line(("cursor-byok: ", None), (message, "red"))
+    return code

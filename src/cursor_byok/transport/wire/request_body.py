@@ -1,0 +1,74 @@
+"""Reading a request body within limits of size and time.
+
+A client that sends half a body and then nothing would otherwise hold its
+connection and a task forever; a body that is not whole within
+`timeout_s` gets 408 and the connection is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from cursor_byok.transport.wire.errors import Code, WireError
+from cursor_byok.transport.wire.framing import FramingError, gzip_decompress, unwrap_unary_body
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+class RequestError(Exception):
+    """A request the server refuses with a Connect error. `close` ends the
+    connection after the reply (the rest of the request was never read)."""
+
+    def __init__(self, error: WireError, status: int | None = None, close: bool = False) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.status = status
+        self.close = close
+
+
+async def read_body(
+    receive: Receive, headers: Mapping[str, str], max_bytes: int, timeout_s: float
+) -> bytes:
+    """The whole body, decompressed; RequestError when it is too big, too
+    slow, or the client went away."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.0))
+        except TimeoutError:
+            slow = f"the request body did not arrive within {timeout_s:g} s"
+            raise RequestError(WireError(Code.DEADLINE_EXCEEDED, slow), 408, close=True) from None
+        if message["type"] == "http.disconnect":
+            raise RequestError(WireError(Code.CANCELED, "the client went away"))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            raise RequestError(
+                WireError(
+                    Code.RESOURCE_EXHAUSTED, f"request body exceeds the limit of {max_bytes} bytes"
+                ),
+                close=True,
+            )
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    if headers.get("content-encoding", "").lower() == "gzip":
+        try:
+            body = gzip_decompress(body, max_bytes=max_bytes)
+        except FramingError as error:
+            raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+    return body
+
+
+def unwrap(body: bytes, max_bytes: int) -> bytes:
+    """A unary body with or without its envelope, as a RequestError if broken."""
+    try:
+        return unwrap_unary_body(body, max_message_bytes=max_bytes)
+    except FramingError as error:
+        raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error

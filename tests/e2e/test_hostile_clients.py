@@ -1,0 +1,199 @@
+"""Slow, silent and hostile clients over a real socket: half-sent bodies,
+idle keep-alive connections, rebinding Host names, forged ids, /metrics
+without the token."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx2
+import pytest
+
+from cursor_byok.guards import HostCheck
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import CursorClient, End, run_request
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
+from cursor_byok.transport.wire.app import Service, build_service, serving
+from cursor_byok.transport.wire.framing import encode_envelope
+from tests.fakes import ScriptedLLM
+
+RUN_SSE = "/agent.v1.AgentService/RunSSE"
+
+
+@asynccontextmanager
+async def running(
+    tmp_path: Path, keepalive_s: int = 5, **options: object
+) -> AsyncIterator[tuple[str, Service, SQLiteStore]]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([]), **options)  # type: ignore[arg-type]
+    async with serving(service, keepalive_timeout_s=keepalive_s) as url:
+        yield url, service, store
+    store.close()
+
+
+async def read_until_closed(reader: asyncio.StreamReader, within: float) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    data = b""
+    async with asyncio.timeout(within):
+        while chunk := await reader.read(65536):
+            data += chunk
+    return data
+
+
+async def test_a_half_sent_body_gets_408_and_the_connection_is_closed(tmp_path: Path) -> None:
+    async with running(tmp_path, body_timeout_s=0.3) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(
+            b"POST /aiserver.v1.BidiService/BidiAppend HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/proto\r\nContent-Length: 1000\r\n\r\n" + b"x" * 10
+        )
+        await writer.drain()
+        started = time.monotonic()
+        reply = await read_until_closed(reader, within=5)
+        waited = time.monotonic() - started
+        writer.close()
+    assert reply.startswith(b"HTTP/1.1 408 "), reply[:80]
+    assert b"did not arrive within 0.3 s" in reply
+    assert waited < 4  # closed by the body timeout, not left open
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"])
+async def test_a_request_head_that_never_completes_is_closed(tmp_path: Path, sent: bytes) -> None:
+    # A connection without a complete request head is idle: the idle limit closes it.
+    async with running(tmp_path, keepalive_s=1, body_timeout_s=0.5) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(sent)  # nothing, or a head without its blank line
+        await writer.drain()
+        started = time.monotonic()
+        reply = await read_until_closed(reader, within=5)
+        waited = time.monotonic() - started
+        writer.close()
+    assert reply == b"" and 0.3 < waited < 3
+
+
+async def test_a_long_stream_outlives_the_request_deadlines(tmp_path: Path) -> None:
+    async with running(tmp_path, body_timeout_s=0.3, heartbeat_s=0.2) as (url, _s, _st):
+        client = CursorClient(url)
+        try:
+            stream = await client.open("r-long")
+            started = time.monotonic()
+            while time.monotonic() - started < 1.2:  # four deadlines long
+                item = await stream.next(within=2)
+                assert not isinstance(item, End)
+        finally:
+            await client.close()
+
+
+async def test_an_idle_keep_alive_connection_is_closed_after_the_configured_limit(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, keepalive_s=1) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await writer.drain()
+        started = time.monotonic()
+        # The response arrives at once; the close follows after the idle
+        # limit (1 s here, 5 s by default), with nothing more sent.
+        reply = await read_until_closed(reader, within=4)
+        idle = time.monotonic() - started
+        writer.close()
+    assert reply.startswith(b"HTTP/1.1 200 ") and b"ok\n" in reply
+    assert 0.5 < idle < 3
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("attacker.example", 421),
+        ("localhost.attacker.example", 421),
+        ("127.0.0.1.attacker.example", 421),
+        ("localhost", 200),
+        ("127.0.0.1", 200),
+        ("[::1]", 200),
+        ("cursor-byok.internal", 200),
+    ],
+)
+async def test_a_loopback_server_answers_only_loopback_and_configured_host_names(
+    tmp_path: Path, host: str, status: int
+) -> None:
+    check = HostCheck("127.0.0.1", extra_names=["cursor-byok.internal"])
+    async with running(tmp_path, host_allowed=check.allows) as (url, _service, _store):
+        port = urlsplit(url).port
+        async with httpx2.AsyncClient(base_url=url) as http:
+            for path in ("/healthz", "/metrics"):
+                response = await http.get(path, headers={"host": f"{host}:{port}"})
+                assert response.status_code == status, (path, response.text)
+            if status == 421:
+                assert response.json()["code"] == "permission_denied"
+
+
+async def get(url: str, path: str, token: str | None = None) -> httpx2.Response:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(base_url=url) as http:
+        return await http.get(path, headers=headers)
+
+
+async def test_metrics_need_the_access_token_unless_made_public(tmp_path: Path) -> None:
+    async with running(tmp_path, access_token="t0ken") as (url, _service, _store):
+        assert (await get(url, "/metrics")).status_code == 401
+        assert (await get(url, "/metrics", "nope")).status_code == 401
+        right = await get(url, "/metrics", "t0ken")
+        assert right.status_code == 200 and b"cursor_byok_requests" in right.content
+        assert (await get(url, "/healthz")).status_code == 200
+    async with running(tmp_path, access_token="t0ken", metrics_public=True) as (url, _s, _st):
+        assert (await get(url, "/metrics")).status_code == 200
+
+
+FORGED = "r1\n2026-01-01 INFO cursor_byok: forged \x1b[31mline"
+
+
+async def test_a_forged_request_id_is_refused_and_adds_no_log_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with running(tmp_path) as (url, service, _store):
+        client = CursorClient(url)
+        try:
+            body = encode_envelope(bidi_pb2.BidiRequestId(request_id=FORGED).SerializeToString())
+            refused = await client.http.post(
+                RUN_SSE, content=body, headers={"content-type": "application/connect+proto"}
+            )
+            assert refused.status_code == 400 and refused.json()["code"] == "invalid_argument"
+            assert "request_id must be" in refused.json()["message"]
+            # BidiAppend answers 200 whatever comes (the client aborts on
+            # anything else), but the append is not taken.
+            appended = await client.append_raw(FORGED, 0, run_request("hi").SerializeToString())
+            assert appended.status_code == 200
+        finally:
+            await client.close()
+        assert service.hub.sessions.get(FORGED) is None
+        assert service.hub.counters.undecodable_appends == 1
+    assert all("forged" not in record.getMessage() for record in caplog.records)
+
+
+async def test_a_forged_conversation_id_ends_the_stream_and_stores_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with running(tmp_path) as (url, _service, store):
+        client = CursorClient(url)
+        try:
+            stream = await client.open("r-forged")
+            await client.append("r-forged", 0, run_request("hi", conversation_id=FORGED))
+            end = await stream.next()
+        finally:
+            await client.close()
+        assert isinstance(end, End) and end.error is not None
+        assert end.error["code"] == "invalid_argument"
+        assert "conversation_id must be" in str(end.error["message"])
+        assert list(store.conversations()) == []
+    assert all("forged" not in record.getMessage() for record in caplog.records)
