@@ -109,6 +109,8 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.shell_tool": 1,
     "cursor_byok.transport.cursor.mcp_tools": 1,
     "cursor_byok.transport.wire.request_body": 0,
+    "cursor_byok.transport.wire.http_server": 0,
+    "cursor_byok.transport.cursor.run_client": 1,
     "cursor_byok.transport.cursor.tools": 1,
     "cursor_byok.transport.cursor.dialect": 1,
     "cursor_byok.transport.cursor.ids": 1,
@@ -120,6 +122,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.sink": 2,
     "cursor_byok.transport.cursor.sessions": 2,
     "cursor_byok.transport.wire.stream_writer": 3,
+    "cursor_byok.transport.wire.run_stream": 3,
     "cursor_byok.transport.wire.server": 3,
     "cursor_byok.transport.wire.app": 3,
 }
