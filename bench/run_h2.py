@@ -1,0 +1,146 @@
+"""HTTP/2 `Run` path: the server in its own process under each candidate
+stack (hypercorn, granian), a paced scripted model, and Run streams over
+h2c from this process. Per level N (concurrent streams): server CPU per
+relayed delta, time to the first delta over the model's own, and deltas/s.
+Every stack is measured in the same run, levels alternating per stack.
+
+    python bench/run_h2.py [--levels 1 50 200] [--deltas 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+
+from cursor_byok.llm.types import TextContent  # noqa: E402
+from cursor_byok.transport.cursor.client import End, kind, run_request  # noqa: E402
+from cursor_byok.transport.cursor.run_client import H2Client  # noqa: E402
+
+STACKS = ("hypercorn", "granian")
+PACE_S = 0.01  # 100 deltas/s per stream, as bench/server.py offers
+
+
+@dataclass
+class EndlessLLM:
+    """A model that answers every call with `deltas` paced text deltas."""
+
+    deltas: int
+    requests: list[object] = field(default_factory=list)
+
+    async def call(self, model: str, ctx: object, request: object) -> object:
+        from tests.factories import assistant, stream_of  # noqa: PLC0415
+        from tests.fakes import ScriptedStream  # noqa: PLC0415
+
+        events = stream_of(assistant(TextContent("ab" * self.deltas)), chunk=2)
+        return ScriptedStream(events, PACE_S)
+
+
+def serve(stack: str, port: int, deltas: int) -> None:
+    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
+    from cursor_byok.transport.wire.app import build_service  # noqa: PLC0415
+    from cursor_byok.transport.wire.http_server import HttpServer  # noqa: PLC0415
+
+    store = SQLiteStore(Path(tempfile.mkdtemp()) / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, EndlessLLM(deltas))  # type: ignore[arg-type]
+
+    async def main() -> None:
+        if stack == "granian":
+            from granian.constants import HTTPModes, Interfaces  # noqa: PLC0415
+            from granian.log import LogLevels  # noqa: PLC0415
+            from granian.server.embed import Server  # noqa: PLC0415
+
+            server = Server(service.server, address="127.0.0.1", port=port,
+                            interface=Interfaces.ASGI, http=HTTPModes.auto,
+                            log_level=LogLevels.error)  # fmt: skip
+            await server.serve()
+        else:
+            await HttpServer(service.server, "127.0.0.1", port, signals=True).serve()
+
+    asyncio.run(main())
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def one_round(url: str, streams: int, tag: str) -> tuple[list[float], int]:
+    """`streams` concurrent turns on one connection per 100 streams."""
+    clients = [await H2Client.connect(url) for _ in range((streams + 99) // 100)]
+    firsts: list[float] = []
+    relayed = 0
+
+    async def turn(i: int) -> None:
+        nonlocal relayed
+        stream = await clients[i % len(clients)].open("proto")
+        started = time.perf_counter()
+        await stream.send(run_request("go", conversation_id=f"{tag}-{i}"))
+        await stream.until(lambda item: kind(item) == "text_delta", within=60)
+        firsts.append(time.perf_counter() - started)
+        await stream.until(lambda item: isinstance(item, End), within=120)
+        relayed += sum(1 for item in stream.received if kind(item) == "text_delta")
+
+    await asyncio.gather(*(turn(i) for i in range(streams)))
+    for client in clients:
+        await client.close()
+    return firsts, relayed
+
+
+async def measure(ports: dict[str, tuple[int, int]], levels: list[int]) -> None:
+    for level in levels:
+        for stack, (port, pid) in ports.items():
+            url = f"http://127.0.0.1:{port}"
+            await one_round(url, min(level, 5), f"warm{level}")
+            before = cpu_s(pid)
+            firsts, relayed = await one_round(url, level, f"{stack}{level}")
+            used = cpu_s(pid) - before
+            added = (statistics.median(firsts) - PACE_S) * 1000
+            p95 = (sorted(firsts)[int(0.95 * (len(firsts) - 1))] - PACE_S) * 1000
+            print(f"{stack:10s} N={level:<4d} relay_cpu_us_per_delta={used / relayed * 1e6:7.1f} "
+                  f"added_ttft_p50_ms={added:6.1f} p95_ms={p95:6.1f} deltas={relayed}")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 50, 200])
+    parser.add_argument("--deltas", type=int, default=100)
+    parser.add_argument("--stacks", nargs="+", choices=STACKS, default=list(STACKS))
+    parser.add_argument("--serve", nargs=2, metavar=("STACK", "PORT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve[0], int(args.serve[1]), args.deltas)
+        return 0
+    from cursor_byok.transport.wire.http_server import free_port  # noqa: PLC0415
+
+    servers: dict[str, subprocess.Popen[bytes]] = {}
+    ports: dict[str, tuple[int, int]] = {}
+    try:
+        for stack in args.stacks:
+            port = free_port()
+            command = [sys.executable, __file__, "--serve", stack, str(port),
+                       "--deltas", str(args.deltas)]  # fmt: skip
+            servers[stack] = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+            ports[stack] = (port, servers[stack].pid)
+        time.sleep(3)
+        asyncio.run(measure(ports, args.levels))
+    finally:
+        for process in servers.values():
+            process.terminate()
+            process.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
