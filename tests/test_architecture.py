@@ -233,6 +233,19 @@ def test_benches_use_the_package_never_the_tests() -> None:
     assert violations == []
 
 
+def test_formatting_is_never_skipped_outside_generated_code() -> None:
+    root = PACKAGE.parents[1]
+    skipped = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("src", "tests", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        if "proto" not in path.relative_to(root).parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.rstrip().endswith(("# fmt" + ": skip", "# fmt" + ": off"))
+    ]
+    assert skipped == []
+
+
 def test_the_checker_sees_a_violation() -> None:
     """Guard against a checker that can never fail (e.g. a wrong path)."""
     assert any("cursor_byok.llm.events" in names for names in map(imports_of, modules_of("loop")))

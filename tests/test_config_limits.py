@@ -176,8 +176,9 @@ def test_xhigh_means_the_most_the_model_offers(tmp_path: Path) -> None:
 
 def test_serve_refuses_such_a_model_at_start_up(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text(PROVIDERS + '[models.m]\nprovider = "a"\nmodel = "claude-opus-4-1"\n'
-                    "max_output = 40192\n")  # fmt: skip
+    path.write_text(
+        PROVIDERS + '[models.m]\nprovider = "a"\nmodel = "claude-opus-4-1"\nmax_output = 40192\n'
+    )
     done = cli("--config", str(path), "serve", "--database", str(tmp_path / "db.sqlite3"))
     assert done.returncode == 2
     assert f"{path}:13: models.m.max_output: claude-opus-4-1 writes at most 32000" in done.stderr

@@ -306,9 +306,17 @@ def _model(
     price = None if price_doc is None else _price(price_doc, where, table)
     no_leftovers(doc, where, table)
     config = ModelConfig(
-        name, provider, model, context, output, cast(ThinkingLevel, thinking), price,
-        cap, cast(ThinkingStyle | None, style), budget,
-    )  # fmt: skip
+        name,
+        provider,
+        model,
+        context,
+        output,
+        cast(ThinkingLevel, thinking),
+        price,
+        cap,
+        cast(ThinkingStyle | None, style),
+        budget,
+    )
     # A model whose every request would be rejected is refused now, not per turn.
     plan = config.plan(providers[provider].api)
     if isinstance(plan, LimitProblem):

@@ -70,8 +70,14 @@ def or_default(value: Any, default: Any) -> Any:
 
 
 def kind_names(kinds: tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", dict: "a table",
-             bool: "true or false", list: "a list"}  # fmt: skip
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        dict: "a table",
+        bool: "true or false",
+        list: "a list",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 

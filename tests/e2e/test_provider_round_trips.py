@@ -108,16 +108,23 @@ GOLDEN = Path(__file__).parent / "golden"
 def without_prompt(body: dict[str, Any]) -> dict[str, Any]:
     """The request minus the system prompt and tool list, which the Cursor
     dialect owns; what is left is this layer's doing."""
-    kept = {k: v for k, v in body.items()
-            if k not in ("system", "instructions", "systemInstruction", "tools")}  # fmt: skip
+    kept = {
+        k: v
+        for k, v in body.items()
+        if k not in ("system", "instructions", "systemInstruction", "tools")
+    }
     if "messages" in kept:
         kept["messages"] = [m for m in kept["messages"] if m.get("role") != "system"]
     return kept
 
 
 def history_kinds(messages: Sequence[object]) -> list[str]:
-    names = {UserMessage: "user", AssistantMessage: "assistant", ToolResultMessage: "result",
-             HistoryRepair: "repair"}  # fmt: skip
+    names = {
+        UserMessage: "user",
+        AssistantMessage: "assistant",
+        ToolResultMessage: "result",
+        HistoryRepair: "repair",
+    }
     return [names[type(m)] for m in messages]
 
 
@@ -152,8 +159,11 @@ async def test_parallel_calls_round_trip(case: ApiCase, width: int, tmp_path: Pa
     assert second[history_key][: len(first[history_key]) - 1] == first[history_key][:-1]
     assert loaded is not None
     assert history_kinds(loaded.state.messages) == [
-        "user", "assistant", *["result"] * width, "assistant"
-    ]  # fmt: skip
+        "user",
+        "assistant",
+        *["result"] * width,
+        "assistant",
+    ]
     golden = GOLDEN / f"parallel-{width}-{case.name}.json"
     assert without_prompt(second) == json.loads(golden.read_text()), golden.name
 
@@ -298,5 +308,10 @@ async def test_calls_cut_off_by_the_output_limit_are_not_run_and_replay_validly(
     assert b"output token limit" in received[1].body
     assert loaded is not None
     assert history_kinds(loaded.state.messages) == [
-        "user", "assistant", "result", "result", "user", "assistant"
-    ]  # fmt: skip
+        "user",
+        "assistant",
+        "result",
+        "result",
+        "user",
+        "assistant",
+    ]

@@ -22,8 +22,11 @@ def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
     if api == "gemini":
         check_gemini(body, model)
     else:
-        {"anthropic": check_anthropic, "openai-chat": check_chat,
-         "openai-responses": check_responses}[api](body)  # fmt: skip
+        {
+            "anthropic": check_anthropic,
+            "openai-chat": check_chat,
+            "openai-responses": check_responses,
+        }[api](body)
     return body
 
 

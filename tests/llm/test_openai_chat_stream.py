@@ -146,10 +146,13 @@ async def test_openrouter_error_chunk_ends_the_stream(server: LoopbackServer) ->
 async def test_whole_calls_without_an_index_stay_apart(server: LoopbackServer) -> None:
     """Some compatible servers send each call whole in one chunk and no `index`."""
     calls = [
-        {"id": f"call_{n}", "type": "function",
-         "function": {"name": "read_file", "arguments": json.dumps({"path": p})}}
+        {
+            "id": f"call_{n}",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": json.dumps({"path": p})},
+        }
         for n, p in ((1, "a.txt"), (2, "b.txt"), (3, "c.txt"))
-    ]  # fmt: skip
+    ]
     chunks = [
         {"id": "x", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}}]},
         {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
@@ -162,5 +165,7 @@ async def test_whole_calls_without_an_index_stay_apart(server: LoopbackServer) -
     finally:
         await client.aclose()
     assert [(c.id, c.arguments) for c in done.message.tool_calls] == [
-        ("call_1", {"path": "a.txt"}), ("call_2", {"path": "b.txt"}), ("call_3", {"path": "c.txt"})
-    ]  # fmt: skip
+        ("call_1", {"path": "a.txt"}),
+        ("call_2", {"path": "b.txt"}),
+        ("call_3", {"path": "c.txt"}),
+    ]

@@ -77,8 +77,13 @@ def test_responses_answers_each_call_after_it() -> None:
     body = openai_responses.build_request(spec, request)
     check_request("openai-responses", encoded(body))
     kinds = [i.get("type", "message") for i in body["input"]]
-    assert kinds == ["message", "message", *["function_call"] * 3,
-                     *["function_call_output"] * 3, "message"]  # fmt: skip
+    assert kinds == [
+        "message",
+        "message",
+        *["function_call"] * 3,
+        *["function_call_output"] * 3,
+        "message",
+    ]
 
 
 def test_gemini_answers_every_call_in_one_turn() -> None:
@@ -133,14 +138,21 @@ def test_responses_reasoning_without_encrypted_content_is_not_sent_nor_paired() 
     spec = ModelSpec("openai", "gpt-5", "u", 1000)
     item = json.dumps({"id": "rs_1", "type": "reasoning", "summary": []})
     made = reply(
-        openai_responses.API, *_ids(spec),
-        ThinkingContent("", item), TextContent("Reading.", "msg_1"), tool_call("call_1|fc_1"),
-    )  # fmt: skip
+        openai_responses.API,
+        *_ids(spec),
+        ThinkingContent("", item),
+        TextContent("Reading.", "msg_1"),
+        tool_call("call_1|fc_1"),
+    )
     result = ToolResultMessage("call_1|fc_1", "read_file", (TextContent("a"),))
     body = openai_responses.build_request(
         spec, RequestMessages(None, (UserMessage("r"), made, result))
     )
     check_request("openai-responses", encoded(body))
     kinds = [(i.get("type", "message"), i.get("id")) for i in body["input"]]
-    assert kinds == [("message", None), ("message", None), ("function_call", None),
-                     ("function_call_output", None)]  # fmt: skip
+    assert kinds == [
+        ("message", None),
+        ("message", None),
+        ("function_call", None),
+        ("function_call_output", None),
+    ]

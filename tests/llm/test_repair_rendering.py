@@ -32,9 +32,13 @@ REPAIR = HistoryRepair("messages.1.content.0: invalid signature", timestamp=8)
 
 def repaired(api: str, provider: str, model: str) -> tuple[Message, ...]:
     made = reply(
-        api, provider, model,
-        ThinkingContent("plan", "sig-bad"), TextContent("Reading."), tool_call("t|1", "a.txt"),
-    )  # fmt: skip
+        api,
+        provider,
+        model,
+        ThinkingContent("plan", "sig-bad"),
+        TextContent("Reading."),
+        tool_call("t|1", "a.txt"),
+    )
     after = reply(api, provider, model, ThinkingContent("new plan", "sig-ok"), tool_call("t2"))
     return (
         UserMessage((TextContent("look"), ImageContent(PNG, "image/png")), timestamp=1),
@@ -63,8 +67,9 @@ def test_only_the_last_repair_counts_and_rendering_is_stable() -> None:
     target = Target("x", "p", "m")
     out = prepare_history(messages, target)
     assert all(isinstance(m, UserMessage | AssistantMessage) for m in out)
-    assert not any(isinstance(b, ToolCall) for m in out if isinstance(m, AssistantMessage)
-                   for b in m.content)  # fmt: skip
+    assert not any(
+        isinstance(b, ToolCall) for m in out if isinstance(m, AssistantMessage) for b in m.content
+    )
     assert prepare_history(messages, target) == out
 
 
@@ -74,16 +79,31 @@ def test_a_repair_survives_storage() -> None:
 
 
 BUILDERS = [
-    ("anthropic", anthropic.API, ModelSpec("anthropic", "claude-sonnet-4-5", "u", 8000,
-                                           reasoning="low"), anthropic.build_request),
-    ("openai-chat", openai_chat.API, ModelSpec("deepseek", "deepseek-reasoner", "u", 8000),
-     openai_chat.build_request),
-    ("openai-responses", openai_responses.API, ModelSpec("openai", "gpt-5-mini", "u", 8000,
-                                                          reasoning="low"),
-     openai_responses.build_request),
-    ("gemini", gemini.API, ModelSpec("google", "gemini-3-pro-preview", "u", 8000,
-                                     reasoning="high"), gemini.build_request),
-]  # fmt: skip
+    (
+        "anthropic",
+        anthropic.API,
+        ModelSpec("anthropic", "claude-sonnet-4-5", "u", 8000, reasoning="low"),
+        anthropic.build_request,
+    ),
+    (
+        "openai-chat",
+        openai_chat.API,
+        ModelSpec("deepseek", "deepseek-reasoner", "u", 8000),
+        openai_chat.build_request,
+    ),
+    (
+        "openai-responses",
+        openai_responses.API,
+        ModelSpec("openai", "gpt-5-mini", "u", 8000, reasoning="low"),
+        openai_responses.build_request,
+    ),
+    (
+        "gemini",
+        gemini.API,
+        ModelSpec("google", "gemini-3-pro-preview", "u", 8000, reasoning="high"),
+        gemini.build_request,
+    ),
+]
 
 
 @pytest.mark.parametrize(("kind", "api", "spec", "build"), BUILDERS, ids=[b[0] for b in BUILDERS])

@@ -123,8 +123,11 @@ def test_anthropic_answers_a_tool_loop_begun_without_thinking_without_thinking()
     body = anthropic.build_request(model, RequestMessages(None, history))
     assert "thinking" not in body
     check_request("anthropic", json.dumps(body).encode())
-    later = (*history, reply(anthropic.API, "p", "claude-sonnet-4-5", TextContent("ok")),
-             UserMessage("next"))  # fmt: skip
+    later = (
+        *history,
+        reply(anthropic.API, "p", "claude-sonnet-4-5", TextContent("ok")),
+        UserMessage("next"),
+    )
     assert "thinking" in anthropic.build_request(model, RequestMessages(None, later))
 
 

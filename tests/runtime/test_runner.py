@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from prometheus_client import generate_latest
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -25,6 +26,7 @@ from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime import runner as runner_module
 from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import CallStatus, OperationStatus
 from cursor_byok.store.sqlite import SQLiteStore
@@ -372,6 +374,14 @@ async def test_an_input_that_changes_nothing_is_counted_and_logged(
     assert h.runner.ignored == {"tool result nobody waits for": 1, "nothing to cancel": 1}
     assert 'reason="nothing to cancel"' in caplog.text
     assert h.store.find_input_commit("c", "req:1") is None
+    metrics = Metrics()
+    counted = Runner(h.store, h.llm, h.sink, retry=FAST, metrics=metrics)
+    try:
+        await counted.submit("c", "req:3", Cancel("again"))
+    finally:
+        await counted.close()
+    exported = generate_latest(metrics.registry).decode()
+    assert 'cursor_byok_ignored_inputs_total{reason="nothing to cancel"} 1.0' in exported
 
 
 class RaisingRouter:

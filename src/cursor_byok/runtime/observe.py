@@ -91,6 +91,12 @@ class Metrics:
         self.turns = Counter(
             "cursor_byok_turns", "Finished turns by outcome", ["outcome"], registry=r
         )
+        self.ignored_inputs = Counter(
+            "cursor_byok_ignored_inputs",
+            "Inputs the loop found changed nothing, by reason",
+            ["reason"],
+            registry=r,
+        )
         self.quiet = Gauge(
             "cursor_byok_ignored_client_messages",
             "Client messages accepted with 200 but not applied (late, duplicate, undecodable)",

@@ -306,8 +306,7 @@ class Runner:
 
     async def _stream_event(self, conversation: _Conversation, item: _StreamEvent) -> None:
         await self._ensure_loaded(conversation)
-        input_id = f"{item.call_id}:end"
-        await self._run(conversation, input_id, LLMEvent(item.call_id, item.event))
+        await self._run(conversation, f"{item.call_id}:end", LLMEvent(item.call_id, item.event))
 
     async def _run(self, conversation: _Conversation, input_id: str, input_: Input) -> Outcome:
         conversation_id = conversation.conversation_id
@@ -390,6 +389,8 @@ class Runner:
                 pass
             case Ignored(reason=reason):
                 self.ignored[reason] += 1
+                if self._metrics is not None:
+                    self._metrics.ignored_inputs.labels(reason).inc()
                 log.info(
                     logfmt("ignored", conversation=conversation.conversation_id, reason=reason)
                 )

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TypeAlias, assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
+    ErrorEvent,
     ResponseEvent,
     StartEvent,
     TextDelta,
+    TextEnd,
+    TextStart,
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
+    ToolCallDelta,
+    ToolCallEnd,
     ToolCallStart,
 )
 from cursor_byok.llm.types import (
@@ -396,8 +401,18 @@ def encode_event(
             context.usage = _add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
             return []
+        case (
+            TextStart()
+            | TextDelta()
+            | TextEnd()
+            | ThinkingDelta()
+            | ToolCallDelta()
+            | ToolCallEnd()
+            | ErrorEvent()
+        ):
+            return []  # bookkeeping, or shown otherwise (an error ends the stream)
         case _:
-            return []
+            assert_never(event)
 
 
 def encode_call_client(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Cancel, Input, ToolResult, UserInput
 from cursor_byok.loop.state import IDLE_STATUSES, Status
@@ -134,9 +135,11 @@ class Session:
             case Failed() | Canceled():
                 self.end(conversation_id, dialect.error_for(item))
             case _:
-                now = self.clock()
-                for message in dialect.encode_event(item, self.context, self.tools, now):
-                    self.put(message)
+                self.show(item)  # typed: a new kind of output fails the type check here
+
+    def show(self, event: ResponseEvent) -> None:
+        for message in dialect.encode_event(event, self.context, self.tools, self.clock()):
+            self.put(message)
 
     def ask(self, conversation_id: str, command: CallClient) -> None:
         """tool_call_started -> checkpoint -> exec request, once per stream."""

@@ -1,1 +1,2 @@
-"""The Connect wire: the ASGI server, envelope framing, codecs and error shapes."""
+"""The Connect wire: the ASGI server on top; envelope framing, codecs and
+error shapes as the primitives every part of transport may use."""

@@ -4,7 +4,9 @@ Cursor speaks a tolerant dialect of Connect (RunSSE answers
 `text/event-stream` with binary envelopes; unary bodies may or may not be
 enveloped; appends that are late or undecodable must still get 200; three
 codecs; gzip). A strict Connect runtime would reject parts of that, so the
-framing lives in `connect_framing` and this module routes over bare ASGI.
+framing lives in `framing`, `codec` and `errors` (the Connect primitives the
+whole of transport may use), the stream writer in `stream_writer`, and this
+module routes over bare ASGI.
 """
 
 from __future__ import annotations
