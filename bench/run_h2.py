@@ -17,14 +17,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT))
 
-from cursor_byok.llm.types import TextContent  # noqa: E402
+from cursor_byok.llm.events import (  # noqa: E402
+    DoneEvent,
+    ResponseEvent,
+    StartEvent,
+    TextDelta,
+    TextEnd,
+    TextStart,
+)
+from cursor_byok.llm.types import AssistantMessage, TextContent, Usage  # noqa: E402
 from cursor_byok.transport.cursor.client import End, kind, run_request  # noqa: E402
 from cursor_byok.transport.cursor.run_client import H2Client  # noqa: E402
 
@@ -32,19 +39,45 @@ STACKS = ("hypercorn", "granian")
 PACE_S = 0.01  # 100 deltas/s per stream, as bench/server.py offers
 
 
+class PacedText:
+    """One model answer: `deltas` text deltas, one every PACE_S."""
+
+    def __init__(self, deltas: int) -> None:
+        text = "ab" * deltas
+        message = AssistantMessage(
+            content=(TextContent(text),),
+            api="bench",
+            provider="bench",
+            model="bench",
+            usage=Usage(input=10, output=deltas, total_tokens=10 + deltas),
+            stop_reason="stop",
+            response_id="r",
+            timestamp=1,
+        )
+        self.events: list[ResponseEvent] = [StartEvent(), TextStart(0)]
+        self.events += [TextDelta(0, text[i : i + 2]) for i in range(0, len(text), 2)]
+        self.events += [TextEnd(0, text), DoneEvent("stop", message)]
+        self.position = 0
+
+    async def recv(self) -> ResponseEvent:
+        if self.position >= len(self.events):
+            raise StopAsyncIteration
+        await asyncio.sleep(PACE_S)
+        self.position += 1
+        return self.events[self.position - 1]
+
+    async def aclose(self) -> None:
+        self.position = len(self.events)
+
+
 @dataclass
-class EndlessLLM:
-    """A model that answers every call with `deltas` paced text deltas."""
+class PacedModel:
+    """Answers every call with a paced text answer (the provider's own pace)."""
 
     deltas: int
-    requests: list[object] = field(default_factory=list)
 
-    async def call(self, model: str, ctx: object, request: object) -> object:
-        from tests.factories import assistant, stream_of  # noqa: PLC0415
-        from tests.fakes import ScriptedStream  # noqa: PLC0415
-
-        events = stream_of(assistant(TextContent("ab" * self.deltas)), chunk=2)
-        return ScriptedStream(events, PACE_S)
+    async def call(self, model: str, ctx: object, request: object) -> PacedText:
+        return PacedText(self.deltas)
 
 
 def serve(stack: str, port: int, deltas: int) -> None:
@@ -53,7 +86,7 @@ def serve(stack: str, port: int, deltas: int) -> None:
     from cursor_byok.transport.wire.http_server import HttpServer  # noqa: PLC0415
 
     store = SQLiteStore(Path(tempfile.mkdtemp()) / "db.sqlite3", synchronous="NORMAL")
-    service = build_service(store, EndlessLLM(deltas))  # type: ignore[arg-type]
+    service = build_service(store, PacedModel(deltas))  # type: ignore[arg-type]
 
     async def main() -> None:
         if stack == "granian":
@@ -61,9 +94,14 @@ def serve(stack: str, port: int, deltas: int) -> None:
             from granian.log import LogLevels  # noqa: PLC0415
             from granian.server.embed import Server  # noqa: PLC0415
 
-            server = Server(service.server, address="127.0.0.1", port=port,
-                            interface=Interfaces.ASGI, http=HTTPModes.auto,
-                            log_level=LogLevels.error)  # fmt: skip
+            server = Server(
+                service.server,
+                address="127.0.0.1",
+                port=port,
+                interface=Interfaces.ASGI,
+                http=HTTPModes.auto,
+                log_level=LogLevels.error,
+            )
             await server.serve()
         else:
             await HttpServer(service.server, "127.0.0.1", port, signals=True).serve()
@@ -108,8 +146,11 @@ async def measure(ports: dict[str, tuple[int, int]], levels: list[int]) -> None:
             used = cpu_s(pid) - before
             added = (statistics.median(firsts) - PACE_S) * 1000
             p95 = (sorted(firsts)[int(0.95 * (len(firsts) - 1))] - PACE_S) * 1000
-            print(f"{stack:10s} N={level:<4d} relay_cpu_us_per_delta={used / relayed * 1e6:7.1f} "
-                  f"added_ttft_p50_ms={added:6.1f} p95_ms={p95:6.1f} deltas={relayed}")  # fmt: skip
+            cpu = used / relayed * 1e6
+            print(
+                f"{stack:10s} N={level:<4d} relay_cpu_us_per_delta={cpu:7.1f} "
+                f"added_ttft_p50_ms={added:6.1f} p95_ms={p95:6.1f} deltas={relayed}"
+            )
 
 
 def main() -> int:
@@ -129,8 +170,8 @@ def main() -> int:
     try:
         for stack in args.stacks:
             port = free_port()
-            command = [sys.executable, __file__, "--serve", stack, str(port),
-                       "--deltas", str(args.deltas)]  # fmt: skip
+            command = [sys.executable, __file__, "--serve", stack, str(port)]
+            command += ["--deltas", str(args.deltas)]
             servers[stack] = subprocess.Popen(command, stderr=subprocess.DEVNULL)
             ports[stack] = (port, servers[stack].pid)
         time.sleep(3)

@@ -172,8 +172,8 @@ class H2Client:
                 for event in self.h2.receive_data(data):
                     self.handle(event)
                 self.flush()
-        except (ConnectionError, h2.exceptions.ProtocolError):
-            pass
+        except (ConnectionError, ssl.SSLError, h2.exceptions.ProtocolError):
+            pass  # the connection is gone: every open stream was cut off
         for stream in self.streams.values():
             stream.finish(End({"code": "unknown", "message": CUT_OFF}, b""))
 
