@@ -45,6 +45,7 @@ class RunStream(Stream):
     unread: int = 0  # bytes received while paused, not yet given back as window
     decoder: EnvelopeDecoder = field(default_factory=EnvelopeDecoder)
     ended: bool = False
+    refusal: bytes = b""
 
     async def send(self, message: pb.AgentClientMessage) -> None:
         assert self.connection is not None
@@ -65,6 +66,9 @@ class RunStream(Stream):
         return pb.AgentServerMessage.FromString(payload)
 
     def take(self, data: bytes) -> None:
+        if self.status != 200:  # a refusal: a unary Connect error body, not envelopes
+            self.refusal += data
+            return
         for envelope in self.decoder.feed(data):
             if envelope.is_end_stream:
                 error = json.loads(envelope.payload or b"{}").get("error")
@@ -201,6 +205,9 @@ class H2Client:
                 stream.finish(End(None if ok else {"trailers": trailers}, b""))
             case h2.events.StreamReset(error_code=code):
                 stream.finish(End({"code": "unknown", "message": f"stream reset ({code})"}, b""))
+            case h2.events.StreamEnded() if stream.status != 200:
+                error = json.loads(stream.refusal or b"{}") or {"code": "unknown"}
+                stream.finish(End({**error, "http_status": stream.status}, stream.refusal))
             case h2.events.StreamEnded():
                 stream.finish(End({"code": "unknown", "message": CUT_OFF}, b""))
 
