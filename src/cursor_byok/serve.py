@@ -14,6 +14,7 @@ import errno
 import logging
 import socket
 import sqlite3
+import ssl
 import sys
 import time
 from collections.abc import Callable
@@ -65,6 +66,19 @@ def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
         raise ServeError(f"cannot open the database {path}: {error.strerror}") from error
 
 
+def check_tls(cert: Path | None, key: Path | None) -> None:
+    """A certificate that cannot be used is said before anything listens."""
+    if cert is None or key is None:
+        return
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except OSError as error:  # ssl.SSLError is an OSError
+        reason = error.strerror or getattr(error, "reason", None) or str(error)
+        raise ServeError(
+            f"cannot use the TLS certificate {cert} with key {key}: {reason}"
+        ) from error
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A bound socket for the HTTP server, so a port in use is known (and said)
     before the server logs that it is listening."""
@@ -111,6 +125,7 @@ def serve(config: Config, host: str, port: int, database: Path, printer: Printer
             f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
             "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
         )
+    check_tls(config.server.tls_cert, config.server.tls_key)
     store = open_store(database, "FULL" if config.server.durability == "full" else "NORMAL")
     try:
         sock = bind(host, port)
