@@ -2,15 +2,16 @@
 # Both create ./.venv on first use and install the project into it.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PYTHON ?= python3
+# Python 3.12+ when the machine has it (mitmproxy 12, for `cursor-byok proxy`).
+PYTHON ?= $(shell sh scripts/pick_python.sh)
 
 .PHONY: serve test lint bench clean
 
 # First run: about a minute. Each step says what it does, and pip shows each
 # package it fetches, so a slow download is visible rather than a silent wait.
 $(VENV)/.installed: pyproject.toml
-	@echo "==> Creating the virtual environment in $(VENV) (first run only)"
-	$(PYTHON) -m venv $(VENV)
+	@echo "==> Creating the virtual environment in $(VENV) (anew when pyproject.toml changes)"
+	$(PYTHON) -m venv --clear $(VENV)
 	@echo "==> Updating pip"
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "==> Installing cursor-byok and its dependencies (about a minute on a fresh machine)"
@@ -35,6 +36,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/store_commit.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/server.py
+	$(PY) bench/proxy.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -25,6 +25,12 @@ ALLOWED: dict[str, set[str]] = {
     "transport": {"transport", "runtime", "loop", "llm", "store"},
 }
 
+COMMAND_PACKAGES: dict[str, set[str]] = {
+    # The IDE takeover, for `cli` only: it reaches the server over a socket.
+    "proxy": {"proxy", "guards", "config", "serve", "runtime", "transport"},
+    "ide": {"ide", "config", "serve", "proxy"},
+}
+
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.
 LOOP_MAY_USE_FROM_LLM = {
     "cursor_byok.llm",
@@ -194,6 +200,17 @@ def test_runtime_imports_no_protobuf_and_no_transport() -> None:
         for path in modules_of("runtime")
         for name in imports_of(path)
         if name.split(".")[0] == "google" or name.startswith("cursor_byok.transport")
+    ]
+    assert violations == []
+
+
+@pytest.mark.parametrize("package", sorted(COMMAND_PACKAGES))
+def test_command_packages_import_only_what_they_serve(package: str) -> None:
+    violations = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in modules_of(package)
+        for name in imports_of(path)
+        if name.startswith("cursor_byok.") and name.split(".")[1] not in COMMAND_PACKAGES[package]
     ]
     assert violations == []
 

@@ -27,6 +27,7 @@ from cursor_byok.config import (
 )
 from cursor_byok.config_reader import ConfigError
 from cursor_byok.demo import run_demo
+from cursor_byok.ide.command import add_ide_parser, run_ide
 from cursor_byok.llm.serialize import message_to_json
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -35,12 +36,14 @@ from cursor_byok.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
+from cursor_byok.proxy.arguments import add_proxy_parser
 from cursor_byok.runtime.logsafe import printable
 from cursor_byok.serve import (
     EXIT_FAILED,
     EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
+    Attach,
     ServeError,
     fail,
     serve,
@@ -139,6 +142,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="pause between recorded events, to watch the stream (default 0.02; 0 = full speed)",
     )
+    add_proxy_parser(commands)
+    add_ide_parser(commands)
     return parser
 
 
@@ -184,6 +189,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_OK
     if args.command == "demo":  # independent of the user's configuration and keys
         return EXIT_OK if asyncio.run(run_demo(out, pace_s=max(args.pace, 0.0))) else EXIT_FAILED
+    if args.command == "ide":  # Cursor's settings only: works with a broken configuration
+        return run_ide(args, out)
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -211,7 +218,29 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 return fail(str(error), error.code)
         case "check":
             return _check(config, args.timeout, out)
+        case "proxy":
+            return _proxy(args, config, out)
     return EXIT_USAGE
+
+
+def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    try:
+        from cursor_byok.proxy.command import run_proxy  # noqa: PLC0415 (loads mitmproxy)
+    except ImportError as error:
+        return fail(
+            f"the proxy needs mitmproxy 12 ({error}); install 'cursor-byok[proxy]' on "
+            "Python 3.12 or newer",
+            EXIT_FAILED,
+        )
+
+    def serve_beside(attach: Attach) -> int:
+        host, port = config.server.host, config.server.port
+        return serve(config, host, port, config.server.database, Printer(sys.stderr), attach)
+
+    try:
+        return run_proxy(args, config, serve_beside, out)
+    except ServeError as error:
+        return fail(str(error), error.code)
 
 
 def _check(config: Config, timeout: float, out: TextIO) -> int:

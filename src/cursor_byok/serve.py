@@ -118,7 +118,18 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def serve(config: Config, host: str, port: int, database: Path, printer: Printer) -> int:
+Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
+"""Something that runs beside the server while it listens (the IDE proxy)."""
+
+
+def serve(
+    config: Config,
+    host: str,
+    port: int,
+    database: Path,
+    printer: Printer,
+    attach: Attach | None = None,
+) -> int:
     """Run the server until a signal; the exit code."""
     if not is_loopback_host(host) and config.server.access_token is None:
         raise ServeError(
@@ -134,7 +145,7 @@ def serve(config: Config, host: str, port: int, database: Path, printer: Printer
         raise
     _log_to(printer, config)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, host, port, sock, store, printer))
+        asyncio.run(_run(config, host, port, sock, store, printer, attach))
     return EXIT_OK
 
 
@@ -155,7 +166,13 @@ def _log_to(printer: Printer, config: Config) -> None:
 
 
 async def _run(
-    config: Config, host: str, port: int, sock: socket.socket, store: SQLiteStore, printer: Printer
+    config: Config,
+    host: str,
+    port: int,
+    sock: socket.socket,
+    store: SQLiteStore,
+    printer: Printer,
+    attach: Attach | None = None,
 ) -> None:
     router = Router(config)
     token = config.server.access_token
@@ -202,11 +219,31 @@ async def _run(
     with printer.status(f"serving on {url}") as update:
         ticker = asyncio.create_task(_tick(update, url, service))
         try:
-            await server.serve()
+            beside = attach(service) if attach else contextlib.nullcontext()
+            await _serve_beside(server, beside)
         finally:
             ticker.cancel()
             await router.aclose()
             store.close()
+
+
+async def _serve_beside(
+    server: HttpServer, beside: contextlib.AbstractContextManager[None]
+) -> None:
+    """Runs `beside` (the IDE proxy) only while the server listens, so that
+    nothing is routed to a closed port; if `beside` fails, the server stops."""
+    task = asyncio.create_task(server.serve())
+    if not await server.started(task):
+        await task  # it could not start: its error, or its exit
+        return
+    try:
+        with beside:
+            await asyncio.wait({task})
+    except BaseException:
+        server.stop()
+        await asyncio.wait({task})
+        raise
+    await task
 
 
 async def _tick(update: Callable[[str], None], url: str, service: Service) -> None:

@@ -9,6 +9,7 @@ import asyncio
 import base64
 from pathlib import Path
 
+from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
@@ -33,7 +34,7 @@ async def test_heartbeats_flow_on_run_while_the_model_is_silent(tmp_path: Path) 
 
 
 async def test_a_model_failure_ends_run_with_error_details(tmp_path: Path) -> None:
-    failing = [error_event("upstream exploded")]
+    failing: list[ResponseEvent] = [error_event("upstream exploded")]
     async with running(tmp_path, [failing, failing, failing], ("h2c", "json")) as run:
         stream = await run.open()
         await stream.send(run_request("hello"))

@@ -101,7 +101,9 @@ async def serving(
         keepalive_timeout_s=keepalive_timeout_s,
     )
     task = asyncio.create_task(server.serve())
-    await server.started(task)
+    if not await server.started(task):
+        await task  # its error
+        raise RuntimeError("the server stopped before it started")
     try:
         yield f"{'https' if tls else 'http'}://{host}:{port}"
     finally:

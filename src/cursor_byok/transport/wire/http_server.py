@@ -104,17 +104,16 @@ class HttpServer:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
 
-    async def started(self, task: asyncio.Task[None]) -> None:
-        """Wait until the port accepts connections (or the server failed)."""
-        while True:
-            if task.done():
-                task.result()
-                raise RuntimeError("the server stopped before it started")
+    async def started(self, task: asyncio.Task[None]) -> bool:
+        """Wait until the port accepts connections: True, or False when the
+        server task ended first (it failed or was stopped)."""
+        while not task.done():
             with contextlib.suppress(OSError):
                 _reader, writer = await asyncio.open_connection(self.host, self.port)
                 writer.close()
-                return
+                return True
             await asyncio.sleep(0.01)
+        return False
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -1,0 +1,151 @@
+"""`ide setup` and `ide undo`: the few user settings that send Cursor through
+the proxy, written after a backup that `undo` puts back byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import platformdirs
+
+from cursor_byok.config import APP_NAME
+from cursor_byok.ide.jsonc import JsoncError, set_values
+
+
+class SettingsError(Exception):
+    """The settings file cannot be changed safely; nothing was written."""
+
+
+def wanted_settings(proxy_url: str) -> dict[str, Any]:
+    """The keys `ide setup` writes, and nothing else."""
+    return {
+        "http.proxy": proxy_url,
+        "http.proxySupport": "override",
+        # Cursor's HTTP/2 path is the bidirectional `Run`, which this server
+        # does not speak yet; with HTTP/2 off Cursor uses RunSSE + BidiAppend.
+        "cursor.general.disableHttp2": True,
+        # Trust certificates from the system store (where the proxy's CA goes).
+        "http.experimental.systemCertificatesV2": True,
+    }
+
+
+def cursor_settings_path(
+    system: str | None = None, env: Mapping[str, str] | None = None, home: Path | None = None
+) -> Path:
+    """Cursor's user `settings.json` on this platform (Cursor is a VS Code fork)."""
+    system = system or platform.system()
+    env = os.environ if env is None else env
+    home = home or Path.home()
+    if system == "Windows":
+        base = Path(env.get("APPDATA") or home / "AppData" / "Roaming")
+    elif system == "Darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        base = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    return base / "Cursor" / "User" / "settings.json"
+
+
+def default_state_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME)) / "ide"
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """What `setup` saved about one settings file, for `undo`."""
+
+    manifest: Path
+    backup: Path
+
+    @classmethod
+    def of(cls, settings: Path, state_dir: Path) -> Saved:
+        name = hashlib.sha256(str(settings.resolve()).encode()).hexdigest()[:16]
+        return cls(state_dir / f"{name}.json", state_dir / f"{name}.backup")
+
+    def read(self) -> dict[str, Any] | None:
+        if not self.manifest.exists():
+            return None
+        data: dict[str, Any] = json.loads(self.manifest.read_text(encoding="utf-8"))
+        return data
+
+
+def _digest(data: bytes | None) -> str:
+    return "absent" if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise SettingsError(f"cannot read {path}: {error.strerror}") from error
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all: a crash mid-write must not leave half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.cursor-byok-tmp")
+    partial.write_bytes(data)
+    if path.exists():
+        os.chmod(partial, path.stat().st_mode & 0o7777)
+    os.replace(partial, path)
+
+
+def setup(settings: Path, proxy_url: str, state_dir: Path | None = None) -> bool:
+    """Writes the proxy settings; returns False when they were already set."""
+    parts = urlsplit(proxy_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise SettingsError(f"expected a proxy URL like http://127.0.0.1:8418, got {proxy_url!r}")
+    original = _read(settings)
+    try:
+        text = (original or b"").decode("utf-8")
+        updated = set_values(text, wanted_settings(proxy_url)).encode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{settings} is not UTF-8 text ({error.reason})") from error
+    except JsoncError as error:
+        raise SettingsError(
+            f"cannot parse {settings}: {error}. Fix it in Cursor (Preferences: Open User "
+            "Settings (JSON)) and run 'cursor-byok ide setup' again; nothing was changed"
+        ) from error
+    saved = Saved.of(settings, state_dir or default_state_dir())
+    manifest = saved.read()
+    if manifest is None:  # the first setup keeps the user's own file
+        saved.manifest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if original is not None:
+            _write(saved.backup, original)
+        manifest = {"settings": str(settings), "existed": original is not None}
+    if updated == original:
+        changed = False
+    else:
+        _write(settings, updated)
+        changed = True
+    manifest["written"] = _digest(updated)
+    _write(saved.manifest, json.dumps(manifest, indent=2).encode())
+    return changed
+
+
+def undo(settings: Path, state_dir: Path | None = None, force: bool = False) -> None:
+    """Puts back the file as it was before the first `setup`."""
+    saved = Saved.of(settings, state_dir or default_state_dir())
+    manifest = saved.read()
+    if manifest is None:
+        raise SettingsError(f"nothing to undo: 'cursor-byok ide setup' has not changed {settings}")
+    if _digest(_read(settings)) != manifest["written"] and not force:
+        raise SettingsError(
+            f"{settings} changed after 'cursor-byok ide setup' wrote it. Undoing would lose "
+            "those changes: remove the proxy keys by hand, or run 'cursor-byok ide undo "
+            "--force' to restore the saved copy anyway"
+        )
+    if manifest["existed"]:
+        _write(settings, saved.backup.read_bytes())
+        saved.backup.unlink()
+    else:
+        settings.unlink(missing_ok=True)
+    saved.manifest.unlink()

@@ -1,0 +1,107 @@
+"""`ide status`: what is set, and whether a request Cursor would make reaches
+this server through the proxy, its CA trusted as Cursor must trust it."""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2
+
+from cursor_byok.ide.jsonc import JsoncError, loads
+from cursor_byok.ide.settings import wanted_settings
+from cursor_byok.proxy.routes import ANSWERED_PATHS
+
+PROBE_HOST = "api2.cursor.sh"
+PROBE_PATH = "/agent.v1.AgentService/GetUsableModels"
+"""A path the proxy answers locally: the probe never reaches Cursor's servers."""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    ok: bool | None
+    """None: a note, neither a pass nor a failure."""
+    what: str
+
+
+def check_settings(settings: Path) -> tuple[list[Check], str | None]:
+    """One line per key `ide setup` writes; also the proxy URL found, if any."""
+    try:
+        document = loads(settings.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        missing = f"no Cursor settings at {settings}: run 'cursor-byok ide setup'"
+        return [Check(False, missing)], None
+    except (OSError, UnicodeDecodeError, JsoncError) as error:
+        return [Check(False, f"cannot read {settings}: {error}")], None
+    if not isinstance(document, dict):
+        return [Check(False, f"{settings} is not a JSON object")], None
+    proxy_url = document.get("http.proxy")
+    proxy_url = proxy_url if isinstance(proxy_url, str) and proxy_url else None
+    checks = [Check(True, f"settings file {settings}")]
+    for key, value in wanted_settings(proxy_url or "<proxy URL>").items():
+        if key not in document:
+            checks.append(Check(False, f"{key} is not set (run 'cursor-byok ide setup')"))
+        elif document[key] != value and key != "http.proxy":
+            checks.append(Check(False, f"{key} = {document[key]!r}, expected {value!r}"))
+        else:
+            checks.append(Check(True, f"{key} = {document[key]!r}"))
+    return checks, proxy_url
+
+
+def probe(proxy_url: str, ca_certificate: Path, host: str = PROBE_HOST) -> Check:
+    """A model-list request to Cursor's host through the proxy, checked like Cursor would."""
+    if not ca_certificate.exists():
+        return Check(False, f"no proxy CA at {ca_certificate}: run 'cursor-byok proxy' once")
+    tls = ssl.create_default_context(cafile=str(ca_certificate))
+    try:
+        with httpx2.Client(proxy=proxy_url, verify=tls, timeout=5.0, trust_env=False) as client:
+            response = client.post(
+                f"https://{host}{PROBE_PATH}",
+                content=b"{}",
+                headers={"content-type": "application/json"},
+            )
+    except httpx2.ProxyError as error:
+        return Check(False, f"the proxy at {proxy_url} refused the tunnel: {error}")
+    except httpx2.ConnectError as error:
+        hint = "is 'cursor-byok proxy' running?"
+        if "CERTIFICATE_VERIFY_FAILED" in str(error):
+            hint = f"the proxy's certificate is not from the CA {ca_certificate}"
+        return Check(False, f"cannot reach https://{host} through {proxy_url}: {hint}")
+    except httpx2.HTTPError as error:
+        return Check(False, f"request through {proxy_url} failed: {error!r}")
+    if response.status_code != 200:
+        return Check(
+            False,
+            f"{PROBE_PATH} through the proxy answered HTTP "
+            f"{response.status_code}: {response.text[:200]}",
+        )
+    try:
+        models = [m.get("modelId", "?") for m in response.json().get("models", [])]
+    except (ValueError, AttributeError):
+        return Check(False, f"{PROBE_PATH} answered something that is not a model list")
+    listed = ", ".join(models) if models else "none configured yet"
+    return Check(True, f"https://{host} through {proxy_url} reaches cursor-byok (models: {listed})")
+
+
+def trust_note(ca_certificate: Path, env: Mapping[str, str]) -> Check:
+    """Cursor's own trust cannot be seen from here; say what it needs."""
+    if env.get("NODE_EXTRA_CA_CERTS") == str(ca_certificate):
+        return Check(None, "NODE_EXTRA_CA_CERTS names the proxy CA in this shell")
+    return Check(
+        None,
+        f"Cursor must trust {ca_certificate}: start it with NODE_EXTRA_CA_CERTS set to that "
+        "file, or add the file to the system store (README)",
+    )
+
+
+def routing_note() -> Check:
+    """The routing table, to compare with what a Cursor update may have moved."""
+    answered = ", ".join(sorted({path.rsplit("/", 1)[1] for path in ANSWERED_PATHS}))
+    return Check(None, f"the proxy answers {answered} of Cursor's hosts; the rest goes to Cursor")
+
+
+def render(checks: list[Check]) -> list[str]:
+    marks = {True: "ok  ", False: "FAIL", None: "note"}
+    return [f"{marks[check.ok]} {check.what}" for check in checks]

@@ -1,0 +1,78 @@
+"""`ide status` end to end: settings written by `ide setup`, a real proxy, the
+server behind it; and the server's `/metrics` counting the proxy's flows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
+
+from cursor_byok.proxy.ca import default_ca_dir, ensure_ca
+from cursor_byok.proxy.metrics import count_flows
+from cursor_byok.proxy.runner import ProxySettings, ProxyThread
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.wire.app import Service, build_service, serving
+from cursor_byok.transport.wire.server import ModelEntry
+from tests.fakes import ScriptedLLM
+from tests.ide.test_settings import home, run, settings_file
+from tests.proxy.conftest import CURSOR_HOST, FakeCursor
+
+__all__ = ["home"]  # the fixture, shared
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[tuple[str, Service]]:
+    store = SQLiteStore(tmp_path / "db.sqlite3")
+    models = [ModelEntry("claude-test", 200_000), ModelEntry("gpt-test", 128_000)]
+    service = build_service(store, ScriptedLLM([]), models=lambda: models)
+    async with serving(service) as url:
+        yield url, service
+    store.close()
+
+
+async def test_status_reports_a_working_path_and_metrics_count_it(
+    home: Path, server: tuple[str, Service], fake_cursor: FakeCursor
+) -> None:
+    url, service = server
+    ca, _ = ensure_ca(default_ca_dir())
+    trusted = {"ssl_verify_upstream_trusted_ca": str(fake_cursor.ca_file)}
+    settings = ProxySettings(url, ca, listen_port=0, hosts=(CURSOR_HOST,), extra=trusted)
+    proxy = ProxyThread(settings, count_flows(service.metrics.registry))
+    host, port = proxy.start()
+    try:
+        settings_file(home)
+        assert run("ide", "setup", "--proxy-url", f"http://{host}:{port}")[0] == 0
+        probe_host = fake_cursor.url.removeprefix("https://")
+        code, out = await asyncio.to_thread(run, "ide", "status", "--probe-host", probe_host)
+        assert code == 0, out
+        assert "reaches cursor-byok (models: claude-test, gpt-test)" in out
+        assert "FAIL" not in out
+        assert "note the proxy answers AvailableModels, BidiAppend, GetDefaultModelForCli, " in out
+        assert fake_cursor.received == []  # the probe never reaches Cursor's service
+        # The flow is counted when the proxy has finished it, just after the client.
+        counted = 'cursor_byok_proxy_flows_total{destination="cursor-byok"} 1.0'
+        async with httpx2.AsyncClient() as client:
+            for _ in range(100):
+                metrics = (await client.get(f"{url}/metrics")).text
+                if counted in metrics:
+                    break
+                await asyncio.sleep(0.05)
+        assert counted in metrics
+        assert 'cursor_byok_proxy_flows_total{destination="cursor"} 0.0' in metrics
+    finally:
+        proxy.stop()
+    code, out = await asyncio.to_thread(run, "ide", "status", "--probe-host", probe_host)
+    assert code == 1
+    assert "FAIL cannot reach" in out and "is 'cursor-byok proxy' running?" in out
+
+
+def test_status_without_setup_says_what_to_do(home: Path) -> None:
+    code, out = run("ide", "status")
+    assert code == 1
+    assert "run 'cursor-byok ide setup'" in out
+    assert "run 'cursor-byok proxy' once" in out  # no CA yet

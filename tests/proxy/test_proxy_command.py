@@ -1,0 +1,116 @@
+"""The real command: `cursor-byok proxy` as a process (server and proxy in one),
+set up and checked with `ide setup` / `ide status`, stopped by SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+import pytest
+
+pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
+
+from cursor_byok.proxy.ca import CAFiles, default_ca_dir
+from cursor_byok.transport.wire.http_server import free_port
+from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
+from tests.ide.test_settings import run
+
+
+async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server_port, proxy_port, cursor_port = free_port(), free_port(), free_port()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[server]\nport = {server_port}\ndatabase = "{tmp_path / "db.sqlite3"}"\n')
+    home = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    for name, value in home.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr("platform.system", lambda: "Linux")
+    command = [
+        sys.executable,
+        "-m",
+        "cursor_byok",
+        "--config",
+        str(config),
+        "proxy",
+        "--port",
+        str(proxy_port),
+        "--intercept",
+        r"^localhost:\d+$",
+    ]
+    process = await asyncio.to_thread(
+        subprocess.Popen,
+        command,
+        cwd=ROOT,
+        env=clean_env(**home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        await asyncio.to_thread(wait_for_port, proxy_port, process)
+        assert run("ide", "setup", "--proxy-url", f"http://127.0.0.1:{proxy_port}")[0] == 0
+        # `localhost:cursor_port` stands for Cursor's host: the probe's path is
+        # answered by cursor-byok, so nothing listens there and nothing leaves.
+        code, out = await asyncio.to_thread(
+            run, "ide", "status", "--probe-host", f"localhost:{cursor_port}"
+        )
+        assert code == 0, out
+        assert "reaches cursor-byok (models: none configured yet)" in out
+        counted = 'cursor_byok_proxy_flows_total{destination="cursor-byok"} 1.0'
+        async with httpx2.AsyncClient() as client:
+            for _ in range(100):
+                metrics = (await client.get(f"http://127.0.0.1:{server_port}/metrics")).text
+                if counted in metrics:
+                    break
+                await asyncio.sleep(0.05)
+        assert counted in metrics
+        # Cursor keeps its connections open: the proxy must stop cleanly anyway.
+        tls = ssl.create_default_context(cafile=str(CAFiles(default_ca_dir()).certificate))
+        keeper = httpx2.Client(proxy=f"http://127.0.0.1:{proxy_port}", verify=tls, trust_env=False)
+        keeper.get(f"https://localhost:{cursor_port}/agent.v1.AgentService/GetUsableModels")
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        stdout, stderr = await asyncio.to_thread(process.communicate, timeout=30)
+    keeper.close()
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert "Created this installation's proxy CA" in stdout
+    assert "proxy_flow route=cursor-byok method=POST host=localhost " in stderr
+    assert "path=/agent.v1.AgentService/GetUsableModels status=200" in stderr
+    assert "client connect" not in stderr  # mitmproxy's own chatter stays quiet
+
+
+def test_a_taken_proxy_port_stops_the_command_with_a_clear_error(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[server]\nport = {free_port()}\ndatabase = "{tmp_path / "db.sqlite3"}"\n')
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "cursor_byok",
+                "--config",
+                str(config),
+                "proxy",
+                "--port",
+                str(port),
+            ],
+            check=False,
+            cwd=ROOT,
+            env=clean_env(XDG_CONFIG_HOME=str(tmp_path / "config")),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1
+    assert f"the proxy could not listen on 127.0.0.1:{port} (is the port in use?)" in result.stderr
+    assert "Traceback" not in result.stderr
