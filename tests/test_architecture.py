@@ -120,6 +120,8 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.tools": 1,
     "cursor_byok.transport.cursor.dialect": 1,
     "cursor_byok.transport.cursor.ids": 1,
+    "cursor_byok.transport.cursor.meter": 1,
+    "cursor_byok.transport.cursor.shell": 1,
     "cursor_byok.transport.cursor.client": 1,
     "cursor_byok.transport.cursor.editor": 1,
     "cursor_byok.transport.cursor.append_inbox": 2,

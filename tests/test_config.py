@@ -88,7 +88,7 @@ def test_keys_never_show_in_reprs_or_errors(tmp_path: Path) -> None:
         ('[server]\nport = "80"\n', r":2: server\.port: expected an integer"),
         ('[server]\nhots = "x"\n', r":2: server\.hots: unknown key"),
         ('[server]\nhttp2 = "yes"\n', r":2: server\.http2: expected true or false"),
-        ('[server]\ntls_cert = "c.pem"\n', r"server\.tls_key: tls_cert and tls_key go together"),
+        ('[server]\ntls_cert = "c.pem"\n', r"server\.tls_key: needs tls_cert and tls_key"),
         ('[models.m]\nprovider = "ghost"\n', r":2: models\.m\.provider: unknown provider 'ghost'"),
         ('[models.m]\nmodel = "x"\n', r":1: models\.m: missing key 'provider'"),
         ('colour = "blue"\n', r":1: colour: unknown key"),
@@ -201,8 +201,17 @@ def test_bad_timeouts_and_host_lists_are_named(tmp_path: Path, text: str, expect
 
 def test_http2_is_on_by_default_and_tls_takes_a_certificate_and_its_key(tmp_path: Path) -> None:
     plain = load_config(write(tmp_path, "[server]\nport = 9000\n"), env={})
-    assert plain.server.http2 and plain.server.tls_cert is None
+    assert plain.server.http2 and plain.server.tls is None
     text = '[server]\nhttp2 = false\ntls_cert = "c.pem"\ntls_key = "k.pem"\n'
     config = load_config(write(tmp_path, text), env={})
     assert not config.server.http2
-    assert config.server.tls_cert == Path("c.pem") and config.server.tls_key == Path("k.pem")
+    assert config.server.tls == (Path("c.pem"), Path("k.pem"))
+
+
+def test_compact_at_defaults_to_ninety_percent_and_must_be_a_share(tmp_path: Path) -> None:
+    assert load_config(None, env={}).server.compact_at == 0.9
+    loaded = load_config(write(tmp_path, "[server]\ncompact_at = 0.75\n"), env={})
+    assert loaded.server.compact_at == 0.75
+    for bad in ("0", "1.5", '"most"'):
+        with pytest.raises(ConfigError, match=r":2: server\.compact_at"):
+            load_config(write(tmp_path, f"[server]\ncompact_at = {bad}\n"), env={})

@@ -132,11 +132,8 @@ class ServerConfig:
     durability: Literal["full", "normal"] = "full"
     """SQLite `synchronous`: "full" survives power loss; "normal" survives a
     crash of the process (WAL) and commits several times faster under load."""
-    http2: bool = True
-    """Serve `AgentService/Run` over HTTP/2 (h2c, or h2 by ALPN under TLS);
-    false keeps clients on HTTP/1.1 RunSSE + BidiAppend."""
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
+    http2: bool = True  # `Run` over HTTP/2 (h2c, or h2 by ALPN); false: HTTP/1.1 only
+    tls: tuple[Path, Path] | None = None  # certificate and key: TLS on the same port
     body_timeout_s: float = 30.0
     """A request's head, then its body, must each arrive within this long."""
     keepalive_timeout_s: int = 5
@@ -146,6 +143,9 @@ class ServerConfig:
     stall_timeout_s: float = 300.0
     retry_budget_s: float = 30.0
     """The most a model call waits across its retries; a longer retry-after ends the turn."""
+    compact_at: float = 0.9
+    """Compact a conversation when its next request would fill more than this
+    share of the model's context window."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,9 +353,10 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
     http2 = or_default(take(doc, "http2", bool, where, table), True)
     cert, key = (take(doc, name, str, where, table) for name in ("tls_cert", "tls_key"))
     if bool(cert) != bool(key):
-        raise where.error(
-            table, "tls_cert" if key else "tls_key", "tls_cert and tls_key go together"
-        )
+        raise where.error(table, "tls_key" if cert else "tls_cert", "needs tls_cert and tls_key")
+    compact_at = float(or_default(take(doc, "compact_at", (float, int), where, table), 0.9))
+    if not 0 < compact_at <= 1:
+        raise where.error(table, "compact_at", "must be a share above 0 and at most 1")
     defaults = ServerConfig()
     timeouts = {key: _seconds(doc, key, getattr(defaults, key), where, table) for key in _TIMEOUTS}
     hosts = take(doc, "allowed_hosts", list, where, table) or []
@@ -371,11 +372,11 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         max_body_bytes=limit,
         durability=cast(Literal["full", "normal"], durability),
         http2=http2,
-        tls_cert=Path(cert).expanduser() if cert else None,
-        tls_key=Path(key).expanduser() if key else None,
+        tls=(Path(cert).expanduser(), Path(key).expanduser()) if cert and key else None,
         allowed_hosts=tuple(hosts),
         metrics_public=metrics_public,
         **timeouts,
+        compact_at=compact_at,
     )
 
 

@@ -66,10 +66,11 @@ def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
         raise ServeError(f"cannot open the database {path}: {error.strerror}") from error
 
 
-def check_tls(cert: Path | None, key: Path | None) -> None:
+def check_tls(tls: tuple[Path, Path] | None) -> None:
     """A certificate that cannot be used is said before anything listens."""
-    if cert is None or key is None:
+    if tls is None:
         return
+    cert, key = tls
     try:
         ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
     except OSError as error:  # ssl.SSLError is an OSError
@@ -136,7 +137,7 @@ def serve(
             f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
             "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
         )
-    check_tls(config.server.tls_cert, config.server.tls_key)
+    check_tls(config.server.tls)
     store = open_store(database, "FULL" if config.server.durability == "full" else "NORMAL")
     try:
         sock = bind(host, port)
@@ -182,6 +183,7 @@ async def _run(
         models=router.entries,
         default_model=lambda: config.default_model,
         context_window=router.context_window,
+        compact_at=config.server.compact_at,
         max_body_bytes=config.server.max_body_bytes,
         access_token=token.reveal() if token else None,
         retry=RetryPolicy(budget_s=config.server.retry_budget_s),
@@ -190,8 +192,7 @@ async def _run(
         body_timeout_s=config.server.body_timeout_s,
         http2=config.server.http2,
     )
-    cert, key = config.server.tls_cert, config.server.tls_key
-    tls = TLSFiles(cert, key) if cert is not None and key is not None else None
+    tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"
     url = f"{scheme}://{host}:{port}" if ":" not in host else f"{scheme}://[{host}]:{port}"
     models = ", ".join(config.models) or "none (a turn will say which key to set)"

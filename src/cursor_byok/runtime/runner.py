@@ -43,6 +43,7 @@ from cursor_byok.loop.commands import (
     CallLLM,
     Canceled,
     Command,
+    Emit,
     Failed,
     Final,
     Ignored,
@@ -65,9 +66,9 @@ from cursor_byok.store.base import (
 
 log = logging.getLogger(__name__)
 
-Outbound: TypeAlias = ResponseEvent | CallClient | Final | Failed | Canceled
-"""What a conversation's sink receives, in order: re-emitted model events and
-the commands the client must see (run a tool, the turn ended)."""
+Outbound: TypeAlias = Emit | CallClient | Final | Failed | Canceled
+"""What a conversation's sink receives, in order: model and loop events (a
+compaction) and the commands the client must see (run a tool, turn ended)."""
 
 
 class Sink(Protocol):
@@ -370,7 +371,7 @@ class Runner:
                 self._metrics.turns.labels(outcome).inc()
             conversation.turn_started = None
 
-    def _publish(self, conversation_id: str, events: Sequence[ResponseEvent]) -> None:
+    def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:
             self._sink.publish(conversation_id, event)
 
