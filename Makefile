@@ -36,6 +36,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/store_commit.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/server.py
+	$(PY) bench/run_h2.py
 	$(PY) bench/proxy.py
 	$(PY) bench/cache.py
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -168,7 +169,10 @@ def main() -> int:
     servers: dict[str, subprocess.Popen[bytes]] = {}
     ports: dict[str, tuple[int, int]] = {}
     try:
-        for stack in args.stacks:
+        stacks = [s for s in args.stacks if importlib.util.find_spec(s) is not None]
+        for missing in sorted(set(args.stacks) - set(stacks)):
+            print(f"{missing}: not installed (pip install {missing}); left out")
+        for stack in stacks:
             port = free_port()
             command = [sys.executable, __file__, "--serve", stack, str(port)]
             command += ["--deltas", str(args.deltas)]

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx2
 import trustme
 
+from cursor_byok.guards import HostCheck
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import End, run_request
@@ -109,3 +110,22 @@ async def test_with_http2_off_a_run_over_h2c_is_unimplemented(tmp_path: Path) ->
     assert end.error["http_status"] == 501 and end.error["code"] == "unimplemented"
     assert "server.http2" in str(end.error["message"])
     assert service.hub.counters.undecodable_appends == 0 and len(service.hub.sessions) == 0
+
+
+async def test_a_run_naming_a_foreign_host_is_refused_on_loopback(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    check = HostCheck("127.0.0.1")
+    service = build_service(store, ScriptedLLM([]), host_allowed=check.allows)
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        client.authority = "attacker.example"  # a rebound DNS name, as a web page sends it
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            end = await stream.until(is_end)
+        finally:
+            await client.close()
+    store.close()
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["http_status"] == 421
+    assert len(service.hub.sessions) == 0

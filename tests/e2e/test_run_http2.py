@@ -17,7 +17,7 @@ import pytest
 import trustme
 
 from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.llm.types import TextContent, UserMessage
+from cursor_byok.llm.types import AssistantMessage, TextContent, UserMessage
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
@@ -163,7 +163,10 @@ async def test_a_cancel_on_the_request_stream_ends_the_turn(
     assert isinstance(end, End) and end.error is not None
     assert end.error["code"] == "canceled"
     assert run.llm.streams[0].closed
-    assert history is not None and len(history.state.messages) == 1
+    assert history is not None
+    _, kept = history.state.messages  # what streamed before the stop is kept, marked
+    assert isinstance(kept, AssistantMessage) and kept.interrupted
+    assert kept.text and ("word " * 300).startswith(kept.text)
 
 
 @pytest.mark.parametrize("mode", MODES, ids=["-".join(m) for m in MODES])
