@@ -39,6 +39,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/run_h2.py
 	$(PY) bench/proxy.py
 	$(PY) bench/cache.py
+	$(PY) bench/abuse.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -110,6 +110,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.wire.framing": 0,
     "cursor_byok.transport.wire.codec": 0,
     "cursor_byok.transport.wire.errors": 0,
+    "cursor_byok.transport.wire.model_lists": 0,
     "cursor_byok.transport.cursor.tool_base": 1,
     "cursor_byok.transport.cursor.file_tools": 1,
     "cursor_byok.transport.cursor.shell_tool": 1,
@@ -125,6 +126,8 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.client": 1,
     "cursor_byok.transport.cursor.editor": 1,
     "cursor_byok.transport.cursor.append_inbox": 2,
+    "cursor_byok.transport.cursor.counters": 2,
+    "cursor_byok.transport.cursor.memory_budget": 2,
     "cursor_byok.transport.cursor.exec_tracker": 2,
     "cursor_byok.transport.cursor.registry": 2,
     "cursor_byok.transport.cursor.sink": 2,
@@ -132,6 +135,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.wire.stream_writer": 3,
     "cursor_byok.transport.wire.run_stream": 3,
     "cursor_byok.transport.wire.server": 3,
+    "cursor_byok.transport.wire.append_body": 3,
     "cursor_byok.transport.wire.app": 3,
 }
 """0 Connect primitives and protobuf, 1 the dialect (and the test client that
@@ -139,6 +143,7 @@ speaks it), 2 sessions, 3 the server. A module imports its own level or lower.""
 
 TOP_LEVEL_ORDER = [
     "guards",
+    "big_buffers",
     "config_reader",
     "terminal",
     "config",

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
 from cursor_byok.routing import Router
@@ -145,6 +146,7 @@ def serve(
         store.close()
         raise
     _log_to(printer, config)
+    map_big_buffers()  # RSS follows the memory budget after big appends are freed
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_run(config, host, port, sock, store, printer, attach))
     return EXIT_OK
@@ -191,6 +193,9 @@ async def _run(
         metrics_public=config.server.metrics_public,
         body_timeout_s=config.server.body_timeout_s,
         http2=config.server.http2,
+        max_append_bytes=config.server.max_append_bytes,
+        memory_budget_bytes=config.server.memory_budget_bytes,
+        request_memory_bytes=config.server.request_memory_bytes,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"

@@ -184,10 +184,27 @@ class RunHandler:
         self.max_message_bytes = max_message_bytes
         self.outbox_limit = outbox_limit
 
-    async def serve(self, framing: RunFraming, receive: Receive, send: Send) -> None:
+    def open(self) -> Session:
+        """A session for a new stream, read from now on (so the memory budget
+        never drops it meanwhile); OverBudget when there is no room."""
         session = self.hub.session(f"run-{uuid.uuid4().hex}")
-        outbox = BoundedOutbox(self.outbox_limit)
-        session.outbox = outbox
+        session.outbox = BoundedOutbox(self.outbox_limit)
+        self.hub.reader_attached(session)
+        return session
+
+    async def serve(
+        self, session: Session, framing: RunFraming, receive: Receive, send: Send
+    ) -> None:
+        try:
+            await self._serve(session, framing, receive, send)
+        finally:
+            self._gone(session)
+
+    async def _serve(
+        self, session: Session, framing: RunFraming, receive: Receive, send: Send
+    ) -> None:
+        outbox = session.outbox
+        assert isinstance(outbox, BoundedOutbox)
         headers = [(b"content-type", framing.media_type.encode()), (b"cache-control", b"no-cache")]
         if framing.protocol is Protocol.CONNECT:
             headers.append((b"connect-protocol-version", b"1"))
@@ -198,7 +215,6 @@ class RunHandler:
         disconnected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         reader = asyncio.ensure_future(self._read(session, framing, receive, disconnected))
         writer = RunWriter(self.heartbeat_s, framing, outbox.overflowed, disconnected)
-        self.hub.reader_attached(session)
         self.metrics.active_streams.inc()
         try:
             await writer.pump(session, framing.content_type, send, disconnected)
@@ -214,7 +230,18 @@ class RunHandler:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             self.metrics.active_streams.dec()
-            self.hub.stream_gone(session)
+
+    def _gone(self, session: Session) -> None:
+        """The stream is gone, ended or not. A Run session is never read
+        again (a resume opens a new stream), so an unfinished one lets go of
+        its conversation: output goes to the stash for the next stream, and
+        the turn goes on for the grace period."""
+        if not session.ended:
+            if session.conversation_id is not None:
+                self.hub.sink.release(session.conversation_id, session)
+            while not session.outbox.empty():
+                session.outbox.get_nowait()
+        self.hub.reader_detached(session)
 
     async def _read(
         self,
