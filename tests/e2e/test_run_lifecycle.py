@@ -16,10 +16,11 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import End, kind, run_request
 from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from cursor_byok.transport.wire.app import build_service, serving
 from cursor_byok.transport.wire.framing import FLAG_COMPRESSED, encode_envelope
-from tests.e2e.test_run_http2 import answer, is_end, running
+from tests.e2e.test_run_http2 import answer, is_end, read_reply, running
 from tests.factories import assistant, error_event, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 
@@ -90,3 +91,20 @@ async def test_a_run_reset_and_never_resumed_is_canceled_after_the_grace(tmp_pat
             await client.close()
     store.close()
     assert status is Status.CANCELED
+
+
+async def test_a_tool_result_larger_than_a_unary_body_rides_one_run_message(
+    tmp_path: Path,
+) -> None:
+    reading = stream_of(assistant(tool_call("call_1", "big.txt")))
+    async with running(tmp_path, [reading, answer("read it")], ("h2c", "proto")) as run:
+        stream = await run.open()
+        await stream.send(run_request("read big.txt"))
+        item = await stream.until(lambda i: kind(i) == "exec")
+        assert isinstance(item, pb.AgentServerMessage)
+        content = "x" * (5 * 1024 * 1024)  # over the 4 MiB unary body limit
+        await stream.send(read_reply(item.exec_server_message, content))
+        end = await stream.until(is_end, within=30)
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "read it"
+    assert b"x" * 10_000 in run.llm.requests[1][1]  # the tool's result, as the tool caps it

@@ -83,6 +83,8 @@ class RunStream(Stream):
         if not self.ended:
             self.ended = True
             self.items.put_nowait(end)
+            if self.connection is not None:
+                self.connection.window_open.set()  # a send waiting for room gives up
 
 
 class H2Client:
@@ -143,6 +145,9 @@ class H2Client:
 
     async def send_data(self, stream_id: int, data: bytes) -> None:
         while data:
+            stream = self.streams.get(stream_id)
+            if stream is None or stream.ended:
+                raise ConnectionError("the stream has ended; nothing more can be sent")
             window = min(self.h2.local_flow_control_window(stream_id), len(data))
             if window <= 0:
                 self.window_open.clear()

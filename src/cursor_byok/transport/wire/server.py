@@ -127,7 +127,7 @@ class CursorServer:
         self.on_startup = on_startup
         self.on_shutdown = on_shutdown
         self.http2 = http2
-        self.run = RunHandler(hub, self.metrics, heartbeat_s, max_body_bytes)
+        self.run = RunHandler(hub, self.metrics, heartbeat_s, max_append_bytes)
         self.unary: dict[str, Callable[[bytes, ContentType], Message]] = {
             "/aiserver.v1.NetworkService/IsConnected": self._is_connected,
             "/aiserver.v1.ServerConfigService/GetServerConfig": self._server_config,
