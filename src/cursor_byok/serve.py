@@ -19,17 +19,20 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
-from cursor_byok.routing import Router
 from cursor_byok.runtime.logsafe import PrintableLogs
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.terminal import Printer
-from cursor_byok.transport.wire.app import Service, build_service
-from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles
+
+# The server's modules are imported when it starts, not by every command that
+# shares this module's exit codes and errors (`cursor-byok --help` among them).
+if TYPE_CHECKING:
+    from cursor_byok.store.sqlite import SQLiteStore
+    from cursor_byok.transport.wire.app import Service
+    from cursor_byok.transport.wire.http_server import HttpServer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_PORT_IN_USE = 0, 1, 2, 3, 4
 
@@ -45,6 +48,8 @@ class ServeError(Exception):
 def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
     """The SQLite store at `path`, created if missing; ServeError naming the
     path when it is a folder, not a SQLite file, or its folder cannot be made."""
+    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
+
     if path.is_dir():
         raise ServeError(f"database {path} is a folder, not a SQLite file")
     try:
@@ -120,7 +125,7 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
+Attach = Callable[["Service"], contextlib.AbstractContextManager[None]]
 """Something that runs beside the server while it listens (the IDE proxy)."""
 
 
@@ -177,6 +182,11 @@ async def _run(
     printer: Printer,
     attach: Attach | None = None,
 ) -> None:
+    from cursor_byok.routing import Router  # noqa: PLC0415
+    from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
+    from cursor_byok.transport.wire.app import build_service  # noqa: PLC0415
+    from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles  # noqa: PLC0415
+
     router = Router(config)
     token = config.server.access_token
     service = build_service(
