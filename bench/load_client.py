@@ -303,6 +303,8 @@ class H2Pool:
             self.opened += 1
             while len(self.connections) <= index:
                 self.connections.append(await H2Client.connect(self.url))
+            if self.connections[index].closed:  # closed while idle: connect again
+                self.connections[index] = await H2Client.connect(self.url)
             return await self.connections[index].open("proto")
 
     def new_round(self) -> None:

@@ -98,6 +98,7 @@ class H2Client:
         self.window_open = asyncio.Event()
         self.authority = ""
         self.task: asyncio.Task[None] | None = None
+        self.closed = False  # the server said goodbye (GOAWAY) or the connection dropped
 
     @classmethod
     async def connect(cls, base_url: str, ssl_context: ssl.SSLContext | None = None) -> H2Client:
@@ -183,12 +184,16 @@ class H2Client:
                 self.flush()
         except (ConnectionError, ssl.SSLError, h2.exceptions.ProtocolError):
             pass  # the connection is gone: every open stream was cut off
+        self.closed = True
         for stream in self.streams.values():
             stream.finish(End({"code": "unknown", "message": CUT_OFF}, b""))
 
     def handle(self, event: h2.events.Event) -> None:
         if isinstance(event, h2.events.WindowUpdated | h2.events.RemoteSettingsChanged):
             self.window_open.set()
+            return
+        if isinstance(event, h2.events.ConnectionTerminated):
+            self.closed = True  # streams in flight still finish; no new ones here
             return
         stream = self.streams.get(getattr(event, "stream_id", 0) or 0)
         if stream is None:
