@@ -15,24 +15,19 @@ import asyncio
 import hmac
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
 
 from cursor_byok.runtime.observe import Metrics
+from cursor_byok.transport.cursor.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.memory_budget import OverBudget
 from cursor_byok.transport.cursor.sessions import Session, SessionHub
-from cursor_byok.transport.proto.aiserver.v1 import (
-    bidi_pb2,
-    network_pb2,
-    server_config_pb2,
-)
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.proto.aiserver.v1 import (
     error_details_pb2 as errors_pb,
 )
-from cursor_byok.transport.wire import model_lists
 from cursor_byok.transport.wire.append_body import decode_append, read_append_body
 from cursor_byok.transport.wire.codec import (
     Codec,
@@ -82,15 +77,6 @@ their own, larger limit; the bytes being read are charged to the memory
 budget like those buffered."""
 
 
-@dataclass(frozen=True, slots=True)
-class ModelEntry:
-    """A model as the client's picker shows it."""
-
-    name: str
-    context_window: int
-    supports_thinking: bool = False
-
-
 class CursorServer:
     """The ASGI application."""
 
@@ -128,14 +114,9 @@ class CursorServer:
         self.on_shutdown = on_shutdown
         self.http2 = http2
         self.run = RunHandler(hub, self.metrics, heartbeat_s, max_append_bytes)
-        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = {
-            "/aiserver.v1.NetworkService/IsConnected": self._is_connected,
-            "/aiserver.v1.ServerConfigService/GetServerConfig": self._server_config,
-            "/aiserver.v1.AiService/AvailableModels": self._available_models,
-            "/agent.v1.AgentService/GetUsableModels": self._usable_models,
-            "/aiserver.v1.AiService/GetUsableModels": self._usable_models,
-            "/agent.v1.AgentService/GetDefaultModelForCli": self._default_model,
-        }
+        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = AuxRpcs(
+            models, default_model, http2
+        ).routes()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -383,28 +364,6 @@ class CursorServer:
             disconnected.cancel()
             self.open_streams -= 1
             self.metrics.active_streams.dec()
-
-    # -- unary RPCs ----------------------------------------------------------------------------
-
-    def _is_connected(self, _body: bytes, _content_type: ContentType) -> Message:
-        return network_pb2.IsConnectedResponse()
-
-    def _server_config(self, _body: bytes, _content_type: ContentType) -> Message:
-        # Tell clients which agent path is served: Run over HTTP/2, or only
-        # RunSSE + BidiAppend over HTTP/1.1.
-        http2 = server_config_pb2.HTTP2_CONFIG_FORCE_ALL_ENABLED
-        if not self.http2:
-            http2 = server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
-        return server_config_pb2.GetServerConfigResponse(http2_config=http2)
-
-    def _available_models(self, _body: bytes, _content_type: ContentType) -> Message:
-        return model_lists.available_models(list(self.models()))
-
-    def _usable_models(self, _body: bytes, _content_type: ContentType) -> Message:
-        return model_lists.usable_models(list(self.models()))
-
-    def _default_model(self, _body: bytes, _content_type: ContentType) -> Message:
-        return model_lists.default_model(self.default_model())
 
 
 def _unsupported(headers: Mapping[str, str]) -> RequestError:
