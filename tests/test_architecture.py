@@ -141,6 +141,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.wire.run_stream": 3,
     "cursor_byok.transport.wire.server": 3,
     "cursor_byok.transport.wire.append_body": 3,
+    "cursor_byok.transport.wire.health": 3,
     "cursor_byok.transport.wire.app": 3,
 }
 """0 Connect primitives and protobuf, 1 the dialect (and the test client that

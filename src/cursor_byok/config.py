@@ -42,6 +42,7 @@ from cursor_byok.llm.limits import (
     plan_thinking,
 )
 from cursor_byok.llm.models import Price, price_of
+from cursor_byok.store.database import PostgresURL, parse_database
 
 ApiKind: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -132,7 +133,7 @@ class ModelConfig:
 class ServerConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    database: Path = field(
+    database: Path | PostgresURL = field(
         default_factory=lambda: Path(platformdirs.user_data_dir(APP_NAME)) / "state.sqlite3"
     )
     access_token: Secret | None = None
@@ -144,8 +145,9 @@ class ServerConfig:
     memory_budget_bytes: int = 512 * 1024 * 1024
     """What all clients together may make the server hold; past it the oldest idle goes."""
     durability: Literal["full", "normal"] = "full"
-    """SQLite `synchronous`: "full" survives power loss; "normal" survives a
-    crash of the process (WAL) and commits several times faster under load."""
+    """"full" survives power loss; "normal" survives a crash of the process and
+    commits several times faster under load (SQLite `synchronous=NORMAL`,
+    PostgreSQL `synchronous_commit=off`)."""
     http2: bool = True  # `Run` over HTTP/2 (h2c, or h2 by ALPN); false: HTTP/1.1 only
     tls: tuple[Path, Path] | None = None  # certificate and key: TLS on the same port
     body_timeout_s: float = 30.0
@@ -177,6 +179,8 @@ class Config:
         found = [key.reveal() for key in keys if key is not None]
         if self.server.access_token is not None:
             found.append(self.server.access_token.reveal())
+        if isinstance(self.server.database, PostgresURL) and self.server.database.password:
+            found.append(self.server.database.password)
         return [s for s in found if s]
 
 
@@ -357,6 +361,10 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
     if not 0 < port < 65536:
         raise where.error(table, "port", "must be between 1 and 65535")
     database = take(doc, "database", str, where, table)
+    try:
+        location = parse_database(database) if database else None
+    except ValueError as error:
+        raise where.error(table, "database", str(error)) from error
     token = take(doc, "access_token", str, where, table)
     durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
@@ -383,7 +391,7 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
     return ServerConfig(
         host=host,
         port=port,
-        database=Path(database).expanduser() if database else defaults.database,
+        database=location or defaults.database,
         access_token=Secret(token) if token else None,
         durability=cast(Literal["full", "normal"], durability),
         http2=http2,

@@ -1,9 +1,10 @@
 """`cursor-byok serve`: check what the operator asked for, bind, log, serve.
 
 Every mistake that can be found before serving (a database that is not a
-SQLite file, a folder that cannot be created, an address that is not this
-machine's, a port already in use) ends in one line naming the bad value,
-with its own exit code, before anything says "listening".
+SQLite file or a PostgreSQL server that cannot be used, a folder that cannot
+be created, an address that is not this machine's, a port already in use)
+ends in one line naming the bad value, with its own exit code, before
+anything says "listening".
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
 from cursor_byok.runtime.logsafe import PrintableLogs
+from cursor_byok.store.database import Durability, PostgresURL
 from cursor_byok.terminal import Printer
 
 # The server's modules are imported when it starts, not by every command that
 # shares this module's exit codes and errors (`cursor-byok --help` among them).
 if TYPE_CHECKING:
+    from cursor_byok.store.base import Store
     from cursor_byok.store.sqlite import SQLiteStore
     from cursor_byok.transport.wire.app import Service
     from cursor_byok.transport.wire.http_server import HttpServer
@@ -45,7 +48,20 @@ class ServeError(Exception):
         self.code = code
 
 
-def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
+def open_database(database: Path | PostgresURL, durability: Durability) -> Store:
+    """The store at `database`; ServeError saying why when it cannot be used."""
+    if isinstance(database, PostgresURL):
+        from cursor_byok.store.base import StoreError  # noqa: PLC0415
+        from cursor_byok.store.database import open_store  # noqa: PLC0415
+
+        try:
+            return open_store(database, durability)
+        except StoreError as error:
+            raise ServeError(str(error), EXIT_FAILED) from error
+    return _open_sqlite(database, "FULL" if durability == "full" else "NORMAL")
+
+
+def _open_sqlite(path: Path, synchronous: str = "FULL") -> SQLiteStore:
     """The SQLite store at `path`, created if missing; ServeError naming the
     path when it is a folder, not a SQLite file, or its folder cannot be made."""
     from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
@@ -133,7 +149,7 @@ def serve(
     config: Config,
     host: str,
     port: int,
-    database: Path,
+    database: Path | PostgresURL,
     printer: Printer,
     attach: Attach | None = None,
 ) -> int:
@@ -144,7 +160,7 @@ def serve(
             "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
         )
     check_tls(config.server.tls)
-    store = open_store(database, "FULL" if config.server.durability == "full" else "NORMAL")
+    store = open_database(database, config.server.durability)
     try:
         sock = bind(host, port)
     except ServeError:
@@ -153,7 +169,7 @@ def serve(
     _log_to(printer, config)
     map_big_buffers()  # RSS follows the memory budget after big appends are freed
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, host, port, sock, store, printer, attach))
+        asyncio.run(_run(config, host, port, sock, store, database, printer, attach))
     return EXIT_OK
 
 
@@ -178,7 +194,8 @@ async def _run(
     host: str,
     port: int,
     sock: socket.socket,
-    store: SQLiteStore,
+    store: Store,
+    database: Path | PostgresURL,
     printer: Printer,
     attach: Attach | None = None,
 ) -> None:
@@ -214,7 +231,7 @@ async def _run(
     logging.getLogger("cursor_byok").info(
         "listening on %s; database %s; models: %s; default: %s",
         url,
-        store.path,
+        database,
         models,
         config.default_model,
     )
