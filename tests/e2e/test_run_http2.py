@@ -116,8 +116,8 @@ async def test_a_tool_turn_over_run(tmp_path: Path, mode: tuple[str, str]) -> No
         history = run.store.load("conv-1")
     assert isinstance(end, End) and end.error is None
     assert stream.status == 200
-    expected = {"proto": "application/connect+proto", "json": "application/connect+json"}
-    assert stream.content_type == expected[mode[1]]
+    media = {"proto": "application/connect+proto", "json": "application/connect+json"}
+    assert stream.content_type == media[mode[1]]
     # Blobs for the checkpoints (kv_server_message) come just before each one.
     kinds = [k for k in map(kind, stream.received) if k not in ("heartbeat", "kv_server_message")]
     started = kinds.index("tool_call_started")
