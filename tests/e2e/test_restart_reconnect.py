@@ -23,7 +23,7 @@ from cursor_byok.transport.cursor.client import (
     stream_close,
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import free_port
+from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_restart import start_serve
 from tests.llm import wire_streams as wire
 from tests.llm.loopback import LoopbackServer, Reply

@@ -25,7 +25,8 @@ from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
 from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.cursor.client import CursorClient, End, run_request
-from cursor_byok.transport.wire.app import build_service, free_port, serving
+from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import assert_never
 
 from cursor_byok.llm.types import UserMessage
@@ -23,6 +23,7 @@ from cursor_byok.loop.commands import CallClient, Canceled
 from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
 from cursor_byok.runtime.runner import Outcome, Runner
 from cursor_byok.transport.cursor import dialect, input_ids
+from cursor_byok.transport.cursor.counters import Counters
 from cursor_byok.transport.cursor.exec_tracker import (
     Finished,
     MoreToCome,
@@ -47,19 +48,6 @@ from cursor_byok.transport.wire.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.wire.errors import Code, WireError
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class Counters:
-    """What went wrong quietly (the protocol wants 200s), for logs and metrics."""
-
-    undecodable_appends: int = 0
-    late_appends: int = 0
-    unknown_exec_results: int = 0
-    ignored_messages: int = 0
-    failed_appends: int = 0
-    over_budget_appends: int = 0
-    """Appends ignored because their request id's state was dropped or failed."""
 
 
 class SessionHub:
@@ -122,7 +110,11 @@ class SessionHub:
         self.budget.refund(budget_key(session.request_id), session.inbox.clear())
         error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
         conversation_id = session.conversation_id
-        if conversation_id is None or session.ended:
+        if (
+            conversation_id is None
+            or session.ended
+            or self.sink.taken_over(conversation_id, session)
+        ):
             session.put(EndOfStream(error))
             return
         log.warning("request %s: turn ended: %s", session.request_id, reason)
@@ -178,6 +170,8 @@ class SessionHub:
         self._spawn(_discard(submit))
 
     async def _abandoned(self, session: Session) -> None:
+        if self.sink.taken_over(session.conversation_id, session):
+            return  # a resume on another stream carries the turn on
         input_id = session.input_id("disconnected")
         await self._submit(session, input_id, Cancel("client disconnected", self._now_ms()))
 
