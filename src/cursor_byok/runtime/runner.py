@@ -35,7 +35,8 @@ from typing import Protocol, TypeAlias, TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
-from cursor_byok.llm.serialize import canonical_loads, message_from_json, request_from_json
+from cursor_byok.llm.request_identity import RequestNotRebuilt
+from cursor_byok.llm.serialize import canonical_loads, message_from_json
 from cursor_byok.llm.types import JSONValue, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
@@ -54,7 +55,7 @@ from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeStat
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt
-from cursor_byok.runtime.records import store_records
+from cursor_byok.runtime.records import saved_request, store_records
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -294,7 +295,14 @@ class Runner:
             if record is None:
                 log.error("conversation %s: call %s has no saved request", state, state.call_id)
                 return
-            request = request_from_json(canonical_loads(record.request))
+            try:
+                request = saved_request(record, state.messages)
+            except RequestNotRebuilt as error:
+                # Never send a request other than the one recorded: the call ends.
+                log.error("conversation %s: %s", conversation.conversation_id, error)
+                failure = local_error(f"the saved model request could not be rebuilt: {error}")
+                conversation.queue.put_nowait(_StreamEvent(state.call_id, failure))
+                return
             self._consume_llm(conversation, state.call_id, record.model, request)
         elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
             waiting = state.waiting

@@ -62,18 +62,27 @@ class InputCommit:
 
 @dataclass(frozen=True, slots=True)
 class LLMCallRecord:
-    """One model call. `request` holds the exact serialized request: a retry
-    or a recovery sends these bytes again, never a rebuilt request."""
+    """One model call, named by what identifies its request rather than a
+    copy of it (which would grow with history): the message count and chain
+    hash point into the stored history; the system prompt and tools are kept
+    once per distinct value under their hashes. A retry or a recovery
+    rebuilds the request from these and checks it against `request_hash`.
+    `legacy_request` is the full copy a database written before this scheme
+    kept for a call still in flight (empty otherwise)."""
 
     call_id: str
     conversation_id: str
     model: str
-    request: bytes
     request_hash: str
     messages_hash: str
     message_count: int
     last_message_hash: str | None
     status: CallStatus
+    system_hash: str = ""
+    system: bytes = b""
+    tools_hash: str = ""
+    tools: bytes = b""
+    legacy_request: bytes = b""
     attempts: int = 0
     assistant_hash: str | None = None
     error: str | None = None
@@ -133,7 +142,7 @@ class Store(Protocol):
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:
-        """Save a new call (its exact request) or a change of its status."""
+        """Save a new call (what identifies its request) or a change of its status."""
         ...
 
     def get_llm_call(self, call_id: str) -> LLMCallRecord | None: ...

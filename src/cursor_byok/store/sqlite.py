@@ -277,11 +277,22 @@ class SQLiteStore:
         ).fetchone()
         if row is not None and row[0] != record.request_hash:
             raise RequestMismatch(f"call {record.call_id!r} was saved with another request")
+        for part_hash, body in (
+            (record.system_hash, record.system),
+            (record.tools_hash, record.tools),
+        ):
+            if part_hash:
+                db.execute(
+                    "INSERT INTO request_parts (part_hash, body) VALUES (?, ?)"
+                    " ON CONFLICT (part_hash) DO NOTHING",
+                    (part_hash, body),
+                )
         now = _now_ms()
         db.execute(
             "INSERT INTO llm_calls (call_id, conversation_id, model, request_json, request_hash,"
             " messages_hash, message_count, last_message_hash, status, attempts, assistant_hash,"
-            " error, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " error, created_at_ms, updated_at_ms, system_hash, tools_hash)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (call_id) DO UPDATE SET status = excluded.status,"
             " attempts = max(attempts, excluded.attempts),"
             " assistant_hash = coalesce(excluded.assistant_hash, assistant_hash),"
@@ -290,7 +301,7 @@ class SQLiteStore:
                 record.call_id,
                 record.conversation_id,
                 record.model,
-                record.request,
+                record.legacy_request,
                 record.request_hash,
                 record.messages_hash,
                 record.message_count,
@@ -301,6 +312,8 @@ class SQLiteStore:
                 record.error,
                 now,
                 now,
+                record.system_hash or None,
+                record.tools_hash or None,
             ),
         )
 
@@ -309,7 +322,9 @@ class SQLiteStore:
             row = db.execute(
                 "SELECT call_id, conversation_id, model, request_json, request_hash,"
                 " messages_hash, message_count, last_message_hash, status, attempts,"
-                " assistant_hash, error FROM llm_calls WHERE call_id = ?",
+                " assistant_hash, error, system_hash, s.body, tools_hash, t.body"
+                " FROM llm_calls LEFT JOIN request_parts s ON s.part_hash = system_hash"
+                " LEFT JOIN request_parts t ON t.part_hash = tools_hash WHERE call_id = ?",
                 (call_id,),
             ).fetchone()
         if row is None:
@@ -318,7 +333,7 @@ class SQLiteStore:
             call_id=row[0],
             conversation_id=row[1],
             model=row[2],
-            request=bytes(row[3]),
+            legacy_request=bytes(row[3]),
             request_hash=row[4],
             messages_hash=row[5],
             message_count=row[6],
@@ -327,6 +342,10 @@ class SQLiteStore:
             attempts=row[9],
             assistant_hash=row[10],
             error=row[11],
+            system_hash=row[12] or "",
+            system=bytes(row[13] or b""),
+            tools_hash=row[14] or "",
+            tools=bytes(row[15] or b""),
         )
 
     def llm_calls(self, conversation_id: str) -> list[LLMCallRecord]:
