@@ -212,3 +212,18 @@ def test_a_late_streaming_update_does_not_hide_how_a_call_ended(store: SQLiteSto
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.STREAMING, attempts=1))
     saved = store.get_llm_call(command.call_id)
     assert saved is not None and saved.status is CallStatus.CANCELED and saved.attempts == 1
+
+
+def test_an_unflushed_commit_is_stored_and_leaves_the_store_flushing(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    store = SQLiteStore(path, synchronous="FULL")
+    state = transition(fresh(), start("hi")).state.committed
+    assert store.commit_input("in-1", 0, state, None, flush=False) == 1
+    with pytest.raises(VersionConflict):
+        store.commit_input("in-2", 0, grown(state, "b"), None, flush=False)
+    # the next commits flush again (2 = FULL), after a success and a conflict
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    store.close()
+    reopened = SQLiteStore(path)
+    loaded = reopened.load("conv-1")
+    assert loaded is not None and loaded.state == state

@@ -20,6 +20,16 @@ is published and before its command runs. So a model call's exact request is
 saved before the upstream is opened, a tool call's operation id is saved
 before the client is asked, and deltas (which change no committed state) are
 published without touching the database.
+
+A commit that plans a model call is not flushed on its own (`flush=False`):
+it is in the database, safe from a process crash, before the upstream opens,
+but its fsync is left to the commit that ends the call, so the disk's flush
+time (milliseconds) is not added to the time to the first token. The price,
+under `durability = "full"` only: a power cut while the call streams can lose
+that last commit (the input that started the call, or the tool result that
+led to it), so the client may have to send it again and a tool may be asked
+for again. It can never duplicate or reorder history, and everything
+committed before it stays.
 """
 
 from __future__ import annotations
@@ -342,6 +352,9 @@ class Runner:
                     record,
                     calls,
                     operations,
+                    # The commit that plans a model call keeps its fsync off
+                    # the first token's path (see the module docstring).
+                    not isinstance(result.command, CallLLM),
                 )
             except VersionConflict:
                 log.info("conversation %s: version conflict, reloading", conversation_id)

@@ -135,10 +135,15 @@ class Store(Protocol):
         result: JSONValue,
         llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
         operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
     ) -> int:
         """Commit `next_state` in one transaction with the input id and the
         call records; return the new version. `expected_version` 0 creates
-        the conversation. Raises VersionConflict or HistoryRewrite."""
+        the conversation. Raises VersionConflict or HistoryRewrite.
+        `flush=False`: the commit survives a process crash when this returns,
+        and a power cut once a later flushed commit returns (no fsync of its
+        own); under a store configured for speed over power-loss safety the
+        flag changes nothing."""
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:

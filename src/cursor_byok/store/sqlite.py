@@ -74,6 +74,7 @@ class SQLiteStore:
         )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
+        self._synchronous = synchronous
         self._db.execute("PRAGMA foreign_keys=ON")
         migrate(self._db)
         self._read_lock = threading.Lock()
@@ -99,15 +100,26 @@ class SQLiteStore:
                 self._reader.execute("COMMIT")
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, flush: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction. `flush=False` under synchronous FULL commits
+        it as NORMAL does: in the WAL (a process crash keeps it) without an
+        fsync of its own; the next flushed commit's fsync covers it too, as
+        the WAL is written in order."""
+        relaxed = not flush and self._synchronous in ("FULL", "EXTRA")
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            if relaxed:
+                self._db.execute("PRAGMA synchronous=NORMAL")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            finally:
+                if relaxed:
+                    self._db.execute(f"PRAGMA synchronous={self._synchronous}")
 
     # -- conversations -----------------------------------------------------------
 
@@ -145,9 +157,10 @@ class SQLiteStore:
         result: JSONValue,
         llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
         operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
     ) -> int:
         conversation_id = next_state.conversation_id
-        with self._transaction() as db:
+        with self._transaction(flush) as db:
             row = db.execute(
                 "SELECT version, message_count, messages_hash FROM conversations"
                 " WHERE conversation_id = ?",
