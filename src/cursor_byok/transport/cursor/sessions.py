@@ -33,6 +33,7 @@ from cursor_byok.transport.cursor.exec_tracker import (
     SendNext,
     Unknown,
 )
+from cursor_byok.transport.cursor.outbox import Outbox
 from cursor_byok.transport.cursor.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.cursor.tools import ToolOutcome, ToolSet
@@ -75,7 +76,7 @@ class Session:
     clock: Callable[[], float] = time.time
     inbox: AppendInbox = field(default_factory=AppendInbox)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    outbox: asyncio.Queue[QueueItem] = field(default_factory=asyncio.Queue)
+    outbox: Outbox[QueueItem] = field(default_factory=Outbox)
     conversation_id: str | None = None
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
@@ -107,7 +108,7 @@ class Session:
 
     def reset(self) -> None:
         """The request id was reused for a new run (seqno restarted at 0)."""
-        self.outbox = asyncio.Queue()
+        self.outbox = Outbox()
         self.context = dialect.StreamContext(stream_id=self.request_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.ended = False
