@@ -37,6 +37,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/parse_cost.py
 	$(PY) bench/server.py
 	$(PY) bench/proxy.py
+	$(PY) bench/cache.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -10,7 +10,23 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cursor_byok.llm.events import ResponseEvent, ResponseStream
+from cursor_byok.llm.assembler import Assembler
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ErrorEvent,
+    ResponseEvent,
+    ResponseStream,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from cursor_byok.llm.http import UpstreamError
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import request_bytes
 from cursor_byok.llm.types import RequestMessages
@@ -19,13 +35,24 @@ from cursor_byok.runtime.runner import Outbound
 
 @dataclass
 class ScriptedStream:
+    """Plays its events; closed before its end, it ends like a real stream:
+    with an `aborted` event carrying what was played (built by the real
+    assembler), then nothing."""
+
     events: list[ResponseEvent]
     delay: float = 0.0
     closed: bool = False
     position: int = 0
+    last_word: ErrorEvent | None = None
 
     async def recv(self) -> ResponseEvent:
-        if self.closed or self.position >= len(self.events):
+        if self.closed:
+            last_word = self.last_word
+            if last_word is None:
+                raise StopAsyncIteration
+            self.last_word = None
+            return last_word
+        if self.position >= len(self.events):
             raise StopAsyncIteration
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -34,7 +61,35 @@ class ScriptedStream:
         return event
 
     async def aclose(self) -> None:
+        if self.closed:
+            return
         self.closed = True
+        played = self.events[: self.position]
+        if played and not isinstance(played[-1], DoneEvent | ErrorEvent):
+            self.last_word = partial_of(played)
+
+
+def partial_of(played: list[ResponseEvent]) -> ErrorEvent:
+    """The `aborted` event an adapter ends with when stopped after `played`."""
+    assembler = Assembler("test-api", "test", "test-model", 2)
+    for event in played:
+        match event:
+            case TextStart():
+                assembler.open_text()
+            case ThinkingStart():
+                assembler.open_thinking()
+            case ToolCallStart(id=call_id, name=name):
+                assembler.open_tool_call(call_id, name)
+            case TextDelta(delta=piece) | ThinkingDelta(delta=piece) | ToolCallDelta(delta=piece):
+                assembler.delta(piece)
+            case TextEnd() | ThinkingEnd() | ToolCallEnd():
+                assembler.close()
+            case _:
+                pass
+    assembler.fail(UpstreamError("the call was cancelled"), reason="aborted")
+    last = assembler.out[-1]
+    assert isinstance(last, ErrorEvent)
+    return last
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cursor_byok.llm.events import StartEvent
 from cursor_byok.llm.types import TextContent
-from cursor_byok.loop import LLMEvent, ToolResult, transition
+from cursor_byok.loop import Compact, LLMEvent, ToolResult, transition
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
     assistant,
@@ -119,3 +119,24 @@ def test_show_lists_a_repair_step(tmp_path: Path) -> None:
     shown = cli("show", "conv-r", "--database", str(database))
     assert shown.returncode == 0
     assert "repair     earlier history resent as plain text: messages.1.content.1" in shown.stdout
+
+
+def test_show_marks_where_requests_were_reset_by_a_summary(tmp_path: Path) -> None:
+    database = tmp_path / "state.sqlite3"
+    store = SQLiteStore(database)
+    state = transition(fresh("conv-7"), start("what is in a.txt?")).state
+    for step_input in ("answer", "summary"):
+        call_id = state.committed.call_id
+        assert call_id is not None
+        text = "It says hello." if step_input == "answer" else "Asked about a.txt: hello."
+        for event in stream_of(assistant(TextContent(text))):
+            state = transition(state, LLMEvent(call_id, event)).state
+        if step_input == "answer":
+            state = transition(state, Compact()).state
+    assert state.committed.resets == (2,)
+    store.commit_input("in-1", 0, state.committed, None)
+    store.close()
+    shown = cli("show", "conv-7", "--database", str(database))
+    lines = shown.stdout.splitlines()
+    marker = next(i for i, line in enumerate(lines) if "reset" in line)
+    assert "message 2" in lines[marker] and "Asked about a.txt" in lines[marker + 1]

@@ -195,3 +195,12 @@ def test_timeouts_hosts_and_metrics_access_are_configurable(tmp_path: Path) -> N
 def test_bad_timeouts_and_host_lists_are_named(tmp_path: Path, text: str, expected: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(expected)):
         load_config(write(tmp_path, text), env={})
+
+
+def test_compact_at_defaults_to_ninety_percent_and_must_be_a_share(tmp_path: Path) -> None:
+    assert load_config(None, env={}).server.compact_at == 0.9
+    loaded = load_config(write(tmp_path, "[server]\ncompact_at = 0.75\n"), env={})
+    assert loaded.server.compact_at == 0.75
+    for bad in ("0", "1.5", '"most"'):
+        with pytest.raises(ConfigError, match=r":2: server\.compact_at"):
+            load_config(write(tmp_path, f"[server]\ncompact_at = {bad}\n"), env={})

@@ -36,6 +36,7 @@ from cursor_byok.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
+from cursor_byok.loop.compaction import summary_of
 from cursor_byok.proxy.arguments import add_proxy_parser
 from cursor_byok.runtime.logsafe import printable
 from cursor_byok.serve import (
@@ -342,7 +343,10 @@ def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> i
             (state.status.value, _STATUS_COLOURS.get(state.status.value)),
             f", {len(state.messages)} messages, version {loaded.version}",
         )
-        for message in state.messages:
+        resets = set(state.resets)
+        for index, message in enumerate(state.messages):
+            if index in resets:
+                printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
             printer.line(_one_line(message))
         printer.line("model calls:")
         for call in store.llm_calls(conversation_id):
@@ -369,12 +373,16 @@ def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> i
 def _one_line(message: Message) -> str:
     match message:
         case UserMessage(content=content):
+            summary = summary_of(message)
+            if summary is not None:
+                return f"  summary    {_short(summary)}"
             text = content if isinstance(content, str) else "[blocks]"
             return f"  user       {_short(text)}"
         case AssistantMessage():
             calls = ", ".join(call.name for call in message.tool_calls)
             suffix = f"  -> {calls}" if calls else ""
-            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}]"
+            mark = ", interrupted" if message.interrupted else ""
+            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
         case ToolResultMessage():
             flag = " (error)" if message.is_error else ""
             return f"  tool       {message.tool_name}{flag}"

@@ -141,6 +141,9 @@ class ServerConfig:
     stall_timeout_s: float = 300.0
     retry_budget_s: float = 30.0
     """The most a model call waits across its retries; a longer retry-after ends the turn."""
+    compact_at: float = 0.9
+    """Compact a conversation when its next request would fill more than this
+    share of the model's context window."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +348,9 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
     durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
         raise where.error(table, "durability", 'must be "full" or "normal"')
+    compact_at = float(or_default(take(doc, "compact_at", (float, int), where, table), 0.9))
+    if not 0 < compact_at <= 1:
+        raise where.error(table, "compact_at", "must be a share above 0 and at most 1")
     defaults = ServerConfig()
     timeouts = {key: _seconds(doc, key, getattr(defaults, key), where, table) for key in _TIMEOUTS}
     hosts = take(doc, "allowed_hosts", list, where, table) or []
@@ -362,6 +368,7 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         allowed_hosts=tuple(hosts),
         metrics_public=metrics_public,
         **timeouts,
+        compact_at=compact_at,
     )
 
 

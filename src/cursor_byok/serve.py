@@ -170,6 +170,7 @@ async def _run(
         models=router.entries,
         default_model=lambda: config.default_model,
         context_window=router.context_window,
+        compact_at=config.server.compact_at,
         max_body_bytes=config.server.max_body_bytes,
         access_token=token.reveal() if token else None,
         retry=RetryPolicy(budget_s=config.server.retry_budget_s),

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from cursor_byok.llm.events import ErrorEvent, ResponseEvent
-from cursor_byok.llm.types import TextContent, ToolCall, UserMessage
+from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, UserMessage
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import (
@@ -139,7 +139,7 @@ async def test_a_dropped_stream_reopened_with_the_same_id_gets_the_rest(tmp_path
     assert loaded is not None and len(loaded.state.messages) == 2
 
 
-async def test_cancel_mid_stream_ends_with_canceled_and_appends_nothing(tmp_path: Path) -> None:
+async def test_cancel_mid_stream_ends_with_canceled_and_keeps_what_streamed(tmp_path: Path) -> None:
     long = answer("word " * 300)
     async with server(tmp_path, [long], delay=0.01) as (client, store, llm):
         stream = await client.open("r")
@@ -152,7 +152,10 @@ async def test_cancel_mid_stream_ends_with_canceled_and_appends_nothing(tmp_path
     assert isinstance(end, End) and end.error is not None
     assert end.error["code"] == "canceled"
     assert llm.streams[0].closed
-    assert loaded is not None and len(loaded.state.messages) == 1
+    assert loaded is not None
+    _, kept = loaded.state.messages
+    assert isinstance(kept, AssistantMessage) and kept.interrupted
+    assert kept.text and ("word " * 300).startswith(kept.text)
 
 
 async def test_an_upstream_error_mid_stream_ends_with_error_details(tmp_path: Path) -> None:
@@ -202,10 +205,14 @@ async def test_a_stream_left_without_a_reader_is_canceled_after_the_grace(tmp_pa
         first.task.cancel()
         for _ in range(100):
             loaded = store.load("conv-1")
-            if loaded is not None and loaded.state.status.value == "canceled":
+            if loaded is not None and len(loaded.state.messages) == 2:
                 break
             await asyncio.sleep(0.05)
     assert loaded is not None and loaded.state.status.value == "canceled"
+    # What had streamed when the grace period ran out is kept, marked interrupted.
+    kept = loaded.state.messages[-1]
+    assert isinstance(kept, AssistantMessage) and kept.interrupted
+    assert kept.text and ("slow " * 200).startswith(kept.text)
 
 
 async def test_the_run_request_may_arrive_before_the_stream_opens(tmp_path: Path) -> None:

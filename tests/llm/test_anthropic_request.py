@@ -3,17 +3,10 @@ and cache breakpoints within the API's limits."""
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from cursor_byok.llm.provider import ModelSpec
-from cursor_byok.llm.providers.anthropic import (
-    BREAKPOINT_STRIDE,
-    LOOKBACK_BLOCKS,
-    build_request,
-    place_breakpoints,
-    render_messages,
-)
+from cursor_byok.llm.providers.anthropic import build_request, render_messages
 from cursor_byok.llm.types import (
     AssistantMessage,
     ImageContent,
@@ -59,7 +52,7 @@ def test_golden_request_with_image_thinking_tools_and_results() -> None:
     assert build_request(SPEC, request) == {
         "model": SPEC.model,
         "max_tokens": 1000,
-        "system": [{"type": "text", "text": "Be brief.", "cache_control": MARK}],
+        "system": [{"type": "text", "text": "Be brief."}],
         "messages": [
             {
                 "role": "user",
@@ -100,7 +93,6 @@ def test_golden_request_with_image_thinking_tools_and_results() -> None:
                         "tool_use_id": "toolu_2",
                         "content": "no",
                         "is_error": True,
-                        "cache_control": MARK,
                     },
                 ],
             },
@@ -169,57 +161,3 @@ def test_each_request_renders_the_previous_messages_as_a_byte_prefix() -> None:
 
     requests = three_requests(standard_turns(make, CALL))
     assert_prefix([render_messages(SPEC, r) for r in requests])
-
-
-def strip_marks(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: strip_marks(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [strip_marks(v) for v in value]
-    return value
-
-
-def wide_history(calls: int) -> RequestMessages:
-    """One turn with many parallel tool calls: wider than the lookback."""
-    tool_calls = [ToolCall(f"toolu_{i}", "read_file", {"path": str(i)}) for i in range(calls)]
-    results = [ToolResultMessage(c.id, c.name, (TextContent("x"),)) for c in tool_calls]
-    return RequestMessages(
-        "S", (UserMessage("go"), ours(ThinkingContent("t", "sig"), *tool_calls), *results)
-    )
-
-
-def test_markers_never_exceed_four_and_only_add_cache_control() -> None:
-    request = wide_history(40)
-    body = build_request(SPEC, request)
-    blocks = [b for m in body["messages"] for b in m["content"]]
-    marked = [i for i, b in enumerate(blocks) if "cache_control" in b]
-    assert len(marked) + 1 == 4  # plus the system block
-    assert strip_marks(body["messages"]) == render_messages(SPEC, request)
-    assert all(blocks[i]["type"] not in ("thinking", "redacted_thinking") for i in marked)
-
-
-def test_rolling_markers_are_spaced_within_the_lookback() -> None:
-    blocks = [b for m in build_request(SPEC, wide_history(40))["messages"] for b in m["content"]]
-    marked = [i for i, b in enumerate(blocks) if "cache_control" in b]
-    assert marked[-1] == len(blocks) - 1
-    gaps = [later - earlier for earlier, later in itertools.pairwise(marked)]
-    assert gaps and all(gap <= BREAKPOINT_STRIDE < LOOKBACK_BLOCKS for gap in gaps)
-
-
-def test_a_thinking_block_passes_its_marker_to_an_earlier_block() -> None:
-    messages = [
-        {"role": "user", "content": [{"type": "text", "text": "q"}]},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}]},
-    ]
-    marked = place_breakpoints(messages, 1)
-    assert marked[0]["content"][0]["cache_control"] == MARK
-    assert "cache_control" not in marked[1]["content"][0]
-    assert "cache_control" not in messages[0]["content"][0], "the input is not modified"
-
-
-def test_without_system_prompt_the_last_tool_carries_the_fixed_marker() -> None:
-    wide = wide_history(40)
-    body = build_request(SPEC, RequestMessages(None, wide.messages, (READ_TOOL,)))
-    marks = [b for m in body["messages"] for b in m["content"] if "cache_control" in b]
-    assert body["tools"][-1]["cache_control"] == MARK
-    assert "system" not in body and len(marks) == 3

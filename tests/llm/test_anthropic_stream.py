@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from cursor_byok.llm.events import ResponseEvent, ThinkingDelta, ToolCallDelta
@@ -123,3 +124,52 @@ async def test_overloaded_error_mid_stream_is_retryable(server: LoopbackServer) 
     error = error_of(events)
     assert error.retryable and error.message.error_message == "Overloaded"
     assert error.message.stop_reason == "error"
+
+
+def sse(*events: dict[str, object]) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def text_reply(start_usage: dict[str, object], end_usage: dict[str, object]) -> bytes:
+    return sse(
+        {"type": "message_start", "message": {"id": "msg_1", "usage": start_usage}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": end_usage},
+        {"type": "message_stop"},
+    )
+
+
+async def test_the_final_delta_does_not_overwrite_cache_reads(server: LoopbackServer) -> None:
+    body = text_reply(
+        {"input_tokens": 12, "cache_read_input_tokens": 5000, "cache_creation_input_tokens": 300},
+        {"input_tokens": 12, "cache_read_input_tokens": 0, "output_tokens": 7},
+    )
+    usage = done_of(await run(server, body)).message.usage
+    assert (usage.input, usage.cache_read, usage.cache_write, usage.output) == (12, 5000, 300, 7)
+
+
+async def test_compaction_iterations_are_summed(server: LoopbackServer) -> None:
+    """With server-side compaction the top level counts only the last step."""
+    iterations = [
+        {
+            "type": "compaction",
+            "input_tokens": 180000,
+            "output_tokens": 3500,
+            "cache_read_input_tokens": 1000,
+        },
+        {
+            "type": "message",
+            "input_tokens": 23000,
+            "output_tokens": 1000,
+            "cache_creation_input_tokens": 40,
+        },
+    ]
+    body = text_reply(
+        {"input_tokens": 23000},
+        {"input_tokens": 23000, "output_tokens": 1000, "iterations": iterations},
+    )
+    usage = done_of(await run(server, body)).message.usage
+    assert (usage.input, usage.output) == (203000, 4500)
+    assert (usage.cache_read, usage.cache_write) == (1000, 40)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cursor_byok.llm.events import ErrorEvent, StartEvent
+from cursor_byok.llm.events import ErrorEvent, StartEvent, TextDelta
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages
 from tests.factories import READ_TOOL, user
@@ -139,6 +139,9 @@ async def test_task_cancel_while_waiting_aborts_and_closes(
     assert isinstance(seen[0], StartEvent)
     rest = await collect(stream)
     assert isinstance(rest[-1], ErrorEvent) and rest[-1].reason == "aborted"
+    # The abort carries what had streamed, the open block included.
+    streamed = "".join(e.delta for e in seen + rest if isinstance(e, TextDelta))
+    assert rest[-1].message.text == streamed
     await asyncio.wait_for(server.closed_early.wait(), 5)
     await llm.aclose()
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.loop import (
     Command,
+    Emit,
     Input,
     LLMEvent,
     RuntimeState,
@@ -20,7 +21,7 @@ from cursor_byok.loop import (
 @dataclass
 class Trace:
     state: RuntimeState
-    emitted: list[ResponseEvent] = field(default_factory=list)
+    emitted: list[Emit] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
     transitions: list[Transition] = field(default_factory=list)
 

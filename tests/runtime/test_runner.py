@@ -221,7 +221,7 @@ async def test_a_stream_that_ends_without_done_fails_cleanly(make: Make) -> None
     assert h.history() == (start("go").user_message,)
 
 
-async def test_cancel_mid_stream_closes_the_upstream_and_appends_nothing(make: Make) -> None:
+async def test_cancel_mid_stream_closes_the_upstream_and_keeps_what_streamed(make: Make) -> None:
     long = assistant(TextContent("word " * 200))
     h: Harness = make([stream_of(long, chunk=5)], delay=0.005)
     await h.runner.submit("c", "req:0", start("go"))
@@ -231,7 +231,10 @@ async def test_cancel_mid_stream_closes_the_upstream_and_appends_nothing(make: M
     assert canceled == Canceled("user stop")
     await asyncio.sleep(0.05)
     assert h.llm.streams[0].closed
-    assert h.history() == (start("go").user_message,)
+    first, kept = h.history()
+    assert first == start("go").user_message
+    assert isinstance(kept, AssistantMessage) and kept.interrupted
+    assert kept.text and ("word " * 200).startswith(kept.text)
     record = h.store.get_llm_call("c:call:1")
     assert record is not None and record.status is CallStatus.CANCELED
 

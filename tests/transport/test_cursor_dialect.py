@@ -19,9 +19,12 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.types import JSONValue, TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
+from cursor_byok.loop.inputs import Start
 from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.client import cancel, exec_reply, run_request, stream_close
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker
+from cursor_byok.transport.cursor.meter import turn_ended
+from cursor_byok.transport.cursor.shell import SHELL_KEEP_CHARS, ShellCollector
 from cursor_byok.transport.cursor.tools import (
     BUILTIN,
     MAX_RESULT_CHARS,
@@ -59,7 +62,7 @@ def test_a_run_request_becomes_a_start_with_the_model_and_the_tools() -> None:
     event = decode(message)
     assert isinstance(event, dialect.RunStarted)
     assert (event.conversation_id, event.model) == ("conv-7", "claude-sonnet-4-6")
-    assert event.start is not None
+    assert isinstance(event.start, Start)
     assert event.start.user_message.content == "Fix the bug"
     assert event.start.user_message.timestamp == 1234
     settings = event.start.settings
@@ -185,7 +188,7 @@ def test_turn_ended_encodes_usage_as_the_live_client_saw_it() -> None:
             cache_write=sample["cache_write"],
             reasoning=sample["reasoning"],
         )
-        encoded = dialect.turn_ended(usage).interaction_update.turn_ended.SerializeToString()
+        encoded = turn_ended(usage).interaction_update.turn_ended.SerializeToString()
         assert encoded.hex() == sample["terminal_hex"]
 
 
@@ -232,7 +235,7 @@ def shell_message(**event: object) -> pb.ExecClientMessage:
 
 
 def test_a_shell_stream_is_collected_into_one_result() -> None:
-    collector = dialect.ShellCollector("ls", "/w")
+    collector = ShellCollector("ls", "/w")
     assert collector.feed(shell_message(start=pb.ShellStreamStart())) is None
     assert collector.feed(shell_message(stdout=pb.ShellStreamStdout(data="a\n"))) is None
     assert collector.feed(shell_message(stderr=pb.ShellStreamStderr(data="warn\n"))) is None
@@ -247,10 +250,10 @@ def test_a_shell_stream_is_collected_into_one_result() -> None:
 
 
 def test_a_failing_or_refused_command_is_reported() -> None:
-    collector = dialect.ShellCollector("false", "/w")
+    collector = ShellCollector("false", "/w")
     final = collector.feed(shell_message(exit=pb.ShellStreamExit(code=1)))
     assert final is not None and final.shell_result.failure.exit_code == 1
-    refused = dialect.ShellCollector("rm -rf /", "/w").feed(
+    refused = ShellCollector("rm -rf /", "/w").feed(
         shell_message(rejected=pb.ShellRejected(command="rm -rf /", reason="not allowed"))
     )
     assert refused is not None
@@ -341,7 +344,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
     )
     selected.selected_images.append(pb.SelectedImage(data=b"\x89PNG", mime_type="image/png"))
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted) and event.start is not None
+    assert isinstance(event, dialect.RunStarted) and isinstance(event.start, Start)
     settings = event.start.settings
     assert settings is not None and settings.system_prompt is not None
     assert "Workspace: /home/me/project" in settings.system_prompt
@@ -356,7 +359,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
 
 def test_a_plain_message_stays_a_plain_string() -> None:
     event = decode(run_request("just text"))
-    assert isinstance(event, dialect.RunStarted) and event.start is not None
+    assert isinstance(event, dialect.RunStarted) and isinstance(event.start, Start)
     assert event.start.user_message.content == "just text"
 
 
@@ -383,10 +386,10 @@ def test_an_edit_refuses_a_missing_or_ambiguous_piece() -> None:
 
 
 def test_shell_output_is_kept_only_up_to_what_the_model_can_see() -> None:
-    collector = dialect.ShellCollector("yes", "/w")
+    collector = ShellCollector("yes", "/w")
     chunk = "y\n" * 10_000
     for _ in range(20):
         collector.feed(shell_message(stdout=pb.ShellStreamStdout(data=chunk)))
     final = collector.feed(shell_message(exit=pb.ShellStreamExit(code=0)))
     assert final is not None
-    assert len(final.shell_result.success.stdout) == dialect.SHELL_KEEP_CHARS
+    assert len(final.shell_result.success.stdout) == SHELL_KEEP_CHARS

@@ -28,7 +28,7 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.http import UpstreamError
 from cursor_byok.llm.models import Price, with_cost
-from cursor_byok.llm.partial_json import parse_complete
+from cursor_byok.llm.partial_json import complete_arguments, parse_complete
 from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
@@ -201,9 +201,14 @@ class Assembler:
         self.finish()
 
     def fail(self, error: UpstreamError, reason: ErrorReason = "error") -> None:
-        """Emit `error`. The open block stays open: it is not part of the record."""
+        """Emit `error`. After a failure the open block stays open: it is not
+        part of the record. An abort (the call was stopped) keeps it: the
+        partial response is what streamed until then, and the loop may keep
+        it as an interrupted message."""
         if self.terminated:
             return
+        if reason == "aborted":
+            self._keep_open_block()
         self.terminated = True
         self.out.append(
             ErrorEvent(
@@ -214,6 +219,25 @@ class Assembler:
                 retry_after=error.retry_after,
             )
         )
+
+    def _keep_open_block(self) -> None:
+        """Add the open block to the content as it stands, emitting nothing;
+        a tool call keeps its arguments only if they are complete JSON."""
+        block, self.block = self.block, None
+        if block is None:
+            return
+        text = "".join(block.pieces)
+        if block.kind == "text":
+            self.content.append(TextContent(text, block.signature))
+        elif block.kind == "thinking":
+            self.content.append(ThinkingContent(text, block.signature, block.redacted))
+        else:
+            arguments = complete_arguments(text)
+            raw = text if arguments is not None and text.strip() else None
+            signature = block.signature or None
+            self.content.append(
+                ToolCall(block.call_id, block.name, arguments or {}, raw, signature)
+            )
 
     def _message(
         self, stop_reason: DoneReason | ErrorReason, error_message: str | None

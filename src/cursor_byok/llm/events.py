@@ -102,11 +102,14 @@ class DoneEvent:
 class ErrorEvent:
     """The call failed (`error`) or was cancelled (`aborted`).
 
-    `message` is the partial response with `error_message` set; it is a
-    record, never history. `status` is the upstream HTTP status when there
-    was one; `retryable` says whether repeating the identical request may
-    succeed (connect errors, 408/409/429/5xx, overload), and `retry_after`
-    is the provider's hint in seconds.
+    `message` is the partial response with `error_message` set. After a
+    failure it is a record, never history; after an abort it holds all that
+    streamed, the open block included, and the loop keeps it (as a new
+    message marked interrupted) when a turn was canceled. `status` is the
+    upstream HTTP status when there was one; `retryable` says whether
+    repeating the identical request may succeed (connect errors,
+    408/409/429/5xx, overload), and `retry_after` is the provider's hint in
+    seconds.
     """
 
     reason: ErrorReason

@@ -28,6 +28,19 @@ def parse_partial(buffer: str) -> JSONObject:
     return cast(JSONObject, value) if isinstance(value, dict) and _finite(value) else EMPTY
 
 
+def complete_arguments(buffer: str) -> JSONObject | None:
+    """The arguments if `buffer` is a whole JSON object (empty counts as {}),
+    else None: for a call cut off mid-stream, half an object is not what the
+    model meant."""
+    if not buffer or buffer.isspace():
+        return EMPTY
+    try:
+        value = jiter.from_json(buffer.encode())
+    except ValueError:
+        return None
+    return cast(JSONObject, value) if isinstance(value, dict) and _finite(value) else None
+
+
 def parse_complete(buffer: str) -> JSONObject:
     """Parse the final argument string; a truncated one still yields its prefix."""
     if not buffer or buffer.isspace():

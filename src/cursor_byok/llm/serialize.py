@@ -255,6 +255,8 @@ def message_to_json(message: Message) -> dict[str, JSONValue]:
                 out["responseId"] = message.response_id
             if message.error_message is not None:
                 out["errorMessage"] = message.error_message
+            if message.interrupted:
+                out["interrupted"] = True
             return out
         case ToolResultMessage():
             return {
@@ -299,6 +301,7 @@ def message_from_json(doc: Any) -> Message:
             response_id=_opt_str(doc, "responseId"),
             error_message=_opt_str(doc, "errorMessage"),
             timestamp=_int(doc, "timestamp"),
+            interrupted=doc.get("interrupted") is True,
         )
     if role == "toolResult":
         return ToolResultMessage(
@@ -365,6 +368,8 @@ def request_to_json(request: RequestMessages) -> dict[str, JSONValue]:
     }
     if request.system_prompt is not None:
         out["systemPrompt"] = request.system_prompt
+    if not request.extended:
+        out["extended"] = False
     return out
 
 
@@ -374,6 +379,7 @@ def request_from_json(doc: Any) -> RequestMessages:
         system_prompt=_opt_str(doc, "systemPrompt"),
         messages=tuple(message_from_json(m) for m in _list(doc.get("messages"), "messages")),
         tools=tuple(tool_definition_from_json(t) for t in _list(doc.get("tools", []), "tools")),
+        extended=doc.get("extended") is not False,
     )
 
 

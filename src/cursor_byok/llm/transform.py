@@ -6,7 +6,9 @@ only on the message and the target, so a message renders the same way on
 every later request (prefix stability):
 
 - assistant messages that ended in `error` or `aborted` are left out: their
-  partial reasoning or tool calls make providers reject the request;
+  partial reasoning or tool calls make providers reject the request; an
+  interrupted response is the exception, recorded on purpose with what had
+  streamed (no unsigned reasoning) and a result for each of its tool calls;
 - thinking made by another provider or model becomes plain text (its
   signature means nothing elsewhere); redacted thinking from elsewhere and
   empty unsigned thinking are dropped;
@@ -154,7 +156,7 @@ def prepare_history(
     for message in messages:
         match message:
             case AssistantMessage():
-                if message.stop_reason in ("error", "aborted"):
+                if message.stop_reason in ("error", "aborted") and not message.interrupted:
                     continue
                 settle()
                 content = _assistant_content(message, target.made(message), normalize)

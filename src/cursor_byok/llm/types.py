@@ -118,6 +118,9 @@ class AssistantMessage:
     response_id: str | None = None
     error_message: str | None = None
     timestamp: int = 0
+    interrupted: bool = False
+    """The response was stopped (cancel, a client gone for good) and this is
+    what had streamed by then: kept as history, unlike a failed response."""
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
@@ -173,3 +176,7 @@ class RequestMessages:
     system_prompt: str | None
     messages: tuple[Message, ...]
     tools: tuple[ToolDefinition, ...] = ()
+    extended: bool = True
+    """Whether a later request extends this one. False for a compaction's
+    summary call: the requests after it start from the summary, so caching
+    its end would write an entry nobody reads."""

@@ -9,15 +9,27 @@ from cursor_byok.loop.commands import (
     CallLLM,
     Canceled,
     Command,
+    Emit,
     Failed,
     Final,
     Ignored,
+    SummaryDone,
+    SummaryStarted,
     Transition,
     WaitInput,
 )
-from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, Start, ToolResult, UserInput
+from cursor_byok.loop.inputs import (
+    Cancel,
+    Compact,
+    Input,
+    LLMEvent,
+    Start,
+    ToolResult,
+    UserInput,
+)
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
 from cursor_byok.loop.state import (
+    Compaction,
     ConversationState,
     PendingResponse,
     RuntimeState,
@@ -36,7 +48,10 @@ __all__ = [
     "Cancel",
     "Canceled",
     "Command",
+    "Compact",
+    "Compaction",
     "ConversationState",
+    "Emit",
     "Failed",
     "Final",
     "Hooks",
@@ -49,6 +64,8 @@ __all__ = [
     "RuntimeState",
     "Start",
     "Status",
+    "SummaryDone",
+    "SummaryStarted",
     "ToolResult",
     "Transition",
     "TurnSettings",

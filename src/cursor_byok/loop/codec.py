@@ -33,6 +33,7 @@ from cursor_byok.loop.commands import (
 )
 from cursor_byok.loop.state import (
     DEFAULT_MAX_MODEL_CALLS,
+    Compaction,
     ConversationState,
     Status,
     TurnSettings,
@@ -68,6 +69,8 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
             "systemPrompt": state.settings.system_prompt,
             "tools": [tool_definition_to_json(t) for t in state.settings.tools],
             "maxModelCalls": state.settings.max_model_calls,
+            "contextWindow": state.settings.context_window,
+            "compactShare": state.settings.compact_share,
         },
         "callSeq": state.call_seq,
         "turnCalls": state.turn_calls,
@@ -81,6 +84,11 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
         },
         "queued": [message_to_json(m) for m in state.queued],
         "lastError": state.last_error,
+        "resets": list(state.resets),
+        "interruptedCall": state.interrupted_call,
+        "compaction": None
+        if state.compaction is None
+        else {"requested": state.compaction.requested},
     }
 
 
@@ -100,6 +108,8 @@ def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> Co
                 tools=tuple(tool_definition_from_json(t) for t in settings["tools"]),
                 # Absent in states stored before the limit was the loop's.
                 max_model_calls=int(settings.get("maxModelCalls", DEFAULT_MAX_MODEL_CALLS)),
+                context_window=settings.get("contextWindow"),
+                compact_share=float(settings.get("compactShare", 0.9)),
             ),
             call_seq=int(doc["callSeq"]),
             turn_calls=int(doc.get("turnCalls", 0)),
@@ -113,6 +123,11 @@ def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> Co
             ),
             queued=tuple(_user_message_from_json(m) for m in doc["queued"]),
             last_error=doc["lastError"],
+            resets=tuple(int(i) for i in doc.get("resets", ())),
+            interrupted_call=doc.get("interruptedCall"),
+            compaction=None
+            if doc.get("compaction") is None
+            else Compaction(requested=bool(doc["compaction"]["requested"])),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise DecodeError(f"invalid stored conversation state: {error}") from error

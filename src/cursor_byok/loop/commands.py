@@ -69,13 +69,29 @@ Command: TypeAlias = CallLLM | CallClient | WaitInput | Ignored | Final | Failed
 
 
 @dataclass(frozen=True, slots=True)
+class SummaryStarted:
+    """A compaction began: the model is asked for a summary."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryDone:
+    """The summary is in history; requests start from it from now on."""
+
+    summary: str
+
+
+Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone
+"""What a transition passes on: the model's events and the loop's own."""
+
+
+@dataclass(frozen=True, slots=True)
 class Transition:
     """The new state, the events to pass on, the next command, and whether
     the committed state changed (`commit`), with the records that go into
     the same transaction."""
 
     state: RuntimeState
-    emit: tuple[ResponseEvent, ...]
+    emit: tuple[Emit, ...]
     command: Command
     commit: bool = True
     records: tuple[Record, ...] = ()

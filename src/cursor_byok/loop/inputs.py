@@ -52,4 +52,9 @@ class Cancel:
     timestamp: int = 0
 
 
-Input: TypeAlias = Start | LLMEvent | ToolResult | UserInput | Cancel
+@dataclass(frozen=True, slots=True)
+class Compact:
+    """The client asks to summarize the conversation now (`/compress`)."""
+
+
+Input: TypeAlias = Start | LLMEvent | ToolResult | UserInput | Cancel | Compact

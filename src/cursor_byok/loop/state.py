@@ -40,6 +40,10 @@ class TurnSettings:
     max_model_calls: int = DEFAULT_MAX_MODEL_CALLS
     """A turn that keeps calling tools without end stops softly after this
     many model calls, with a notice instead of another call."""
+    context_window: int | None = None
+    """The model's context window in tokens; None: never compact on its own."""
+    compact_share: float = 0.9
+    """Compact when the next request would fill more than this share of it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,14 @@ class WaitingClient:
 
 
 @dataclass(frozen=True, slots=True)
+class Compaction:
+    """A summary call in flight. `requested`: the client asked for it (the
+    turn ends with the summary); otherwise the turn goes on after it."""
+
+    requested: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ConversationState:
     """The committed state of one conversation.
 
@@ -64,7 +76,9 @@ class ConversationState:
     chain hash of `messages`, extended on every append. `call_seq` and
     `turn_seq` make call and operation ids deterministic on replay.
     `turn_calls` counts the model calls of the current turn, so the per-turn
-    limit holds across a restart.
+    limit holds across a restart. `resets` are the indexes of compaction
+    summaries: requests start at the last one (the messages before it stay,
+    they are only no longer sent).
     """
 
     conversation_id: str
@@ -79,10 +93,26 @@ class ConversationState:
     waiting: WaitingClient | None = None
     queued: tuple[UserMessage, ...] = ()
     last_error: str | None = None
+    resets: tuple[int, ...] = ()
+    compaction: Compaction | None = None
+    interrupted_call: str | None = None
+    """A call canceled while it streamed, whose partial response (the
+    adapter's last word, an `aborted` event) is still to be kept."""
 
     @property
     def turn_id(self) -> str:
         return f"{self.conversation_id}:turn:{self.turn_seq}"
+
+    @property
+    def window_start(self) -> int:
+        """Index of the first message requests send."""
+        return self.resets[-1] if self.resets else 0
+
+    @property
+    def window(self) -> tuple[Message, ...]:
+        """The messages requests send: all of them, or those from the last reset."""
+        start = self.window_start
+        return self.messages[start:] if start else self.messages
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,10 +25,20 @@ The rules, top to bottom (seed §7.3, §10, §11):
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
     ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
-    Cancel           waiting LLM        drop pending                            Canceled
+    Cancel           waiting LLM        await the stopped stream's partial      Canceled
+    LLMEvent aborted interrupted call   append what streamed as a new message
+                                        marked interrupted + an error result
+                                        per tool call (a new turn: nothing)     WaitInput
     Cancel           waiting client     append an is_error result per
                                         unfinished tool call                    Canceled
     Cancel           idle               nothing to stop                         Ignored
+    Compact          idle, >1 message   ask for a summary (emit SummaryStarted) CallLLM
+    Compact          otherwise          nothing                                 Ignored
+    (any CallLLM)    request too big    ask for a summary first                 CallLLM
+    LLMEvent         summary streaming  pass nothing on                         WaitInput
+    LLMEvent done    summary            append it, record the reset; emit
+                                        SummaryDone; asked for -> end turn      Final
+                                        otherwise the request, from the reset   CallLLM
 
 Any model call past the turn's `max_model_calls` is not made: the turn ends
 with a notice the client sees as text, which never becomes history.
@@ -36,14 +46,12 @@ with a notice the client sees as text, which never becomes history.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
-    ResponseEvent,
     StartEvent,
     TextDelta,
     TextEnd,
@@ -55,35 +63,21 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.serialize import extend_messages_hash, message_hash
-from cursor_byok.llm.types import (
-    AssistantMessage,
-    Message,
-    RequestMessages,
-    TextContent,
-    ToolCall,
-    ToolDefinition,
-    ToolResultMessage,
-    UserMessage,
-)
+from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, UserMessage
 from cursor_byok.loop.commands import (
     CallClient,
-    CallLLM,
     Canceled,
+    Emit,
     Failed,
     Final,
-    Ignored,
+    SummaryDone,
     Transition,
     WaitInput,
 )
-from cursor_byok.loop.inputs import Cancel, Input, LLMEvent, Start, ToolResult, UserInput
-from cursor_byok.loop.records import (
-    CallEnded,
-    CallPlanned,
-    OperationChanged,
-    OperationStatusName,
-    Record,
-)
+from cursor_byok.loop.compaction import summary_message
+from cursor_byok.loop.inputs import Cancel, Compact, Input, LLMEvent, Start, ToolResult, UserInput
+from cursor_byok.loop.interrupt import interrupted_messages
+from cursor_byok.loop.records import CallEnded, OperationChanged, OperationStatusName, Record
 from cursor_byok.loop.repair import banner_text, repair_for
 from cursor_byok.loop.state import (
     IDLE_STATUSES,
@@ -94,40 +88,22 @@ from cursor_byok.loop.state import (
     TurnSettings,
     WaitingClient,
 )
+from cursor_byok.loop.steps import (
+    DEFAULT_HOOKS,
+    Hooks,
+    append,
+    call_llm,
+    ignore,
+    limit_text,
+    operation_id_for,
+)
+
+__all__ = ["DEFAULT_HOOKS", "TRUNCATED_CALL", "Hooks", "limit_text", "transition"]
 
 TRUNCATED_CALL = (
     "Not run: the response hit the output token limit, so this call's arguments may be "
     "incomplete. Make the call again with a smaller output."
 )
-
-
-def limit_text(limit: int) -> str:
-    return (
-        f"Stopped: this turn reached the limit of {limit} model calls. Send a message to continue."
-    )
-
-
-def default_build_prompt(_input: Input, state: ConversationState) -> str | None:
-    return state.settings.system_prompt
-
-
-def default_build_tools(_input: Input, state: ConversationState) -> tuple[ToolDefinition, ...]:
-    return state.settings.tools
-
-
-@dataclass(frozen=True, slots=True)
-class Hooks:
-    """Builders for the per-request parts of a model call. They must be pure
-    and may read the state, but they never touch `messages`: history only
-    grows through the rules above."""
-
-    build_prompt: Callable[[Input, ConversationState], str | None] = default_build_prompt
-    build_tools: Callable[[Input, ConversationState], tuple[ToolDefinition, ...]] = (
-        default_build_tools
-    )
-
-
-DEFAULT_HOOKS = Hooks()
 
 
 def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS) -> Transition:
@@ -142,38 +118,13 @@ def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS)
             return _on_tool_result(state, input_, hooks)
         case Cancel():
             return _on_cancel(state, input_)
+        case Compact():
+            return _on_compact(state, input_, hooks)
         case _:
             assert_never(input_)
 
 
-# -- ids -------------------------------------------------------------------------
-
-
-def call_id_for(conversation_id: str, call_seq: int) -> str:
-    return f"{conversation_id}:call:{call_seq}"
-
-
-def operation_id_for(state: ConversationState, tool_call: ToolCall) -> str:
-    """Conversation + turn + model call + tool call id: the same tool call
-    always maps to the same operation, so the client runs it once; the model
-    call is part of it because some providers reuse ids across responses."""
-    return f"{state.turn_id}:call:{state.call_seq}:tool:{tool_call.id}"
-
-
 # -- helpers -----------------------------------------------------------------------
-
-
-def _append(state: ConversationState, messages: tuple[Message, ...]) -> ConversationState:
-    if not messages:
-        return state
-    chain = state.messages_hash
-    for message in messages:
-        chain = extend_messages_hash(chain, message_hash(message))
-    return replace(state, messages=state.messages + messages, messages_hash=chain)
-
-
-def _ignore(state: RuntimeState, reason: str) -> Transition:
-    return Transition(state, (), Ignored(reason), commit=False)
 
 
 def _operation(
@@ -185,70 +136,6 @@ def _operation(
     return OperationChanged(
         waiting.operation_id, state.turn_id, waiting.next, waiting.current, status, result
     )
-
-
-def _timestamp_of(input_: Input) -> int:
-    """When the input's message was made: the loop reads no clock."""
-    match input_:
-        case Start(user_message=message) | UserInput(message=message) | ToolResult(message=message):
-            return message.timestamp
-        case LLMEvent(event=event):
-            return event.message.timestamp if isinstance(event, DoneEvent | ErrorEvent) else 0
-        case Cancel(timestamp=timestamp):
-            return timestamp
-        case _:
-            assert_never(input_)
-
-
-def _call_llm(
-    state: ConversationState,
-    input_: Input,
-    hooks: Hooks,
-    emit: tuple[ResponseEvent, ...] = (),
-    records: tuple[Record, ...] = (),
-) -> Transition:
-    if state.turn_calls >= state.settings.max_model_calls:
-        return _stop_at_limit(state, input_, emit, records)
-    seq = state.call_seq + 1
-    call_id = call_id_for(state.conversation_id, seq)
-    state = replace(
-        state,
-        status=Status.WAITING_LLM,
-        call_seq=seq,
-        turn_calls=state.turn_calls + 1,
-        call_id=call_id,
-        waiting=None,
-        queued=(),
-    )
-    request = RequestMessages(
-        system_prompt=hooks.build_prompt(input_, state),
-        messages=state.messages,
-        tools=hooks.build_tools(input_, state),
-    )
-    command = CallLLM(call_id, state.settings.model, request, state.messages_hash)
-    planned = CallPlanned(call_id, command.model, request, state.messages_hash)
-    return Transition(RuntimeState(state), emit, command, records=(*records, planned))
-
-
-def _stop_at_limit(
-    state: ConversationState,
-    input_: Input,
-    emit: tuple[ResponseEvent, ...],
-    records: tuple[Record, ...],
-) -> Transition:
-    """End the turn softly: the client sees why as text and a normal end (an
-    error end would drop the turn's partial UI); history gets nothing."""
-    text = limit_text(state.settings.max_model_calls)
-    notice = AssistantMessage(
-        content=(TextContent(text),),
-        api="cursor-byok",
-        provider="cursor-byok",
-        model="notice",
-        timestamp=_timestamp_of(input_),
-    )
-    state = replace(state, status=Status.FINAL, call_id=None, waiting=None, queued=())
-    shown = (*emit, TextStart(0), TextDelta(0, text), TextEnd(0, text))
-    return Transition(RuntimeState(state), shown, Final(notice), records=records)
 
 
 # -- user messages -------------------------------------------------------------------
@@ -267,9 +154,11 @@ def _on_user_messages(
     if conv.status not in IDLE_STATUSES:
         conv = replace(conv, queued=conv.queued + messages)
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
-    conv = _append(conv, (*conv.queued, *messages))
-    conv = replace(conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None)
-    return _call_llm(conv, input_, hooks)
+    conv = append(conv, (*conv.queued, *messages))
+    conv = replace(
+        conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
+    )
+    return call_llm(conv, input_, hooks)
 
 
 # -- the model's stream ----------------------------------------------------------------
@@ -277,12 +166,14 @@ def _on_user_messages(
 
 def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transition:
     conv = state.committed
+    event = input_.event
+    if input_.call_id == conv.interrupted_call and isinstance(event, ErrorEvent):
+        return _on_interrupted(conv, event)
     if conv.status is not Status.WAITING_LLM or input_.call_id != conv.call_id:
-        return _ignore(state, "model event of a call not in flight")
+        return ignore(state, "model event of a call not in flight")
     pending = state.pending
     if pending is None or pending.call_id != input_.call_id:
         pending = PendingResponse(input_.call_id)
-    event = input_.event
     match event:
         case StartEvent():
             pending = PendingResponse(input_.call_id)
@@ -299,13 +190,17 @@ def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transi
             | ToolCallEnd()
         ):
             pass
+        case DoneEvent() if conv.compaction is not None:
+            return _on_summary(conv, input_, event, hooks)
         case DoneEvent():
             return _on_done(conv, pending, input_, event, hooks)
         case ErrorEvent():
             return _on_error(conv, event)
         case _:
             assert_never(event)
-    return Transition(RuntimeState(conv, pending), (event,), WaitInput(), commit=False)
+    # A summary streams for history, not for the reader: nothing is passed on.
+    emit: tuple[Emit, ...] = () if conv.compaction is not None else (event,)
+    return Transition(RuntimeState(conv, pending), emit, WaitInput(), commit=False)
 
 
 def _on_done(
@@ -323,7 +218,7 @@ def _on_done(
     # A message without content is a notice the server wrote (no key, a
     # refusal note): the client saw it streamed, the history never has it.
     kept = message if message.content else None
-    conv = replace(_append(conv, (message,) if kept else ()), call_id=None)
+    conv = replace(append(conv, (message,) if kept else ()), call_id=None)
     ended: tuple[Record, ...] = (CallEnded(input_.call_id, "committed", kept),)
     tool_calls = message.tool_calls
     if tool_calls and event.reason == "length":
@@ -340,7 +235,7 @@ def _on_done(
             )
             for call in tool_calls
         )
-        conv = replace(_append(conv, unrun), status=Status.FINAL)
+        conv = replace(append(conv, unrun), status=Status.FINAL)
         return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
     if tool_calls:
         waiting = WaitingClient(tool_calls, 0, operation_id_for(conv, tool_calls[0]))
@@ -349,7 +244,7 @@ def _on_done(
         records = (*ended, _operation(conv, waiting, "waiting"))
         return Transition(RuntimeState(conv), (event,), command, records=records)
     if conv.queued:
-        return _call_llm(_append(conv, conv.queued), input_, hooks, (event,), ended)
+        return call_llm(append(conv, conv.queued), input_, hooks, (event,), ended)
     conv = replace(conv, status=Status.FINAL)
     return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
 
@@ -371,6 +266,7 @@ def _invalid_response(pending: PendingResponse, tool_calls: tuple[ToolCall, ...]
 
 def _on_error(conv: ConversationState, event: ErrorEvent) -> Transition:
     reason = event.message.error_message or event.reason
+    conv = replace(conv, compaction=None)
     call_id = conv.call_id or ""
     if event.reason == "aborted":
         conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=reason)
@@ -379,11 +275,58 @@ def _on_error(conv: ConversationState, event: ErrorEvent) -> Transition:
     failed = event.message
     repair = repair_for(conv.messages, event)
     if repair is not None:
-        conv = _append(conv, (repair,))
+        conv = append(conv, (repair,))
         failed = replace(failed, error_message=banner_text(repair.reason))
     conv = replace(conv, status=Status.FAILED, call_id=None, last_error=reason)
     ended = CallEnded(call_id, "failed", error=event.message.error_message)
     return Transition(RuntimeState(conv), (event,), Failed(failed), records=(ended,))
+
+
+# -- compaction -------------------------------------------------------------------------------
+
+
+def _on_compact(state: RuntimeState, input_: Compact, hooks: Hooks) -> Transition:
+    """The client asks for a summary now: only between turns, and only when
+    there is something to summarize."""
+    conv = state.committed
+    if conv.status not in IDLE_STATUSES:
+        return ignore(state, "summary asked for during a turn")
+    if len(conv.window) < 2:
+        return ignore(state, "nothing to summarize")
+    conv = replace(
+        conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
+    )
+    return call_llm(conv, input_, hooks, requested_summary=True)
+
+
+def _on_summary(
+    conv: ConversationState, input_: LLMEvent, event: DoneEvent, hooks: Hooks
+) -> Transition:
+    """Append the summary and record the reset; then end the turn (asked
+    for) or go on with the request that did not fit, now from the summary."""
+    message = event.message
+    summary = message.text.strip()
+    if not summary:
+        failed = replace(message, stop_reason="error", error_message="the summary came back empty")
+        return _on_error(conv, ErrorEvent("error", failed))
+    requested = conv.compaction is not None and conv.compaction.requested
+    reset = len(conv.messages)
+    conv = append(conv, (summary_message(summary, message.timestamp),))
+    conv = replace(conv, resets=(*conv.resets, reset), compaction=None, call_id=None)
+    ended = (CallEnded(input_.call_id, "committed", message),)
+    done = SummaryDone(summary)
+    if requested:
+        conv = replace(conv, status=Status.FINAL)
+        return Transition(RuntimeState(conv), (done,), Final(message), records=ended)
+    return call_llm(append(conv, conv.queued), input_, hooks, (done,), ended)
+
+
+def _on_interrupted(conv: ConversationState, event: ErrorEvent) -> Transition:
+    """The partial response of a call canceled mid-stream: what had streamed
+    becomes a new message, marked interrupted (unless a new turn began)."""
+    kept = interrupted_messages(event.message, conv.last_error or "canceled")
+    conv = replace(append(conv, kept), interrupted_call=None)
+    return Transition(RuntimeState(conv), (), WaitInput())
 
 
 # -- the client's tools ------------------------------------------------------------------
@@ -397,9 +340,9 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         or waiting is None
         or input_.message.tool_call_id != waiting.current.id
     ):
-        return _ignore(state, "tool result nobody waits for")
+        return ignore(state, "tool result nobody waits for")
     done = _operation(conv, waiting, "completed", input_.message)
-    conv = _append(conv, (input_.message,))
+    conv = append(conv, (input_.message,))
     following = waiting.next + 1
     if following < len(waiting.tool_calls):
         call = waiting.tool_calls[following]
@@ -408,7 +351,7 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         records = (done, _operation(conv, waiting, "waiting"))
         command = CallClient(waiting.operation_id, call)
         return Transition(RuntimeState(conv), (), command, records=records)
-    return _call_llm(_append(conv, conv.queued), input_, hooks, records=(done,))
+    return call_llm(append(conv, conv.queued), input_, hooks, records=(done,))
 
 
 # -- cancel ----------------------------------------------------------------------------------
@@ -417,8 +360,17 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
 def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
     conv = state.committed
     if conv.status is Status.WAITING_LLM:
+        # The stopped stream's partial response comes next and is kept (see
+        # `interrupt`); a summary cut short is not part of the conversation.
         ended = CallEnded(conv.call_id or "", "canceled", error="canceled")
-        conv = replace(conv, status=Status.CANCELED, call_id=None, last_error=input_.reason)
+        conv = replace(
+            conv,
+            status=Status.CANCELED,
+            call_id=None,
+            compaction=None,
+            interrupted_call=None if conv.compaction is not None else conv.call_id,
+            last_error=input_.reason,
+        )
         return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(ended,))
     if conv.status is Status.WAITING_CLIENT and conv.waiting is not None:
         # Every tool call in history needs a result, or the next request is
@@ -435,10 +387,10 @@ def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
         )
         stopped = _operation(conv, conv.waiting, "canceled")
         conv = replace(
-            _append(conv, results),
+            append(conv, results),
             status=Status.CANCELED,
             waiting=None,
             last_error=input_.reason,
         )
         return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(stopped,))
-    return _ignore(state, "nothing to cancel")
+    return ignore(state, "nothing to cancel")

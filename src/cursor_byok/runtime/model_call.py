@@ -77,6 +77,10 @@ class ModelCall:
     request: RequestMessages
 
 
+PARTIAL_WAIT_S = 1.0
+"""How long a stopped stream may take to hand over its partial response."""
+
+
 @dataclass(slots=True)
 class CallReader:
     """Reads calls for the runner; `deliver` takes every event passed on,
@@ -154,8 +158,29 @@ class CallReader:
                 deliver(event)
                 if isinstance(event, DoneEvent | ErrorEvent):
                     return None
+        except asyncio.CancelledError:
+            await _pass_partial(stream, call.call_id, deliver)
+            raise
         finally:
             await _close(stream, call.call_id)
+
+
+async def _pass_partial(
+    stream: ResponseStream, call_id: str, deliver: Callable[[ResponseEvent], None]
+) -> None:
+    """A stopped call: close the stream and pass on its last word, the
+    `aborted` event with the partial response (the loop keeps what streamed
+    of a canceled turn and ignores it otherwise)."""
+    await _close(stream, call_id)
+    try:
+        event = await asyncio.wait_for(stream.recv(), PARTIAL_WAIT_S)
+    except (StopAsyncIteration, TimeoutError):
+        return
+    except Exception:  # the stream's last word is a courtesy; the cancel stands
+        log.warning("call %s: no partial response after the stop", call_id, exc_info=True)
+        return
+    if isinstance(event, ErrorEvent) and event.reason == "aborted":
+        deliver(event)
 
 
 async def _close(stream: ResponseStream, call_id: str) -> None:

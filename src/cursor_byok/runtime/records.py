@@ -11,12 +11,13 @@ from cursor_byok.llm.serialize import (
     canonical_dumps,
     canonical_loads,
     content_to_json,
+    message_from_json,
     message_hash,
     message_to_json,
     request_from_json,
     sha256_hex,
 )
-from cursor_byok.llm.types import Message, RequestMessages
+from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
 from cursor_byok.store.base import (
     CallStatus,
@@ -94,6 +95,15 @@ def call_record(
     )
 
 
+def saved_call(
+    call_id: str, record: LLMCallRecord | None, history: Sequence[Message]
+) -> tuple[str, RequestMessages]:
+    """The model and request of a call to send again (after a restart)."""
+    if record is None:
+        raise RequestNotRebuilt(f"call {call_id}: no record of it was saved")
+    return record.model, saved_request(record, history)
+
+
 def saved_request(record: LLMCallRecord, history: Sequence[Message]) -> RequestMessages:
     """The request `record` names, rebuilt from the stored history and parts
     and checked against its hash; RequestNotRebuilt when they disagree. A
@@ -111,3 +121,9 @@ def saved_request(record: LLMCallRecord, history: Sequence[Message]) -> RequestM
         record.tools,
         record.request_hash,
     )
+
+
+def tool_result_from(data: bytes) -> ToolResultMessage | None:
+    """A completed operation's saved result, when it is a tool result."""
+    message = message_from_json(canonical_loads(data))
+    return message if isinstance(message, ToolResultMessage) else None

@@ -143,7 +143,15 @@ class Store(Protocol):
         `flush=False`: the commit survives a process crash when this returns,
         and a power cut once a later flushed commit returns (no fsync of its
         own); under a store configured for speed over power-loss safety the
-        flag changes nothing."""
+        flag changes nothing. The runner uses it for the commit that plans a
+        model call, so the disk's flush time is not added to the time to the
+        first token, while the record is still stored before the upstream
+        opens; the commit that ends the call flushes both. The price, under
+        full durability only: a power cut while the call streams can lose
+        that commit (the input that started the call, or the tool result
+        that led to it), so the client may have to send it again and a tool
+        may be asked for again. History is never duplicated or reordered,
+        and every commit before it stays."""
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:

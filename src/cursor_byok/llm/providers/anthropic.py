@@ -5,24 +5,24 @@ Thinking and redacted thinking are replayed with their signatures verbatim;
 API version is pinned by header so an upstream default change cannot alter
 our requests.
 
-Caching: the rendered `messages` are prefix-stable; cache breakpoints are a
-separate pass over a copy (`place_breakpoints`). A `cache_control` marker is
-a directive, not content: Anthropic matches the prefix without it, so moving
-markers between requests does not break the cache, while keeping them out of
-the rendering keeps the content byte-stable. Up to four markers: one on the
-system prompt (or the last tool) and up to three rolling ones spaced so that
-each request finds the previous request's write within the server's
-20-block lookback, even after a wide turn of parallel tool calls.
+Caching: the rendered `messages` are prefix-stable; where cache breakpoints
+go is `anthropic_cache`'s plan, applied to the freshly rendered request. A
+`cache_control` marker is a directive, not content: Anthropic matches the
+prefix without it, so moving markers between requests does not break the
+cache.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
+from cursor_byok.llm.providers.anthropic_cache import (
+    minimum_cacheable_tokens,
+    place_breakpoints,
+)
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
 from cursor_byok.llm.sse import SSEEvent
@@ -43,12 +43,6 @@ from cursor_byok.llm.types import (
 
 API = "anthropic-messages"
 ANTHROPIC_VERSION = "2023-06-01"
-EPHEMERAL: dict[str, Any] = {"type": "ephemeral"}
-MAX_BREAKPOINTS = 4
-LOOKBACK_BLOCKS = 20
-BREAKPOINT_STRIDE = LOOKBACK_BLOCKS - 2
-"""Distance between rolling breakpoints: under the lookback, with slack."""
-UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
 
 
 def normalize_id(value: str) -> str:
@@ -149,29 +143,6 @@ def render_messages(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
     return out
 
 
-def place_breakpoints(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """A copy of `messages` with up to `budget` rolling `cache_control` markers:
-    on the last block, then every `BREAKPOINT_STRIDE` blocks further back
-    (a thinking block cannot carry one: the nearest earlier block does)."""
-    if budget <= 0 or not messages:
-        return messages
-    marked = copy.deepcopy(messages)
-    blocks = [block for message in marked for block in message["content"]]
-    chosen: list[int] = []
-    position = len(blocks) - 1
-    while position >= 0 and len(chosen) < budget:
-        candidate = position
-        while candidate >= 0 and (blocks[candidate]["type"] in UNMARKABLE):
-            candidate -= 1
-        if candidate < 0 or (chosen and candidate >= chosen[-1]):
-            break
-        chosen.append(candidate)
-        position = candidate - BREAKPOINT_STRIDE
-    for index in chosen:
-        blocks[index]["cache_control"] = dict(EPHEMERAL)
-    return marked
-
-
 def _thinking_can_continue(messages: list[dict[str, Any]]) -> bool:
     """With thinking on, Anthropic requires the last assistant message, when
     it called tools, to start with its thinking. One that does not (made by
@@ -190,20 +161,18 @@ def build_request(
     body: dict[str, Any] = {"model": spec.model}
     # Thinking counts inside max_tokens, and a budget must stay below it.
     body["max_tokens"] = plan.max_output
-    # One fixed marker on the system prompt, or on the last tool without one.
-    breakpoints = MAX_BREAKPOINTS - 1 if request.system_prompt or request.tools else MAX_BREAKPOINTS
-    if request.system_prompt:
-        body["system"] = [
-            {"type": "text", "text": request.system_prompt, "cache_control": dict(EPHEMERAL)}
-        ]
-    body["messages"] = place_breakpoints(render_messages(spec, request), breakpoints)
-    if request.tools:
-        tools = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters}
-            for t in request.tools
-        ]
-        if not request.system_prompt:
-            tools[-1]["cache_control"] = dict(EPHEMERAL)
+    tools = [
+        {"name": t.name, "description": t.description, "input_schema": t.parameters}
+        for t in request.tools
+    ]
+    system = [{"type": "text", "text": request.system_prompt}] if request.system_prompt else []
+    messages = render_messages(spec, request)
+    minimum = minimum_cacheable_tokens(spec.model)
+    place_breakpoints((tools, system), messages, minimum, request.extended)
+    if system:
+        body["system"] = system
+    body["messages"] = messages
+    if tools:
         body["tools"] = tools
     thinking = _thinking_can_continue(body["messages"])
     if thinking and plan.budget is not None:
@@ -311,19 +280,49 @@ class AnthropicStreamParser:
         self._open_index = payload.get("index")
 
     def _usage(self, usage: dict[str, Any]) -> None:
-        """Values are cumulative; a field that is absent or null keeps its value."""
+        """Counters are cumulative: a later event never lowers one (the final
+        `message_delta` may repeat input counts without the cache reads that
+        `message_start` reported), and an absent or null field keeps its
+        value. When server-side compaction ran, `iterations` lists every
+        sampling step and the top-level counts cover only the last: the
+        call's usage is the sum over the steps."""
         counts = self.assembler.usage
+        totals = _iteration_totals(usage.get("iterations"))
+        if totals is not None:
+            usage = {**usage, **totals}
         if usage.get("input_tokens") is not None:
-            counts.input = usage["input_tokens"]
+            counts.input = max(counts.input, usage["input_tokens"])
         if usage.get("cache_read_input_tokens") is not None:
-            counts.cache_read = usage["cache_read_input_tokens"]
+            counts.cache_read = max(counts.cache_read, usage["cache_read_input_tokens"])
         if usage.get("cache_creation_input_tokens") is not None:
-            counts.cache_write = usage["cache_creation_input_tokens"]
+            counts.cache_write = max(counts.cache_write, usage["cache_creation_input_tokens"])
         if usage.get("output_tokens") is not None:
-            counts.output = usage["output_tokens"]
+            counts.output = max(counts.output, usage["output_tokens"])
         details = usage.get("output_tokens_details") or {}
         if details.get("thinking_tokens") is not None:
             counts.reasoning = details["thinking_tokens"]
+
+
+USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def _iteration_totals(iterations: Any) -> dict[str, int] | None:
+    """The per-field sums of `usage.iterations`, or None without any."""
+    if not isinstance(iterations, list) or not iterations:
+        return None
+    totals = dict.fromkeys(USAGE_FIELDS, 0)
+    for step in iterations:
+        if isinstance(step, dict):
+            for name in USAGE_FIELDS:
+                value = step.get(name)
+                if isinstance(value, int):
+                    totals[name] += value
+    return totals
 
 
 # -- client -------------------------------------------------------------------

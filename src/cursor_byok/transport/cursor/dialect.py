@@ -12,13 +12,13 @@ turn_ended with usage -> end of stream.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias, assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
-    ResponseEvent,
     StartEvent,
     TextDelta,
     TextEnd,
@@ -38,11 +38,21 @@ from cursor_byok.llm.types import (
     Usage,
     UserMessage,
 )
-from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
-from cursor_byok.loop.inputs import Start
+from cursor_byok.loop.commands import (
+    CallClient,
+    Canceled,
+    Emit,
+    Failed,
+    Final,
+    SummaryDone,
+    SummaryStarted,
+)
+from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
+from cursor_byok.transport.cursor import meter
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
-from cursor_byok.transport.cursor.tools import MAX_RESULT_CHARS, NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.cursor.meter import add_usage, tool_characters, turn_ended
+from cursor_byok.transport.cursor.tools import McpTool, NativeTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 from cursor_byok.transport.wire.errors import Code, ErrorDetail, WireError
@@ -58,12 +68,15 @@ Make focused changes, explain briefly what you did, and ask when a request is am
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
-    """A run request: a new turn (`start`) or a resume of the current one."""
+    """A run request: a new turn (`start`), a summary asked for (`Compact`,
+    the CLI's /compress) or a resume of the current turn (None)."""
 
     conversation_id: str
-    start: Start | None
+    start: Start | Compact | None
     tools: ToolSet
     model: str
+    characters: Mapping[str, int] = field(default_factory=dict)
+    """Characters of the prompt parts the server builds, by meter category."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,17 +142,28 @@ def decode_run_request(
     tools = ToolSet.for_run(run.mcp_tools.mcp_tools)
     model = _requested_model(run)
     action = run.action
-    if action.WhichOneof("action") != "user_message_action":
+    branch = action.WhichOneof("action")
+    if branch == "summarize_action":
+        return RunStarted(conversation_id, Compact(), tools, model)
+    if branch != "user_message_action":
         return RunStarted(conversation_id, None, tools, model)
     user = action.user_message_action.user_message
     context = action.user_message_action.request_context
-    parts = [SYSTEM_PROMPT, _environment(context.env), _rules(context)]
+    rules = _rules(context)
+    parts = [SYSTEM_PROMPT, _environment(context.env), rules]
     if run.custom_system_prompt:
         parts.append(run.custom_system_prompt)
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
     start = Start(UserMessage(_user_content(user), now_ms), settings=settings)
-    return RunStarted(conversation_id, start, tools, model)
+    mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
+    characters = {
+        "system_prompt": len(prompt) - len(rules),
+        "rules": len(rules),
+        "tools": tool_characters(settings.tools) - tool_characters(mcp),
+        "mcp": tool_characters(mcp),
+    }
+    return RunStarted(conversation_id, start, tools, model, characters)
 
 
 def _environment(env: pb.RequestContextEnv) -> str:
@@ -227,75 +251,6 @@ def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> To
     )
 
 
-SHELL_KEEP_CHARS = 2 * MAX_RESULT_CHARS
-
-
-class ShellCollector:
-    """Shell output arrives as a stream of exec messages; the model needs one
-    result. Collect until exit (or a refusal) and build a `ShellResult`."""
-
-    def __init__(self, command: str, working_directory: str) -> None:
-        self.command = command
-        self.working_directory = working_directory
-        self.stdout: list[str] = []
-        self.stderr: list[str] = []
-        self.kept = 0
-
-    def _keep(self, into: list[str], data: str) -> None:
-        """Keep output up to what the model will be shown (plus a margin)."""
-        room = SHELL_KEEP_CHARS - self.kept
-        if room > 0:
-            into.append(data[:room])
-            self.kept += min(len(data), room)
-
-    def feed(self, message: pb.ExecClientMessage) -> pb.ExecClientMessage | None:
-        if message.WhichOneof("message") != "shell_stream":
-            return message  # a client that answers with a plain shell_result
-        event = message.shell_stream
-        kind = event.WhichOneof("event")
-        if kind == "stdout":
-            self._keep(self.stdout, event.stdout.data)
-        elif kind == "stderr":
-            self._keep(self.stderr, event.stderr.data)
-        elif kind == "exit":
-            exit_ = event.exit
-            command, cwd = self.command, exit_.cwd or self.working_directory
-            out, err = "".join(self.stdout), "".join(self.stderr)
-            if exit_.code == 0 and not exit_.aborted:
-                result = pb.ShellResult(
-                    success=pb.ShellSuccess(
-                        command=command, working_directory=cwd, exit_code=0, stdout=out, stderr=err
-                    )
-                )
-            else:
-                result = pb.ShellResult(
-                    failure=pb.ShellFailure(
-                        command=command,
-                        working_directory=cwd,
-                        exit_code=exit_.code,
-                        stdout=out,
-                        stderr=err,
-                        aborted=exit_.aborted,
-                    )
-                )
-            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
-        elif kind == "rejected":
-            result = pb.ShellResult(rejected=event.rejected)
-            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
-        elif kind == "permission_denied":
-            result = pb.ShellResult(permission_denied=event.permission_denied)
-            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
-        elif kind == "backgrounded":
-            done_bg = pb.ShellSuccess(
-                command=self.command,
-                working_directory=self.working_directory,
-                stdout="".join(self.stdout) + "\n[the command keeps running in the background]",
-            )
-            result = pb.ShellResult(success=done_bg, is_background=True)
-            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
-        return None
-
-
 # -- encoding: what the client is sent -----------------------------------------------
 
 
@@ -312,6 +267,8 @@ class StreamContext:
     last_prompt_tokens: int = 0
     thinking_started: float | None = None
     tool_names: dict[str, str] = field(default_factory=dict)
+    characters: dict[str, int] = field(default_factory=dict)
+    """Characters of the prompt by meter category, as far as known."""
 
     def exec_number(self) -> int:
         number = self.next_exec
@@ -328,43 +285,26 @@ def heartbeat() -> pb.AgentServerMessage:
 
 
 def checkpoint(context: StreamContext) -> pb.AgentServerMessage:
-    details = pb.ConversationTokenDetails(
-        used_tokens=min(context.last_prompt_tokens, 2**32 - 1),
-        max_tokens=min(context.context_window, 2**32 - 1),
-    )
-    state = pb.ConversationStateStructure(token_details=details)
-    return pb.AgentServerMessage(conversation_checkpoint_update=state)
-
-
-def turn_ended(usage: Usage) -> pb.AgentServerMessage:
-    return _update(
-        turn_ended=pb.TurnEndedUpdate(
-            input_tokens=usage.input,
-            output_tokens=usage.output,
-            cache_read_tokens=usage.cache_read,
-            cache_write_tokens=usage.cache_write,
-            reasoning_tokens=usage.reasoning,
-        )
-    )
-
-
-def _add_usage(total: Usage, more: Usage) -> Usage:
-    return Usage(
-        input=total.input + more.input,
-        output=total.output + more.output,
-        cache_read=total.cache_read + more.cache_read,
-        cache_write=total.cache_write + more.cache_write,
-        total_tokens=total.total_tokens + more.total_tokens,
-        reasoning=total.reasoning + more.reasoning,
-    )
+    return meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters)
 
 
 def encode_event(
-    event: ResponseEvent, context: StreamContext, tools: ToolSet, now: float
+    event: Emit, context: StreamContext, tools: ToolSet, now: float
 ) -> list[pb.AgentServerMessage]:
-    """A model event as the messages Cursor renders; most events map to one
-    update, bookkeeping events (start, text start/end) to none."""
+    """A model or loop event as the messages Cursor renders; most events map
+    to one update, bookkeeping events (start, text start/end) to none."""
     match event:
+        case SummaryStarted():
+            return [_update(summary_started=pb.SummaryStartedUpdate())]
+        case SummaryDone(summary=summary):
+            # Requests now start from the summary: the meter drops to it.
+            characters = context.characters
+            characters.update({meter.SUMMARY: len(summary), meter.CONVERSATION: 0})
+            context.last_prompt_tokens = meter.estimated_tokens(characters)
+            return [
+                _update(summary=pb.SummaryUpdate(summary=summary)),
+                _update(summary_completed=pb.SummaryCompletedUpdate()),
+            ]
         case StartEvent():
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
@@ -398,7 +338,7 @@ def encode_event(
             return [_update(partial_tool_call=partial)]
         case DoneEvent(message=message):
             usage = message.usage
-            context.usage = _add_usage(context.usage, usage)
+            context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
             return []
         case (

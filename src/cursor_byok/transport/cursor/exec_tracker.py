@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from cursor_byok.llm.types import ToolCall
-from cursor_byok.transport.cursor.dialect import ShellCollector
+from cursor_byok.transport.cursor.shell import ShellCollector
 from cursor_byok.transport.cursor.tools import NativeTool, NextExec, ToolOutcome, exec_message
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 

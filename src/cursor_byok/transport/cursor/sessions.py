@@ -16,12 +16,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
-from cursor_byok.loop.inputs import Cancel, Input, ToolResult, UserInput
+from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
+from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
 from cursor_byok.loop.state import IDLE_STATUSES, Status
 from cursor_byok.runtime.runner import Outbound, Runner
 from cursor_byok.transport.cursor import dialect
@@ -33,6 +32,7 @@ from cursor_byok.transport.cursor.exec_tracker import (
     SendNext,
     Unknown,
 )
+from cursor_byok.transport.cursor.meter import history_characters, turn_ended
 from cursor_byok.transport.cursor.outbox import Outbox
 from cursor_byok.transport.cursor.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.cursor.sink import OutputSink
@@ -138,7 +138,7 @@ class Session:
             case _:
                 self.show(item)  # typed: a new kind of output fails the type check here
 
-    def show(self, event: ResponseEvent) -> None:
+    def show(self, event: Emit) -> None:
         for message in dialect.encode_event(event, self.context, self.tools, self.clock()):
             self.put(message)
 
@@ -165,6 +165,7 @@ class SessionHub:
         runner: Runner,
         sink: OutputSink,
         context_window: Callable[[str], int] = lambda _model: 200_000,
+        compact_at: float = 0.9,
         clock: Callable[[], float] = time.time,
         grace_s: float = RECONNECT_GRACE_S,
     ) -> None:
@@ -175,6 +176,7 @@ class SessionHub:
             self._make, self._abandoned, grace_s
         )
         self._context_window = context_window
+        self._compact_at = compact_at
         self._clock = clock
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -300,30 +302,42 @@ class SessionHub:
         session.conversation_id = conversation_id
         session.tools = event.tools
         session.context.context_window = self._context_window(event.model)
+        session.context.characters.update(event.characters)
         previous = self.sink.serve(conversation_id, session)
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
-        if event.start is not None:
+        start = event.start
+        if isinstance(start, Start) and start.settings is not None:
+            window = session.context.context_window
+            settings = replace(
+                start.settings, context_window=window, compact_share=self._compact_at
+            )
+            start = replace(start, settings=settings)
+        if start is not None:
             # A new message: output of an earlier turn nobody picked up is
             # stale (its result is in history); it must not open this stream.
             self.sink.take_stash(conversation_id)
-            await self.runner.submit(conversation_id, input_id, event.start)
+            await self.runner.submit(conversation_id, input_id, start)
         # Output produced while no stream served the conversation goes first.
         for item in self.sink.take_stash(conversation_id):
             session.deliver(conversation_id, item)
         if not session.ended:
-            await self._resume(session, conversation_id, new_turn=event.start is not None)
+            # A summary asked for when there is nothing to summarize leaves
+            # the conversation idle: the resume below ends the stream.
+            await self._resume(session, conversation_id, new_turn=isinstance(start, Start))
 
     async def _resume(self, session: Session, conversation_id: str, new_turn: bool) -> None:
         """A stream that takes over a conversation picks up its turn in flight:
         a tool request the old stream carried is asked again. A resume with
         nothing in flight ends at once, so the client is never left waiting."""
         state = await self.runner.state_of(conversation_id)
+        if state is not None:
+            session.context.characters.update(history_characters(state))
         idle = state is None or state.status in IDLE_STATUSES
         if idle and new_turn:
             return
         if state is None or idle:
-            session.put(dialect.turn_ended(session.context.usage))
+            session.put(turn_ended(session.context.usage))
             session.end(conversation_id)
             return
         if state.status is Status.WAITING_CLIENT and state.waiting is not None:

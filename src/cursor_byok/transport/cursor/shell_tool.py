@@ -1,5 +1,5 @@
 """The terminal tool: a command the client runs in the user's shell, its
-output streamed back (see the dialect's `ShellCollector`)."""
+output streamed back (see `shell.ShellCollector`)."""
 
 from __future__ import annotations
 

@@ -41,6 +41,7 @@ def build_service(
     models: Callable[[], Iterable[ModelEntry]] = list,
     default_model: Callable[[], str | None] = lambda: None,
     context_window: Callable[[str], int] = lambda _model: 200_000,
+    compact_at: float = 0.9,
     max_body_bytes: int = 4 * 1024 * 1024,
     access_token: str | None = None,
     retry: RetryPolicy | None = None,
@@ -55,7 +56,9 @@ def build_service(
     metrics = Metrics()
     sink = OutputSink()
     runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
-    hub = SessionHub(runner, sink, context_window=context_window, grace_s=grace_s)
+    hub = SessionHub(
+        runner, sink, context_window=context_window, compact_at=compact_at, grace_s=grace_s
+    )
 
     async def startup() -> None:
         await runner.recover()

@@ -1,0 +1,80 @@
+"""The checkpoint's token_details: the real service's breakdown shape (the
+recorded official checkpoint), categories that add up to the counted usage."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+
+from cursor_byok.llm.types import TextContent, UserMessage
+from cursor_byok.loop.compaction import summary_message
+from cursor_byok.loop.state import ConversationState
+from cursor_byok.transport.cursor import meter
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.factories import assistant
+
+OFFICIAL = Path(__file__).resolve().parents[2] / "../shared/fixtures/cursor"
+CHARACTERS = {"system_prompt": 1877, "tools": 35298, "rules": 13436, "mcp": 12383}
+
+
+def official() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (OFFICIAL / "checkpoint_token_details_official.json").read_text()
+    )
+    return loaded
+
+
+def details_of(message: pb.AgentServerMessage) -> pb.ConversationTokenDetails:
+    return message.conversation_checkpoint_update.token_details
+
+
+def test_the_breakdown_has_the_official_categories_in_order() -> None:
+    ours = details_of(meter.checkpoint(105094, 256000, CHARACTERS))
+    recorded = json_format.ParseDict(official(), pb.ConversationTokenDetails())
+    assert [(c.id, c.label) for c in ours.breakdown.categories] == [
+        (c.id, c.label) for c in recorded.breakdown.categories
+    ]
+    as_json = json_format.MessageToDict(ours, preserving_proto_field_name=True)
+    assert set(as_json) == set(official())
+    assert set(as_json["breakdown"]) == set(official()["breakdown"])
+
+
+def test_categories_add_up_to_the_counted_prompt() -> None:
+    ours = details_of(meter.checkpoint(105094, 256000, CHARACTERS))
+    assert ours.used_tokens == ours.breakdown.total_used_tokens == 105094
+    assert ours.max_tokens == ours.breakdown.max_tokens == 256000
+    tokens = {c.id: c.estimated_tokens for c in ours.breakdown.categories}
+    assert sum(tokens.values()) == 105094
+    assert tokens["tools"] == 35298 // 4 and tokens["rules"] == 13436 // 4
+    assert tokens["conversation"] == 105094 - sum(c // 4 for c in CHARACTERS.values())
+    characters = {c.id: c.character_count for c in ours.breakdown.categories}
+    assert characters["system_prompt"] == 1877 and characters["skills"] == 0
+
+
+def test_estimates_larger_than_the_count_are_scaled_down() -> None:
+    ours = details_of(meter.checkpoint(1000, 8000, CHARACTERS))
+    tokens = [c.estimated_tokens for c in ours.breakdown.categories]
+    assert sum(tokens) == ours.used_tokens == 1000
+
+
+def test_before_any_count_the_meter_is_estimated_from_characters() -> None:
+    characters = {**CHARACTERS, "conversation": 4000}
+    ours = details_of(meter.checkpoint(0, 8000, characters))
+    assert ours.used_tokens == sum(c // 4 for c in characters.values())
+    assert ours.used_tokens == sum(c.estimated_tokens for c in ours.breakdown.categories)
+
+
+def test_history_characters_count_the_summary_apart() -> None:
+    summary = summary_message("we read a.txt", 5)
+    later = UserMessage("and b.txt?")
+    state = ConversationState(
+        "c", messages=(UserMessage("q"), assistant(TextContent("a")), summary, later), resets=(2,)
+    )
+    counted = meter.history_characters(state)
+    assert counted["summarized_conversation"] == len("we read a.txt")
+    assert counted["conversation"] > len("and b.txt?")
+    whole = meter.history_characters(ConversationState("c", messages=(later,)))
+    assert whole["summarized_conversation"] == 0
