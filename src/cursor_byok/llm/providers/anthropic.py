@@ -45,7 +45,7 @@ from cursor_byok.llm.types import (
 
 API = "anthropic-messages"
 RENDERED = RenderCache()
-"""Each conversation\'s rendered history, per model: a call renders only new messages."""
+"""Each conversation's rendered history, per model: a call renders only new messages."""
 ANTHROPIC_VERSION = "2023-06-01"
 
 

@@ -40,8 +40,8 @@ from cursor_byok.llm.types import (
 )
 
 API = "openai-chat"
-RENDERED = RenderCache()
-"""Each conversation\'s rendered history, per model: a call renders only new messages."""
+RENDERED = RenderCache(copies=False)
+"""Each conversation's rendered history, per model: a call renders only new messages."""
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 TOOL_IMAGES_NOTE = "Attached image(s) from tool result:"
 

@@ -10,8 +10,8 @@ rendering all at once, and only the part after the last cut is new work. A
 `HistoryRepair` changes how everything before it renders, so a cut is only
 taken after the last repair. Entries are bounded (least recently used go),
 and what is handed out is a fresh list of fresh message dicts with fresh
-content lists: a caller that marks blocks in place (cache breakpoints) never
-changes the cached rendering.
+content lists (unless the adapter never edits a rendering): a caller that
+marks blocks in place (cache breakpoints) never changes the cached rendering.
 """
 
 from __future__ import annotations
@@ -67,8 +67,12 @@ def _copied(content: Any) -> Any:
 
 
 class RenderCache:
-    def __init__(self, entries: int = DEFAULT_ENTRIES) -> None:
+    """`copies=False` hands out the cached message dicts themselves: only for
+    an adapter that never changes a rendered message after rendering."""
+
+    def __init__(self, entries: int = DEFAULT_ENTRIES, copies: bool = True) -> None:
         self._limit = entries
+        self._copies = copies
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
 
     def __len__(self) -> int:
@@ -91,7 +95,7 @@ class RenderCache:
         self._entries.move_to_end(key)
         while len(self._entries) > self._limit:
             self._entries.popitem(last=False)
-        return _fresh(prefix) + render(messages[cut:])
+        return (_fresh(prefix) if self._copies else list(prefix)) + render(messages[cut:])
 
     @staticmethod
     def _extends(messages: Sequence[Message], entry: _Entry) -> bool:
