@@ -38,6 +38,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/server.py
 	$(PY) bench/proxy.py
 	$(PY) bench/cache.py
+	$(PY) bench/abuse.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

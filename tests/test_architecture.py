@@ -125,12 +125,14 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.editor": 1,
     "cursor_byok.transport.cursor.append_inbox": 2,
     "cursor_byok.transport.cursor.outbox": 2,
+    "cursor_byok.transport.cursor.memory_budget": 2,
     "cursor_byok.transport.cursor.exec_tracker": 2,
     "cursor_byok.transport.cursor.registry": 2,
     "cursor_byok.transport.cursor.sink": 2,
     "cursor_byok.transport.cursor.sessions": 2,
     "cursor_byok.transport.wire.stream_writer": 3,
     "cursor_byok.transport.wire.server": 3,
+    "cursor_byok.transport.wire.append_body": 3,
     "cursor_byok.transport.wire.app": 3,
 }
 """0 Connect primitives and protobuf, 1 the dialect (and the test client that
@@ -138,6 +140,7 @@ speaks it), 2 sessions, 3 the server. A module imports its own level or lower.""
 
 TOP_LEVEL_ORDER = [
     "guards",
+    "big_buffers",
     "config_reader",
     "terminal",
     "config",

@@ -204,3 +204,34 @@ def test_compact_at_defaults_to_ninety_percent_and_must_be_a_share(tmp_path: Pat
     for bad in ("0", "1.5", '"most"'):
         with pytest.raises(ConfigError, match=r":2: server\.compact_at"):
             load_config(write(tmp_path, f"[server]\ncompact_at = {bad}\n"), env={})
+
+
+def test_the_memory_budget_and_the_append_limit_are_configurable(tmp_path: Path) -> None:
+    server = load_config(write(tmp_path, ""), env={}).server
+    mib = 1024 * 1024
+    assert (server.max_body_bytes, server.max_append_bytes) == (4 * mib, 32 * mib)
+    assert (server.request_memory_bytes, server.memory_budget_bytes) == (64 * mib, 512 * mib)
+    text = (
+        "[server]\nmax_append_bytes = 1000\nrequest_memory_bytes = 2000\n"
+        "memory_budget_bytes = 3000\nmax_body_bytes = 500\n"
+    )
+    server = load_config(write(tmp_path, text), env={}).server
+    assert (server.max_body_bytes, server.max_append_bytes) == (500, 1000)
+    assert (server.request_memory_bytes, server.memory_budget_bytes) == (2000, 3000)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[server]\nmemory_budget_bytes = 0\n", "server.memory_budget_bytes: must be a positive"),
+        ("[server]\nmax_append_bytes = 1.5\n", "server.max_append_bytes: expected an integer"),
+        ("[server]\nmax_body_bytes = -1\n", "server.max_body_bytes: must be a positive number of"),
+        (
+            "[server]\nmemory_budget_bytes = 10\nrequest_memory_bytes = 20\n",
+            "config.toml:3: server.request_memory_bytes: exceeds memory_budget_bytes",
+        ),
+    ],
+)
+def test_bad_memory_limits_are_named(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(write(tmp_path, text), env={})

@@ -21,7 +21,14 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import platformdirs
 
-from cursor_byok.config_reader import ConfigError, Locator, no_leftovers, or_default, take
+from cursor_byok.config_reader import (
+    ConfigError,
+    Locator,
+    no_leftovers,
+    or_default,
+    positive,
+    take,
+)
 from cursor_byok.llm.limits import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
@@ -44,6 +51,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8417
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 _TIMEOUTS = ("body_timeout_s", "keepalive_timeout_s", "stall_timeout_s", "retry_budget_s")
+_SIZES = ("max_body_bytes", "max_append_bytes", "request_memory_bytes", "memory_budget_bytes")
 CONFIG_ENV = "CURSOR_BYOK_CONFIG"
 TOKEN_ENV = "CURSOR_BYOK_TOKEN"
 KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL")
@@ -129,6 +137,12 @@ class ServerConfig:
     )
     access_token: Secret | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_append_bytes: int = 32 * 1024 * 1024
+    """An append may carry a whole tool result (a 6 MiB one is 12 MiB as hex)."""
+    request_memory_bytes: int = 64 * 1024 * 1024
+    """What one request id may make the server hold (appends buffered out of order)."""
+    memory_budget_bytes: int = 512 * 1024 * 1024
+    """What all clients together may make the server hold; past it the oldest idle goes."""
     durability: Literal["full", "normal"] = "full"
     """SQLite `synchronous`: "full" survives power loss; "normal" survives a
     crash of the process (WAL) and commits several times faster under load."""
@@ -342,9 +356,6 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         raise where.error(table, "port", "must be between 1 and 65535")
     database = take(doc, "database", str, where, table)
     token = take(doc, "access_token", str, where, table)
-    limit = or_default(take(doc, "max_body_bytes", int, where, table), DEFAULT_MAX_BODY_BYTES)
-    if limit <= 0:
-        raise where.error(table, "max_body_bytes", "must be positive")
     durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
         raise where.error(table, "durability", 'must be "full" or "normal"')
@@ -352,7 +363,12 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
     if not 0 < compact_at <= 1:
         raise where.error(table, "compact_at", "must be a share above 0 and at most 1")
     defaults = ServerConfig()
-    timeouts = {key: _seconds(doc, key, getattr(defaults, key), where, table) for key in _TIMEOUTS}
+    timeouts = {
+        k: positive(doc, k, getattr(defaults, k), "seconds", where, table) for k in _TIMEOUTS
+    }
+    sizes = {k: positive(doc, k, getattr(defaults, k), "bytes", where, table) for k in _SIZES}
+    if sizes["request_memory_bytes"] > sizes["memory_budget_bytes"]:
+        raise where.error(table, "request_memory_bytes", "exceeds memory_budget_bytes")
     hosts = take(doc, "allowed_hosts", list, where, table) or []
     if not all(isinstance(name, str) and name.strip() for name in hosts):
         raise where.error(table, "allowed_hosts", "must be a list of host names")
@@ -363,21 +379,13 @@ def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> Serv
         port=port,
         database=Path(database).expanduser() if database else defaults.database,
         access_token=Secret(token) if token else None,
-        max_body_bytes=limit,
         durability=cast(Literal["full", "normal"], durability),
         allowed_hosts=tuple(hosts),
         metrics_public=metrics_public,
         **timeouts,
         compact_at=compact_at,
+        **sizes,
     )
-
-
-def _seconds(doc: dict[str, Any], key: str, default: float, where: Locator, table: str) -> Any:
-    kinds = int if isinstance(default, int) else (int, float)
-    value = or_default(take(doc, key, kinds, where, table), default)
-    if not value > 0:
-        raise where.error(table, key, "must be a positive number of seconds")
-    return value if isinstance(default, int) else float(value)
 
 
 def default_config_path(env: Mapping[str, str]) -> Path | None:

@@ -84,3 +84,15 @@ def kind_names(kinds: tuple[type, ...]) -> str:
 def no_leftovers(doc: dict[str, Any], where: Locator, table: str | None) -> None:
     for key in doc:
         raise where.error(table, key, "unknown key")
+
+
+def positive(
+    doc: dict[str, Any], key: str, default: float, unit: str, where: Locator, table: str
+) -> Any:
+    """A positive `unit` count (seconds, bytes): an integer where the default
+    is one, else any number; the default when the key is absent."""
+    kinds = int if isinstance(default, int) else (int, float)
+    value = or_default(take(doc, key, kinds, where, table), default)
+    if not value > 0:
+        raise where.error(table, key, f"must be a positive number of {unit}")
+    return value if isinstance(default, int) else float(value)

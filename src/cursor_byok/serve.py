@@ -23,6 +23,7 @@ from types import FrameType
 
 import uvicorn
 
+from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
 from cursor_byok.routing import Router
@@ -132,6 +133,7 @@ def serve(
         store.close()
         raise
     _log_to(printer, config)
+    map_big_buffers()  # RSS follows the memory budget after big appends are freed
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_run(config, host, port, sock, store, printer, attach))
     return EXIT_OK
@@ -177,6 +179,9 @@ async def _run(
         host_allowed=HostCheck(host, config.server.allowed_hosts).allows,
         metrics_public=config.server.metrics_public,
         body_timeout_s=config.server.body_timeout_s,
+        max_append_bytes=config.server.max_append_bytes,
+        memory_budget_bytes=config.server.memory_budget_bytes,
+        request_memory_bytes=config.server.request_memory_bytes,
     )
     url = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
     models = ", ".join(config.models) or "none (a turn will say which key to set)"

@@ -143,8 +143,8 @@ async def test_unknown_paths_and_wrong_content_types_get_connect_errors(running:
             headers={"content-type": "text/plain"},
         )
         assert wrong.status_code == 415
-        huge = await client.http.post(
-            "/aiserver.v1.BidiService/BidiAppend",
+        huge = await client.http.post(  # appends have their own limit (test_memory_budget)
+            "/aiserver.v1.NetworkService/IsConnected",
             content=b"x" * (4 * 1024 * 1024 + 1),
             headers={"content-type": "application/proto"},
         )

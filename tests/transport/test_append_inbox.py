@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cursor_byok.transport.cursor.append_inbox import MAX_AHEAD, MAX_PENDING_BYTES, AppendInbox
+from cursor_byok.transport.cursor.append_inbox import MAX_AHEAD, AppendInbox
 
 
 def payload(n: int) -> bytes:
@@ -68,11 +68,9 @@ def test_an_append_absurdly_far_ahead_is_refused_and_counted() -> None:
     assert inbox.pending == {MAX_AHEAD - 1: b"y"}
 
 
-def test_held_bytes_are_bounded_while_a_gap_fills() -> None:
+def test_clearing_lets_go_of_the_buffered_bytes_and_says_how_many() -> None:
     inbox = AppendInbox()
-    big = b"x" * (MAX_PENDING_BYTES // 2 + 1)
-    assert inbox.offer(1, big) == []
-    assert inbox.offer(2, big) == []  # would pass the bound: refused, counted
-    assert inbox.stats.too_far_ahead == 1
-    assert inbox.offer(0, b"first") == [(0, b"first"), (1, big)]
-    assert inbox.pending_bytes == 0
+    assert inbox.offer(1, b"abc") == [] and inbox.offer(3, b"de") == []
+    assert inbox.pending_bytes == 5
+    assert inbox.clear() == 5
+    assert inbox.pending == {} and inbox.pending_bytes == 0 and inbox.waiting_for is None

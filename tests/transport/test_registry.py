@@ -81,7 +81,8 @@ async def test_ended_and_idle_sessions_are_swept_when_a_new_one_is_made() -> Non
     clock = Clock()
     sessions, _ = make(clock=clock)
     ended = sessions.session("ended")
-    ended.ended_at = clock.now
+    ended.ended = True
+    sessions.ended(ended)
     reading = sessions.session("reading")
     sessions.reader_attached(reading)
     sessions.session("idle")
@@ -92,4 +93,55 @@ async def test_ended_and_idle_sessions_are_swept_when_a_new_one_is_made() -> Non
     sessions.session("newer")
     assert sessions.get("idle") is None and sessions.get("new") is None
     assert sessions.get("reading") is not None  # a reader keeps it
+    await sessions.close()
+
+
+@dataclass(eq=False)
+class Watched(Fake):
+    """Counts how often the sweep looks at its last touch."""
+
+    looks: int = 0
+
+    def __getattribute__(self, name: str) -> object:
+        if name == "touched":
+            object.__setattr__(self, "looks", object.__getattribute__(self, "looks") + 1)
+        return object.__getattribute__(self, name)
+
+
+async def test_the_sweep_looks_only_at_expired_sessions_however_many_live() -> None:
+    clock = Clock()
+
+    async def ignore(_session: Watched) -> None:
+        return None
+
+    forgotten: list[str] = []
+    sessions = SessionRegistry(
+        Watched, ignore, 1.0, clock, on_forget=lambda s: forgotten.append(s.request_id)
+    )
+    old = [sessions.session(f"old-{n}") for n in range(3)]
+    clock.now += registry_module.IDLE_SESSION_TTL_S / 2
+    live = [sessions.session(f"live-{n}") for n in range(2000)]
+    for session in [*old, *live]:
+        session.looks = 0
+    clock.now += registry_module.IDLE_SESSION_TTL_S / 2 + 1
+    sessions.sweep()
+    assert forgotten == ["old-0", "old-1", "old-2"] and len(sessions) == 2000
+    assert sum(s.looks for s in live) == 1  # the first live one, where the sweep stops
+    await sessions.close()
+
+
+async def test_a_session_in_use_is_not_expired_and_a_reused_ended_one_stays() -> None:
+    clock = Clock()
+    sessions, _ = make(clock=clock)
+    reading = sessions.session("reading")
+    sessions.reader_attached(reading)
+    reused = sessions.session("reused")
+    reused.ended = True
+    sessions.ended(reused)
+    reused.ended = False  # the request id began a new run
+    clock.now += registry_module.IDLE_SESSION_TTL_S - 1
+    sessions.session("reused")  # touched
+    clock.now += 2
+    sessions.sweep()
+    assert sessions.get("reading") is reading and sessions.get("reused") is reused
     await sessions.close()

@@ -10,7 +10,8 @@ from cursor_byok.llm.events import StartEvent, TextDelta, TextEnd
 from cursor_byok.loop import CallClient, Final
 from cursor_byok.runtime.runner import Outbound
 from cursor_byok.transport.cursor import registry as registry_module
-from cursor_byok.transport.cursor.sink import OutputSink
+from cursor_byok.transport.cursor.memory_budget import MemoryBudget
+from cursor_byok.transport.cursor.sink import ITEM_BYTES, OutputSink
 from tests.factories import assistant, tool_call
 
 
@@ -82,3 +83,26 @@ def test_stashes_nobody_picks_up_are_swept() -> None:
     clock.now += registry_module.IDLE_SESSION_TTL_S + 1
     sink.sweep()
     assert sink.stashed("idle") == 0 and sink.stashed("fresh") == 0
+
+
+def test_stashes_are_charged_to_the_budget_and_the_oldest_goes_first() -> None:
+    budget = MemoryBudget(total_bytes=3 * ITEM_BYTES, request_bytes=3 * ITEM_BYTES)
+    sink = OutputSink(budget=budget)
+    sink.publish("old", StartEvent())
+    sink.publish("new", TextDelta(0, "hi"))
+    assert budget.used == 2 * ITEM_BYTES + 2
+    sink.publish("new", TextDelta(0, "there"))  # no room: the oldest stash goes
+    assert sink.stashed("old") == 0 and sink.stashed("new") == 2
+    assert budget.stats.dropped == {"stash": 1} and budget.used == 2 * ITEM_BYTES + 7
+    sink.take_stash("new")
+    assert budget.used == 0
+
+
+def test_a_stash_alone_over_the_budget_is_dropped_not_grown() -> None:
+    budget = MemoryBudget(total_bytes=10_000, request_bytes=ITEM_BYTES + 10)
+    sink = OutputSink(budget=budget)
+    sink.publish("c", TextDelta(0, "0123456789"))
+    sink.publish("c", TextDelta(0, "more"))
+    assert sink.stashed("c") == 0 and budget.used == 0
+    sink.publish("c", StartEvent())  # a new stash begins
+    assert sink.stashed("c") == 1

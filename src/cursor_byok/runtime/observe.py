@@ -104,6 +104,17 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+        self.memory_dropped = Counter(
+            "cursor_byok_memory_dropped",
+            "Idle client state dropped to stay within the memory budget, by kind",
+            ["kind"],
+            registry=r,
+        )
+        self.memory_held = Gauge(
+            "cursor_byok_memory_held_bytes",
+            "Bytes charged to the memory budget (buffered appends, stashes, sessions, bodies)",
+            registry=r,
+        )
         self._prompt: dict[str, float] = {}
         self._cached: dict[str, float] = {}
         self._models: set[str] = set()

@@ -4,6 +4,8 @@ Real clients keep up to 16 appends in flight, so they arrive out of order;
 they must be applied strictly in `append_seqno` order, never skipping a gap.
 A request id may also be reused for a new run with the seqno restarting at 0.
 The inbox only orders: it never decodes and never drops an in-window message.
+What it may hold is the memory budget's business (`memory_budget`): the hub
+charges `pending_bytes` as they grow.
 """
 
 from __future__ import annotations
@@ -12,9 +14,6 @@ import hashlib
 from dataclasses import dataclass, field
 
 MAX_AHEAD = 1024
-MAX_PENDING_BYTES = 64 * 1024 * 1024
-"""Bytes an inbox holds while waiting for a gap to fill; past it, later
-appends are refused (counted) rather than held without bound."""
 """How far past the next expected seqno an append may be buffered. Clients
 keep 16 in flight; anything much further is not a reordering but a bug."""
 
@@ -49,10 +48,7 @@ class AppendInbox:
         if seqno < self.next_seqno or seqno in self.pending:
             self.stats.duplicates += 1
             return []
-        too_much = (
-            self.pending_bytes + len(payload) > MAX_PENDING_BYTES and seqno != self.next_seqno
-        )
-        if seqno - self.next_seqno >= MAX_AHEAD or too_much:
+        if seqno - self.next_seqno >= MAX_AHEAD:
             self.stats.too_far_ahead += 1
             return []
         self.pending[seqno] = payload
@@ -67,6 +63,13 @@ class AppendInbox:
             self.next_seqno += 1
         self.stats.delivered += len(due)
         return due
+
+    def clear(self) -> int:
+        """Let go of every buffered message; returns the bytes freed."""
+        freed = self.pending_bytes
+        self.pending.clear()
+        self.pending_bytes = 0
+        return freed
 
     @property
     def waiting_for(self) -> int | None:

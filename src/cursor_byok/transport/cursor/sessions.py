@@ -32,6 +32,12 @@ from cursor_byok.transport.cursor.exec_tracker import (
     SendNext,
     Unknown,
 )
+from cursor_byok.transport.cursor.memory_budget import (
+    SESSION_BYTES,
+    MemoryBudget,
+    OverBudget,
+    budget_key,
+)
 from cursor_byok.transport.cursor.meter import history_characters, turn_ended
 from cursor_byok.transport.cursor.outbox import Outbox
 from cursor_byok.transport.cursor.registry import RECONNECT_GRACE_S, SessionRegistry
@@ -39,7 +45,7 @@ from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.cursor.tools import ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.codec import Codec, CodecError, decode_message
-from cursor_byok.transport.wire.errors import WireError
+from cursor_byok.transport.wire.errors import Code, WireError
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +72,8 @@ class Counters:
     unknown_exec_results: int = 0
     ignored_messages: int = 0
     failed_appends: int = 0
+    over_budget_appends: int = 0
+    """Appends ignored because their request id's state was dropped or failed."""
 
 
 @dataclass(eq=False)
@@ -86,6 +94,10 @@ class Session:
     touched: float = field(default_factory=time.monotonic)
     ended_at: float | None = None
     grace: asyncio.Task[None] | None = None
+    failed: str | None = None
+    """Why the session lost input it needed (its turn was ended); later appends are ignored."""
+    on_end: Callable[[Session], None] = lambda _session: None
+    on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
 
     def __post_init__(self) -> None:
         self.context.stream_id = self.request_id
@@ -98,6 +110,14 @@ class Session:
         if isinstance(item, EndOfStream):
             self.ended = True
             self.ended_at = time.monotonic()
+            self.on_end(self)
+
+    def idle(self) -> bool:
+        """Nothing uses the session now: no stream reads it, no append is applied."""
+        return self.readers == 0 and not self.lock.locked()
+
+    def drop(self, reason: str) -> None:
+        self.on_drop(self, reason)
 
     def input_id(self, seqno: int | str) -> str:
         """Request id + seqno, plus a digest of the run's first message: a
@@ -168,12 +188,14 @@ class SessionHub:
         compact_at: float = 0.9,
         clock: Callable[[], float] = time.time,
         grace_s: float = RECONNECT_GRACE_S,
+        budget: MemoryBudget | None = None,
     ) -> None:
         self.runner = runner
         self.sink = sink
+        self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
         self.sessions: SessionRegistry[Session] = SessionRegistry(
-            self._make, self._abandoned, grace_s
+            self._make, self._abandoned, grace_s, on_forget=self._forget
         )
         self._context_window = context_window
         self._compact_at = compact_at
@@ -181,13 +203,45 @@ class SessionHub:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
-        return Session(request_id, self._feedback, self._release, self._clock)
+        session = Session(request_id, self._feedback, self._release, self._clock)
+        session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
+        if refused is not None:
+            raise OverBudget(f"no room for a new request id: {refused}")
+        return session
+
+    def _forget(self, session: Session) -> None:
+        self.budget.forget(budget_key(session.request_id))
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
     def session(self, request_id: str) -> Session:
-        return self.sessions.session(request_id)
+        """The request id's session, made on first use; OverBudget if there is no room."""
+        session = self.sessions.session(request_id)
+        self.budget.touch(budget_key(request_id))
+        return session
+
+    def _dropped(self, session: Session, reason: str) -> None:
+        """The budget dropped the idle session: its stream and turn end with why."""
+        self.sessions.remove(session, reason)
+        self._fail(session, reason)
+
+    def _fail(self, session: Session, reason: str) -> None:
+        """The session lost (or could not take) input its turn may need: end
+        the stream with the reason and stop the turn, rather than let both
+        wait for input that will never come."""
+        session.failed = reason
+        self.budget.refund(budget_key(session.request_id), session.inbox.clear())
+        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
+        conversation_id = session.conversation_id
+        if conversation_id is None or session.ended:
+            session.put(EndOfStream(error))
+            return
+        log.warning("request %s: turn ended: %s", session.request_id, reason)
+        session.end(conversation_id, error)
+        input_id = session.input_id("over-budget")
+        self._spawn(self._submit(session, input_id, Cancel(reason, self._now_ms())))
 
     def reader_attached(self, session: Session) -> None:
         self.sessions.reader_attached(session)
@@ -245,12 +299,35 @@ class SessionHub:
     async def append(self, request_id: str, seqno: int, payload: bytes) -> None:
         """Take one BidiAppend. Never raises for bad client data: the official
         client aborts the whole run on a failed append."""
-        session = self.session(request_id)
+        gone = self.sessions.gone(request_id)
+        try:
+            session = self.session(request_id) if gone is None else None
+        except OverBudget as no_room:
+            gone = str(no_room)
+            session = None
+        if session is None:
+            self.counters.over_budget_appends += 1
+            log.info("request %s: append %d ignored: %s", request_id, seqno, gone)
+            return
         async with session.lock:
+            if session.failed is not None:
+                self.counters.over_budget_appends += 1
+                return
             restarts = session.inbox.stats.restarts
+            held = session.inbox.pending_bytes
             due = session.inbox.offer(seqno, payload)
             if session.inbox.stats.restarts != restarts:
                 session.reset()
+            grown = session.inbox.pending_bytes - held
+            if grown > 0:
+                refused = self.budget.charge(budget_key(request_id), grown)
+                if refused is not None:
+                    self.budget.refund(budget_key(request_id), held)  # what was charged
+                    session.inbox.clear()
+                    self._fail(session, f"append {seqno} could not be buffered: {refused}")
+                    return
+            elif grown < 0:
+                self.budget.refund(budget_key(request_id), -grown)
             for number, data in due:
                 try:
                     await self._deliver(session, number, data)

@@ -15,10 +15,21 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
+from cursor_byok.transport.cursor.memory_budget import (
+    DEFAULT_REQUEST_BYTES,
+    DEFAULT_TOTAL_BYTES,
+    MemoryBudget,
+)
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.wire.head_deadline import with_head_deadline
-from cursor_byok.transport.wire.server import BODY_TIMEOUT_S, CursorServer, ModelEntry
+from cursor_byok.transport.wire.server import (
+    BODY_TIMEOUT_S,
+    MAX_APPEND_BYTES,
+    MAX_BODY_BYTES,
+    CursorServer,
+    ModelEntry,
+)
 
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
@@ -42,7 +53,7 @@ def build_service(
     default_model: Callable[[], str | None] = lambda: None,
     context_window: Callable[[str], int] = lambda _model: 200_000,
     compact_at: float = 0.9,
-    max_body_bytes: int = 4 * 1024 * 1024,
+    max_body_bytes: int = MAX_BODY_BYTES,
     access_token: str | None = None,
     retry: RetryPolicy | None = None,
     heartbeat_s: float = 5.0,
@@ -50,14 +61,29 @@ def build_service(
     host_allowed: Callable[[str | None], bool] | None = None,
     metrics_public: bool = False,
     body_timeout_s: float = BODY_TIMEOUT_S,
+    max_append_bytes: int = MAX_APPEND_BYTES,
+    memory_budget_bytes: int = DEFAULT_TOTAL_BYTES,
+    request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
-    `guards.HostCheck`); None answers every name."""
+    `guards.HostCheck`); None answers every name. The memory budget is one
+    for the whole server: sessions, their buffered appends, stashed output
+    and append bodies being read."""
     metrics = Metrics()
-    sink = OutputSink()
+
+    def dropped(kind: str, _size: int) -> None:
+        metrics.memory_dropped.labels(kind).inc()
+
+    budget = MemoryBudget(memory_budget_bytes, request_memory_bytes, on_drop=dropped)
+    sink = OutputSink(budget=budget)
     runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
     hub = SessionHub(
-        runner, sink, context_window=context_window, compact_at=compact_at, grace_s=grace_s
+        runner,
+        sink,
+        context_window=context_window,
+        compact_at=compact_at,
+        grace_s=grace_s,
+        budget=budget,
     )
 
     async def startup() -> None:
@@ -80,6 +106,7 @@ def build_service(
         host_allowed=host_allowed,
         metrics_public=metrics_public,
         body_timeout_s=body_timeout_s,
+        max_append_bytes=max_append_bytes,
     )
     return Service(server, runner, hub, metrics)
 

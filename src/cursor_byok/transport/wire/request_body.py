@@ -29,10 +29,15 @@ class RequestError(Exception):
 
 
 async def read_body(
-    receive: Receive, headers: Mapping[str, str], max_bytes: int, timeout_s: float
+    receive: Receive,
+    headers: Mapping[str, str],
+    max_bytes: int,
+    timeout_s: float,
+    hold: Callable[[int], bool] = lambda _size: True,
 ) -> bytes:
     """The whole body, decompressed; RequestError when it is too big, too
-    slow, or the client went away."""
+    slow, or the client went away. `hold` is asked for room for each chunk
+    (the memory budget); when it says no, the request is refused."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     chunks: list[bytes] = []
@@ -54,6 +59,9 @@ async def read_body(
                 ),
                 close=True,
             )
+        if not hold(len(chunk)):
+            full = "the server's memory budget is in use; retry later"
+            raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, full), close=True)
         chunks.append(chunk)
         if not message.get("more_body", False):
             break

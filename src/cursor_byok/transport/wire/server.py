@@ -22,7 +22,8 @@ from google.protobuf.message import Message
 
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
-from cursor_byok.transport.cursor.sessions import SessionHub
+from cursor_byok.transport.cursor.memory_budget import OverBudget
+from cursor_byok.transport.cursor.sessions import Session, SessionHub
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import (
     bidi_pb2,
@@ -33,6 +34,7 @@ from cursor_byok.transport.proto.aiserver.v1 import (
 from cursor_byok.transport.proto.aiserver.v1 import (
     error_details_pb2 as errors_pb,
 )
+from cursor_byok.transport.wire.append_body import decode_append, read_append_body
 from cursor_byok.transport.wire.codec import (
     Codec,
     CodecError,
@@ -72,6 +74,12 @@ RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
 HEARTBEAT_S = 5.0
 BODY_TIMEOUT_S = 30.0
+MAX_BODY_BYTES = 4 * 1024 * 1024
+MAX_APPEND_BYTES = 32 * 1024 * 1024
+"""An append may carry a whole tool result (the official client sends a
+multi-MiB one in one append, hex-encoded: twice its size), so appends get
+their own, larger limit; the bytes being read are charged to the memory
+budget like those buffered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +99,7 @@ class CursorServer:
         hub: SessionHub,
         models: Callable[[], Iterable[ModelEntry]] = list,
         default_model: Callable[[], str | None] = lambda: None,
-        max_body_bytes: int = 4 * 1024 * 1024,
+        max_body_bytes: int = MAX_BODY_BYTES,
         access_token: str | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         on_startup: Callable[[], Awaitable[None]] | None = None,
@@ -100,8 +108,10 @@ class CursorServer:
         host_allowed: Callable[[str | None], bool] | None = None,
         metrics_public: bool = False,
         body_timeout_s: float = BODY_TIMEOUT_S,
+        max_append_bytes: int = MAX_APPEND_BYTES,
     ) -> None:
         self.hub = hub
+        self.max_append_bytes = max_append_bytes
         self.host_allowed = host_allowed
         self.metrics_public = metrics_public
         self.body_timeout_s = body_timeout_s
@@ -168,7 +178,9 @@ class CursorServer:
                 "late": counters.late_appends,
                 "unknown_exec_result": counters.unknown_exec_results,
                 "ignored": counters.ignored_messages,
+                "over_budget": counters.over_budget_appends,
             }
+            self.metrics.memory_held.set(self.hub.budget.used)
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
             return
@@ -184,10 +196,10 @@ class CursorServer:
                 return
             if content_type is None:
                 raise _unsupported(headers)
-            body = await self._body(receive, headers)
             if path == BIDI_APPEND:
-                await self._bidi_append(body, content_type, send)
+                await self._bidi_append(receive, headers, content_type, send)
                 return
+            body = await self._body(receive, headers)
             handler = self.unary.get(path)
             if handler is None:
                 raise RequestError(WireError(Code.UNIMPLEMENTED, f"{path} is not served here"))
@@ -252,24 +264,22 @@ class CursorServer:
 
     # -- BidiAppend ------------------------------------------------------------------------
 
-    async def _bidi_append(self, body: bytes, content_type: ContentType, send: Send) -> None:
-        """Always 200: a failed append makes the official client abort the run."""
-        try:
-            request = decode_message(
-                self._unwrap(body, content_type), bidi_pb2.BidiAppendRequest, content_type.codec
-            )
-            payload = request.data_binary or bytes.fromhex(request.data)
-        except (RequestError, CodecError, ValueError) as error:
+    async def _bidi_append(
+        self, receive: Receive, headers: Mapping[str, str], content_type: ContentType, send: Send
+    ) -> None:
+        """200 for every append that was read: a failed append makes the
+        official client abort the run. Only a body too big, too slow or with
+        no room left in the memory budget is refused."""
+        body = await read_append_body(
+            receive, headers, self.hub.budget, self.max_append_bytes, self.body_timeout_s
+        )
+        append = decode_append(body, content_type, self.max_append_bytes)
+        del body  # the payload is what may be held from here on
+        if isinstance(append, str):
             self.hub.counters.undecodable_appends += 1
-            log.info("an append that does not decode was ignored: %s", error)
-            payload = None
-            request = None
-        request_id = request.request_id.request_id if request is not None else ""
-        if request_id and not is_valid_id(request_id):
-            self.hub.counters.undecodable_appends += 1
-            log.info("an append with a malformed request id was ignored")
-        elif request is not None and request_id and payload is not None:
-            await self.hub.append(request_id, request.append_seqno, payload)
+            log.info("an append was ignored: %s", append)
+        elif append is not None:
+            await self.hub.append(append.request_id, append.seqno, append.payload)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
 
     # -- RunSSE ------------------------------------------------------------------------------
@@ -299,7 +309,31 @@ class CursorServer:
         if not is_valid_id(request.request_id):
             malformed = invalid_id("request_id")
             raise RequestError(WireError(Code.INVALID_ARGUMENT, malformed))
-        session = self.hub.session(request.request_id)
+        gone = self.hub.sessions.gone(request.request_id)
+        if gone is not None:
+            raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, f"request dropped: {gone}"))
+        try:
+            session = self.hub.session(request.request_id)
+        except OverBudget as no_room:
+            raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
+        finished = session.ended and session.outbox.empty()
+        if not finished:
+            # Read from now on, so the budget does not drop it meanwhile.
+            self.hub.reader_attached(session)
+        try:
+            await self._stream(session, content_type, receive, send, finished)
+        finally:
+            if not finished:
+                self.hub.reader_detached(session)
+
+    async def _stream(
+        self,
+        session: Session,
+        content_type: ContentType,
+        receive: Receive,
+        send: Send,
+        finished: bool,
+    ) -> None:
         stream_type = stream_content_type(content_type)
         await send(
             {
@@ -312,12 +346,11 @@ class CursorServer:
                 ],
             }
         )
-        if session.ended and session.outbox.empty():
+        if finished:
             # The turn this request id served is over (or was taken over):
             # say so at once instead of sending heartbeats forever.
             await send({"type": "http.response.body", "body": end_frame(None, content_type)})
             return
-        self.hub.reader_attached(session)
         self.metrics.active_streams.inc()
         self.open_streams += 1
         disconnected = asyncio.ensure_future(wait_disconnect(receive))
@@ -327,7 +360,6 @@ class CursorServer:
             disconnected.cancel()
             self.open_streams -= 1
             self.metrics.active_streams.dec()
-            self.hub.reader_detached(session)
 
     # -- unary RPCs ----------------------------------------------------------------------------
 
