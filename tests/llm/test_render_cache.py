@@ -14,7 +14,8 @@ import pytest
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers import anthropic, openai_chat
 from cursor_byok.llm.providers.common import encode_body
-from cursor_byok.llm.providers.render_cache import RenderCache, last_cut
+from cursor_byok.llm.providers.render_cache import FrozenMessage, RenderCache, last_cut
+from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import (
     HistoryRepair,
     ImageContent,
@@ -117,3 +118,20 @@ def test_a_history_that_is_not_the_cached_one_is_rendered_whole() -> None:
     assert calls[-2:] == [2, 0]
     cache.render("j", (user("a"),), render)
     assert len(cache) == 1  # the least recently used entry went
+
+
+def test_a_body_with_cached_messages_is_written_as_canonical_json() -> None:
+    text = "naïve ✓ \ud800"
+    cached = FrozenMessage({"role": "user", "content": text, "z": [1, {"b": 2, "a": 1}]})
+    messages: list[dict[str, Any]] = [{"role": "system"}, cached, {"role": "assistant"}]
+    body: dict[str, Any] = {
+        "stream": True,
+        "model": "m",
+        "messages": messages,
+        "tools": [{"name": "t", "parameters": {"y": 1, "x": 2}}],
+    }
+    expected = canonical_dumps({**body, "messages": [dict(m) for m in messages]})
+    assert encode_body(body) == expected
+    assert encode_body(body) == expected  # the cached bytes, used again
+    with pytest.raises(TypeError):
+        cached["role"] = "assistant"

@@ -24,12 +24,34 @@ from itertools import islice
 from typing import Any
 
 from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import HistoryRepair, ImageContent, Message, UserMessage
 
 Rendered = list[dict[str, Any]]
 Render = Callable[[Sequence[Message]], Rendered]
 
 DEFAULT_ENTRIES = 256
+
+
+class FrozenMessage(dict[str, Any]):
+    """A cached rendered message, shared by every later request of its
+    conversation, so it must never change: it keeps its own canonical bytes
+    (`encoded`), and a request body made of them is written without
+    serializing the history again (see `common.encode_body`)."""
+
+    __slots__ = ("_encoded",)
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        super().__init__(message)
+        self._encoded: bytes | None = None
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise TypeError("a cached rendered message is never changed")
+
+    def encoded(self) -> bytes:
+        if self._encoded is None:
+            self._encoded = canonical_dumps(self)
+        return self._encoded
 
 
 @dataclass(slots=True)
@@ -67,8 +89,9 @@ def _copied(content: Any) -> Any:
 
 
 class RenderCache:
-    """`copies=False` hands out the cached message dicts themselves: only for
-    an adapter that never changes a rendered message after rendering."""
+    """`copies=False` hands out the cached messages themselves, as
+    `FrozenMessage`s: only for an adapter that never changes a rendered
+    message after rendering."""
 
     def __init__(self, entries: int = DEFAULT_ENTRIES, copies: bool = True) -> None:
         self._limit = entries
@@ -90,7 +113,8 @@ class RenderCache:
             start, prefix = 0, []  # a new repair re-renders what precedes it
         cut = last_cut(messages, start)
         if cut > start:
-            prefix = prefix + render(messages[start:cut])
+            fresh = render(messages[start:cut])
+            prefix = prefix + (fresh if self._copies else [FrozenMessage(m) for m in fresh])
         self._entries[key] = _Entry(messages, cut, prefix)
         self._entries.move_to_end(key)
         while len(self._entries) > self._limit:
