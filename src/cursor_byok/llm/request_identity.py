@@ -10,6 +10,7 @@ the identical request from the stored parts and proves it by the hash.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,9 @@ from cursor_byok.llm.types import JSONValue, Message, RequestMessages, ToolDefin
 
 IDENTITY_VERSION = "request/2"
 """Names the recipe below: a record hashed another way is never mistaken for it."""
+
+TOOL_LISTS_KEPT = 64
+_tool_lists: OrderedDict[int, tuple[Sequence[ToolDefinition], bytes, str]] = OrderedDict()
 
 
 class RequestNotRebuilt(Exception):
@@ -56,12 +60,28 @@ def combine(message_count: int, chain: str, system_hash: str, tools_hash: str) -
     return sha256_hex(text.encode("ascii"))
 
 
+def _tools_part(tools: Sequence[ToolDefinition]) -> tuple[bytes, str]:
+    """A tool list's bytes and hash, computed once per list object: every
+    call of a conversation sends the same (often large) list, and tool
+    definitions, like every request part, are never changed in place."""
+    known = _tool_lists.get(id(tools))
+    if known is not None and known[0] is tools:
+        _tool_lists.move_to_end(id(tools))
+        return known[1], known[2]
+    data = tools_bytes(tools)
+    digest = sha256_hex(data)
+    _tool_lists[id(tools)] = (tools, data, digest)
+    if len(_tool_lists) > TOOL_LISTS_KEPT:
+        _tool_lists.popitem(last=False)
+    return data, digest
+
+
 def identify(request: RequestMessages, chain: str) -> RequestIdentity:
     """The identity of `request`, whose messages have the chain hash `chain`
     (kept by the loop as history grows, so it is not recomputed here)."""
     system = system_bytes(request.system_prompt)
-    tools = tools_bytes(request.tools)
-    system_hash, tools_hash = sha256_hex(system), sha256_hex(tools)
+    tools, tools_hash = _tools_part(request.tools)
+    system_hash = sha256_hex(system)
     count = len(request.messages)
     return RequestIdentity(
         message_count=count,
