@@ -32,10 +32,14 @@ test: lint
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) bench/startup.py
 	$(PY) bench/loop_transitions.py
 	$(PY) bench/store_commit.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/server.py
+	$(PY) bench/server.py --turns 0 --stacks uvicorn uvicorn-fast granian hypercorn
+	$(PY) bench/server.py --levels 200 --turns 0 --clients aiohttp httpx2
 	$(PY) bench/proxy.py
 	$(PY) bench/cache.py
 	$(PY) bench/abuse.py

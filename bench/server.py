@@ -1,677 +1,84 @@
-"""Whole-server benchmark: the real server between a Cursor-like client and a
-paced fake provider, at 1, 50 and 200 concurrent conversations.
+"""Whole-server benchmark: what the real `cursor-byok serve` process adds
+between a Cursor-like client and a model provider, at 1, 50 and 200 streams.
 
-Three parts, all on 127.0.0.1:
-- a fake OpenAI Chat Completions provider in this process (asyncio, its own
-  port) that streams SSE events with a fixed delay between them. The first
-  call of a conversation answers with a `read_file` tool call, the second
-  (the one carrying the tool result) replays a recorded text answer from
-  ../shared/fixtures/llm byte for byte;
-- the real server in a subprocess (`build_service` + `Router` + SQLite in a
-  temporary folder, `serving`), so its CPU time and peak RSS are its own;
-- a client that runs N conversations at once: RunSSE, BidiAppend of the run
-  request, deltas, the exec request, the exec result + stream close appends,
-  the rest of the turn, the end of the stream.
+Three processes apart from each other, all on 127.0.0.1:
+- bench/fake_provider.py: an OpenAI Chat Completions provider streaming SSE
+  text deltas at a fixed offered load (each stream 100 deltas/s);
+- the server: `cursor-byok serve` itself (or bench/serve_as.py, the same
+  command with another ASGI server or upstream client), its CPU read from
+  /proc/PID/stat;
+- bench/load_client.py: runs N streams at once, either straight to the fake
+  provider (`direct`) or as Cursor turns through the server, with the same
+  code and warm keep-alive pools on both sides.
+Direct and through-the-server rounds alternate (paired runs), so a change in
+machine load hits both. Only model deltas are counted (the fake provider's
+tokens found in the text the client got), not heartbeats or other messages.
 
-The same conversations are also run against the fake provider directly (same
-pacing, same concurrency) to get the baseline the server adds to. Prints, from
-one run (one line each):
-  added_ttft_p50_ms / added_ttft_p95_ms  time to the first model token through the
-                                         server minus the same percentile called
-                                         directly, N=1 (per N with a [N] suffix)
-  added_event_latency_p50_ms[N]          provider write -> client read of each text
-                                         delta, through the server minus directly
-  events_per_s[N]                        RunSSE messages (no heartbeats) read by the
-                                         clients per second of wall time
-  cpu_s_per_1000_events                  server process CPU over all levels
-  peak_rss_mb                            the server process's peak RSS
-  prefix_stable_share                    per conversation, the bytes of the second
-                                         provider request's `messages` elements that
-                                         equal the first request's, over all of them
+Prints, from one run, per level N (the names are read by scripts):
+  added_ttft_p50_ms[N]          time to the first delta, p50, through - direct
+  added_gap_p99_ms[N]           gap between reads carrying deltas, p99, through - direct
+  relay_cpu_us_per_delta[N]     server process CPU over the deltas it relayed
+  relayed_deltas_per_s[N]       deltas reaching the clients per second (offered: N x 100)
+and, from one tool session of T turns (T = 200 unless --turns) on one conversation:
+  turn_cpu_ratio_T_over_5       server CPU per turn, turns T-9..T over turns 2..5
+  db_bytes_per_turn_ratio_T_over_5   database growth per turn, same turns
+With several --stacks / --clients, every candidate serves at once and each
+round visits all of them in turn; the first candidate's figures use the names
+above, the comparison follows as a table.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import cProfile
 import json
 import os
-import re
-import resource
+import shutil
+import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-
-from cursor_byok.transport.cursor.client import exec_reply, kind, run_request, stream_close  # noqa: E402
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb  # noqa: E402
-from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2  # noqa: E402
-from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope  # noqa: E402
-
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "llm"
-ANSWER_FIXTURE = "openai-chat/cached-tokens-gpt4o.sse"
+HERE = Path(__file__).resolve().parent
 LEVELS = (1, 50, 200)
-ROUNDS = {1: 20, 50: 2, 200: 1}
-DELAY_S = 0.005
-MODEL_KINDS = {"text_delta", "thinking_delta", "partial_tool_call"}
-FILE_TEXT = "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(40))
-REQUIRED = (
-    "added_ttft_p50_ms",
-    "added_ttft_p95_ms",
-    "cpu_s_per_1000_events",
-    "peak_rss_mb",
-    "prefix_stable_share",
-)
-
-
-def required_keys(levels: Sequence[int]) -> list[str]:
-    return [*REQUIRED, *(f"events_per_s[{n}]" for n in levels)]
-
-
-# -- what the fake provider says ----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
-    raw: bytes
-    forwarded: bool
-    """True when the server turns this event into a RunSSE message (a tool call
-    start or a non-empty text delta): the events whose latency we time."""
-
-
-def _chunk(tag: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
-    payload = {
-        "id": f"chatcmpl-bench-{tag}",
-        "object": "chat.completion.chunk",
-        "created": 1754432626,
-        "model": "gpt-4o-2024-08-06",
-        "service_tier": "default",
-        "system_fingerprint": "fp_ff25b2783a",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        "usage": None,
-    }
-    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
-
-
-def tool_call_script(tag: str) -> list[SSEEvent]:
-    """The first answer: a `read_file` call. No recording calls a tool the server
-    offers, so this one is synthesized in the exact shape of the recorded
-    Chat Completions tool-call streams (openai-chat/tool-call-long-arguments.sse):
-    a role + tool-call header chunk, argument fragments, finish_reason
-    tool_calls, a usage chunk with empty choices, [DONE]."""
-    call_id = f"call_bench_{tag}"
-    header = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "index": 0,
-                "id": call_id,
-                "type": "function",
-                "function": {"name": "read_file", "arguments": ""},
-            }
-        ],
-        "refusal": None,
-    }
-    events = [SSEEvent(_chunk(tag, header), True)]
-    for piece in ('{"', "path", '":"', "notes", ".txt", '"}'):
-        fragment = {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
-        events.append(SSEEvent(_chunk(tag, fragment), False))
-    events.append(SSEEvent(_chunk(tag, {}, "tool_calls"), False))
-    usage = {
-        "id": f"chatcmpl-bench-{tag}",
-        "object": "chat.completion.chunk",
-        "created": 1754432626,
-        "model": "gpt-4o-2024-08-06",
-        "choices": [],
-        "usage": {"prompt_tokens": 448, "completion_tokens": 19, "total_tokens": 467},
-    }
-    events.append(SSEEvent(b"data: " + json.dumps(usage).encode() + b"\n\n", False))
-    events.append(SSEEvent(b"data: [DONE]\n\n", False))
-    return events
-
-
-def _carries_text(raw: bytes) -> bool:
-    data = raw.strip().removeprefix(b"data:").strip()
-    if not data.startswith(b"{"):
-        return False
-    choices = json.loads(data).get("choices") or []
-    return bool(choices and (choices[0].get("delta") or {}).get("content"))
-
-
-def recorded_script(name: str) -> list[SSEEvent]:
-    """A recorded SSE body cut into its events, each sent verbatim."""
-    body = (FIXTURES / name).read_bytes()
-    events = [m.group(0) for m in re.finditer(rb".*?(?:\r?\n){2}", body, re.S)]
-    assert b"".join(events) == body, f"{name}: not a sequence of SSE events"
-    return [SSEEvent(raw, _carries_text(raw)) for raw in events]
-
-
-# -- the fake provider ---------------------------------------------------------------
-
-
-@dataclass
-class ProviderCall:
-    messages: list[Any]
-    tools: Any
-    sent: list[float] = field(default_factory=list)
-    """perf_counter() when each forwarded event was written."""
-
-
-_TAG = re.compile(rb"\[bench:([A-Za-z0-9_.-]+)\]")
-
-
-class FakeProvider:
-    """`POST /v1/chat/completions` over HTTP/1.1 keep-alive, chunked SSE, paced.
-
-    A conversation is known by the `[bench:TAG]` in its user message. A request
-    whose messages hold a tool result gets the recorded answer, any other the
-    tool call."""
-
-    def __init__(self, delay_s: float, answer: list[SSEEvent]) -> None:
-        self.delay_s = delay_s
-        self.answer = answer
-        self.calls: dict[str, list[ProviderCall]] = {}
-        self.port = 0
-        self._server: asyncio.Server | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=2048)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._server.wait_closed(), 2)
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while await self._one(reader, writer):
-                pass
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
-            return False  # the client closed an idle keep-alive connection
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        body = await reader.readexactly(length)
-        found = _TAG.search(body)
-        tag = found.group(1).decode() if found else "untagged"
-        request = json.loads(body)
-        messages = request.get("messages", [])
-        after_tool = any(m.get("role") == "tool" for m in messages)
-        script = self.answer if after_tool else tool_call_script(tag)
-        call = ProviderCall(messages, request.get("tools"))
-        self.calls.setdefault(tag, []).append(call)
-        writer.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            b"transfer-encoding: chunked\r\nconnection: keep-alive\r\n\r\n"
-        )
-        await writer.drain()
-        for event in script:
-            await asyncio.sleep(self.delay_s)
-            writer.write(b"%x\r\n%s\r\n" % (len(event.raw), event.raw))
-            if event.forwarded:
-                call.sent.append(time.perf_counter())
-            await writer.drain()
-        writer.write(b"0\r\n\r\n")
-        await writer.drain()
-        return True
-
-
-# -- the server, in its own process ---------------------------------------------------
-
-
-def raise_fd_limit(wanted: int = 8192) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-class LoopLag:
-    """How late a short sleep wakes up: the backlog of an event loop. Tells a
-    busy loop (every stream waits for it) from a slow dependency."""
-
-    def __init__(self, period_s: float = 0.01) -> None:
-        self.period_s = period_s
-        self.samples: list[float] = []
-
-    async def watch(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            began = loop.time()
-            await asyncio.sleep(self.period_s)
-            self.samples.append(loop.time() - began - self.period_s)
-
-    def take(self) -> dict[str, float]:
-        """p50, p99 and max lag in ms since the last call."""
-        samples, self.samples = self.samples, []
-        return {
-            "p50": percentile(samples, 50) * 1000,
-            "p99": percentile(samples, 99) * 1000,
-            "max": max(samples, default=0.0) * 1000,
-        }
-
-
-class StoreTimer:
-    """Wraps a store's methods (on the instance, the class is untouched) to
-    total the time spent in them, waiting for its lock included. The runner
-    calls them in worker threads, where a profiler of the loop does not look."""
-
-    METHODS = (
-        "load",
-        "find_input_commit",
-        "commit_input",
-        "save_llm_call",
-        "get_llm_call",
-        "save_client_operation",
-        "get_client_operation",
-    )
-
-    def __init__(self, store: object) -> None:
-        self.calls = 0
-        self.total_s = 0.0
-        self.max_s = 0.0
-        self._lock = threading.Lock()
-        for name in self.METHODS:
-            setattr(store, name, self._timed(getattr(store, name)))
-
-    def _timed(self, method: Any) -> Any:
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            began = time.perf_counter()
-            try:
-                return method(*args, **kwargs)
-            finally:
-                spent = time.perf_counter() - began
-                with self._lock:
-                    self.calls += 1
-                    self.total_s += spent
-                    self.max_s = max(self.max_s, spent)
-
-        return timed
-
-    def take(self) -> dict[str, float]:
-        with self._lock:
-            taken = {
-                "store_calls": self.calls,
-                "store_s": self.total_s,
-                "store_max_ms": self.max_s * 1000,
-            }
-            self.calls, self.total_s, self.max_s = 0, 0.0, 0.0
-        return taken
-
-
-def _stdin_lines(loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str]:
-    """stdin lines, read by a thread of our own: the default executor is the
-    server's (its store calls run there), so a blocked read must not hold one
-    of its threads. An empty line means end of input."""
-    lines: asyncio.Queue[str] = asyncio.Queue()
-
-    def read() -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(lines.put_nowait, line.strip() or "?")
-        loop.call_soon_threadsafe(lines.put_nowait, "")
-
-    threading.Thread(target=read, name="bench-stdin", daemon=True).start()
-    return lines
-
-
-async def _child(provider_url: str, workdir: Path) -> None:
-    # Imported here: the parent never loads the server's modules it does not use.
-    from cursor_byok.config import load_config  # noqa: PLC0415
-    from cursor_byok.routing import Router  # noqa: PLC0415
-    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
-    from cursor_byok.transport.wire.app import build_service, serving  # noqa: PLC0415
-
-    config_file = workdir / "config.toml"
-    config_file.write_text(
-        f"""
+ROUNDS = {1: 10, 50: 3, 200: 2}
+DELTAS = 100
+PACE_MS = 10.0
+TURNS = 200
+STACKS = ("uvicorn", "uvicorn-fast", "granian", "hypercorn")
+CLIENTS = ("aiohttp", "httpx2")
+CONFIG = """
 default_model = "bench"
+[server]
+durability = "full"
 [providers.fake]
 api = "openai-chat"
-base_url = "{provider_url}"
+base_url = "{url}"
 api_key = "sk-bench-not-a-key"
 [models.bench]
 provider = "fake"
 model = "gpt-4o"
 """
-    )
-    config = load_config(config_file, env={})
-    router = Router(config, env={})
-    store = SQLiteStore(workdir / "state.sqlite3")  # the `serve` default: synchronous=FULL
-    service = build_service(
-        store,
-        router,
-        models=router.entries,
-        default_model=lambda: config.default_model,
-        context_window=router.context_window,
-    )
-    lag = LoopLag()
-    watcher = asyncio.create_task(lag.watch())
-    timer = StoreTimer(store)
-    commands = _stdin_lines(asyncio.get_running_loop())
-    try:
-        async with serving(service) as url:
-            print(url, flush=True)
-            while command := await commands.get():  # until the parent closes stdin
-                if command == "lag":
-                    print(json.dumps({**lag.take(), **timer.take()}), flush=True)
-    finally:
-        watcher.cancel()
-        await router.aclose()
-        store.close()
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"maxrss_kb": usage.ru_maxrss}), flush=True)
 
 
-class ServerProcess:
-    def __init__(self, provider_url: str, workdir: Path, profile: Path | None = None) -> None:
-        self.log = (workdir / "server.log").open("w")
-        command = [sys.executable, str(Path(__file__).resolve()), "--child", provider_url]
-        command += [str(workdir), *(["--profile-server", str(profile)] if profile else [])]
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-            cwd=ROOT,
-        )
-        self.url = ""
-        self.maxrss_kb = 0
-
-    async def start(self) -> str:
-        assert self.process.stdout is not None
-        line = await asyncio.wait_for(asyncio.to_thread(self.process.stdout.readline), 60)
-        if not line.startswith("http://"):
-            raise RuntimeError(f"the server did not start: {line!r}; see {self.log.name}")
-        self.url = line.strip()
-        return self.url
-
-    def cpu_s(self) -> float:
-        """utime + stime of the server process, from /proc (Linux)."""
-        stat = Path(f"/proc/{self.process.pid}/stat").read_text()
-        fields = stat.rsplit(")", 1)[1].split()
-        ticks = int(fields[11]) + int(fields[12])
-        return ticks / os.sysconf("SC_CLK_TCK")
-
-    def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return self.maxrss_kb / 1024
-
-    async def loop_lag(self) -> dict[str, float]:
-        """The server's event-loop lag since the last call."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write("lag\n")
-        self.process.stdin.flush()
-        line = await asyncio.wait_for(asyncio.to_thread(self.process.stdout.readline), 30)
-        lag: dict[str, float] = json.loads(line)
-        return lag
-
-    async def stop(self) -> None:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.close()
-        rest = await asyncio.to_thread(self.process.stdout.read)
-        self.process.stdout.close()
-        await asyncio.to_thread(self.process.wait, 30)
-        for line in rest.splitlines():
-            with contextlib.suppress(ValueError):
-                self.maxrss_kb = int(json.loads(line)["maxrss_kb"])
-        self.log.close()
-
-
-# -- the client ---------------------------------------------------------------------
-
-
-@dataclass
-class Conversation:
-    """What one conversation saw, with perf_counter() times."""
-
-    tag: str
-    ttft_s: float = 0.0
-    """run_request append sent -> first model-derived RunSSE message."""
-    ttft_after_tool_s: float = 0.0
-    """exec result append sent -> first text delta of the second model call."""
-    text_received: list[float] = field(default_factory=list)
-    events: int = 0
-    error: str | None = None
-
-
-class HTTPConnection:
-    """A minimal HTTP/1.1 client connection (keep-alive, content-length or
-    chunked bodies). The bench's own client: a general pool (httpcore's scans
-    every connection per request) made this process the bottleneck at N=200."""
-
-    def __init__(self, url: str) -> None:
-        address = url.split("://", 1)[1].split("/", 1)[0]
-        host, _, port = address.rpartition(":")
-        self.host, self.port = host, int(port)
-        path = url.split("://", 1)[1].partition("/")[2].strip("/")
-        self.prefix = f"/{path}" if path else ""
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-        self._chunked = False
-        self._length = 0
-
-    async def post(self, path: str, body: bytes, content_type: str) -> int:
-        """Send a POST and read the response head; returns the status."""
-        if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
-        assert self._reader is not None
-        self._writer.write(
-            f"POST {self.prefix}{path} HTTP/1.1\r\nhost: {self.host}:{self.port}\r\n"
-            f"content-type: {content_type}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
-        head = await self._reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        headers = {
-            name.strip().lower(): value.strip()
-            for name, _, value in (line.partition(":") for line in lines[1:] if line)
-        }
-        self._chunked = "chunked" in headers.get("transfer-encoding", "")
-        self._length = int(headers.get("content-length", "0"))
-        return int(lines[0].split(" ", 2)[1])
-
-    async def chunks(self) -> AsyncIterator[tuple[float, bytes]]:
-        """The response body as it arrives: (perf_counter() when read, bytes)."""
-        assert self._reader is not None
-        if not self._chunked:
-            yield time.perf_counter(), await self._reader.readexactly(self._length)
-            return
-        while True:
-            size = int((await self._reader.readline()).split(b";")[0], 16)
-            data = await self._reader.readexactly(size + 2)
-            if size == 0:
-                return
-            yield time.perf_counter(), data[:-2]
-
-    async def read_body(self) -> bytes:
-        return b"".join([data async for _, data in self.chunks()])
-
-    async def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            with contextlib.suppress(OSError):  # the peer is gone already: nothing to wait for
-                await self._writer.wait_closed()
-            self._writer = None
-
-
-def _append_body(request_id: str, seqno: int, message: pb.AgentClientMessage) -> bytes:
-    return bidi_pb2.BidiAppendRequest(
-        data=message.SerializeToString().hex(),
-        request_id=bidi_pb2.BidiRequestId(request_id=request_id),
-        append_seqno=seqno,
-    ).SerializeToString()
-
-
-async def _append(
-    http: HTTPConnection, request_id: str, seqno: int, message: pb.AgentClientMessage
-) -> None:
-    body = _append_body(request_id, seqno, message)
-    status = await http.post("/aiserver.v1.BidiService/BidiAppend", body, "application/proto")
-    await http.read_body()
-    if status != 200:
-        raise RuntimeError(f"BidiAppend {seqno}: HTTP {status}")
-
-
-async def server_conversation(base_url: str, tag: str) -> Conversation:
-    result = Conversation(tag)
-    request_id = f"req-{tag}"
-    items: asyncio.Queue[tuple[float, pb.AgentServerMessage | None]] = asyncio.Queue()
-    opened = asyncio.Event()
-    stream, appends = HTTPConnection(base_url), HTTPConnection(base_url)
-
-    async def read() -> None:
-        body = encode_envelope(bidi_pb2.BidiRequestId(request_id=request_id).SerializeToString())
-        status = await stream.post(
-            "/agent.v1.AgentService/RunSSE", body, "application/connect+proto"
-        )
-        if status != 200:
-            raise RuntimeError(f"RunSSE: HTTP {status}")
-        opened.set()
-        decoder = EnvelopeDecoder()
-        async for now, chunk in stream.chunks():
-            for envelope in decoder.feed(chunk):
-                if envelope.is_end_stream:
-                    error = json.loads(envelope.payload).get("error")
-                    if error:
-                        raise RuntimeError(f"stream ended with {error}")
-                    items.put_nowait((now, None))
-                    return
-                items.put_nowait((now, pb.AgentServerMessage.FromString(envelope.payload)))
-        items.put_nowait((time.perf_counter(), None))
-
-    reader = asyncio.create_task(read())
-    try:
-        await asyncio.wait_for(opened.wait(), 30)
-        sent = time.perf_counter()
-        await _append(
-            appends,
-            request_id,
-            0,
-            run_request(
-                f"[bench:{tag}] What is in notes.txt?", conversation_id=f"conv-{tag}", model="bench"
-            ),
-        )
-        seqno = 1
-        after_tool = False
-        while True:
-            got, message = await asyncio.wait_for(items.get(), 60)
-            if message is None:
-                break
-            what = kind(message)
-            if what == "heartbeat":
-                continue
-            result.events += 1
-            if what in MODEL_KINDS and not result.ttft_s:
-                result.ttft_s = got - sent
-            if what == "text_delta" and after_tool:
-                if not result.ttft_after_tool_s:
-                    result.ttft_after_tool_s = got - sent
-                result.text_received.append(got)
-            if what == "exec":
-                request = message.exec_server_message
-                success = pb.ReadSuccess(
-                    path=request.read_args.path, content=FILE_TEXT, total_lines=40
-                )
-                sent = time.perf_counter()
-                after_tool = True
-                reply = exec_reply(request, read_result=pb.ReadResult(success=success))
-                await _append(appends, request_id, seqno, reply)
-                await _append(appends, request_id, seqno + 1, stream_close(request.id))
-                seqno += 2
-        await reader
-    except Exception as error:  # noqa: BLE001 - a benchmark reports a failure, it does not stop at one
-        result.error = f"{type(error).__name__}: {error}"
-        reader.cancel()
-        await asyncio.gather(reader, return_exceptions=True)  # its failure is `error` above
-    finally:
-        await stream.close()
-        await appends.close()
-    return result
-
-
-async def _provider_stream(
-    http: HTTPConnection, body: dict[str, Any], received: list[float]
-) -> float:
-    """POST one streaming request; return the time of the first forwarded event
-    and fill `received` with the arrival time of every forwarded event."""
-    first = 0.0
-    status = await http.post("/chat/completions", json.dumps(body).encode(), "application/json")
-    if status != 200:
-        raise RuntimeError(f"provider: HTTP {status}")
-    buffer = b""
-    async for now, chunk in http.chunks():
-        buffer += chunk
-        *events, buffer = re.split(rb"\r?\n\r?\n", buffer)
-        for raw in events:
-            data = raw.strip().removeprefix(b"data:").strip()
-            if not data.startswith(b"{"):
-                continue
-            choices = json.loads(data).get("choices") or []
-            delta = (choices[0].get("delta") or {}) if choices else {}
-            if delta.get("content") or delta.get("tool_calls", [{}])[0].get("id"):
-                first = first or now
-                received.append(now)
-    return first
-
-
-async def direct_conversation(base_url: str, tag: str) -> Conversation:
-    """The same two model calls, straight to the fake provider, on one
-    keep-alive connection (the server's provider client keeps its own warm)."""
-    result = Conversation(tag)
-    http = HTTPConnection(base_url)
-    user = {"role": "user", "content": f"[bench:{tag}] What is in notes.txt?"}
-    try:
-        sent = time.perf_counter()
-        first = await _provider_stream(http, {"messages": [user], "stream": True}, [])
-        result.ttft_s = first - sent
-        call = {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_bench_{tag}"}]}
-        tool = {"role": "tool", "tool_call_id": f"call_bench_{tag}", "content": FILE_TEXT}
-        body = {"messages": [user, call, tool], "stream": True}
-        sent = time.perf_counter()
-        first = await _provider_stream(http, body, result.text_received)
-        result.ttft_after_tool_s = first - sent
-        result.events = len(result.text_received) + 1
-    except Exception as error:  # noqa: BLE001 - the failure is the measurement's result
-        result.error = f"{type(error).__name__}: {error}"
-    finally:
-        await http.close()
-    return result
-
-
-# -- measuring ----------------------------------------------------------------------
+def required_keys(levels: Sequence[int], turns: int) -> list[str]:
+    low, high = levels[0], levels[-1]
+    return [
+        f"added_ttft_p50_ms[{low}]",
+        f"added_ttft_p50_ms[{high}]",
+        f"added_gap_p99_ms[{high}]",
+        f"relay_cpu_us_per_delta[{high}]",
+        f"relayed_deltas_per_s[{high}]",
+        f"turn_cpu_ratio_{turns}_over_5",
+        f"db_bytes_per_turn_ratio_{turns}_over_5",
+    ]
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -682,255 +89,445 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[rank]
 
 
-def event_latencies(conversations: Sequence[Conversation], provider: FakeProvider) -> list[float]:
-    """Per text delta of the second model call: client read - provider write."""
-    out: list[float] = []
-    for conv in conversations:
-        calls = provider.calls.get(conv.tag, [])
-        if len(calls) < 2 or len(calls[1].sent) != len(conv.text_received):
-            continue  # counted as an unmatched conversation below
-        out.extend(r - s for r, s in zip(conv.text_received, calls[1].sent, strict=True))
-    return out
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
-def _serialized(messages: Sequence[Any]) -> list[bytes]:
-    # Key order as received (dicts keep it): a reordered key is a changed message.
-    return [json.dumps(m, ensure_ascii=False, separators=(",", ":")).encode() for m in messages]
+def cpu_s(pid: int) -> float:
+    """utime + stime of a process, all its threads, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def prefix_share(first: Sequence[Any], second: Sequence[Any]) -> float:
-    """Bytes of `second`'s leading elements that equal `first`'s, over all of
-    `second`'s element bytes."""
-    before, after = _serialized(first), _serialized(second)
-    common = 0
-    for old, new in zip(before, after, strict=False):
-        if old != new:
-            break
-        common += len(new)
-    total = sum(len(b) for b in after)
-    return common / total if total else 0.0
+# -- the processes --------------------------------------------------------------------
+
+
+class LineProcess:
+    """A child speaking one line in, one line out."""
+
+    def __init__(self, args: list[str], log: Path) -> None:
+        self.log = log.open("w")
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            cwd=HERE.parent,
+        )
+
+    def line(self) -> str:
+        assert self.process.stdout is not None
+        text = self.process.stdout.readline()
+        if not text:
+            raise RuntimeError(f"{self.process.args!r} ended; see {self.log.name}")
+        return text.strip()
+
+    def ask(self, command: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.line())
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.log.close()
 
 
 @dataclass
-class Level:
-    n: int
-    wall_s: float = 0.0
-    events: int = 0
-    server_cpu_s: float = 0.0
-    bench_cpu_s: float = 0.0
-    server_lag: dict[str, float] = field(default_factory=dict)
-    bench_lag: dict[str, float] = field(default_factory=dict)
-    server: list[Conversation] = field(default_factory=list)
-    direct: list[Conversation] = field(default_factory=list)
+class Server:
+    """One `serve` process: a stack and an upstream client."""
+
+    stack: str
+    client: str
+    workdir: Path
+    provider_url: str
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.stack}+{self.client}"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def database(self) -> Path:
+        return self.workdir / "state.sqlite3"
+
+    def start(self) -> None:
+        self.workdir.mkdir(parents=True)
+        config = self.workdir / "config.toml"
+        config.write_text(CONFIG.format(url=self.provider_url))
+        self.port = free_port()
+        serve = [
+            "--config",
+            str(config),
+            "serve",
+            "--port",
+            str(self.port),
+            "--database",
+            str(self.database),
+        ]
+        if (self.stack, self.client) == (STACKS[0], CLIENTS[0]):
+            installed = Path(sys.executable).with_name("cursor-byok")
+            command = (
+                [str(installed)] if installed.exists() else [sys.executable, "-m", "cursor_byok"]
+            )
+        else:
+            command = [sys.executable, str(HERE / "serve_as.py"), self.stack, self.client, "--"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
+        log = self.workdir / "server.log"
+        with log.open("w") as sink:  # the child holds its own descriptor
+            self.process = subprocess.Popen([*command, *serve], stdout=sink, stderr=sink, env=env)
+        began = time.monotonic()
+        while not self._healthy():
+            if self.process.poll() is not None or time.monotonic() - began > 60:
+                raise RuntimeError(f"{self.name} did not start; see {log}")
+            time.sleep(0.02)
+
+    def _healthy(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                head = f"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1:{self.port}\r\n"
+                conn.sendall(head.encode() + b"connection: close\r\n\r\n")
+                return conn.recv(64).startswith(b"HTTP/1.1 200")
+        except OSError:
+            return False
+
+    def cpu_s(self) -> float:
+        assert self.process is not None
+        return cpu_s(self.process.pid)
+
+    def db_bytes(self) -> int:
+        """Pages in use (the WAL's included), free pages not counted."""
+        db = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)
+        try:
+            size = db.execute("PRAGMA page_size").fetchone()[0]
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            free = db.execute("PRAGMA freelist_count").fetchone()[0]
+        finally:
+            db.close()
+        return int((pages - free) * size)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f}"
+# -- measuring ------------------------------------------------------------------------
 
 
-async def run_level(
+@dataclass
+class Side:
+    """All rounds of one level on one side (direct, or one server)."""
+
+    streams: list[dict[str, Any]] = field(default_factory=list)
+    cpu_s: float = 0.0
+    rates: list[float] = field(default_factory=list)
+
+    def add(self, answer: dict[str, Any], cpu: float) -> None:
+        done = [s for s in answer["streams"] if s["error"] is None and s["deltas"]]
+        self.streams += answer["streams"]
+        self.cpu_s += cpu
+        if done:
+            window = max(s["last_s"] for s in done) - min(s["first_s"] for s in done)
+            # A one-delta window is no rate: count it over the pace instead.
+            self.rates.append(sum(s["deltas"] for s in done) / max(window, 1e-3))
+
+    @property
+    def ok(self) -> list[dict[str, Any]]:
+        return [s for s in self.streams if s["error"] is None]
+
+    @property
+    def failures(self) -> int:
+        return len(self.streams) - len(self.ok)
+
+    @property
+    def deltas(self) -> int:
+        return sum(s["deltas"] for s in self.ok)
+
+    def ttft_ms(self, q: float) -> float:
+        return percentile([s["ttft_s"] * 1000 for s in self.ok if s["deltas"]], q)
+
+    def gap_ms(self, q: float) -> float:
+        return percentile([gap for s in self.ok for gap in s["gaps_ms"]], q)
+
+
+def run_level(
     n: int,
     rounds: int,
-    server: ServerProcess,
-    provider: FakeProvider,
-    url: str,
-    bench_lag: LoopLag,
-) -> Level:
-    level = Level(n)
+    deltas: int,
+    pace_ms: float,
+    client: LineProcess,
+    servers: Sequence[Server],
+    label: str = "",
+) -> dict[str, Side]:
+    """`rounds` paired rounds of N streams; every conversation is new (`label` +
+    level + round + candidate + index)."""
+    sides: dict[str, Side] = {"direct": Side(), **{s.name: Side() for s in servers}}
+    order: list[Server | None] = [None, *servers]
     for r in range(rounds):
-        tags = [f"n{n}-r{r}-{i}" for i in range(n)]
-        level.direct += await asyncio.gather(
-            *(direct_conversation(provider.base_url, f"direct-{t}") for t in tags)
+        shift = r % len(order)
+        for server in order[shift:] + order[:shift]:  # each side leads in turn
+            command = {
+                "op": "streams",
+                "n": n,
+                "deltas": deltas,
+                "pace_ms": pace_ms,
+                "tag": f"{label}n{n}-r{r}",
+                "mode": "direct",
+            }
+            if server is None:
+                sides["direct"].add(client.ask(command), 0.0)
+                continue
+            before = server.cpu_s()
+            answer = client.ask(
+                {
+                    **command,
+                    "mode": "server",
+                    "url": server.url,
+                    "tag": f"{server.name.replace('+', '-')}-{label}n{n}-r{r}",
+                }
+            )
+            sides[server.name].add(answer, server.cpu_s() - before)
+    return sides
+
+
+def tool_session(turns: int, client: LineProcess, server: Server) -> dict[int, tuple[float, int]]:
+    """Per turn: (server CPU seconds, database bytes added)."""
+    out: dict[int, tuple[float, int]] = {}
+    size = server.db_bytes()
+    for turn in range(1, turns + 1):
+        before = server.cpu_s()
+        seen = client.ask(
+            {"op": "turn", "conversation": "session", "turn": turn, "url": server.url}
         )
-        await server.loop_lag()
-        bench_lag.take()
-        cpu, own = server.cpu_s(), sum(os.times()[:2])
-        began = time.perf_counter()
-        done = await asyncio.gather(*(server_conversation(url, t) for t in tags))
-        level.wall_s += time.perf_counter() - began
-        level.server_cpu_s += server.cpu_s() - cpu
-        level.bench_cpu_s += sum(os.times()[:2]) - own
-        for seen, lag in (
-            (level.server_lag, await server.loop_lag()),
-            (level.bench_lag, bench_lag.take()),
-        ):
-            for stat, value in lag.items():
-                summed = stat in ("store_calls", "store_s")
-                seen[stat] = (
-                    seen.get(stat, 0.0) + value if summed else max(seen.get(stat, 0.0), value)
-                )
-        level.server += done
-        level.events += sum(c.events for c in done)
-    return level
+        if seen["error"]:
+            raise RuntimeError(f"tool session, turn {turn}: {seen['error']}")
+        cpu = server.cpu_s() - before
+        grown = server.db_bytes()
+        out[turn], size = (cpu, grown - size), grown
+    return out
+
+
+# -- reporting ------------------------------------------------------------------------
+
+
+def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> Iterator[str]:
+    direct, through = sides["direct"], sides[name]
+    label = f"[{n}]{suffix}"
+    yield (
+        f"# N={n} {name}: {len(through.streams)} streams through, {through.failures} "
+        f"failed; {len(direct.streams)} direct, {direct.failures} failed; failures="
+        f"{through.failures + direct.failures}"
+    )
+    errors = sorted({s["error"] for s in (*through.streams, *direct.streams) if s["error"]})
+    if errors:
+        yield f"#   errors: {errors[:3]}"
+    for q in (50, 95):
+        yield (f"ttft_p{q}_ms{label} = {through.ttft_ms(q):.2f} (direct {direct.ttft_ms(q):.2f})")
+    yield f"added_ttft_p50_ms{label} = {through.ttft_ms(50) - direct.ttft_ms(50):.2f}"
+    for q in (50, 99):
+        yield (f"gap_p{q}_ms{label} = {through.gap_ms(q):.2f} (direct {direct.gap_ms(q):.2f})")
+    yield f"added_gap_p99_ms{label} = {through.gap_ms(99) - direct.gap_ms(99):.2f}"
+    per_delta = through.cpu_s / through.deltas * 1e6 if through.deltas else float("nan")
+    yield f"relay_cpu_us_per_delta{label} = {per_delta:.1f}"
+    rate = statistics.fmean(through.rates) if through.rates else float("nan")
+    direct_rate = statistics.fmean(direct.rates) if direct.rates else float("nan")
+    yield f"relayed_deltas_per_s{label} = {rate:.0f} (direct {direct_rate:.0f})"
 
 
 def report(
-    levels: Sequence[Level],
-    provider: FakeProvider,
-    server: ServerProcess,
-    bench_cpu_s: float,
+    levels: dict[int, dict[str, Side]],
+    servers: Sequence[Server],
+    session: dict[int, tuple[float, int]],
+    offered: float,
     out: TextIO,
 ) -> None:
     def line(text: str) -> None:
         print(text, file=out, flush=True)
 
-    for level in levels:
-        ok = [c for c in level.server if c.error is None]
-        direct = [c for c in level.direct if c.error is None]
-        failed = len(level.server) - len(ok) + len(level.direct) - len(direct)
-        errors = {c.error for c in (*level.server, *level.direct) if c.error}
-        n = level.n
+    first = servers[0].name
+    for n, sides in levels.items():
+        line(f"# N={n}: offered {n * offered:.0f} deltas/s")
+        for text in level_lines(n, sides, first):
+            line(text)
+    if len(servers) > 1:
+        line("# side by side (same rounds, alternating):")
         line(
-            f"# N={n}: {len(level.server)} conversations, {level.events} events, "
-            f"{level.wall_s:.2f} s, failures={failed} {sorted(errors)[:3]}"
+            f"# {'candidate':<24} {'N':>4} {'cpu us/delta':>12} {'+ttft p50':>10} "
+            f"{'+gap p99':>9} {'deltas/s':>9} {'failed':>6}"
         )
-        if not ok or not direct:
-            continue
-        for name, attr in (("ttft", "ttft_s"), ("ttft_after_tool", "ttft_after_tool_s")):
-            through = [getattr(c, attr) for c in ok]
-            straight = [getattr(c, attr) for c in direct]
-            for q in (50, 95):
+        for server in servers:
+            for n, sides in levels.items():
+                side, direct = sides[server.name], sides["direct"]
+                cpu = side.cpu_s / side.deltas * 1e6 if side.deltas else float("nan")
+                rate = statistics.fmean(side.rates) if side.rates else float("nan")
                 line(
-                    f"{name}_p{q}_ms[{n}] = {_ms(percentile(through, q))} "
-                    f"(direct {_ms(percentile(straight, q))})"
+                    f"# {server.name:<24} {n:>4} {cpu:>12.1f} "
+                    f"{side.ttft_ms(50) - direct.ttft_ms(50):>10.2f} "
+                    f"{side.gap_ms(99) - direct.gap_ms(99):>9.2f} {rate:>9.0f} "
+                    f"{side.failures:>6}"
                 )
-                added = percentile(through, q) - percentile(straight, q)
-                line(f"added_{name}_p{q}_ms[{n}] = {_ms(added)}")
-        through_ev, straight_ev = event_latencies(ok, provider), event_latencies(direct, provider)
-        for q in (50, 95):
-            added = percentile(through_ev, q) - percentile(straight_ev, q)
-            line(
-                f"event_latency_p{q}_ms[{n}] = {_ms(percentile(through_ev, q))} "
-                f"(direct {_ms(percentile(straight_ev, q))})"
-            )
-            line(f"added_event_latency_p{q}_ms[{n}] = {_ms(added)}")
-        line(f"events_per_s[{n}] = {level.events / level.wall_s:.1f}")
-        per_1000 = level.server_cpu_s / level.events * 1000 if level.events else float("nan")
-        line(f"cpu_s_per_1000_events[{n}] = {per_1000:.3f}")
-        # 1.0 = one core busy the whole time: the server runs on one event loop.
-        line(f"server_cpu_util[{n}] = {level.server_cpu_s / level.wall_s:.2f}")
-        line(f"bench_cpu_util[{n}] = {level.bench_cpu_s / level.wall_s:.2f}")
-        for name, lag in (("server", level.server_lag), ("bench", level.bench_lag)):
-            line(
-                f"{name}_loop_lag_ms[{n}] = p50 {lag['p50']:.1f}, p99 {lag['p99']:.1f}, "
-                f"max {lag['max']:.1f}"
-            )
-        store = level.server_lag
-        line(
-            f"server_store[{n}] = {store['store_calls']:.0f} calls, {store['store_s']:.2f} s "
-            f"(max {store['store_max_ms']:.1f} ms, threads and lock wait included)"
+                errors = sorted({s["error"] for s in side.streams if s["error"]})
+                if errors:
+                    line(f"#   errors: {errors[:2]}")
+    if session:
+        turns = max(session)
+        early = [session[t] for t in range(2, 6)]
+        late = [session[t] for t in range(max(turns - 9, 6), turns + 1)]
+        cpu_early = statistics.fmean(c for c, _ in early) * 1000
+        cpu_late = statistics.fmean(c for c, _ in late) * 1000
+        db_early = statistics.fmean(b for _, b in early)
+        db_late = statistics.fmean(b for _, b in late)
+        span = f"{max(turns - 9, 6)}-{turns}"
+        line(f"# tool session on {first}: {turns} turns, each a read_file call and an answer")
+        line(f"turn_cpu_ms[2-5] = {cpu_early:.2f}, turn_cpu_ms[{span}] = {cpu_late:.2f}")
+        line(f"turn_cpu_ratio_{turns}_over_5 = {cpu_late / cpu_early:.2f}")
+        line(f"db_bytes_per_turn[2-5] = {db_early:.0f}, db_bytes_per_turn[{span}] = {db_late:.0f}")
+        line(f"db_bytes_per_turn_ratio_{turns}_over_5 = {db_late / db_early:.2f}")
+
+
+@contextmanager
+def processes(
+    stacks: Sequence[str],
+    clients: Sequence[str],
+    workdir: Path,
+) -> Iterator[tuple[LineProcess, list[Server]]]:
+    with ExitStack() as stack:
+        python = sys.executable
+        provider = LineProcess([python, str(HERE / "fake_provider.py")], workdir / "provider.log")
+        stack.callback(provider.close)
+        provider_url = f"http://127.0.0.1:{provider.line()}/v1"
+        servers = [
+            Server(s, c, workdir / f"{s}+{c}", provider_url) for s in stacks for c in clients
+        ]
+        for server in servers:
+            stack.callback(server.stop)
+            server.start()
+        client = LineProcess(
+            [python, str(HERE / "load_client.py"), provider_url], workdir / "client.log"
         )
-
-    first = levels[0]
-    ok = [c for c in first.server if c.error is None]
-    direct = [c for c in first.direct if c.error is None]
-    for q in (50, 95):
-        via_server = percentile([c.ttft_s for c in ok], q)
-        direct_ttft = percentile([c.ttft_s for c in direct], q)
-        line(f"added_ttft_p{q}_ms = {_ms(via_server - direct_ttft)}")
-    events = sum(level.events for level in levels)
-    cpu = sum(level.server_cpu_s for level in levels)
-    line(f"cpu_s_per_1000_events = {cpu / events * 1000 if events else float('nan'):.3f}")
-    line(f"peak_rss_mb = {server.peak_rss_mb():.1f}")
-    shares, intact, tools_same = [], 0, 0
-    for level in levels:
-        for conv in level.server:
-            calls = provider.calls.get(conv.tag, [])
-            if len(calls) < 2:
-                continue
-            shares.append(prefix_share(calls[0].messages, calls[1].messages))
-            old, new = _serialized(calls[0].messages), _serialized(calls[1].messages)
-            intact += new[: len(old)] == old
-            tools_same += calls[0].tools == calls[1].tools
-    line(f"prefix_stable_share = {statistics.fmean(shares) if shares else float('nan'):.4f}")
-    line(
-        f"# second requests whose messages extend the first unchanged: {intact}/{len(shares)}; "
-        f"same tools: {tools_same}/{len(shares)}"
-    )
-    line(f"# bench process (client + fake provider) CPU: {bench_cpu_s:.2f} s")
+        stack.callback(client.close)
+        yield client, servers
 
 
-async def run(
+def run(
     levels: Sequence[int] = LEVELS,
     rounds: dict[int, int] | None = None,
-    delay_s: float = DELAY_S,
-    answer: str = ANSWER_FIXTURE,
+    deltas: int = DELTAS,
+    pace_ms: float = PACE_MS,
+    turns: int = TURNS,
+    stacks: Sequence[str] = STACKS[:1],
+    clients: Sequence[str] = CLIENTS[:1],
     out: TextIO = sys.stdout,
-    profile: Path | None = None,
+    keep: Path | None = None,
 ) -> None:
+    """The whole benchmark; `keep` keeps the servers' folders (logs, databases)."""
     rounds = rounds or ROUNDS
-    raise_fd_limit()
-    provider = FakeProvider(delay_s, recorded_script(answer))
-    await provider.start()
     began = time.perf_counter()
-    cpu_began = sum(os.times()[:2])
-    with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp:
-        server = ServerProcess(provider.base_url, Path(tmp), profile)
-        try:
-            url = await server.start()
-            # Warm-up (not counted): first connections, first SQLite pages, imports.
-            await server_conversation(url, "warmup")
-            await direct_conversation(provider.base_url, "direct-warmup")
-            lag = LoopLag()
-            watcher = asyncio.create_task(lag.watch())
-            try:
-                results = [
-                    await run_level(n, rounds.get(n, 1), server, provider, url, lag) for n in levels
-                ]
-            finally:
-                watcher.cancel()
-            print(
-                f"# delay between provider events {delay_s * 1000:.1f} ms; answer {answer} "
-                f"({len(provider.answer)} events); rounds {dict(rounds)}",
-                file=out,
-            )
-            report(results, provider, server, sum(os.times()[:2]) - cpu_began, out)
-        finally:
-            if server.process.poll() is None:
-                await server.stop()
-            await provider.stop()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-server-"))
+    try:
+        with processes(stacks, clients, workdir) as (client, servers):
+            # Warm-up, not counted: connections, first SQLite pages, lazy imports.
+            run_level(max(levels), 1, 5, pace_ms, client, servers, label="warm-")
+            results = {
+                n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers) for n in levels
+            }
+            session = tool_session(turns, client, servers[0]) if turns >= 6 else {}
+        print(
+            f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
+            f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "
+            f"{', '.join(s.name for s in servers)}",
+            file=out,
+        )
+        report(results, servers, session, 1000 / pace_ms, out)
+    finally:
+        if keep is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            shutil.copytree(workdir, keep, dirs_exist_ok=True)
+            shutil.rmtree(workdir, ignore_errors=True)
     print(f"# total wall time {time.perf_counter() - began:.1f} s", file=out)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument(
-        "--child", nargs=2, metavar=("PROVIDER_URL", "WORKDIR"), help=argparse.SUPPRESS
-    )
     parser.add_argument("--levels", type=int, nargs="+", default=list(LEVELS))
     parser.add_argument(
         "--rounds",
         type=int,
         default=None,
-        help="rounds per level (default: 20 at N=1, 2 at N=50, 1 at N=200)",
+        help="rounds per level (default: 10 at N=1, 3 at N=50, 2 at N=200)",
     )
-    parser.add_argument("--delay-ms", type=float, default=DELAY_S * 1000)
+    parser.add_argument("--deltas", type=int, default=DELTAS, help="deltas per stream")
     parser.add_argument(
-        "--answer",
-        default=ANSWER_FIXTURE,
-        help="recorded openai-chat SSE body, relative to the fixtures",
+        "--turns", type=int, default=TURNS, help="turns of the tool session (0: skip it)"
     )
     parser.add_argument(
-        "--profile-server",
-        type=Path,
-        default=None,
-        help="run the server under cProfile and write its stats to this file "
-        "(slows the server down: for finding hot spots, not for the numbers)",
+        "--stacks",
+        nargs="+",
+        choices=STACKS,
+        default=[STACKS[0]],
+        help="ASGI servers to compare (the first is the one reported by name)",
+    )
+    parser.add_argument(
+        "--clients",
+        nargs="+",
+        choices=CLIENTS,
+        default=[CLIENTS[0]],
+        help="upstream HTTP clients to compare",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a few seconds: levels 1 and 4, 20 deltas, a 12-turn session",
+    )
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="copy the servers' logs and databases here"
     )
     args = parser.parse_args(argv)
-    if args.child:
-        raise_fd_limit()
-        child = _child(args.child[0], Path(args.child[1]))
-        if args.profile_server is None:
-            asyncio.run(child)
-            return
-        profiler = cProfile.Profile()
-        profiler.runcall(asyncio.run, child)
-        profiler.dump_stats(args.profile_server)
+    if args.quick:
+        run(
+            levels=(1, 4),
+            rounds={1: 2, 4: 1},
+            deltas=20,
+            turns=12,
+            stacks=args.stacks,
+            clients=args.clients,
+            keep=args.keep,
+        )
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
-    profile = args.profile_server.resolve() if args.profile_server else None
-    asyncio.run(run(args.levels, rounds, args.delay_ms / 1000, args.answer, sys.stdout, profile))
+    run(
+        args.levels,
+        rounds,
+        args.deltas,
+        PACE_MS,
+        args.turns,
+        args.stacks,
+        args.clients,
+        keep=args.keep,
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """Store benchmark: does a commit cost the same at 10 and 10,000 messages?
 
 Builds conversations of 10, 1,000 and 10,000 messages in a real SQLite file,
-then times commits that append one message each (with the version check and
-hash-chain verification). Prints, from one run:
+then times commits that append one user message each (with the version check
+and hash-chain verification). Each commit carries what the runner writes with
+it: the model-call record the transition names (mapped to rows by the
+runner's own `store_records`), as a real turn's first commit does. Prints, from one
+run:
   commit_ms[N] = X            (median, synchronous=NORMAL and FULL)
   commit_ratio_10000_over_10 = X   (NORMAL; ~1.0 means history size is free)
   loop_plus_commit_ms[10000] = X  (transition + commit, what the runner pays)
@@ -22,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cursor_byok.llm.serialize import messages_hash
 from cursor_byok.llm.types import AssistantMessage, Message, TextContent, UserMessage
 from cursor_byok.loop import ConversationState, RuntimeState, Start, Status, transition
+from cursor_byok.runtime.records import store_records
 from cursor_byok.store.sqlite import SQLiteStore, Synchronous
 
 
@@ -33,7 +37,7 @@ def assistant(text: str) -> AssistantMessage:
     return AssistantMessage((TextContent(text),), "bench", "bench", "bench-model", timestamp=2)
 
 
-COMMITS = 200
+COMMITS = 50
 
 
 def history(size: int) -> tuple[Message, ...]:
@@ -50,27 +54,22 @@ def seeded(store: SQLiteStore, name: str, size: int) -> ConversationState:
     return state
 
 
-def median_commit_ms(store: SQLiteStore, state: ConversationState) -> float:
-    times = []
-    version = 1
-    for n in range(COMMITS):
-        step = transition(RuntimeState(replace(state, status=Status.READY)), Start(user(f"n{n}")))
-        state = step.state.committed
-        began = time.perf_counter()
-        version = store.commit_input(f"in-{n}", version, state, None)
-        times.append(time.perf_counter() - began)
-    return statistics.median(times) * 1000
-
-
-def loop_plus_commit_ms(store: SQLiteStore, state: ConversationState) -> float:
+def timed_commits(store: SQLiteStore, state: ConversationState, with_loop: bool) -> float:
+    """Median ms of a commit (`with_loop`: of the transition, the records and
+    the commit together, what the runner pays per input)."""
     times = []
     version = 1
     for n in range(COMMITS):
         began = time.perf_counter()
-        step = transition(RuntimeState(replace(state, status=Status.READY)), Start(user(f"n{n}")))
+        before = replace(state, status=Status.READY)
+        step = transition(RuntimeState(before), Start(user(f"n{n}")))
+        calls, operations = store_records(before.conversation_id, step.records)
         state = step.state.committed
-        version = store.commit_input(f"in-{n}", version, state, None)
+        if not with_loop:
+            began = time.perf_counter()
+        version = store.commit_input(f"in-{n}", version, state, None, calls, operations)
         times.append(time.perf_counter() - began)
+    assert calls, "a Start commits a model-call record"
     return statistics.median(times) * 1000
 
 
@@ -82,10 +81,10 @@ def main() -> None:
             store = SQLiteStore(Path(folder) / f"{mode}.sqlite3", synchronous=mode)
             for size in sizes:
                 state = seeded(store, f"{mode}-{size}", size)
-                results[(mode, size)] = median_commit_ms(store, state)
+                results[(mode, size)] = timed_commits(store, state, with_loop=False)
             store.close()
         store = SQLiteStore(Path(folder) / "loop.sqlite3", synchronous="NORMAL")
-        loop_ms = loop_plus_commit_ms(store, seeded(store, "loop", 10_000))
+        loop_ms = timed_commits(store, seeded(store, "loop", 10_000), with_loop=True)
         store.close()
     for mode in ("NORMAL", "FULL"):
         for size in sizes:

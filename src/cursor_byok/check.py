@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.guards import Redactor
@@ -22,7 +23,9 @@ from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseStream
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages, UserMessage
-from cursor_byok.routing import Router
+
+if TYPE_CHECKING:  # imported when a check runs: `cursor-byok --help` reads DEFAULT_TIMEOUT_S
+    from cursor_byok.routing import Router
 
 CHECK_PROMPT = "Reply with the single word: ok"
 CHECK_MAX_OUTPUT = 16
@@ -122,6 +125,8 @@ async def check_all(
     env = os.environ if env is None else env
     chosen = {name: model_for(config, name) for name in config.providers}
     cheap = {m.name: _cheap(m) for m in chosen.values() if m is not None}
+    from cursor_byok.routing import Router  # noqa: PLC0415
+
     router = Router(replace(config, models={**config.models, **cheap}), env)
     redact = Redactor(
         [k.reveal() for p in config.providers.values() if (k := resolve_key(p, env))]

@@ -15,28 +15,12 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from cursor_byok.check import DEFAULT_TIMEOUT_S, check_all, render
-from cursor_byok.config import (
-    DEFAULT_HOST,
-    DEFAULT_PORT,
-    Config,
-    load_config,
-    resolve_key,
-)
+from cursor_byok.check import DEFAULT_TIMEOUT_S
+from cursor_byok.config import DEFAULT_HOST, DEFAULT_PORT, Config, load_config
 from cursor_byok.config_reader import ConfigError
-from cursor_byok.demo import run_demo
 from cursor_byok.ide.command import add_ide_parser, run_ide
-from cursor_byok.llm.serialize import message_to_json
-from cursor_byok.llm.types import (
-    AssistantMessage,
-    HistoryRepair,
-    Message,
-    ToolResultMessage,
-    UserMessage,
-)
-from cursor_byok.loop.compaction import summary_of
 from cursor_byok.proxy.arguments import add_proxy_parser
 from cursor_byok.runtime.logsafe import printable
 from cursor_byok.serve import (
@@ -49,8 +33,13 @@ from cursor_byok.serve import (
     fail,
     serve,
 )
-from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.terminal import Printer
+
+# A command imports what it needs when it runs (`--help` must not load the
+# server, protobuf or the HTTP client): these names are for type hints only.
+if TYPE_CHECKING:
+    from cursor_byok.llm.types import Message
+    from cursor_byok.store.sqlite import SQLiteStore
 
 EXIT_STATUS = (
     "Exit status: 0 success, 1 the work failed, 2 bad usage or configuration, "
@@ -189,6 +178,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         parser.print_help(out)
         return EXIT_OK
     if args.command == "demo":  # independent of the user's configuration and keys
+        from cursor_byok.demo import run_demo  # noqa: PLC0415
+
         return EXIT_OK if asyncio.run(run_demo(out, pace_s=max(args.pace, 0.0))) else EXIT_FAILED
     if args.command == "ide":  # Cursor's settings only: works with a broken configuration
         return run_ide(args, out)
@@ -245,6 +236,8 @@ def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _check(config: Config, timeout: float, out: TextIO) -> int:
+    from cursor_byok.check import check_all, render  # noqa: PLC0415
+
     printer = Printer(out)
     if not config.providers:
         printer.line(
@@ -265,6 +258,8 @@ def _check(config: Config, timeout: float, out: TextIO) -> int:
 
 
 def _models(config: Config, out: TextIO) -> int:
+    from cursor_byok.config import resolve_key  # noqa: PLC0415
+
     printer = Printer(out)
     if not config.models:
         printer.line(
@@ -290,6 +285,8 @@ def _models(config: Config, out: TextIO) -> int:
 
 def _open(database: Path) -> SQLiteStore | int:
     """The store, or the exit code after saying why there is none."""
+    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
+
     if not database.exists():
         return fail(f"no database at {database}", EXIT_NOT_FOUND)
     try:
@@ -325,6 +322,9 @@ def _conversations(database: Path, out: TextIO) -> int:
 
 
 def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> int:
+    from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
+    from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
+
     store = _open(database)
     if isinstance(store, int):
         return store
@@ -371,6 +371,14 @@ def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> i
 
 
 def _one_line(message: Message) -> str:
+    from cursor_byok.llm.types import (  # noqa: PLC0415
+        AssistantMessage,
+        HistoryRepair,
+        ToolResultMessage,
+        UserMessage,
+    )
+    from cursor_byok.loop.compaction import summary_of  # noqa: PLC0415
+
     match message:
         case UserMessage(content=content):
             summary = summary_of(message)

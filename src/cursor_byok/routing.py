@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import cast
-
-import httpx2
+from importlib import import_module
+from typing import TYPE_CHECKING, cast
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.guards import Redactor, is_loopback_url
@@ -22,16 +21,15 @@ from cursor_byok.llm.events import (
     ResponseEvent,
     ResponseStream,
 )
-from cursor_byok.llm.http import make_client
 from cursor_byok.llm.limits import LimitProblem
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
-from cursor_byok.llm.providers.anthropic import AnthropicLLM
-from cursor_byok.llm.providers.gemini import GeminiLLM
-from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
-from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import RequestMessages
 from cursor_byok.transport.wire.server import ModelEntry
+
+if TYPE_CHECKING:
+    from cursor_byok.llm.http import HTTPClient
+    from cursor_byok.llm.providers.base import SSEAdapter
 
 NO_MODEL_TEXT = (
     "cursor-byok has no model to call. Set one of ANTHROPIC_API_KEY, OPENAI_API_KEY, "
@@ -75,7 +73,7 @@ class Router:
         self._adapters: dict[str, LLM] = {}
         # One pooled HTTP client per provider, shared by its models: warm
         # connections (and HTTP/2 where the provider offers it) for all.
-        self._clients: dict[str, httpx2.AsyncClient] = {}
+        self._clients: dict[str, HTTPClient] = {}
 
     def resolve(self, requested: str) -> ModelConfig | None:
         models = self.config.models
@@ -127,10 +125,12 @@ class Router:
         secret = key.reveal() if key is not None else "none"
         client = self._clients.get(provider.name)
         if client is None:
+            from cursor_byok.llm.http import make_client  # noqa: PLC0415
+
             client = self._clients[provider.name] = make_client(
-                provider.base_url, read_timeout=self.config.server.stall_timeout_s
+                read_timeout=self.config.server.stall_timeout_s
             )
-        adapter = _ADAPTERS[provider.api](spec, secret, client)
+        adapter = _adapter_class(provider.api)(spec, secret, client)
         self._adapters[model.name] = adapter
         return adapter
 
@@ -150,9 +150,17 @@ class Router:
             await client.aclose()
 
 
-_ADAPTERS: Mapping[str, type[OpenAIChatLLM | OpenAIResponsesLLM | AnthropicLLM | GeminiLLM]] = {
-    "openai-chat": OpenAIChatLLM,
-    "openai-responses": OpenAIResponsesLLM,
-    "anthropic": AnthropicLLM,
-    "gemini": GeminiLLM,
+_ADAPTERS: Mapping[str, str] = {
+    "openai-chat": "openai_chat.OpenAIChatLLM",
+    "openai-responses": "openai_responses.OpenAIResponsesLLM",
+    "anthropic": "anthropic.AnthropicLLM",
+    "gemini": "gemini.GeminiLLM",
 }
+"""Wire API -> adapter class in `cursor_byok.llm.providers`, imported on first
+use: `serve` starts accepting before any adapter or the HTTP client is loaded."""
+
+
+def _adapter_class(api: str) -> type[SSEAdapter]:
+    module, _, name = _ADAPTERS[api].partition(".")
+    found: type[SSEAdapter] = getattr(import_module(f"cursor_byok.llm.providers.{module}"), name)
+    return found

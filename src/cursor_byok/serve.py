@@ -12,26 +12,27 @@ import asyncio
 import contextlib
 import errno
 import logging
-import signal
 import socket
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
-
-import uvicorn
+from typing import TYPE_CHECKING
 
 from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
-from cursor_byok.routing import Router
 from cursor_byok.runtime.logsafe import PrintableLogs
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.terminal import Printer
-from cursor_byok.transport.wire.app import Service, build_service, uvicorn_config
+
+# The server's modules are imported when it starts, not by every command that
+# shares this module's exit codes and errors (`cursor-byok --help` among them).
+if TYPE_CHECKING:
+    import uvicorn
+
+    from cursor_byok.store.sqlite import SQLiteStore
+    from cursor_byok.transport.wire.app import Service
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_PORT_IN_USE = 0, 1, 2, 3, 4
 
@@ -47,6 +48,8 @@ class ServeError(Exception):
 def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
     """The SQLite store at `path`, created if missing; ServeError naming the
     path when it is a folder, not a SQLite file, or its folder cannot be made."""
+    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
+
     if path.is_dir():
         raise ServeError(f"database {path} is a folder, not a SQLite file")
     try:
@@ -108,7 +111,7 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-Attach = Callable[[Service], contextlib.AbstractContextManager[None]]
+Attach = Callable[["Service"], contextlib.AbstractContextManager[None]]
 """Something that runs beside the server while it listens (the IDE proxy)."""
 
 
@@ -164,6 +167,14 @@ async def _run(
     printer: Printer,
     attach: Attach | None = None,
 ) -> None:
+    from cursor_byok.routing import Router  # noqa: PLC0415
+    from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
+    from cursor_byok.transport.wire.app import (  # noqa: PLC0415
+        GracefulServer,
+        build_service,
+        uvicorn_config,
+    )
+
     router = Router(config)
     token = config.server.access_token
     service = build_service(
@@ -192,7 +203,7 @@ async def _run(
         models,
         config.default_model,
     )
-    server = _GracefulServer(uvicorn_config(service, host, port, config.server.keepalive_timeout_s))
+    server = GracefulServer(uvicorn_config(service, host, port, config.server.keepalive_timeout_s))
     loop = asyncio.get_running_loop()
 
     # The signal handler must not touch the loop's queues itself: schedule it.
@@ -243,30 +254,6 @@ async def _tick(update: Callable[[str], None], url: str, service: Service) -> No
             f"up {up // 3600}h{up // 60 % 60:02d}m{up % 60:02d}s · Ctrl-C to stop"
         )
         await asyncio.sleep(1.0)
-
-
-class _GracefulServer(uvicorn.Server):
-    """SIGINT/SIGTERM: end open streams with a retryable error at once, stop
-    accepting, let the lifespan shutdown close the runners (every commit is
-    one transaction, so none is left half done), then exit 0 (uvicorn would
-    re-raise the signal)."""
-
-    on_exit: Callable[[], None] | None = None
-
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.on_exit is not None:
-            self.on_exit()
-        super().handle_exit(sig, frame)
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        handled = (signal.SIGINT, signal.SIGTERM)
-        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in original.items():
-                signal.signal(sig, handler)
 
 
 def fail(message: str, code: int, printer: Printer | None = None) -> int:

@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx2
-
 from cursor_byok.ide.jsonc import JsoncError, loads
 from cursor_byok.ide.settings import wanted_settings
 from cursor_byok.proxy.routes import ANSWERED_PATHS
@@ -54,6 +52,8 @@ def probe(proxy_url: str, ca_certificate: Path, host: str = PROBE_HOST) -> Check
     """A model-list request to Cursor's host through the proxy, checked like Cursor would."""
     if not ca_certificate.exists():
         return Check(False, f"no proxy CA at {ca_certificate}: run 'cursor-byok proxy' once")
+    import httpx2  # noqa: PLC0415 (only the status probe sends a request; --help must not load it)
+
     tls = ssl.create_default_context(cafile=str(ca_certificate))
     try:
         with httpx2.Client(proxy=proxy_url, verify=tls, timeout=5.0, trust_env=False) as client:

@@ -13,14 +13,16 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Protocol
-
-import httpx2
+from urllib.parse import urlsplit
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.events import ResponseEvent, StartEvent
 from cursor_byok.llm.http import (
+    HTTPClient,
+    HTTPRequest,
+    HTTPResponse,
+    TransportError,
     UpstreamError,
-    error_from_exception,
     error_from_response,
 )
 from cursor_byok.llm.sse import SSEEvent, SSEParser
@@ -51,16 +53,14 @@ def feed_bytes(sse: SSEParser, parser: StreamParser, chunk: bytes) -> None:
 class SSEResponseStream:
     """Implements `ResponseStream` for any SSE-speaking provider."""
 
-    def __init__(
-        self, client: httpx2.AsyncClient, request: httpx2.Request, parser: StreamParser
-    ) -> None:
+    def __init__(self, client: HTTPClient, request: HTTPRequest, parser: StreamParser) -> None:
         self._client = client
         self._request = request
         self._parser = parser
         self._assembler = parser.assembler
         self._sse = SSEParser()
         self._pending: deque[ResponseEvent] = deque()
-        self._response: httpx2.Response | None = None
+        self._response: HTTPResponse | None = None
         self._chunks: AsyncIterator[bytes] | None = None
         self._started = False
         self._closed = False
@@ -103,7 +103,7 @@ class SSEResponseStream:
                         break
                     self._parser.on_event(event)
                 self._parser.on_end()
-            except httpx2.HTTPError as exc:
+            except TransportError as exc:
                 self._assembler.fail(self._transport_error(exc))
             else:
                 feed_bytes(self._sse, self._parser, chunk)
@@ -111,45 +111,44 @@ class SSEResponseStream:
 
     async def _open(self) -> None:
         try:
-            response = await self._client.send(self._request, stream=True)
-        except httpx2.HTTPError as exc:
+            response = await self._client.send(self._request)
+        except TransportError as exc:
             self._assembler.fail(self._transport_error(exc))
             return
         self._response = response
-        if response.status_code >= 400:
+        if response.status >= 400:
             try:
                 body = await self._read_limited(response)
-            except httpx2.HTTPError:
+            except TransportError:
                 body = b""
             await self._release()
-            self._assembler.fail(error_from_response(response.status_code, response.headers, body))
+            self._assembler.fail(error_from_response(response.status, response.headers, body))
             return
-        self._chunks = response.aiter_bytes()
+        self._chunks = response.chunks()
         self._pending.append(StartEvent())
 
-    def _transport_error(self, exc: httpx2.HTTPError) -> UpstreamError:
+    def _transport_error(self, exc: TransportError) -> UpstreamError:
         """A timeout says which provider went quiet and for how long; a bare
         "ReadTimeout" tells the user nothing."""
-        timeouts = self._request.extensions.get("timeout") or {}
-        provider = self._assembler.provider or self._request.url.host
-        if isinstance(exc, httpx2.ReadTimeout) and timeouts.get("read") is not None:
-            return UpstreamError(
-                f"{provider} sent no data for {timeouts['read']:g} s, so the call was given up "
-                "(the stall timeout, server.stall_timeout_s)",
-                retryable=True,
-            )
-        if isinstance(exc, httpx2.ConnectTimeout) and timeouts.get("connect") is not None:
-            return UpstreamError(
-                f"could not connect to {provider} within {timeouts['connect']:g} s",
-                retryable=True,
-            )
-        return error_from_exception(exc)
+        provider = self._assembler.provider or urlsplit(self._request.url).hostname
+        match exc.waited:
+            case ("read", seconds):
+                return UpstreamError(
+                    f"{provider} sent no data for {seconds:g} s, so the call was given up "
+                    "(the stall timeout, server.stall_timeout_s)",
+                    retryable=True,
+                )
+            case ("connect", seconds):
+                return UpstreamError(
+                    f"could not connect to {provider} within {seconds:g} s", retryable=True
+                )
+        return exc.error
 
     @staticmethod
-    async def _read_limited(response: httpx2.Response) -> bytes:
+    async def _read_limited(response: HTTPResponse) -> bytes:
         parts: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.chunks():
             parts.append(chunk)
             size += len(chunk)
             if size >= MAX_ERROR_BODY:
@@ -168,4 +167,4 @@ class SSEResponseStream:
         self._closed = True
         self._chunks = None
         if self._response is not None:
-            await self._response.aclose()
+            self._response.close()

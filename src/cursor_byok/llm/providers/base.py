@@ -9,11 +9,9 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-import httpx2
-
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.events import ResponseStream
-from cursor_byok.llm.http import make_client
+from cursor_byok.llm.http import HTTPClient, HTTPRequest, make_client
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers.common import encode_body
 from cursor_byok.llm.stream import SSEResponseStream, StreamParser
@@ -23,12 +21,10 @@ from cursor_byok.llm.types import RequestMessages
 class SSEAdapter:
     api: ClassVar[str]
 
-    def __init__(
-        self, spec: ModelSpec, api_key: str, client: httpx2.AsyncClient | None = None
-    ) -> None:
+    def __init__(self, spec: ModelSpec, api_key: str, client: HTTPClient | None = None) -> None:
         self.spec = spec
         self._api_key = api_key
-        self._client = client or make_client(spec.base_url)
+        self._client = client or make_client()
 
     def url(self) -> str:
         raise NotImplementedError
@@ -43,15 +39,14 @@ class SSEAdapter:
     def parser(self, assembler: Assembler) -> StreamParser:
         raise NotImplementedError
 
-    def http_request(self, ctx: CallContext, request: RequestMessages) -> httpx2.Request:
+    def http_request(self, ctx: CallContext, request: RequestMessages) -> HTTPRequest:
         headers = {
             "content-type": "application/json",
             "accept": "text/event-stream",
             **self.headers(),
             **self.spec.headers,
         }
-        content = encode_body(self.body(ctx, request))
-        return self._client.build_request("POST", self.url(), content=content, headers=headers)
+        return HTTPRequest(self.url(), headers, encode_body(self.body(ctx, request)))
 
     async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         spec = self.spec

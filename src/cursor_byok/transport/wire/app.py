@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
+from types import FrameType
 
 import uvicorn
 
@@ -127,6 +129,30 @@ def uvicorn_config(
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         timeout_keep_alive=keepalive_timeout_s,
     )
+
+
+class GracefulServer(uvicorn.Server):
+    """`serve`'s server. SIGINT/SIGTERM: end open streams with a retryable
+    error at once, stop accepting, let the lifespan shutdown close the runners
+    (every commit is one transaction, so none is left half done), then exit 0
+    (uvicorn would re-raise the signal)."""
+
+    on_exit: Callable[[], None] | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.on_exit is not None:
+            self.on_exit()
+        super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        handled = (signal.SIGINT, signal.SIGTERM)
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -1,0 +1,359 @@
+"""The whole-server benchmark's load client, run in a process of its own.
+
+It reads one JSON command a line on stdin and answers with one JSON line:
+  {"op": "streams", "mode": "direct"|"server", "n": N, "deltas": D, "pace_ms": P, "tag": T,
+   "url": server URL}
+      N streams at once, each a text answer of D deltas at one per P ms: straight
+      from the fake provider (`direct`) or as a Cursor turn through the server
+      (`server`). Answers per stream: time to the first delta, the gaps between
+      reads that carried deltas, how many deltas arrived, first/last arrival.
+  {"op": "turn", "conversation": C, "turn": K, "url": server URL}
+      one turn of a tool session through the server: the model calls read_file,
+      the client answers, the model answers in text.
+
+Both modes share this code, its minimal HTTP/1.1 client and its pools of warm
+keep-alive connections (one pool per address, kept across commands). The only
+difference is the last step, reading the provider's SSE or the server's
+Connect envelopes, which is the protocol each side speaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import resource
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
+from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope
+
+TOKEN_CHARS = 6  # the fake provider's deltas are 6-character tokens
+FILE_TEXT = "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(40))
+RUN_SSE = "/agent.v1.AgentService/RunSSE"
+BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
+
+
+class HTTPConnection:
+    """A minimal HTTP/1.1 client connection (keep-alive; content-length or
+    chunked bodies): a general-purpose client would make this process, not
+    the server, the bottleneck at 200 streams."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self._chunked = False
+        self._length = 0
+
+    async def post(self, path: str, body: bytes, content_type: str) -> int:
+        """Send a POST and read the response head; returns the status. A kept
+        connection the server closed while idle is replaced, and the request
+        sent again, as any HTTP/1.1 client does."""
+        request = (
+            f"POST {path} HTTP/1.1\r\nhost: {self.host}:{self.port}\r\n"
+            f"content-type: {content_type}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        reused = self.writer is not None and not self.writer.is_closing()
+        if self.reader is not None and self.reader.at_eof():
+            self.close()
+            reused = False
+        try:
+            head = await self._send(request)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            if not reused:
+                raise
+            self.close()
+            head = await self._send(request)
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {
+            name.strip().lower(): value.strip()
+            for name, _, value in (line.partition(":") for line in lines[1:] if line)
+        }
+        self._chunked = "chunked" in headers.get("transfer-encoding", "")
+        self._length = int(headers.get("content-length", "0"))
+        return int(lines[0].split(" ", 2)[1])
+
+    async def _send(self, request: bytes) -> bytes:
+        if self.writer is None or self.writer.is_closing():
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        self.writer.write(request)
+        return await self.reader.readuntil(b"\r\n\r\n")
+
+    async def chunks(self) -> AsyncIterator[tuple[float, bytes]]:
+        """The response body as it arrives: (perf_counter() when read, bytes)."""
+        assert self.reader is not None
+        if not self._chunked:
+            yield time.perf_counter(), await self.reader.readexactly(self._length)
+            return
+        while True:
+            size = int((await self.reader.readline()).split(b";")[0], 16)
+            data = await self.reader.readexactly(size + 2)
+            if size == 0:
+                return
+            yield time.perf_counter(), data[:-2]
+
+    async def read_body(self) -> bytes:
+        return b"".join([data async for _, data in self.chunks()])
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+class Pool:
+    """Idle keep-alive connections to one address, reused across commands."""
+
+    def __init__(self, url: str) -> None:
+        address = url.split("://", 1)[1].split("/", 1)[0]
+        host, _, port = address.rpartition(":")
+        self.host, self.port = host, int(port)
+        path = url.split("://", 1)[1].partition("/")[2].strip("/")
+        self.prefix = f"/{path}" if path else ""
+        self._idle: list[HTTPConnection] = []
+
+    def take(self) -> HTTPConnection:
+        return self._idle.pop() if self._idle else HTTPConnection(self.host, self.port)
+
+    def give(self, conn: HTTPConnection) -> None:
+        self._idle.append(conn)
+
+
+@dataclass
+class Stream:
+    """What one stream saw, perf_counter() seconds."""
+
+    ttft_s: float = 0.0
+    deltas: int = 0
+    first_s: float = 0.0
+    last_s: float = 0.0
+    gaps_ms: list[float] = field(default_factory=list)
+    error: str | None = None
+
+    def got(self, now: float, text_chars: int, sent: float) -> None:
+        if not text_chars:
+            return
+        if self.deltas:
+            self.gaps_ms.append((now - self.last_s) * 1000)
+        else:
+            self.ttft_s, self.first_s = now - sent, now
+        self.deltas += text_chars // TOKEN_CHARS
+        self.last_s = now
+
+
+# -- straight to the provider --------------------------------------------------------
+
+
+async def direct_stream(pool: Pool, deltas: int, pace_ms: float, tag: str) -> Stream:
+    seen = Stream()
+    conn = pool.take()
+    text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] {tag}"
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": text}], "stream": True}
+    try:
+        sent = time.perf_counter()
+        status = await conn.post(
+            f"{pool.prefix}/chat/completions", json.dumps(body).encode(), "application/json"
+        )
+        if status != 200:
+            raise RuntimeError(f"provider: HTTP {status}")
+        buffer = b""
+        async for now, chunk in conn.chunks():
+            buffer += chunk
+            *events, buffer = buffer.split(b"\n\n")
+            chars = 0
+            for raw in events:
+                data = raw.removeprefix(b"data: ")
+                if data.startswith(b"{"):
+                    choices = json.loads(data)["choices"]
+                    if choices:
+                        chars += len(choices[0]["delta"].get("content") or "")
+            seen.got(now, chars, sent)
+        pool.give(conn)
+    except Exception as error:  # noqa: BLE001 (a benchmark reports failures, not stops at one)
+        seen.error = f"{type(error).__name__}: {error}"
+        conn.close()
+    return seen
+
+
+# -- through the server --------------------------------------------------------------
+
+
+def run_request(text: str, conversation_id: str, turn: int) -> pb.AgentClientMessage:
+    return pb.AgentClientMessage(
+        run_request=pb.AgentRunRequest(
+            conversation_id=conversation_id,
+            action=pb.ConversationAction(
+                user_message_action=pb.UserMessageAction(
+                    user_message=pb.UserMessage(text=text, message_id=f"m{turn}")
+                )
+            ),
+            requested_model=pb.RequestedModel(model_id="bench"),
+        )
+    )
+
+
+def exec_answers(request: pb.ExecServerMessage) -> list[pb.AgentClientMessage]:
+    """The read result (any other tool is rejected), then the stream close."""
+    if request.WhichOneof("message") == "read_args":
+        success = pb.ReadSuccess(path=request.read_args.path, content=FILE_TEXT, total_lines=40)
+        result = pb.ReadResult(success=success)
+    else:
+        result = pb.ReadResult(rejected=pb.ReadRejected(reason="the bench only reads"))
+    reply = pb.ExecClientMessage(id=request.id, exec_id=request.exec_id, read_result=result)
+    close = pb.ExecClientControlMessage(stream_close=pb.ExecClientStreamClose(id=request.id))
+    return [
+        pb.AgentClientMessage(exec_client_message=reply),
+        pb.AgentClientMessage(exec_client_control_message=close),
+    ]
+
+
+async def append(pool: Pool, request_id: str, seqno: int, message: pb.AgentClientMessage) -> None:
+    body = bidi_pb2.BidiAppendRequest(
+        data=message.SerializeToString().hex(),
+        request_id=bidi_pb2.BidiRequestId(request_id=request_id),
+        append_seqno=seqno,
+    ).SerializeToString()
+    conn = pool.take()
+    try:
+        status = await conn.post(BIDI_APPEND, body, "application/proto")
+        await conn.read_body()
+    except BaseException:
+        conn.close()
+        raise
+    pool.give(conn)
+    if status != 200:
+        raise RuntimeError(f"BidiAppend {seqno}: HTTP {status}")
+
+
+async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) -> Stream:
+    """One turn: open RunSSE, append the run request (the clock starts), read
+    to the end of the stream, answering exec requests on the way."""
+    seen = Stream()
+    request_id = f"req-{conversation_id}-{turn}"
+    conn = pool.take()
+    try:
+        opening = encode_envelope(bidi_pb2.BidiRequestId(request_id=request_id).SerializeToString())
+        status = await conn.post(RUN_SSE, opening, "application/connect+proto")
+        if status != 200:
+            raise RuntimeError(f"RunSSE: HTTP {status}")
+        sent = time.perf_counter()
+        await append(pool, request_id, 0, run_request(text, conversation_id, turn))
+        seqno = 1
+        decoder = EnvelopeDecoder()
+        async for now, chunk in conn.chunks():
+            chars = 0
+            for envelope in decoder.feed(chunk):
+                if envelope.is_end_stream:
+                    error = json.loads(envelope.payload).get("error")
+                    if error:
+                        raise RuntimeError(f"stream ended with {error}")
+                    continue
+                message = pb.AgentServerMessage.FromString(envelope.payload)
+                top = message.WhichOneof("message")
+                if top == "interaction_update":
+                    update = message.interaction_update
+                    if update.WhichOneof("message") == "text_delta":
+                        chars += len(update.text_delta.text)
+                elif top == "exec_server_message":
+                    for answer in exec_answers(message.exec_server_message):
+                        await append(pool, request_id, seqno, answer)
+                        seqno += 1
+            seen.got(now, chars, sent)
+        if not decoder.ended:
+            raise RuntimeError("the stream ended without an end-of-stream message")
+        pool.give(conn)
+    except Exception as error:  # noqa: BLE001 (as above)
+        seen.error = f"{type(error).__name__}: {error}"
+        conn.close()
+    return seen
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, provider_url: str) -> None:
+        self.provider = Pool(provider_url)
+        self.servers: dict[str, Pool] = {}
+
+    def server(self, url: str) -> Pool:
+        if url not in self.servers:
+            self.servers[url] = Pool(url)
+        return self.servers[url]
+
+    async def streams(self, command: dict[str, Any]) -> dict[str, Any]:
+        n, deltas, pace_ms, tag = (
+            command["n"],
+            command["deltas"],
+            command["pace_ms"],
+            command["tag"],
+        )
+        began = time.perf_counter()
+        if command["mode"] == "direct":
+            done = await asyncio.gather(
+                *(direct_stream(self.provider, deltas, pace_ms, f"{tag}-{i}") for i in range(n))
+            )
+        else:
+            text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] say something"
+            done = await asyncio.gather(
+                *(server_turn(self.server(command["url"]), text, f"{tag}-{i}", 1) for i in range(n))
+            )
+        return {"wall_s": time.perf_counter() - began, "streams": [asdict(s) for s in done]}
+
+    async def turn(self, command: dict[str, Any]) -> dict[str, Any]:
+        turn = command["turn"]
+        text = f"[bench tool] turn {turn}: what is in notes.txt now?"
+        pool = self.server(command["url"])
+        seen = await server_turn(pool, text, command["conversation"], turn)
+        return asdict(seen)
+
+
+async def main(provider_url: str) -> None:
+    raise_fd_limit()
+    client = Client(provider_url)
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, "")
+
+    loop.run_in_executor(None, read)
+    while line := await lines.get():
+        command = json.loads(line)
+        answer = await (client.streams if command["op"] == "streams" else client.turn)(command)
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+def raise_fd_limit(wanted: int = 16384) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def run(provider_url: str) -> None:
+    try:
+        import uvloop  # noqa: PLC0415
+    except ImportError:
+        asyncio.run(main(provider_url))
+    else:
+        uvloop.run(main(provider_url))
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        run(sys.argv[1])
