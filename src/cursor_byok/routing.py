@@ -25,7 +25,7 @@ from cursor_byok.llm.limits import LimitProblem
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
 from cursor_byok.llm.types import RequestMessages
-from cursor_byok.transport.wire.server import ModelEntry
+from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 
 if TYPE_CHECKING:
     from cursor_byok.llm.http import HTTPClient

@@ -11,11 +11,11 @@ from google.protobuf import json_format
 
 from cursor_byok.llm.types import TextContent, UserMessage
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 from cursor_byok.transport.cursor.client import CursorClient, End, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2, models_pb2, server_config_pb2
 from cursor_byok.transport.wire.app import build_service, serving
-from cursor_byok.transport.wire.server import ModelEntry
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
 from tests.transport.shared_fixtures import load_cursor_fixture
@@ -127,3 +127,34 @@ async def test_a_json_codec_append_takes_the_seqno_as_a_string(tmp_path: Path) -
         finally:
             await client.close()
     store.close()
+
+
+async def test_name_agent_and_the_cli_model_calls_answer_under_both_services(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([]), models=lambda: MODELS)
+    as_json = {"content-type": "application/json"}
+    async with serving(service) as url:
+        client = CursorClient(url)
+        try:
+            post = client.http.post
+            question = json.dumps({"userMessage": "why does the build fail?"})
+            titles = [
+                await post(f"/{service_name}/NameAgent", headers=as_json, content=question)
+                for service_name in ("aiserver.v1.AiService", "agent.v1.AgentService")
+            ]
+            broken = await post(
+                "/aiserver.v1.AiService/NameAgent", content=b"{not json", headers=as_json
+            )
+            defaults = [
+                await post(f"/{service_name}/GetDefaultModelForCli", content=b"{}", headers=as_json)
+                for service_name in ("aiserver.v1.AiService", "agent.v1.AgentService")
+            ]
+        finally:
+            await client.close()
+    store.close()
+    assert [t.json() for t in titles] == [{"name": "Why does the build fail?"}] * 2
+    assert broken.status_code == 200 and broken.json() == {"name": "New Agent"}
+    # No default configured: the first model, so a fresh CLI install still finds one.
+    assert [d.json()["model"]["modelId"] for d in defaults] == ["claude-sonnet-4-6"] * 2

@@ -80,12 +80,16 @@ async def test_a_tool_using_turn_end_to_end(running: Running, codec: str, tmp_pa
     finally:
         await client.close()
 
-    kinds = [kind(item) for item in stream.received if kind(item) != "heartbeat"]
-    # Order of a turn: thinking, text, the tool card, checkpoint, exec, completion, answer, end.
+    # Blobs for the checkpoints (kv_server_message) come just before each one.
+    skipped = ("heartbeat", "kv_server_message")
+    kinds = [kind(item) for item in stream.received if kind(item) not in skipped]
+    # Order of a turn: thinking, text, the tool card, checkpoint, exec, checkpoint naming the
+    # pending call, completion, answer, end.
     assert kinds.index("thinking_delta") < kinds.index("thinking_completed")
     assert kinds.index("thinking_completed") < kinds.index("text_delta")
     started = kinds.index("tool_call_started")
-    assert kinds[started : started + 3] == ["tool_call_started", "checkpoint", "exec"]
+    expected = ["tool_call_started", "checkpoint", "exec", "checkpoint"]
+    assert kinds[started : started + 4] == expected
     assert kinds.index("tool_call_completed") > started
     assert kinds[-3:] == ["checkpoint", "turn_ended", "end"]
     texts = stream.text()

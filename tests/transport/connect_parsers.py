@@ -10,6 +10,9 @@ import json
 import urllib.parse
 from collections.abc import Mapping
 
+from google.protobuf.message import DecodeError
+
+from cursor_byok.transport.proto.aiserver.v1.error_details_pb2 import GrpcStatus
 from cursor_byok.transport.wire.errors import (
     GRPC_STATUS,
     Code,
@@ -110,3 +113,13 @@ def parse_grpc_web_trailers(block: bytes) -> dict[str, str]:
     if "grpc-message" in trailers:
         trailers["grpc-message"] = urllib.parse.unquote(trailers["grpc-message"])
     return trailers
+
+
+def details_from_grpc_status(value: str) -> tuple[ErrorDetail, ...]:
+    """The details of a `grpc-status-details-bin` trailer value."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        status = GrpcStatus.FromString(raw)
+    except (binascii.Error, DecodeError) as exc:
+        raise FramingError(f"grpc-status-details-bin does not decode: {exc}") from exc
+    return tuple(ErrorDetail(d.type_url.rpartition("/")[2], d.value) for d in status.details)

@@ -24,6 +24,7 @@ from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.client import cancel, exec_reply, run_request, stream_close
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker
 from cursor_byok.transport.cursor.meter import turn_ended
+from cursor_byok.transport.cursor.run_request import RunStarted
 from cursor_byok.transport.cursor.shell import SHELL_KEEP_CHARS, ShellCollector
 from cursor_byok.transport.cursor.tools import (
     BUILTIN,
@@ -60,7 +61,7 @@ def test_a_run_request_becomes_a_start_with_the_model_and_the_tools() -> None:
     )
     message.run_request.custom_system_prompt = "Always answer in French."
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted)
+    assert isinstance(event, RunStarted)
     assert (event.conversation_id, event.model) == ("conv-7", "claude-sonnet-4-6")
     assert isinstance(event.start, Start)
     assert event.start.user_message.content == "Fix the bug"
@@ -77,7 +78,7 @@ def test_a_run_request_without_a_conversation_id_uses_the_request_id() -> None:
     message = run_request("hi")
     message.run_request.ClearField("conversation_id")
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted) and event.conversation_id == "req-9"
+    assert isinstance(event, RunStarted) and event.conversation_id == "req-9"
 
 
 def test_model_details_are_the_fallback_model() -> None:
@@ -85,14 +86,14 @@ def test_model_details_are_the_fallback_model() -> None:
     message.run_request.ClearField("requested_model")
     message.run_request.model_details.model_id = "gpt-5.1"
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted) and event.model == "gpt-5.1"
+    assert isinstance(event, RunStarted) and event.model == "gpt-5.1"
 
 
 def test_a_resume_has_no_new_user_message() -> None:
     message = run_request("ignored")
     message.run_request.action.resume_action.SetInParent()
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted) and event.start is None
+    assert isinstance(event, RunStarted) and event.start is None
 
 
 def test_exec_results_throws_cancels_and_follow_ups_are_told_apart() -> None:
@@ -133,9 +134,11 @@ def test_model_events_become_interaction_updates() -> None:
     tools = ToolSet.for_run()
     assert dialect.encode_event(StartEvent(), context, tools, 0.0) == []
     assert context.model_call_id == "req-1:model:1"
-    [text] = dialect.encode_event(TextDelta(0, "Hi"), context, tools, 0.0)
+    [text, tokens] = dialect.encode_event(TextDelta(0, "Hi"), context, tools, 0.0)
     assert text.SerializeToString().hex() == "0a060a040a024869"  # protocol reference §1.9
+    assert tokens.interaction_update.token_delta.tokens == 1
     assert dialect.encode_event(ThinkingStart(1), context, tools, 10.0) == []
+    # "Hi" + "ok" is still one token of four characters: the counter does not move.
     [thinking] = dialect.encode_event(ThinkingDelta(1, "ok"), context, tools, 10.0)
     assert thinking.SerializeToString().hex() == "0a0822060a026f6b1001"
     [completed] = dialect.encode_event(ThinkingEnd(1, "ok"), context, tools, 10.25)
@@ -151,7 +154,7 @@ def test_a_heartbeat_is_the_documented_bytes() -> None:
     assert dialect.heartbeat().SerializeToString().hex() == "0a026a00"
 
 
-def test_a_tool_call_goes_out_as_started_checkpoint_exec() -> None:
+def test_a_tool_call_goes_out_as_started_checkpoint_exec_checkpoint() -> None:
     context = dialect.StreamContext(stream_id="r", model_call_id="r:model:1")
     command = CallClient("conv:turn:1:tool:call_1", tool_call("call_1", "src/a.py"))
     tool = ToolSet.for_run().get("read_file")
@@ -160,7 +163,10 @@ def test_a_tool_call_goes_out_as_started_checkpoint_exec() -> None:
     exec_request = tracker.start(command.tool_call, tool, command.operation_id)
     assert context.next_exec == 2 and tracker.asked(command.operation_id)
     messages = dialect.encode_call_client(command, tool, context, exec_request)
-    started, checkpoint, request = messages
+    started, checkpoint, request, after = messages
+    assert list(checkpoint.conversation_checkpoint_update.pending_tool_calls) == []
+    [pending] = after.conversation_checkpoint_update.pending_tool_calls
+    assert json.loads(pending)["content"][0]["toolCallId"] == "call_1"
     assert started.interaction_update.tool_call_started.call_id == "call_1"
     card = started.interaction_update.tool_call_started.tool_call.read_tool_call
     assert card.args.path == "src/a.py"
@@ -329,7 +335,7 @@ def test_mcp_calls_carry_the_server_tool_and_arguments() -> None:
 
 
 def test_the_environment_rules_and_attachments_reach_the_model() -> None:
-    message = run_request("Why does this fail?")
+    message = run_request("Why does this fail?", context=pb.RequestContext())
     action = message.run_request.action.user_message_action
     env = action.request_context.env
     env.workspace_paths.append("/home/me/project")
@@ -344,7 +350,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
     )
     selected.selected_images.append(pb.SelectedImage(data=b"\x89PNG", mime_type="image/png"))
     event = decode(message)
-    assert isinstance(event, dialect.RunStarted) and isinstance(event.start, Start)
+    assert isinstance(event, RunStarted) and isinstance(event.start, Start)
     settings = event.start.settings
     assert settings is not None and settings.system_prompt is not None
     assert "Workspace: /home/me/project" in settings.system_prompt
@@ -359,7 +365,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
 
 def test_a_plain_message_stays_a_plain_string() -> None:
     event = decode(run_request("just text"))
-    assert isinstance(event, dialect.RunStarted) and isinstance(event.start, Start)
+    assert isinstance(event, RunStarted) and isinstance(event.start, Start)
     assert event.start.user_message.content == "just text"
 
 

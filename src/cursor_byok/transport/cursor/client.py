@@ -194,15 +194,31 @@ async def client(base_url: str, codec: str = "proto") -> AsyncIterator[CursorCli
 # -- what a client sends -------------------------------------------------------------
 
 
+def workspace_context(folder: str) -> pb.RequestContext:
+    """What an interactive client sends with each message (where it works), so
+    the server has no reason to ask for it. `run_request` sends an empty one
+    unless given this."""
+    return pb.RequestContext(
+        env=pb.RequestContextEnv(
+            workspace_paths=[folder], process_working_directory=folder, shell="bash"
+        )
+    )
+
+
 def run_request(
-    text: str, conversation_id: str = "conv-1", model: str = "test-model", message_id: str = "m1"
+    text: str,
+    conversation_id: str = "conv-1",
+    model: str = "test-model",
+    message_id: str = "m1",
+    context: pb.RequestContext | None = None,
 ) -> pb.AgentClientMessage:
     return pb.AgentClientMessage(
         run_request=pb.AgentRunRequest(
             conversation_id=conversation_id,
             action=pb.ConversationAction(
                 user_message_action=pb.UserMessageAction(
-                    user_message=pb.UserMessage(text=text, message_id=message_id)
+                    user_message=pb.UserMessage(text=text, message_id=message_id),
+                    request_context=context if context is not None else pb.RequestContext(),
                 )
             ),
             requested_model=pb.RequestedModel(model_id=model),

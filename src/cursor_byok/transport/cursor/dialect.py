@@ -11,8 +11,6 @@ turn_ended with usage -> end of stream.
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias, assert_never
 
@@ -31,7 +29,6 @@ from cursor_byok.llm.events import (
     ToolCallStart,
 )
 from cursor_byok.llm.types import (
-    ImageContent,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -47,36 +44,18 @@ from cursor_byok.loop.commands import (
     SummaryDone,
     SummaryStarted,
 )
-from cursor_byok.loop.inputs import Compact, Start
-from cursor_byok.loop.state import TurnSettings
-from cursor_byok.transport.cursor import meter
-from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
-from cursor_byok.transport.cursor.meter import add_usage, tool_characters, turn_ended
-from cursor_byok.transport.cursor.tools import McpTool, NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.cursor import checkpoints, meter
+from cursor_byok.transport.cursor.meter import add_usage, turn_ended
+from cursor_byok.transport.cursor.run_request import (
+    Refused,
+    RunStarted,
+    decode_run_request,
+    error_banner,
+)
+from cursor_byok.transport.cursor.tools import NativeTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
-from cursor_byok.transport.wire.errors import Code, ErrorDetail, WireError
-
-SYSTEM_PROMPT = """\
-You are a coding agent working inside the user's editor. Use the tools to read, search and \
-change the user's workspace and to run commands; do not guess file contents you can read. \
-Make focused changes, explain briefly what you did, and ask when a request is ambiguous."""
-
-
-# -- decoding: what the client sent ----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RunStarted:
-    """A run request: a new turn (`start`), a summary asked for (`Compact`,
-    the CLI's /compress) or a resume of the current turn (None)."""
-
-    conversation_id: str
-    start: Start | Compact | None
-    tools: ToolSet
-    model: str
-    characters: Mapping[str, int] = field(default_factory=dict)
-    """Characters of the prompt parts the server builds, by meter category."""
+from cursor_byok.transport.wire.errors import Code, WireError
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +88,11 @@ class FollowUp:
 
 
 @dataclass(frozen=True, slots=True)
-class Refused:
-    """A run request the server will not take; the stream ends with `error`."""
+class ContextArrived:
+    """The client's answer to `request_context_args` (None: it had none to give)."""
 
-    error: WireError
+    number: int
+    context: pb.RequestContext | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,95 +103,15 @@ class Ignored:
 
 
 ClientEvent: TypeAlias = (
-    RunStarted | ExecReply | ExecThrown | CancelRequested | FollowUp | Refused | Ignored
+    RunStarted
+    | Refused
+    | ExecReply
+    | ContextArrived
+    | ExecThrown
+    | CancelRequested
+    | FollowUp
+    | Ignored
 )
-
-
-def _requested_model(run: pb.AgentRunRequest) -> str:
-    if run.HasField("requested_model") and run.requested_model.model_id:
-        return run.requested_model.model_id
-    return run.model_details.model_id
-
-
-def decode_run_request(
-    run: pb.AgentRunRequest, request_id: str, now_ms: int
-) -> RunStarted | Refused:
-    conversation_id = run.conversation_id or request_id
-    if not is_valid_id(conversation_id):
-        return Refused(WireError(Code.INVALID_ARGUMENT, invalid_id("conversation_id")))
-    tools = ToolSet.for_run(run.mcp_tools.mcp_tools)
-    model = _requested_model(run)
-    action = run.action
-    branch = action.WhichOneof("action")
-    if branch == "summarize_action":
-        return RunStarted(conversation_id, Compact(), tools, model)
-    if branch != "user_message_action":
-        return RunStarted(conversation_id, None, tools, model)
-    user = action.user_message_action.user_message
-    context = action.user_message_action.request_context
-    rules = _rules(context)
-    parts = [SYSTEM_PROMPT, _environment(context.env), rules]
-    if run.custom_system_prompt:
-        parts.append(run.custom_system_prompt)
-    prompt = "\n\n".join(part for part in parts if part)
-    settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
-    start = Start(UserMessage(_user_content(user), now_ms), settings=settings)
-    mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
-    characters = {
-        "system_prompt": len(prompt) - len(rules),
-        "rules": len(rules),
-        "tools": tool_characters(settings.tools) - tool_characters(mcp),
-        "mcp": tool_characters(mcp),
-    }
-    return RunStarted(conversation_id, start, tools, model, characters)
-
-
-def _environment(env: pb.RequestContextEnv) -> str:
-    """Where the agent works, as the client describes it (paths, OS, shell)."""
-    lines = []
-    if env.workspace_paths:
-        lines.append("Workspace: " + ", ".join(env.workspace_paths))
-    if env.process_working_directory:
-        lines.append(f"Working directory: {env.process_working_directory}")
-    if env.os_version:
-        lines.append(f"Operating system: {env.os_version}")
-    if env.shell:
-        lines.append(f"Shell: {env.shell}")
-    if env.time_zone:
-        lines.append(f"Time zone: {env.time_zone}")
-    return "\n".join(["<environment>", *lines, "</environment>"]) if lines else ""
-
-
-def _rules(context: pb.RequestContext) -> str:
-    """The user's and the project's rules, which the model must follow."""
-    rules = [r for r in (*context.rules, *context.non_file_rules) if r.content.strip()]
-    if not rules:
-        return ""
-    blocks = [f'<rule path="{r.full_path}">\n{r.content.strip()}\n</rule>' for r in rules]
-    return "Rules to follow:\n" + "\n".join(blocks)
-
-
-def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageContent, ...]:
-    """The user's text, preceded by what they attached (files, selections,
-    images): one new message, so nothing earlier in history changes."""
-    selected = user.selected_context
-    blocks: list[TextContent | ImageContent] = []
-    for file in selected.files:
-        path = file.relative_path or file.path
-        blocks.append(
-            TextContent(f'<attached_file path="{path}">\n{file.content}\n</attached_file>')
-        )
-    for code in selected.code_selections:
-        path = code.relative_path or code.path
-        blocks.append(TextContent(f'<selection path="{path}">\n{code.content}\n</selection>'))
-    blocks.extend(TextContent(extra) for extra in selected.extra_context if extra.strip())
-    for image in selected.selected_images:
-        if image.WhichOneof("data_or_blob_id") == "data" and image.data:
-            data = base64.b64encode(image.data).decode("ascii")
-            blocks.append(ImageContent(data, image.mime_type or "image/png"))
-    if not blocks:
-        return user.text
-    return (*blocks, TextContent(user.text))
 
 
 def decode_client_message(
@@ -223,6 +123,10 @@ def decode_client_message(
             return decode_run_request(message.run_request, request_id, now_ms)
         case "exec_client_message":
             reply = message.exec_client_message
+            if reply.WhichOneof("message") == "request_context_result":
+                result = reply.request_context_result
+                context = result.success.request_context if result.HasField("success") else None
+                return ContextArrived(reply.id, context)
             return ExecReply(reply.id, reply.exec_id, reply)
         case "exec_client_control_message":
             control = message.exec_client_control_message
@@ -269,6 +173,10 @@ class StreamContext:
     tool_names: dict[str, str] = field(default_factory=dict)
     characters: dict[str, int] = field(default_factory=dict)
     """Characters of the prompt by meter category, as far as known."""
+    streamed_chars: int = 0
+    streamed_tokens: int = 0
+    """Text and thinking of the current model call, for the live token counter."""
+    turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
 
     def exec_number(self) -> int:
         number = self.next_exec
@@ -284,8 +192,16 @@ def heartbeat() -> pb.AgentServerMessage:
     return _update(heartbeat=pb.HeartbeatUpdate())
 
 
-def checkpoint(context: StreamContext) -> pb.AgentServerMessage:
-    return meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters)
+def checkpoint(
+    context: StreamContext, pending: tuple[ToolCall, ...] = ()
+) -> list[pb.AgentServerMessage]:
+    """The blobs the client lacks, then the checkpoint (turns, token details,
+    the tool calls still pending)."""
+    return checkpoints.checkpoint(
+        context.turn,
+        meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters),
+        pending,
+    )
 
 
 def encode_event(
@@ -308,15 +224,16 @@ def encode_event(
         case StartEvent():
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
+            context.streamed_chars = context.streamed_tokens = 0
             return []
         case TextDelta(delta=delta) if delta:
-            return [_update(text_delta=pb.TextDeltaUpdate(text=delta))]
+            return [_update(text_delta=pb.TextDeltaUpdate(text=delta)), *_tokens(context, delta)]
         case ThinkingStart():
             context.thinking_started = now
             return []
         case ThinkingDelta(delta=delta) if delta:
             update = pb.ThinkingDeltaUpdate(text=delta, thinking_style=pb.THINKING_STYLE_DEFAULT)
-            return [_update(thinking_delta=update)]
+            return [_update(thinking_delta=update), *_tokens(context, delta)]
         case ThinkingEnd():
             started = context.thinking_started if context.thinking_started is not None else now
             context.thinking_started = None
@@ -340,7 +257,11 @@ def encode_event(
             usage = message.usage
             context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
-            return []
+            context.turn.add_answer(message)
+            # The provider's count replaces the estimate: send what is missing.
+            rest = usage.output - context.streamed_tokens
+            context.streamed_tokens = max(usage.output, context.streamed_tokens)
+            return [_token_delta(rest)] if rest > 0 else []
         case (
             TextStart()
             | TextDelta()
@@ -355,26 +276,50 @@ def encode_event(
             assert_never(event)
 
 
+CHARS_PER_TOKEN = 4
+"""A rough count while streaming; the usage at the end of the call corrects it."""
+
+
+def _token_delta(tokens: int) -> pb.AgentServerMessage:
+    return _update(token_delta=pb.TokenDeltaUpdate(tokens=min(tokens, 2**31 - 1)))
+
+
+def _tokens(context: StreamContext, delta: str) -> list[pb.AgentServerMessage]:
+    """The live token counter's step for one streamed piece, if it moved."""
+    context.streamed_chars += len(delta)
+    estimate = -(-context.streamed_chars // CHARS_PER_TOKEN)
+    step = estimate - context.streamed_tokens
+    if step <= 0:
+        return []
+    context.streamed_tokens = estimate
+    return [_token_delta(step)]
+
+
 def encode_call_client(
     command: CallClient, tool: NativeTool, context: StreamContext, request: pb.ExecServerMessage
 ) -> list[pb.AgentServerMessage]:
-    """tool_call_started -> checkpoint -> the exec request (built by the exec tracker)."""
+    """tool_call_started -> checkpoint -> the exec request (built by the exec
+    tracker) -> checkpoint naming the pending call (a client may surface the
+    call only after that one)."""
     call = command.tool_call
     started = pb.ToolCallStartedUpdate(
         call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
     )
     return [
         _update(tool_call_started=started),
-        checkpoint(context),
+        *checkpoint(context),
         pb.AgentServerMessage(exec_server_message=request),
+        *checkpoint(context, (call,)),
     ]
 
 
 def encode_tool_completed(
     call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
 ) -> pb.AgentServerMessage:
+    card = tool.card(call, result)
+    context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
-        call_id=call.id, tool_call=tool.card(call, result), model_call_id=context.model_call_id
+        call_id=call.id, tool_call=card, model_call_id=context.model_call_id
     )
     return _update(tool_call_completed=completed)
 
@@ -382,23 +327,26 @@ def encode_tool_completed(
 def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:
     """The closing sequence: checkpoint with token details, then turn_ended."""
     del command
-    return [checkpoint(context), turn_ended(context.usage)]
+    return [*checkpoint(context), turn_ended(context.usage)]
+
+
+USER_ABORTED = "User aborted request"
+"""The detail the official client reads as "the user stopped it" (no error banner)."""
 
 
 def error_for(outbound: Failed | Canceled) -> WireError:
     """What ends a failed or canceled stream: a Connect error whose details
     give Cursor's banner a title, a detail and a retry button."""
     if isinstance(outbound, Canceled):
-        return WireError(Code.CANCELED, f"[canceled] {outbound.reason}")
+        aborted = error_banner(
+            errors_pb.ErrorDetails.ERROR_USER_ABORTED_REQUEST, "Canceled", USER_ABORTED, False
+        )
+        return WireError(Code.CANCELED, f"[canceled] {outbound.reason}", (aborted,))
     text = outbound.message.error_message or "the model call failed"
-    details = errors_pb.ErrorDetails(
-        error=errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
-        details=errors_pb.CustomErrorDetails(
-            title="The model provider returned an error",
-            detail=text,
-            is_retryable=True,
-            show_request_id=True,
-        ),
-        is_expected=True,
+    banner = error_banner(
+        errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
+        "The model provider returned an error",
+        text,
+        True,
     )
-    return WireError(Code.UNAVAILABLE, text, (ErrorDetail.of(details),))
+    return WireError(Code.UNAVAILABLE, text, (banner,))

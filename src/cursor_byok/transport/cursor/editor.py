@@ -28,6 +28,7 @@ from cursor_byok.transport.cursor.client import (
     exec_reply,
     run_request,
     stream_close,
+    workspace_context,
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -87,7 +88,11 @@ class DemoClient:
         stream = await self.client.open(request_id)
         message_id = f"{conversation_id}-m1"
         await self.client.append(
-            request_id, 0, run_request(text, conversation_id, model, message_id)
+            request_id,
+            0,
+            run_request(
+                text, conversation_id, model, message_id, workspace_context(str(self.workspace))
+            ),
         )
         seqno = 1
         while True:

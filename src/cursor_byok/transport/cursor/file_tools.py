@@ -9,6 +9,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from cursor_byok.llm.types import ToolCall
+from cursor_byok.transport.cursor.read_range import apply_range
 from cursor_byok.transport.cursor.tool_base import (
     NativeTool,
     NextExec,
@@ -46,10 +47,16 @@ class ReadFile(NativeTool):
             args.limit = limit
         return args
 
+    def step(
+        self, call: ToolCall, result: pb.ExecClientMessage, memo: dict[str, Any]
+    ) -> ToolOutcome | NextExec:
+        del memo
+        return self.outcome(apply_range(self.exec_args(call), result))
+
     def card(self, call: ToolCall, result: pb.ExecClientMessage | None) -> pb.ToolCall:
         card = pb.ReadToolCall(args=pb.ReadToolArgs(path=str_arg(call.arguments, "path")))
         if result is not None:
-            read = result.read_result
+            read = apply_range(self.exec_args(call), result).read_result
             if read.WhichOneof("result") == "success":
                 success = read.success
                 card.result.success.CopyFrom(

@@ -41,6 +41,8 @@ from cursor_byok.transport.cursor.memory_budget import (
 from cursor_byok.transport.cursor.meter import history_characters, turn_ended
 from cursor_byok.transport.cursor.outbox import Outbox
 from cursor_byok.transport.cursor.registry import RECONNECT_GRACE_S, SessionRegistry
+from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S, ContextRequests
+from cursor_byok.transport.cursor.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.cursor.tools import ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -89,6 +91,7 @@ class Session:
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
     execs: ExecTracker = field(init=False)
+    context_requests: ContextRequests = field(default_factory=ContextRequests)
     readers: int = 0
     ended: bool = False
     touched: float = field(default_factory=time.monotonic)
@@ -131,6 +134,7 @@ class Session:
         self.outbox = Outbox()
         self.context = dialect.StreamContext(stream_id=self.request_id)
         self.execs = ExecTracker(self.context.exec_number)
+        self.context_requests = ContextRequests()
         self.ended = False
         self.ended_at = None
 
@@ -189,6 +193,7 @@ class SessionHub:
         clock: Callable[[], float] = time.time,
         grace_s: float = RECONNECT_GRACE_S,
         budget: MemoryBudget | None = None,
+        context_wait_s: float = CONTEXT_WAIT_S,
     ) -> None:
         self.runner = runner
         self.sink = sink
@@ -200,6 +205,7 @@ class SessionHub:
         self._context_window = context_window
         self._compact_at = compact_at
         self._clock = clock
+        self._context_wait_s = context_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
@@ -347,19 +353,25 @@ class SessionHub:
         event = dialect.decode_client_message(message, session.request_id, self._now_ms())
         input_id = session.input_id(seqno)
         match event:
-            case dialect.RunStarted():
+            case RunStarted():
                 await self._run_started(session, event, input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
                 await self._exec_step(
                     session, session.execs.reply(number, exec_id, reply), input_id
                 )
+            case dialect.ContextArrived(number=number, context=context):
+                if not session.context_requests.answer(number, context):
+                    self.counters.unknown_exec_results += 1
             case dialect.ExecThrown(number=number, error=error):
-                await self._exec_step(session, session.execs.thrown(number, error), input_id)
+                if not session.context_requests.answer(number, None):
+                    step = session.execs.thrown(number, error)
+                    await self._exec_step(session, step, input_id)
             case dialect.CancelRequested(reason=reason):
-                await self._submit(session, input_id, Cancel(reason, self._now_ms()))
+                if not session.context_requests.cancel(reason):
+                    await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user):
                 await self._submit(session, input_id, UserInput(user))
-            case dialect.Refused(error=error):
+            case Refused(error=error):
                 session.put(EndOfStream(error))
             case dialect.Ignored():
                 self.counters.ignored_messages += 1
@@ -372,12 +384,14 @@ class SessionHub:
             return
         await self.runner.submit(session.conversation_id, input_id, input_)
 
-    async def _run_started(
-        self, session: Session, event: dialect.RunStarted, input_id: str
-    ) -> None:
+    async def _run_started(self, session: Session, event: RunStarted, input_id: str) -> None:
+        if event.needs_context:
+            self._spawn(self._start_after_context(session, event, input_id))
+            return
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
         session.tools = event.tools
+        session.context.turn.begin(event.user_message, event.prior_turns, session.request_id)
         session.context.context_window = self._context_window(event.model)
         session.context.characters.update(event.characters)
         previous = self.sink.serve(conversation_id, session)
@@ -422,6 +436,26 @@ class SessionHub:
             # (same operation id; asked once per stream).
             waiting = state.waiting
             session.ask(conversation_id, CallClient(waiting.operation_id, waiting.current))
+
+    async def _start_after_context(
+        self, session: Session, event: RunStarted, input_id: str
+    ) -> None:
+        """Ask the client for its request context, then start the turn with
+        it, or without it once the bounded wait is over."""
+        assert event.run is not None
+        number = session.context.exec_number()
+        session.put(session.context_requests.ask(number))
+        context = await session.context_requests.wait(number, self._context_wait_s)
+        canceled = session.context_requests.canceled
+        if canceled is not None:
+            session.put(EndOfStream(dialect.error_for(Canceled(canceled))))
+            return
+        started = decode_run_request(
+            event.run, session.request_id, self._now_ms(), context, asked=True
+        )
+        assert isinstance(started, RunStarted) and not started.needs_context
+        async with session.lock:
+            await self._run_started(session, started, input_id)
 
     async def _exec_step(
         self, session: Session, step: Finished | SendNext | MoreToCome | Unknown, input_id: str

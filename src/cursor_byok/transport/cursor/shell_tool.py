@@ -1,9 +1,12 @@
 """The terminal tool: a command the client runs in the user's shell, its
-output streamed back (see `shell.ShellCollector`)."""
+output streamed back (see `shell.ShellCollector`). The exec carries a real
+parse of the command line (`shell_parsing`), which the client's approval
+checks read."""
 
 from __future__ import annotations
 
 from cursor_byok.llm.types import ToolCall
+from cursor_byok.transport.cursor.shell_parsing import fill_shell_args
 from cursor_byok.transport.cursor.tool_base import (
     SHELL_TIMEOUT_MS,
     NativeTool,
@@ -36,7 +39,7 @@ class RunTerminalCommand(NativeTool):
     def exec_args(self, call: ToolCall) -> pb.ShellArgs:
         timeout = int_arg(call.arguments, "timeout_ms") or SHELL_TIMEOUT_MS
         timeout = timeout if timeout > 0 else SHELL_TIMEOUT_MS
-        return pb.ShellArgs(
+        args = pb.ShellArgs(
             command=str_arg(call.arguments, "command"),
             working_directory=str_arg(call.arguments, "working_directory"),
             timeout=timeout,
@@ -45,6 +48,7 @@ class RunTerminalCommand(NativeTool):
             hard_timeout=86_400_000,
             file_output_threshold_bytes=40_000,
         )
+        return fill_shell_args(args)
 
     def card(self, call: ToolCall, result: pb.ExecClientMessage | None) -> pb.ToolCall:
         card = pb.ShellToolCall(args=self.exec_args(call))

@@ -36,6 +36,7 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 __all__ = [
     "BUILTIN",
     "MAX_RESULT_CHARS",
+    "READ_ONLY",
     "SHELL_TIMEOUT_MS",
     "McpTool",
     "NativeTool",
@@ -60,6 +61,9 @@ BUILTIN: tuple[NativeTool, ...] = (
     ReadLints(),
 )
 
+READ_ONLY = frozenset({"read_file", "list_dir", "grep", "glob", "read_lints"})
+"""The tools that only look: what plan mode offers."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSet:
@@ -68,10 +72,20 @@ class ToolSet:
     tools: Mapping[str, NativeTool]
 
     @classmethod
-    def for_run(cls, mcp_definitions: Iterable[pb.McpToolDefinition] = ()) -> ToolSet:
-        tools: dict[str, NativeTool] = {tool.name: tool for tool in BUILTIN}
-        for tool in mcp_tools(mcp_definitions):
-            tools.setdefault(tool.name, tool)
+    def for_run(
+        cls,
+        mcp_definitions: Iterable[pb.McpToolDefinition] = (),
+        only: frozenset[str] | None = None,
+    ) -> ToolSet:
+        """The built-in tools and the client's MCP tools; with `only`, just
+        the built-in tools of those names (plan mode: nothing that changes
+        the workspace)."""
+        tools: dict[str, NativeTool] = {
+            tool.name: tool for tool in BUILTIN if only is None or tool.name in only
+        }
+        if only is None:
+            for tool in mcp_tools(mcp_definitions):
+                tools.setdefault(tool.name, tool)
         return cls(tools)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:

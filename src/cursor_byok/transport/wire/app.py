@@ -17,11 +17,13 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
+from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_REQUEST_BYTES,
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
+from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.wire.head_deadline import with_head_deadline
@@ -30,7 +32,6 @@ from cursor_byok.transport.wire.server import (
     MAX_APPEND_BYTES,
     MAX_BODY_BYTES,
     CursorServer,
-    ModelEntry,
 )
 
 SHUTDOWN_GRACE_S = 10
@@ -66,6 +67,7 @@ def build_service(
     max_append_bytes: int = MAX_APPEND_BYTES,
     memory_budget_bytes: int = DEFAULT_TOTAL_BYTES,
     request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
+    context_wait_s: float = CONTEXT_WAIT_S,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
     `guards.HostCheck`); None answers every name. The memory budget is one
@@ -86,6 +88,7 @@ def build_service(
         compact_at=compact_at,
         grace_s=grace_s,
         budget=budget,
+        context_wait_s=context_wait_s,
     )
 
     async def startup() -> None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
+from cursor_byok.transport.proto.aiserver.v1.error_details_pb2 import GrpcStatus
 from cursor_byok.transport.wire.codec import compact_json
 
 M = TypeVar("M", bound=Message)
@@ -155,4 +156,15 @@ def grpc_web_trailers(error: WireError | None) -> bytes:
         return b"grpc-status: 0\r\ngrpc-message: \r\n"
     message = urllib.parse.quote(error.message, safe=" !\"#$&'()*+,-./:;<=>?@[\\]^_`{|}~")
     lines = [f"grpc-status: {GRPC_STATUS[error.code]}", f"grpc-message: {message}"]
+    if error.details:
+        lines.append(f"grpc-status-details-bin: {_status_details(error)}")
     return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def _status_details(error: WireError) -> str:
+    """The `grpc-status-details-bin` value: a google.rpc.Status with the
+    details as `Any`, base64 without padding (gRPC's binary header form)."""
+    status = GrpcStatus(code=GRPC_STATUS[error.code], message=error.message)
+    for detail in error.details:
+        status.details.add(type_url=f"type.googleapis.com/{detail.type_name}", value=detail.value)
+    return base64.b64encode(status.SerializeToString()).decode().rstrip("=")

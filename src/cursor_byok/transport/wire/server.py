@@ -15,22 +15,16 @@ import asyncio
 import hmac
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
 
 from cursor_byok.runtime.observe import Metrics
+from cursor_byok.transport.cursor.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.memory_budget import OverBudget
 from cursor_byok.transport.cursor.sessions import Session, SessionHub
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.proto.aiserver.v1 import (
-    bidi_pb2,
-    models_pb2,
-    network_pb2,
-    server_config_pb2,
-)
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.proto.aiserver.v1 import (
     error_details_pb2 as errors_pb,
 )
@@ -82,15 +76,6 @@ their own, larger limit; the bytes being read are charged to the memory
 budget like those buffered."""
 
 
-@dataclass(frozen=True, slots=True)
-class ModelEntry:
-    """A model as the client's picker shows it."""
-
-    name: str
-    context_window: int
-    supports_thinking: bool = False
-
-
 class CursorServer:
     """The ASGI application."""
 
@@ -125,14 +110,9 @@ class CursorServer:
         self.heartbeat_s = heartbeat_s
         self.on_startup = on_startup
         self.on_shutdown = on_shutdown
-        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = {
-            "/aiserver.v1.NetworkService/IsConnected": self._is_connected,
-            "/aiserver.v1.ServerConfigService/GetServerConfig": self._server_config,
-            "/aiserver.v1.AiService/AvailableModels": self._available_models,
-            "/agent.v1.AgentService/GetUsableModels": self._usable_models,
-            "/aiserver.v1.AiService/GetUsableModels": self._usable_models,
-            "/agent.v1.AgentService/GetDefaultModelForCli": self._default_model,
-        }
+        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = AuxRpcs(
+            models, default_model
+        ).routes()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -360,59 +340,6 @@ class CursorServer:
             disconnected.cancel()
             self.open_streams -= 1
             self.metrics.active_streams.dec()
-
-    # -- unary RPCs ----------------------------------------------------------------------------
-
-    def _is_connected(self, _body: bytes, _content_type: ContentType) -> Message:
-        return network_pb2.IsConnectedResponse()
-
-    def _server_config(self, _body: bytes, _content_type: ContentType) -> Message:
-        # Steer clients to the HTTP/1.1 RunSSE + BidiAppend path we serve.
-        return server_config_pb2.GetServerConfigResponse(
-            http2_config=server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
-        )
-
-    def _available_models(self, _body: bytes, _content_type: ContentType) -> Message:
-        entries = list(self.models())
-        response = models_pb2.AvailableModelsResponse(model_names=[m.name for m in entries])
-        for entry in entries:
-            tooltip = models_pb2.AvailableModelsResponse.TooltipData(
-                markdown_content=f"**{entry.name}**<br />Served by cursor-byok with your own key."
-                f"<br /><br />{entry.context_window // 1000}k context window"
-            )
-            response.models.append(
-                models_pb2.AvailableModelsResponse.AvailableModel(
-                    name=entry.name,
-                    default_on=True,
-                    supports_agent=True,
-                    supports_thinking=entry.supports_thinking,
-                    supports_images=True,
-                    supports_max_mode=False,
-                    supports_non_max_mode=True,
-                    tooltip_data=tooltip,
-                    client_display_name=entry.name,
-                    server_model_name=entry.name,
-                    inputbox_short_model_name=entry.name,
-                    supports_plan_mode=True,
-                )
-            )
-        return response
-
-    def _usable_models(self, _body: bytes, _content_type: ContentType) -> Message:
-        return pb.GetUsableModelsResponse(models=[_details(m.name) for m in self.models()])
-
-    def _default_model(self, _body: bytes, _content_type: ContentType) -> Message:
-        name = self.default_model()
-        response = pb.GetDefaultModelForCliResponse()
-        if name:
-            response.model.CopyFrom(_details(name))
-        return response
-
-
-def _details(name: str) -> pb.ModelDetails:
-    return pb.ModelDetails(
-        model_id=name, display_model_id=name, display_name=name, display_name_short=name
-    )
 
 
 def _unsupported(headers: Mapping[str, str]) -> RequestError:

@@ -894,6 +894,48 @@ class ConversationTokenDetails(_message.Message):
     prompt_context_usage_snapshot_blob_id: bytes
     def __init__(self, used_tokens: _Optional[int] = ..., max_tokens: _Optional[int] = ..., breakdown: _Optional[_Union[PromptTokenBreakdownSnapshot, _Mapping]] = ..., prompt_context_usage_snapshot_blob_id: _Optional[bytes] = ...) -> None: ...
 
+class ConversationTurnStructure(_message.Message):
+    __slots__ = ("agent_conversation_turn",)
+    AGENT_CONVERSATION_TURN_FIELD_NUMBER: _ClassVar[int]
+    agent_conversation_turn: AgentConversationTurnStructure
+    def __init__(self, agent_conversation_turn: _Optional[_Union[AgentConversationTurnStructure, _Mapping]] = ...) -> None: ...
+
+class AgentConversationTurnStructure(_message.Message):
+    __slots__ = ("user_message", "steps", "request_id", "user_message_id")
+    USER_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    user_message: bytes
+    steps: _containers.RepeatedScalarFieldContainer[bytes]
+    request_id: str
+    user_message_id: str
+    def __init__(self, user_message: _Optional[bytes] = ..., steps: _Optional[_Iterable[bytes]] = ..., request_id: _Optional[str] = ..., user_message_id: _Optional[str] = ...) -> None: ...
+
+class ConversationStep(_message.Message):
+    __slots__ = ("assistant_message", "tool_call", "thinking_message")
+    ASSISTANT_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    THINKING_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    thinking_message: ThinkingMessage
+    def __init__(self, assistant_message: _Optional[_Union[AssistantMessage, _Mapping]] = ..., tool_call: _Optional[_Union[ToolCall, _Mapping]] = ..., thinking_message: _Optional[_Union[ThinkingMessage, _Mapping]] = ...) -> None: ...
+
+class AssistantMessage(_message.Message):
+    __slots__ = ("text",)
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    def __init__(self, text: _Optional[str] = ...) -> None: ...
+
+class ThinkingMessage(_message.Message):
+    __slots__ = ("text", "duration_ms")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    duration_ms: int
+    def __init__(self, text: _Optional[str] = ..., duration_ms: _Optional[int] = ...) -> None: ...
+
 class InteractionQuery(_message.Message):
     __slots__ = ("id", "web_search_request_query", "ask_question_interaction_query", "switch_mode_request_query", "create_plan_request_query", "web_fetch_request_query")
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -1001,6 +1043,18 @@ class GetDefaultModelForCliResponse(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     model: ModelDetails
     def __init__(self, model: _Optional[_Union[ModelDetails, _Mapping]] = ...) -> None: ...
+
+class NameAgentRequest(_message.Message):
+    __slots__ = ("user_message",)
+    USER_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    user_message: str
+    def __init__(self, user_message: _Optional[str] = ...) -> None: ...
+
+class NameAgentResponse(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class ActiveBranchChange(_message.Message):
     __slots__ = ("path", "branch_name")

@@ -23,9 +23,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61iserver/v1/error_details.proto\x12\x0b\x61iserver.v1\"\xc0\x05\n\x0c\x45rrorDetails\x12.\n\x05\x65rror\x18\x01 \x01(\x0e\x32\x1f.aiserver.v1.ErrorDetails.Error\x12\x30\n\x07\x64\x65tails\x18\x02 \x01(\x0b\x32\x1f.aiserver.v1.CustomErrorDetails\x12\x18\n\x0bis_expected\x18\x03 \x01(\x08H\x00\x88\x01\x01\"\xa3\x04\n\x05\x45rror\x12\x15\n\x11\x45RROR_UNSPECIFIED\x10\x00\x12\x15\n\x11\x45RROR_BAD_API_KEY\x10\x01\x12\x17\n\x13\x45RROR_NOT_LOGGED_IN\x10\x02\x12\x18\n\x14\x45RROR_BAD_MODEL_NAME\x10\x05\x12\'\n#ERROR_FREE_USER_RATE_LIMIT_EXCEEDED\x10\x07\x12&\n\"ERROR_PRO_USER_RATE_LIMIT_EXCEEDED\x10\x08\x12\x14\n\x10\x45RROR_MAX_TOKENS\x10\x14\x12\x1e\n\x1a\x45RROR_USER_ABORTED_REQUEST\x10\x15\x12%\n!ERROR_GENERIC_RATE_LIMIT_EXCEEDED\x10\x16\x12\x11\n\rERROR_TIMEOUT\x10\x19\x12\x18\n\x14\x45RROR_CUSTOM_MESSAGE\x10\x1d\x12\x19\n\x15\x45RROR_OUTDATED_CLIENT\x10\x1e\x12\x1c\n\x18\x45RROR_RESOURCE_EXHAUSTED\x10)\x12\x1f\n\x1b\x45RROR_CONVERSATION_TOO_LONG\x10+\x12\x16\n\x12\x45RROR_RATE_LIMITED\x10\x32\x12\x10\n\x0c\x45RROR_CUSTOM\x10\x34\x12\x17\n\x13\x45RROR_NETWORK_ERROR\x10\x38\x12\x18\n\x14\x45RROR_PROVIDER_ERROR\x10\x39\x12\x12\n\x0e\x45RROR_INTERNAL\x10;\x12\x13\n\x0f\x45RROR_SLOW_POOL\x10?B\x0e\n\x0c_is_expected\"\xa2\x04\n\x12\x43ustomErrorDetails\x12\r\n\x05title\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\x12\x64\nWallow_command_links_potentially_unsafe_please_only_use_for_handwritten_trusted_markdown\x18\x03 \x01(\x08H\x00\x88\x01\x01\x12\x19\n\x0cis_retryable\x18\x04 \x01(\x08H\x01\x88\x01\x01\x12\x1c\n\x0fshow_request_id\x18\x05 \x01(\x08H\x02\x88\x01\x01\x12(\n\x1bshould_show_immediate_error\x18\x06 \x01(\x08H\x03\x88\x01\x01\x12L\n\x0f\x61\x64\x64itional_info\x18\x07 \x03(\x0b\x32\x33.aiserver.v1.CustomErrorDetails.AdditionalInfoEntry\x1a\x35\n\x13\x41\x64\x64itionalInfoEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42Z\nX_allow_command_links_potentially_unsafe_please_only_use_for_handwritten_trusted_markdownB\x0f\n\r_is_retryableB\x12\n\x10_show_request_idB\x1e\n\x1c_should_show_immediate_errorb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61iserver/v1/error_details.proto\x12\x0b\x61iserver.v1\x1a\x19google/protobuf/any.proto\"\xc0\x05\n\x0c\x45rrorDetails\x12.\n\x05\x65rror\x18\x01 \x01(\x0e\x32\x1f.aiserver.v1.ErrorDetails.Error\x12\x30\n\x07\x64\x65tails\x18\x02 \x01(\x0b\x32\x1f.aiserver.v1.CustomErrorDetails\x12\x18\n\x0bis_expected\x18\x03 \x01(\x08H\x00\x88\x01\x01\"\xa3\x04\n\x05\x45rror\x12\x15\n\x11\x45RROR_UNSPECIFIED\x10\x00\x12\x15\n\x11\x45RROR_BAD_API_KEY\x10\x01\x12\x17\n\x13\x45RROR_NOT_LOGGED_IN\x10\x02\x12\x18\n\x14\x45RROR_BAD_MODEL_NAME\x10\x05\x12\'\n#ERROR_FREE_USER_RATE_LIMIT_EXCEEDED\x10\x07\x12&\n\"ERROR_PRO_USER_RATE_LIMIT_EXCEEDED\x10\x08\x12\x14\n\x10\x45RROR_MAX_TOKENS\x10\x14\x12\x1e\n\x1a\x45RROR_USER_ABORTED_REQUEST\x10\x15\x12%\n!ERROR_GENERIC_RATE_LIMIT_EXCEEDED\x10\x16\x12\x11\n\rERROR_TIMEOUT\x10\x19\x12\x18\n\x14\x45RROR_CUSTOM_MESSAGE\x10\x1d\x12\x19\n\x15\x45RROR_OUTDATED_CLIENT\x10\x1e\x12\x1c\n\x18\x45RROR_RESOURCE_EXHAUSTED\x10)\x12\x1f\n\x1b\x45RROR_CONVERSATION_TOO_LONG\x10+\x12\x16\n\x12\x45RROR_RATE_LIMITED\x10\x32\x12\x10\n\x0c\x45RROR_CUSTOM\x10\x34\x12\x17\n\x13\x45RROR_NETWORK_ERROR\x10\x38\x12\x18\n\x14\x45RROR_PROVIDER_ERROR\x10\x39\x12\x12\n\x0e\x45RROR_INTERNAL\x10;\x12\x13\n\x0f\x45RROR_SLOW_POOL\x10?B\x0e\n\x0c_is_expected\"\xa2\x04\n\x12\x43ustomErrorDetails\x12\r\n\x05title\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\x12\x64\nWallow_command_links_potentially_unsafe_please_only_use_for_handwritten_trusted_markdown\x18\x03 \x01(\x08H\x00\x88\x01\x01\x12\x19\n\x0cis_retryable\x18\x04 \x01(\x08H\x01\x88\x01\x01\x12\x1c\n\x0fshow_request_id\x18\x05 \x01(\x08H\x02\x88\x01\x01\x12(\n\x1bshould_show_immediate_error\x18\x06 \x01(\x08H\x03\x88\x01\x01\x12L\n\x0f\x61\x64\x64itional_info\x18\x07 \x03(\x0b\x32\x33.aiserver.v1.CustomErrorDetails.AdditionalInfoEntry\x1a\x35\n\x13\x41\x64\x64itionalInfoEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42Z\nX_allow_command_links_potentially_unsafe_please_only_use_for_handwritten_trusted_markdownB\x0f\n\r_is_retryableB\x12\n\x10_show_request_idB\x1e\n\x1c_should_show_immediate_error\"R\n\nGrpcStatus\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12%\n\x07\x64\x65tails\x18\x03 \x03(\x0b\x32\x14.google.protobuf.Anyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,12 +35,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CUSTOMERRORDETAILS_ADDITIONALINFOENTRY']._loaded_options = None
   _globals['_CUSTOMERRORDETAILS_ADDITIONALINFOENTRY']._serialized_options = b'8\001'
-  _globals['_ERRORDETAILS']._serialized_start=49
-  _globals['_ERRORDETAILS']._serialized_end=753
-  _globals['_ERRORDETAILS_ERROR']._serialized_start=190
-  _globals['_ERRORDETAILS_ERROR']._serialized_end=737
-  _globals['_CUSTOMERRORDETAILS']._serialized_start=756
-  _globals['_CUSTOMERRORDETAILS']._serialized_end=1302
-  _globals['_CUSTOMERRORDETAILS_ADDITIONALINFOENTRY']._serialized_start=1088
-  _globals['_CUSTOMERRORDETAILS_ADDITIONALINFOENTRY']._serialized_end=1141
+  _globals['_ERRORDETAILS']._serialized_start=76
+  _globals['_ERRORDETAILS']._serialized_end=780
+  _globals['_ERRORDETAILS_ERROR']._serialized_start=217
+  _globals['_ERRORDETAILS_ERROR']._serialized_end=764
+  _globals['_CUSTOMERRORDETAILS']._serialized_start=783
+  _globals['_CUSTOMERRORDETAILS']._serialized_end=1329
+  _globals['_CUSTOMERRORDETAILS_ADDITIONALINFOENTRY']._serialized_start=1115
+  _globals['_CUSTOMERRORDETAILS_ADDITIONALINFOENTRY']._serialized_end=1168
+  _globals['_GRPCSTATUS']._serialized_start=1331
+  _globals['_GRPCSTATUS']._serialized_end=1413
 # @@protoc_insertion_point(module_scope)

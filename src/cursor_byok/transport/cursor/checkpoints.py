@@ -1,0 +1,119 @@
+"""Checkpoints: the conversation state the client keeps and sends back.
+
+The client stores each `conversation_checkpoint_update` and returns the
+latest as `conversation_state` on its next run and on resume. To render
+history, `/compress` and the resume list, it walks `turns`: blob ids of a
+`ConversationTurnStructure` (the user message and the steps of one turn,
+each a blob too). The blobs live in the client's KV store; the server puts
+them there with `kv_server_message.set_blob_args` (id = SHA-256 of the
+bytes) before the checkpoint that names them. A checkpoint right after an
+exec request names the tool call still pending.
+
+This mirrors history for the client; the server's own history stays in the
+store, and nothing here is read back into it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from cursor_byok.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+
+
+def blob_id(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+@dataclass(slots=True)
+class TurnBlobs:
+    """The blobs of the turn one stream plays, and which the client has."""
+
+    prior_turns: list[bytes] = field(default_factory=list)
+    user_message: bytes | None = None
+    request_id: str = ""
+    steps: list[bytes] = field(default_factory=list)
+    unsent: dict[bytes, bytes] = field(default_factory=dict)
+    sent: set[bytes] = field(default_factory=set)
+    next_kv: int = 1
+
+    def begin(
+        self, user: pb.UserMessage | None, prior_turns: Iterable[bytes], request_id: str
+    ) -> None:
+        """A run starts: the turns the client sent back come first; a new
+        user message opens a turn of its own (a resume adds none)."""
+        self.prior_turns = list(prior_turns)
+        self.request_id = request_id
+        self.steps = []
+        self.user_message = None if user is None else self._keep(user.SerializeToString())
+
+    def _keep(self, data: bytes) -> bytes:
+        found = blob_id(data)
+        if found not in self.sent:
+            self.unsent[found] = data
+        return found
+
+    def add_step(self, step: pb.ConversationStep) -> None:
+        if self.user_message is not None:
+            self.steps.append(self._keep(step.SerializeToString()))
+
+    def add_answer(self, message: AssistantMessage) -> None:
+        """The thinking and text of a finished model call, as steps."""
+        for block in message.content:
+            if isinstance(block, ThinkingContent) and block.thinking:
+                self.add_step(
+                    pb.ConversationStep(thinking_message=pb.ThinkingMessage(text=block.thinking))
+                )
+            elif isinstance(block, TextContent) and block.text:
+                self.add_step(
+                    pb.ConversationStep(assistant_message=pb.AssistantMessage(text=block.text))
+                )
+
+    def turns(self) -> list[bytes]:
+        if self.user_message is None:
+            return list(self.prior_turns)
+        turn = pb.AgentConversationTurnStructure(
+            user_message=self.user_message, steps=self.steps, request_id=self.request_id
+        )
+        structure = pb.ConversationTurnStructure(agent_conversation_turn=turn)
+        return [*self.prior_turns, self._keep(structure.SerializeToString())]
+
+    def flush(self) -> list[pb.AgentServerMessage]:
+        """`set_blob_args` for every blob the client does not have yet."""
+        messages = []
+        for found, data in self.unsent.items():
+            store = pb.SetBlobArgs(blob_id=found, blob_data=data)
+            kv = pb.KvServerMessage(id=self.next_kv, set_blob_args=store)
+            self.next_kv += 1
+            messages.append(pb.AgentServerMessage(kv_server_message=kv))
+            self.sent.add(found)
+        self.unsent.clear()
+        return messages
+
+
+def pending_call_json(call: ToolCall) -> str:
+    """A pending tool call as the checkpoint lists it: the assistant's
+    tool-call message as inline JSON."""
+    part = {
+        "type": "tool-call",
+        "toolCallId": call.id,
+        "toolName": call.name,
+        "args": call.arguments,
+    }
+    return json.dumps({"role": "assistant", "content": [part]}, ensure_ascii=False)
+
+
+def checkpoint(
+    blobs: TurnBlobs, meter_checkpoint: pb.AgentServerMessage, pending: Iterable[ToolCall] = ()
+) -> list[pb.AgentServerMessage]:
+    """The blobs the client lacks, then the checkpoint that names them: the
+    meter's checkpoint (token details) with the turns and pending calls added."""
+    message = pb.AgentServerMessage()
+    message.CopyFrom(meter_checkpoint)
+    state = message.conversation_checkpoint_update
+    state.turns.extend(blobs.turns())
+    state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
+    return [*blobs.flush(), message]

@@ -1,0 +1,160 @@
+"""What a shell command line runs, as the client's approval checks need it.
+
+The official client refuses a shell exec without `ShellArgs.parsing_result`,
+and it checks each listed command against the user's allow and deny lists
+(by `full_text`) and against deleting files (by `name` and arguments). An
+empty list passes those checks vacuously, so every command of a pipeline,
+`&&`/`||`/`;` chain, subshell, loop or command substitution is listed, and a
+line the parser cannot read goes in whole as one entry: the user is then
+still asked.
+
+The parser is tree-sitter's bash grammar (a maintained, error-tolerant
+parser of real bash syntax, and the grammar whose node type names the
+message's `target_node_type` uses), never a regex. Its external scanner
+has a known, still open memory fault: a `{` followed somewhere later by a
+4-byte UTF-8 character (U+10000 and up) can crash the whole process. Such a
+line is not handed to the parser; it goes in whole, as for a parse failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+
+import tree_sitter
+import tree_sitter_bash
+
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+
+Parsing = pb.ShellCommandParsingResult
+
+COMMAND_NODES = frozenset({"command", "declaration_command", "unset_command"})
+"""Nodes that run something: plain commands and the `export`/`declare`/
+`local`/`readonly`/`unset` builtins, which the grammar names apart."""
+
+REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+SUBSTITUTION_NODES = frozenset({"command_substitution", "process_substitution"})
+DEV_NULL = "/dev/null"
+
+_CRASHES_THE_GRAMMAR = re.compile(rb"\{.*[\xf0-\xf7]", re.DOTALL)
+"""A brace, then the lead byte of a 4-byte UTF-8 character: the input the
+bash grammar's scanner can fault on."""
+
+
+@functools.cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace")
+
+
+def _value(node: tree_sitter.Node) -> str:
+    """An argument as the command receives it where that is plain (quotes
+    removed); anything with expansions keeps its source text."""
+    text = _text(node)
+    if node.type == "raw_string" and len(text) >= 2:
+        return text[1:-1]
+    if node.type == "string":
+        parts = [c for c in node.children if c.type != '"']
+        if all(c.type == "string_content" for c in parts):
+            return "".join(_text(c) for c in parts)
+    return text
+
+
+def _walk(root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Every node, in source order (iteratively: a long line must not recurse deeply)."""
+    found: list[tree_sitter.Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(node.children))
+    return found
+
+
+def _executable(node: tree_sitter.Node) -> Parsing.ExecutableCommand:
+    if node.type == "command":
+        name_node = node.child_by_field_name("name")
+        name = _value(name_node.children[0]) if name_node and name_node.children else ""
+        args = node.children_by_field_name("argument")
+    else:  # `export A=1`, `unset B`: the keyword is the name
+        name = _text(node.children[0]) if node.children else ""
+        args = node.children[1:]
+    return Parsing.ExecutableCommand(
+        name=name,
+        args=[Parsing.ExecutableCommandArg(type=a.type, value=_value(a)) for a in args],
+        full_text=_text(node),
+    )
+
+
+def _redirect(node: tree_sitter.Node) -> Parsing.Redirect:
+    operator = next((c for c in node.children if not c.is_named), None)
+    op = _text(operator) if operator is not None else ""
+    descriptor = node.child_by_field_name("descriptor")
+    if descriptor is not None and _text(descriptor).isdigit():
+        fds = [int(_text(descriptor))]
+    elif op.startswith("&"):
+        fds = [1, 2]  # `&>` and `&>>` redirect stdout and stderr
+    else:
+        fds = [0] if op.startswith("<") else [1]
+    redirect = Parsing.Redirect(operator=op, destination_fds=fds)
+    target = node.child_by_field_name("destination")
+    if target is not None:
+        redirect.target_node_type = target.type
+        redirect.target_text = _value(target)
+    return redirect
+
+
+def _whole(command: str) -> Parsing.ExecutableCommand:
+    """The whole line as one command, for a line the parser cannot read."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    name, args = (words[0], words[1:]) if words else (command.strip(), [])
+    return Parsing.ExecutableCommand(
+        name=name,
+        args=[Parsing.ExecutableCommandArg(type="word", value=arg) for arg in args],
+        full_text=command.strip(),
+    )
+
+
+def parse_command(command: str) -> Parsing:
+    """The parsing result of one command line. Never an empty command list
+    for a non-blank line."""
+    if not command.strip():
+        return Parsing()
+    data = command.encode("utf-8", errors="replace")
+    if _CRASHES_THE_GRAMMAR.search(data):
+        return Parsing(parsing_failed=True, executable_commands=[_whole(command)])
+    tree = _parser().parse(data)
+    nodes = _walk(tree.root_node)
+    if tree.root_node.has_error:
+        return Parsing(parsing_failed=True, executable_commands=[_whole(command)])
+    result = Parsing(
+        executable_commands=[_executable(n) for n in nodes if n.type in COMMAND_NODES],
+        redirects=[_redirect(n) for n in nodes if n.type in REDIRECT_NODES],
+        has_command_substitution=any(n.type in SUBSTITUTION_NODES for n in nodes),
+    )
+    if not result.executable_commands:
+        # e.g. a bare assignment or arithmetic: nothing named, still asked about
+        result.executable_commands.append(_whole(command))
+    if result.redirects:
+        result.has_redirects = True
+        result.all_redirects_are_dev_null = all(r.target_text == DEV_NULL for r in result.redirects)
+    return result
+
+
+def fill_shell_args(args: pb.ShellArgs) -> pb.ShellArgs:
+    """Add the parse of `args.command` (and what the older fields derive from
+    it) to a `ShellArgs`; `skip_approval` stays unset."""
+    parsing = parse_command(args.command)
+    args.parsing_result.CopyFrom(parsing)
+    args.simple_commands.extend(c.full_text for c in parsing.executable_commands)
+    fds = [fd for r in parsing.redirects for fd in r.destination_fds]
+    args.has_input_redirect = 0 in fds
+    args.has_output_redirect = any(fd != 0 for fd in fds)
+    return args

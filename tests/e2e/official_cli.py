@@ -1,0 +1,345 @@
+"""A test client that plays the official Cursor CLI by the rules of
+protocol/official-client.md, over a real socket, in any codec.
+
+What it does as the CLI does: bootstraps with `GetServerConfig` and the
+`AiService` model calls (no model: "No model found"), names the chat with
+`NameAgent`; sends appends concurrently (up to 16 in flight, seqno from 0;
+a failed append stops all later ones); drops cards without `model_call_id`
+or `tool_call`; refuses a shell exec without `parsing_result`; ignores
+`ReadArgs.offset`/`limit` (whole file, no `range_applied`); looks MCP tools
+up by the exact `McpToolDefinition.name`; answers `request_context_args`
+(when told to), KV `set_blob`/`get_blob`, and never answers an exec kind it
+does not know. Every rule a server breaks is recorded in `violations`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from hashlib import sha256
+from pathlib import Path
+from typing import TypeVar
+
+from google.protobuf.message import Message
+
+from cursor_byok.transport.cursor.client import CursorClient, End, exec_reply, stream_close
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2, server_config_pb2
+from tests.transport.connect_parsers import (
+    code_for_grpc_status,
+    details_from_grpc_status,
+    error_from_json,
+    parse_grpc_web_trailers,
+)
+
+M = TypeVar("M", bound=Message)
+APPENDS_IN_FLIGHT = 16
+CARDS = ("tool_call_started", "tool_call_completed", "partial_tool_call")
+
+
+class NoModelFound(Exception):
+    """What the CLI stops with when neither --model nor the server names one."""
+
+
+@dataclass
+class CliTurn:
+    """What one run amounted to, as the CLI saw it."""
+
+    text: str = ""
+    cards: list[pb.InteractionUpdate] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    execs: list[pb.ExecServerMessage] = field(default_factory=list)
+    token_deltas: list[int] = field(default_factory=list)
+    checkpoints: list[pb.ConversationStateStructure] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
+    """The kind of every message but heartbeats, in arrival order."""
+    error: dict[str, object] | None = None
+    error_details: error_details_pb2.ErrorDetails | None = None
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [card.WhichOneof("message") or "" for card in self.cards]
+
+
+@dataclass
+class Appender:
+    """Appends of one request id: seqno in order of creation, sent
+    concurrently (at most 16 in flight), stopped by the first failure."""
+
+    client: CursorClient
+    request_id: str
+    seqno: int = 0
+    failed: bool = False
+    slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(APPENDS_IN_FLIGHT))
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def send(self, message: pb.AgentClientMessage) -> None:
+        seqno, self.seqno = self.seqno, self.seqno + 1
+        task = asyncio.create_task(self._send(seqno, message.SerializeToString()))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _send(self, seqno: int, data: bytes) -> None:
+        async with self.slots:
+            if self.failed:
+                return
+            response = await self.client.append_raw(self.request_id, seqno, data)
+            if response.status_code != 200:
+                self.failed = True
+
+    async def drain(self) -> None:
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks))
+
+
+class OfficialCli:
+    def __init__(
+        self,
+        base_url: str,
+        codec: str,
+        workspace: Path,
+        context: pb.RequestContext | None = None,
+        answers_context: bool = True,
+    ) -> None:
+        self.client = CursorClient(base_url, codec)
+        self.workspace = workspace
+        self.context = context or pb.RequestContext(
+            env=pb.RequestContextEnv(process_working_directory=str(workspace), shell="bash")
+        )
+        self.answers_context = answers_context
+        self.blobs: dict[bytes, bytes] = {}
+        self.checkpoint: pb.ConversationStateStructure | None = None
+        self.shell_output: dict[str, str] = {}
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    async def _unary(self, path: str, request: Message, response_type: type[M]) -> M:
+        reply = await self.client.http.post(
+            path,
+            content=request.SerializeToString(),
+            headers={"content-type": "application/proto"},
+        )
+        assert reply.status_code == 200, f"{path}: HTTP {reply.status_code} {reply.text}"
+        return response_type.FromString(reply.content)
+
+    async def bootstrap(self, first_message: str) -> tuple[str, str]:
+        """Start-up with no `--model` and nothing stored: (model, chat title)."""
+        await self._unary(
+            "/aiserver.v1.ServerConfigService/GetServerConfig",
+            server_config_pb2.GetServerConfigRequest(),
+            server_config_pb2.GetServerConfigResponse,
+        )
+        await self._unary(
+            "/aiserver.v1.AiService/GetUsableModels",
+            pb.GetUsableModelsRequest(),
+            pb.GetUsableModelsResponse,
+        )
+        default = await self._unary(
+            "/aiserver.v1.AiService/GetDefaultModelForCli",
+            pb.GetDefaultModelForCliRequest(),
+            pb.GetDefaultModelForCliResponse,
+        )
+        if not default.model.model_id:
+            raise NoModelFound("No model found")
+        named = await self._unary(
+            "/aiserver.v1.AiService/NameAgent",
+            pb.NameAgentRequest(user_message=first_message),
+            pb.NameAgentResponse,
+        )
+        return default.model.model_id, named.name
+
+    async def run(
+        self,
+        action: pb.ConversationAction,
+        model: str,
+        conversation_id: str = "conv-cli",
+        mcp_tools: tuple[pb.McpToolDefinition, ...] = (),
+        during: list[pb.AgentClientMessage] | None = None,
+        during_after: str = "text",
+    ) -> CliTurn:
+        """One run: open RunSSE, append the run request, play the client's
+        part until the end of the stream. `during` is appended once the
+        first text (or, with `during_after="exec"`, exec request) arrives."""
+        request_id = str(uuid.uuid4())
+        stream = await self.client.open(request_id)
+        appender = Appender(self.client, request_id)
+        run = pb.AgentRunRequest(
+            conversation_id=conversation_id,
+            action=action,
+            requested_model=pb.RequestedModel(model_id=model),
+        )
+        if self.checkpoint is not None:
+            run.conversation_state.CopyFrom(self.checkpoint)
+        run.mcp_tools.mcp_tools.extend(mcp_tools)
+        appender.send(pb.AgentClientMessage(run_request=run))
+        turn = CliTurn()
+        pending_during = list(during or [])
+        while True:
+            item = await stream.next(within=20)
+            if isinstance(item, End):
+                self._end(item, turn)
+                break
+            self._take(item, turn, appender)
+            if pending_during and (turn.text if during_after == "text" else turn.execs):
+                for message in pending_during:
+                    appender.send(message)
+                pending_during = []
+        await appender.drain()
+        if appender.failed:
+            turn.violations.append("an append was refused")
+        return turn
+
+    def _end(self, end: End, turn: CliTurn) -> None:
+        """How the run ended; an error without ErrorDetails breaks a rule."""
+        if end.error is None:
+            return
+        if "trailers" in end.error:  # gRPC-Web: status and details ride in trailers
+            trailers = parse_grpc_web_trailers(end.raw)
+            code = code_for_grpc_status(int(trailers["grpc-status"]))
+            turn.error = {"code": code.value if code else "ok"}
+            found = details_from_grpc_status(trailers.get("grpc-status-details-bin", ""))
+        else:
+            turn.error = end.error
+            found = error_from_json(end.error).details
+        for detail in found:
+            if detail.type_name == "aiserver.v1.ErrorDetails":
+                turn.error_details = detail.unpack(error_details_pb2.ErrorDetails)
+        if turn.error_details is None:
+            turn.violations.append("an error end without ErrorDetails (the TUI drops it)")
+
+    def _take(self, item: pb.AgentServerMessage, turn: CliTurn, appender: Appender) -> None:
+        top = item.WhichOneof("message") or ""
+        if top == "interaction_update":
+            top = item.interaction_update.WhichOneof("message") or ""
+        if top != "heartbeat":
+            turn.order.append(top)
+        match item.WhichOneof("message"):
+            case "interaction_update":
+                self._update(item.interaction_update, turn)
+            case "exec_server_message":
+                turn.execs.append(item.exec_server_message)
+                for reply in self._exec(item.exec_server_message, turn):
+                    appender.send(reply)
+            case "kv_server_message":
+                kv = item.kv_server_message
+                stored = kv.set_blob_args
+                if (
+                    kv.HasField("set_blob_args")
+                    and stored.blob_id != sha256(stored.blob_data).digest()
+                ):
+                    turn.violations.append("a blob id that is not the SHA-256 of its bytes")
+                appender.send(self._kv(kv))
+            case "conversation_checkpoint_update":
+                state = item.conversation_checkpoint_update
+                missing = [t.hex()[:12] for t in state.turns if t not in self.blobs]
+                if missing:
+                    turn.violations.append(f"a checkpoint names turns not stored: {missing}")
+                turn.checkpoints.append(state)
+                self.checkpoint = state
+
+    def _update(self, update: pb.InteractionUpdate, turn: CliTurn) -> None:
+        kind = update.WhichOneof("message")
+        if kind == "text_delta":
+            turn.text += update.text_delta.text
+        elif kind == "token_delta":
+            turn.token_deltas.append(update.token_delta.tokens)
+        elif kind in CARDS:
+            card = getattr(update, kind)
+            if not card.model_call_id or not card.HasField("tool_call"):
+                turn.dropped.append(kind)
+                turn.violations.append(f"{kind} without model_call_id or tool_call: dropped")
+                return
+            turn.cards.append(update)
+        elif kind == "tool_call_delta":
+            if not update.tool_call_delta.call_id:
+                turn.dropped.append(kind)
+                return
+            turn.cards.append(update)
+
+    def _exec(self, request: pb.ExecServerMessage, turn: CliTurn) -> list[pb.AgentClientMessage]:
+        kind = request.WhichOneof("message")
+        if kind == "request_context_args":
+            if not self.answers_context:
+                return []
+            success = pb.RequestContextSuccess(request_context=self.context)
+            result = pb.RequestContextResult(success=success)
+            return [exec_reply(request, request_context_result=result)]
+        if kind == "read_args":
+            return [
+                exec_reply(request, read_result=self._read(request.read_args)),
+                stream_close(request.id),
+            ]
+        if kind in ("shell_stream_args", "shell_args"):
+            return self._shell(request, getattr(request, kind), turn)
+        if kind == "mcp_args":
+            return [
+                exec_reply(request, mcp_result=self._mcp(request.mcp_args, turn)),
+                stream_close(request.id),
+            ]
+        return []  # an exec kind this client does not know is never answered
+
+    def _read(self, args: pb.ReadArgs) -> pb.ReadResult:
+        """The whole file, ignoring offset and limit, with no range_applied."""
+        target = self.workspace / args.path
+        if not target.is_file():
+            return pb.ReadResult(file_not_found=pb.ReadFileNotFound(path=args.path))
+        content = target.read_text()
+        return pb.ReadResult(
+            success=pb.ReadSuccess(
+                path=args.path, content=content, total_lines=len(content.splitlines())
+            )
+        )
+
+    def _shell(
+        self, request: pb.ExecServerMessage, args: pb.ShellArgs, turn: CliTurn
+    ) -> list[pb.AgentClientMessage]:
+        if not args.HasField("parsing_result"):
+            turn.violations.append("shell exec without parsing_result")
+            throw = pb.ExecClientThrow(id=request.id, error="Parsing result is required")
+            control = pb.ExecClientControlMessage(throw=throw)
+            return [pb.AgentClientMessage(exec_client_control_message=control)]
+        if args.command.strip() and not args.parsing_result.executable_commands:
+            turn.violations.append("a shell command with an empty executable list runs unasked")
+        if args.skip_approval:
+            turn.violations.append("skip_approval set on a shell exec")
+        output = self.shell_output.get(args.command, "")
+        events = [
+            pb.ShellStream(start=pb.ShellStreamStart()),
+            pb.ShellStream(stdout=pb.ShellStreamStdout(data=output)),
+            pb.ShellStream(exit=pb.ShellStreamExit(code=0, cwd=str(self.workspace))),
+        ]
+        return [exec_reply(request, shell_stream=event) for event in events] + [
+            stream_close(request.id)
+        ]
+
+    def _mcp(self, args: pb.McpArgs, turn: CliTurn) -> pb.McpResult:
+        known = [tool.name for tool in self.context.tools]
+        if args.name not in known:
+            turn.violations.append(f"mcp_args.name {args.name!r} is none of {known}")
+            return pb.McpResult(tool_not_found=pb.McpToolNotFound(name=args.name))
+        text = pb.McpTextContent(text=f"{args.name} ran")
+        return pb.McpResult(success=pb.McpSuccess(content=[pb.McpToolResultContentItem(text=text)]))
+
+    def _kv(self, message: pb.KvServerMessage) -> pb.AgentClientMessage:
+        if message.WhichOneof("message") == "set_blob_args":
+            self.blobs[message.set_blob_args.blob_id] = message.set_blob_args.blob_data
+            reply = pb.KvClientMessage(id=message.id, set_blob_result=pb.SetBlobResult())
+        else:
+            found = pb.GetBlobResult()
+            data = self.blobs.get(message.get_blob_args.blob_id)
+            if data is not None:
+                found.blob_data = data
+            reply = pb.KvClientMessage(id=message.id, get_blob_result=found)
+        return pb.AgentClientMessage(kv_client_message=reply)
+
+
+def user_message(text: str, context: pb.RequestContext | None) -> pb.ConversationAction:
+    action = pb.UserMessageAction(
+        user_message=pb.UserMessage(text=text, message_id=str(uuid.uuid4()))
+    )
+    if context is not None:
+        action.request_context.CopyFrom(context)
+    return pb.ConversationAction(user_message_action=action)
