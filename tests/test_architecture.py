@@ -130,7 +130,6 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.client": 1,
     "cursor_byok.transport.cursor.editor": 1,
     "cursor_byok.transport.cursor.append_inbox": 2,
-    "cursor_byok.transport.cursor.outbox": 2,
     "cursor_byok.transport.cursor.memory_budget": 2,
     "cursor_byok.transport.cursor.exec_tracker": 2,
     "cursor_byok.transport.cursor.registry": 2,

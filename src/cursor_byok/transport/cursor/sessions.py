@@ -39,7 +39,6 @@ from cursor_byok.transport.cursor.memory_budget import (
     budget_key,
 )
 from cursor_byok.transport.cursor.meter import history_characters, turn_ended
-from cursor_byok.transport.cursor.outbox import Outbox
 from cursor_byok.transport.cursor.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S, ContextRequests
 from cursor_byok.transport.cursor.run_request import Refused, RunStarted, decode_run_request
@@ -86,7 +85,7 @@ class Session:
     clock: Callable[[], float] = time.time
     inbox: AppendInbox = field(default_factory=AppendInbox)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    outbox: Outbox[QueueItem] = field(default_factory=Outbox)
+    outbox: asyncio.Queue[QueueItem] = field(default_factory=asyncio.Queue)
     conversation_id: str | None = None
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
@@ -131,7 +130,7 @@ class Session:
 
     def reset(self) -> None:
         """The request id was reused for a new run (seqno restarted at 0)."""
-        self.outbox = Outbox()
+        self.outbox = asyncio.Queue()
         self.context = dialect.StreamContext(stream_id=self.request_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()
