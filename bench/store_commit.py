@@ -9,16 +9,24 @@ run:
   commit_ms[N] = X            (median, synchronous=NORMAL and FULL)
   commit_ratio_10000_over_10 = X   (NORMAL; ~1.0 means history size is free)
   loop_plus_commit_ms[10000] = X  (transition + commit, what the runner pays)
+
+With --postgresql URL it also runs the same commits on that database (new
+conversations with a random prefix, so it may be used again) and prints
+  commit_ms[N] (postgresql, full|normal) = X   (synchronous_commit on|off)
+  postgresql_over_sqlite[full|normal] = X      (median commit at 1,000 messages)
 """
 
 from __future__ import annotations
 
+import argparse
+import secrets
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import get_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -26,6 +34,8 @@ from cursor_byok.llm.serialize import messages_hash
 from cursor_byok.llm.types import AssistantMessage, Message, TextContent, UserMessage
 from cursor_byok.loop import ConversationState, RuntimeState, Start, Status, transition
 from cursor_byok.runtime.records import store_records
+from cursor_byok.store.base import Store
+from cursor_byok.store.database import Durability, PostgresURL, open_store
 from cursor_byok.store.sqlite import SQLiteStore, Synchronous
 
 
@@ -47,14 +57,14 @@ def history(size: int) -> tuple[Message, ...]:
     return tuple(message for pair in pairs for message in pair)
 
 
-def seeded(store: SQLiteStore, name: str, size: int) -> ConversationState:
+def seeded(store: Store, name: str, size: int) -> ConversationState:
     messages = history(size)
     state = ConversationState(name, messages=messages, messages_hash=messages_hash(messages))
     store.commit_input("seed", 0, state, None)
     return state
 
 
-def timed_commits(store: SQLiteStore, state: ConversationState, with_loop: bool) -> float:
+def timed_commits(store: Store, state: ConversationState, with_loop: bool) -> float:
     """Median ms of a commit (`with_loop`: of the transition, the records and
     the commit together, what the runner pays per input)."""
     times = []
@@ -73,7 +83,22 @@ def timed_commits(store: SQLiteStore, state: ConversationState, with_loop: bool)
     return statistics.median(times) * 1000
 
 
+def postgresql(url: str, sizes: tuple[int, ...]) -> dict[tuple[Durability, int], float]:
+    run = secrets.token_hex(4)
+    results = {}
+    for durability in get_args(Durability):
+        store = open_store(PostgresURL(url), durability)
+        for size in sizes:
+            state = seeded(store, f"bench-{run}-{durability}-{size}", size)
+            results[(durability, size)] = timed_commits(store, state, with_loop=False)
+        store.close()
+    return results
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--postgresql", metavar="URL", help="also measure this PostgreSQL database")
+    args = parser.parse_args()
     sizes = (10, 1_000, 10_000)
     results: dict[tuple[Synchronous, int], float] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -92,6 +117,15 @@ def main() -> None:
     ratio = results[("NORMAL", 10_000)] / results[("NORMAL", 10)]
     print(f"commit_ratio_10000_over_10 = {ratio:.2f}")
     print(f"loop_plus_commit_ms[10000] = {loop_ms:.3f}")
+    if args.postgresql:
+        on_postgresql = postgresql(args.postgresql, sizes)
+        for durability in get_args(Durability):
+            for size in sizes:
+                figure = on_postgresql[(durability, size)]
+                print(f"commit_ms[{size}] (postgresql, {durability}) = {figure:.3f}")
+        for durability, mode in (("full", "FULL"), ("normal", "NORMAL")):
+            ratio = on_postgresql[(durability, 1_000)] / results[(mode, 1_000)]
+            print(f"postgresql_over_sqlite[{durability}] = {ratio:.2f}")
 
 
 if __name__ == "__main__":

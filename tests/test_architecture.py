@@ -138,6 +138,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.wire.stream_writer": 3,
     "cursor_byok.transport.wire.server": 3,
     "cursor_byok.transport.wire.append_body": 3,
+    "cursor_byok.transport.wire.health": 3,
     "cursor_byok.transport.wire.app": 3,
 }
 """0 Connect primitives and protobuf, 1 the dialect (and the test client that
@@ -146,7 +147,9 @@ speaks it), 2 sessions, 3 the server. A module imports its own level or lower.""
 TOP_LEVEL_ORDER = [
     "guards",
     "big_buffers",
+    "secret",
     "config_reader",
+    "config_server",
     "terminal",
     "config",
     "demo_provider",

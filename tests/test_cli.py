@@ -12,6 +12,7 @@ from pathlib import Path
 from cursor_byok.llm.events import StartEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop import Compact, LLMEvent, ToolResult, transition
+from cursor_byok.store.base import Store
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
     assistant,
@@ -70,6 +71,12 @@ def test_a_bad_config_exits_2_naming_the_line(tmp_path: Path) -> None:
 
 def seeded(path: Path) -> None:
     store = SQLiteStore(path)
+    seed(store)
+    store.close()
+
+
+def seed(store: Store) -> None:
+    """One finished turn in conversation "conv-9"."""
     first = transition(fresh("conv-9"), start("what is in a.txt?"))
     call_id = first.state.committed.call_id
     assert call_id is not None
@@ -77,7 +84,6 @@ def seeded(path: Path) -> None:
     for event in stream_of(assistant(TextContent("It says hello."))):
         state = transition(state, LLMEvent(call_id, event)).state
     store.commit_input("in-1", 0, state.committed, None)
-    store.close()
 
 
 def test_conversations_and_show_read_the_database(tmp_path: Path) -> None:

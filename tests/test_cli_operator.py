@@ -40,9 +40,9 @@ def test_a_port_out_of_range_is_one_line_naming_it() -> None:
 
 
 def test_a_database_url_is_refused_by_its_scheme(tmp_path: Path) -> None:
-    url = "postgresql://localhost/cursor"
-    line = one_line_error(cli("serve", "--database", url), 2, url, "postgresql://")
-    assert "SQLite file" in line
+    url = "mysql://localhost/cursor"
+    line = one_line_error(cli("serve", "--database", url), 2, url, "mysql://")
+    assert "SQLite file or a postgresql:// URL" in line
 
 
 def test_a_database_that_is_not_sqlite_is_named(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from cursor_byok.config import (
 )
 from cursor_byok.config_reader import ConfigError
 from cursor_byok.guards import Redactor
+from cursor_byok.store.database import PostgresURL, parse_database
 
 GOOD = """\
 default_model = "sonnet"
@@ -234,4 +235,33 @@ def test_the_memory_budget_and_the_append_limit_are_configurable(tmp_path: Path)
 )
 def test_bad_memory_limits_are_named(tmp_path: Path, text: str, expected: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(write(tmp_path, text), env={})
+
+
+def test_a_postgresql_url_selects_postgresql_and_its_password_is_a_secret(
+    tmp_path: Path,
+) -> None:
+    text = GOOD.replace(
+        'database = "~/byok.sqlite3"',
+        'database = "postgresql://byok:pg-planted-pw@db.internal:5433/byok?sslmode=require"',
+    )
+    config = load_config(write(tmp_path, text), env={})
+    database = config.server.database
+    assert isinstance(database, PostgresURL)
+    assert database.url.endswith("@db.internal:5433/byok?sslmode=require")
+    assert "pg-planted-pw" in config.secrets()
+    assert "pg-planted-pw" not in str(database) + repr(database) + repr(config)
+    assert str(database) == "postgresql://byok:***@db.internal:5433/byok?sslmode=require"
+
+
+def test_a_password_given_as_a_query_parameter_is_hidden_too() -> None:
+    database = parse_database("postgres://byok@/byok?host=/run/pg&password=q-pw")
+    assert isinstance(database, PostgresURL) and database.password == "q-pw"
+    assert "q-pw" not in str(database)
+    assert parse_database("~/state.db") == Path("~/state.db").expanduser()
+
+
+def test_a_database_url_of_another_kind_is_refused_naming_the_line(tmp_path: Path) -> None:
+    text = GOOD.replace('database = "~/byok.sqlite3"', 'database = "mysql://db/byok"')
+    with pytest.raises(ConfigError, match=r"config.toml:\d+: server.database: 'mysql://db/byok'"):
         load_config(write(tmp_path, text), env={})

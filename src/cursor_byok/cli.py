@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -33,14 +32,16 @@ from cursor_byok.serve import (
     fail,
     serve,
 )
+from cursor_byok.store.database import PostgresURL, parse_database
 from cursor_byok.terminal import Printer
 
 # A command imports what it needs when it runs (`--help` must not load the
 # server, protobuf or the HTTP client): these names are for type hints only.
 if TYPE_CHECKING:
     from cursor_byok.llm.types import Message
-    from cursor_byok.store.sqlite import SQLiteStore
+    from cursor_byok.store.base import Store
 
+DATABASE_HELP = "SQLite file or postgresql:// URL (default: from config)"
 EXIT_STATUS = (
     "Exit status: 0 success, 1 the work failed, 2 bad usage or configuration, "
     "3 the thing asked for does not exist, 4 the port to serve on is in use."
@@ -79,13 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     serving = commands.add_parser("serve", help="run the server", epilog=EXIT_STATUS)
     serving.add_argument("--host", help=f"address to bind (default {DEFAULT_HOST})")
     serving.add_argument("--port", type=_port, help=f"port to bind (default {DEFAULT_PORT})")
-    serving.add_argument("--database", type=_database, help="SQLite file (default: from config)")
+    serving.add_argument("--database", type=_database, help=DATABASE_HELP)
     commands.add_parser("models", help="list the configured models and their providers")
     listing = commands.add_parser("conversations", help="list stored conversations")
-    listing.add_argument("--database", type=_database, help="SQLite file (default: from config)")
+    listing.add_argument("--database", type=_database, help=DATABASE_HELP)
     show = commands.add_parser("show", help="show one conversation: messages, calls, usage")
     show.add_argument("conversation_id")
-    show.add_argument("--database", type=_database, help="SQLite file (default: from config)")
+    show.add_argument("--database", type=_database, help=DATABASE_HELP)
     show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
     check = commands.add_parser(
         "check",
@@ -147,17 +148,12 @@ def _port(text: str) -> int:
     return value
 
 
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-
-
-def _database(text: str) -> Path:
-    """A SQLite file path; a URL (postgres://, sqlite://...) is refused by name."""
-    scheme = _SCHEME.match(text)
-    if scheme:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is a {scheme.group(1)}:// URL; give the path of a SQLite file"
-        )
-    return Path(text).expanduser()
+def _database(text: str) -> Path | PostgresURL:
+    """A SQLite file path or a postgresql:// URL; another URL is refused by name."""
+    try:
+        return parse_database(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def _seconds(text: str) -> float:
@@ -283,10 +279,18 @@ def _models(config: Config, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _open(database: Path) -> SQLiteStore | int:
+def _open(database: Path | PostgresURL) -> Store | int:
     """The store, or the exit code after saying why there is none."""
     from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
 
+    if isinstance(database, PostgresURL):
+        from cursor_byok.store.base import StoreError  # noqa: PLC0415
+        from cursor_byok.store.database import open_store  # noqa: PLC0415
+
+        try:
+            return open_store(database)
+        except StoreError as error:
+            return fail(str(error), EXIT_FAILED)
     if not database.exists():
         return fail(f"no database at {database}", EXIT_NOT_FOUND)
     try:
@@ -298,7 +302,7 @@ def _open(database: Path) -> SQLiteStore | int:
 _STATUS_COLOURS = {"final": "green", "failed": "red", "canceled": "yellow"}
 
 
-def _conversations(database: Path, out: TextIO) -> int:
+def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
     store = _open(database)
     if isinstance(store, int):
         return store
@@ -321,7 +325,7 @@ def _conversations(database: Path, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _show(database: Path, conversation_id: str, as_json: bool, out: TextIO) -> int:
+def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out: TextIO) -> int:
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
 

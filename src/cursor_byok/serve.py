@@ -1,9 +1,10 @@
 """`cursor-byok serve`: check what the operator asked for, bind, log, serve.
 
 Every mistake that can be found before serving (a database that is not a
-SQLite file, a folder that cannot be created, an address that is not this
-machine's, a port already in use) ends in one line naming the bad value,
-with its own exit code, before anything says "listening".
+SQLite file or a PostgreSQL server that cannot be used, a folder that cannot
+be created, an address that is not this machine's, a port already in use)
+ends in one line naming the bad value, with its own exit code, before
+anything says "listening".
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from cursor_byok.big_buffers import map_big_buffers
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
 from cursor_byok.runtime.logsafe import PrintableLogs
+from cursor_byok.store.database import Durability, PostgresURL
 from cursor_byok.terminal import Printer
 
 # The server's modules are imported when it starts, not by every command that
@@ -31,6 +33,7 @@ from cursor_byok.terminal import Printer
 if TYPE_CHECKING:
     import uvicorn
 
+    from cursor_byok.store.base import Store
     from cursor_byok.store.sqlite import SQLiteStore
     from cursor_byok.transport.wire.app import Service
 
@@ -45,7 +48,20 @@ class ServeError(Exception):
         self.code = code
 
 
-def open_store(path: Path, synchronous: str = "FULL") -> SQLiteStore:
+def open_database(database: Path | PostgresURL, durability: Durability) -> Store:
+    """The store at `database`; ServeError saying why when it cannot be used."""
+    if isinstance(database, PostgresURL):
+        from cursor_byok.store.base import StoreError  # noqa: PLC0415
+        from cursor_byok.store.database import open_store  # noqa: PLC0415
+
+        try:
+            return open_store(database, durability)
+        except StoreError as error:
+            raise ServeError(str(error), EXIT_FAILED) from error
+    return _open_sqlite(database, "FULL" if durability == "full" else "NORMAL")
+
+
+def _open_sqlite(path: Path, synchronous: str = "FULL") -> SQLiteStore:
     """The SQLite store at `path`, created if missing; ServeError naming the
     path when it is a folder, not a SQLite file, or its folder cannot be made."""
     from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
@@ -119,7 +135,7 @@ def serve(
     config: Config,
     host: str,
     port: int,
-    database: Path,
+    database: Path | PostgresURL,
     printer: Printer,
     attach: Attach | None = None,
 ) -> int:
@@ -129,7 +145,7 @@ def serve(
             f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
             "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
         )
-    store = open_store(database, "FULL" if config.server.durability == "full" else "NORMAL")
+    store = open_database(database, config.server.durability)
     try:
         sock = bind(host, port)
     except ServeError:
@@ -138,7 +154,7 @@ def serve(
     _log_to(printer, config)
     map_big_buffers()  # RSS follows the memory budget after big appends are freed
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, host, port, sock, store, printer, attach))
+        asyncio.run(_run(config, host, port, sock, store, database, printer, attach))
     return EXIT_OK
 
 
@@ -163,7 +179,8 @@ async def _run(
     host: str,
     port: int,
     sock: socket.socket,
-    store: SQLiteStore,
+    store: Store,
+    database: Path | PostgresURL,
     printer: Printer,
     attach: Attach | None = None,
 ) -> None:
@@ -199,7 +216,7 @@ async def _run(
     logging.getLogger("cursor_byok").info(
         "listening on %s; database %s; models: %s; default: %s",
         url,
-        store.path,
+        database,
         models,
         config.default_model,
     )

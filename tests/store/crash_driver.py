@@ -2,10 +2,12 @@
 
     python -m tests.store.crash_driver DB TOOL_LOG [KILL_AT]
 
-Runs (or resumes) conversation "crash" on the SQLite file DB until the turn
-is final, then prints the canonical history as hex and the number of store
-writes made. With KILL_AT=k the process SIGKILLs itself at store write step
-k: step 2n is just before the n-th write, 2n+1 just after it.
+Runs (or resumes) conversation "crash" on DB (a SQLite file or a
+postgresql:// URL) until the turn is final, then prints the canonical
+history as hex and the number of store writes made. With KILL_AT=k the
+process SIGKILLs itself at store write step k: step 3n is just before the
+n-th write, 3n+1 inside its transaction with every statement run but not
+committed, 3n+2 just after it.
 
 The client's part is played here too: it runs a "tool" by appending one line
 to TOOL_LOG (flushed and fsynced) and, asked again for an operation it has
@@ -15,10 +17,12 @@ already run (the server resends after a restart), answers from that log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +33,8 @@ from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessag
 from cursor_byok.loop import CallClient, Final, Status, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Outbound, Runner
-from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.store.database import open_store, parse_database
+from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
 
@@ -38,11 +43,25 @@ TOOL_TURN = assistant(TextContent("Reading both."), tool_call("t1", "a.txt"), to
 FINAL_TURN = assistant(TextContent("Both read."), timestamp=7)
 
 
-class KillingStore(SQLiteStore):
-    def __init__(self, path: str, kill_at: int | None) -> None:
-        super().__init__(path)
+class KillingStore:
+    """A real store whose writes count steps; SIGKILLs this process at one."""
+
+    def __init__(self, store: SQLStore, kill_at: int | None) -> None:
+        self.store = store
         self.kill_at = kill_at
         self.steps = 0
+        begin = store._transaction
+
+        @contextlib.contextmanager
+        def uncommitted_step(flush: bool = True) -> Iterator[Executor]:
+            with begin(flush) as db:
+                yield db
+                self._step()
+
+        store._transaction = uncommitted_step  # type: ignore[method-assign]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
     def _step(self) -> None:
         if self.kill_at is not None and self.steps == self.kill_at:
@@ -51,7 +70,7 @@ class KillingStore(SQLiteStore):
 
     def _write(self, name: str, *args: Any) -> Any:
         self._step()
-        value = getattr(super(), name)(*args)
+        value = getattr(self.store, name)(*args)
         self._step()
         return value
 
@@ -102,7 +121,9 @@ class Client:
 
 
 async def main(db: str, log_path: str, kill_at: int | None) -> None:
-    store = KillingStore(db, kill_at)
+    opened = open_store(parse_database(db))
+    assert isinstance(opened, SQLStore)
+    store = KillingStore(opened, kill_at)
     client = Client(Path(log_path))
     runner = Runner(store, ByHistoryLLM(), client, retry=RetryPolicy(3, 0.001, 0.01))
     await runner.recover()
@@ -125,7 +146,8 @@ async def main(db: str, log_path: str, kill_at: int | None) -> None:
     loaded = store.load(CONVERSATION)
     assert loaded is not None
     print(serialize_messages(loaded.state.messages).hex())
-    print(store.steps // 2)
+    print(store.steps // 3)
+    store.close()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """Schema migrations, applied in order at start-up.
 
-The schema version lives in SQLite's `user_version`. A migration is never
-edited once released; a change is a new entry at the end of `MIGRATIONS`.
+The schema version lives in SQLite's `user_version` (PostgreSQL's in a
+`schema_version` table, see `postgres_schema`). A migration is never edited
+once released; a change is a new entry at the end of `MIGRATIONS`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the seed's tables, with history append-only in its own table.
@@ -90,7 +92,22 @@ MIGRATIONS: tuple[str, ...] = (
 
 
 class SchemaTooNew(RuntimeError):
-    """The file was written by a newer version of this program."""
+    """The database was written by a newer version of this program."""
+
+
+def pending(current: int, migrations: tuple[str, ...]) -> range:
+    """The indexes of the migrations a schema at `current` still needs."""
+    if current > len(migrations):
+        raise SchemaTooNew(
+            f"database schema version {current} is newer than this program"
+            f" supports ({len(migrations)}); upgrade cursor-byok"
+        )
+    return range(current, len(migrations))
+
+
+def statements(migration: str) -> Iterator[str]:
+    """One migration's statements, one at a time (no `;` inside a statement)."""
+    return (statement for statement in migration.split(";") if statement.strip())
 
 
 def migrate(db: sqlite3.Connection) -> int:
@@ -98,15 +115,9 @@ def migrate(db: sqlite3.Connection) -> int:
     db.execute("BEGIN IMMEDIATE")
     try:
         current = db.execute("PRAGMA user_version").fetchone()[0]
-        if current > len(MIGRATIONS):
-            raise SchemaTooNew(
-                f"database schema version {current} is newer than this program"
-                f" supports ({len(MIGRATIONS)}); upgrade cursor-byok"
-            )
-        for version in range(current, len(MIGRATIONS)):
-            for statement in MIGRATIONS[version].split(";"):
-                if statement.strip():
-                    db.execute(statement)
+        for version in pending(current, MIGRATIONS):
+            for statement in statements(MIGRATIONS[version]):
+                db.execute(statement)
             db.execute(f"PRAGMA user_version = {version + 1}")
     except BaseException:
         db.execute("ROLLBACK")

@@ -178,6 +178,14 @@ class StreamContext:
     """Text and thinking of the current model call, for the live token counter."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
 
+    def current_model_call(self) -> str:
+        """The id cards carry. A stream opened by a resume may re-send a pending
+        call before any model call of its own; the CLI drops a card with an
+        empty id, so such cards get this stream's own (model call 0)."""
+        if not self.model_call_id:
+            self.model_call_id = f"{self.stream_id}:model:{self.model_calls}"
+        return self.model_call_id
+
     def exec_number(self) -> int:
         number = self.next_exec
         self.next_exec += 1
@@ -303,7 +311,7 @@ def encode_call_client(
     call only after that one)."""
     call = command.tool_call
     started = pb.ToolCallStartedUpdate(
-        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
     )
     return [
         _update(tool_call_started=started),
@@ -319,7 +327,7 @@ def encode_tool_completed(
     card = tool.card(call, result)
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
-        call_id=call.id, tool_call=card, model_call_id=context.model_call_id
+        call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
     )
     return _update(tool_call_completed=completed)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -16,7 +17,7 @@ from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.base import Store
+from cursor_byok.store.base import Store, StoreError
 from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_REQUEST_BYTES,
@@ -37,6 +38,10 @@ from cursor_byok.transport.wire.server import (
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
 KEEPALIVE_TIMEOUT_S = 5
+HEALTH_TIMEOUT_S = 3.0
+"""How long /healthz waits for the database before calling it unreachable."""
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -98,6 +103,14 @@ def build_service(
         await hub.close()
         await runner.close()
 
+    async def database_reachable() -> bool:
+        try:
+            await asyncio.wait_for(asyncio.to_thread(store.ping), HEALTH_TIMEOUT_S)
+        except (StoreError, TimeoutError) as error:
+            log.warning("health check: database unreachable: %s", error or "timed out")
+            return False
+        return True
+
     server = CursorServer(
         hub,
         models=models,
@@ -112,6 +125,7 @@ def build_service(
         metrics_public=metrics_public,
         body_timeout_s=body_timeout_s,
         max_append_bytes=max_append_bytes,
+        database_reachable=database_reachable,
     )
     return Service(server, runner, hub, metrics)
 

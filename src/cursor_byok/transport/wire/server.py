@@ -50,6 +50,7 @@ from cursor_byok.transport.wire.framing import (
     encode_envelope,
     encode_trailers_envelope,
 )
+from cursor_byok.transport.wire.health import DatabaseReachable, reply_health
 from cursor_byok.transport.wire.request_body import RequestError, read_body, unwrap
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
@@ -94,9 +95,11 @@ class CursorServer:
         metrics_public: bool = False,
         body_timeout_s: float = BODY_TIMEOUT_S,
         max_append_bytes: int = MAX_APPEND_BYTES,
+        database_reachable: DatabaseReachable | None = None,
     ) -> None:
         self.hub = hub
         self.max_append_bytes = max_append_bytes
+        self.database_reachable = database_reachable
         self.host_allowed = host_allowed
         self.metrics_public = metrics_public
         self.body_timeout_s = body_timeout_s
@@ -143,8 +146,7 @@ class CursorServer:
             await _error_reply(send, refusal, 421)
             return
         if scope["method"] == "GET" and path == "/healthz":
-            await _respond(send, 200, b"ok\n", "text/plain")
-            return
+            return await reply_health(send, self.database_reachable)
         if scope["method"] == "GET" and path == "/metrics":
             if not self.metrics_public:
                 try:

@@ -1,0 +1,296 @@
+"""The store's SQL, written once for SQLite and PostgreSQL.
+
+Both databases accept the same statements here (upserts with `ON CONFLICT`,
+`CASE` instead of two-argument `max`), so a backend only says how it opens a
+read and a write transaction, how it spells a row lock, and which column
+keeps insertion order. Placeholders are `?`; a backend whose driver wants
+another marker rewrites them (see `postgres.py`).
+
+Every uniqueness the store guarantees is an `ON CONFLICT` whose row count is
+checked, never a caught integrity error: in PostgreSQL an error aborts the
+transaction, and a count works the same in both.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar, Protocol
+
+from cursor_byok.llm.serialize import canonical_dumps, canonical_loads, message_from_json
+from cursor_byok.llm.types import JSONValue
+from cursor_byok.loop.codec import state_from_json, state_to_json
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
+from cursor_byok.store.base import (
+    CallStatusUpdate,
+    ClientOperationRecord,
+    ConversationSummary,
+    InputCommit,
+    LLMCallRecord,
+    Loaded,
+    RequestMismatch,
+    StoreError,
+    VersionConflict,
+)
+from cursor_byok.store.history import StoredHead, new_message_rows
+from cursor_byok.store.rows import (
+    LLM_CALL_COLUMNS,
+    LLM_CALL_SELECT,
+    OPERATION_COLUMNS,
+    call_update_params,
+    llm_call_from_row,
+    llm_call_row,
+    operation_from_row,
+    operation_row,
+    request_part_rows,
+)
+
+
+class Rows(Protocol):
+    """What a statement returns: a DB-API cursor, as far as the store uses one."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Executor(Protocol):
+    """Runs statements inside one transaction opened by the backend."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Rows: ...
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> object: ...
+
+
+IDLE = tuple(sorted(status.value for status in IDLE_STATUSES))
+
+INSERT_CONVERSATION = (
+    "INSERT INTO conversations (conversation_id, version, status, message_count,"
+    " messages_hash, state_json, created_at_ms, updated_at_ms) VALUES (?, 1, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (conversation_id) DO NOTHING"
+)
+UPDATE_CONVERSATION = (
+    "UPDATE conversations SET version = version + 1, status = ?, message_count = ?,"
+    " messages_hash = ?, state_json = ?, updated_at_ms = ?"
+    " WHERE conversation_id = ? AND version = ?"
+)
+INSERT_MESSAGE = (
+    "INSERT INTO messages (conversation_id, idx, message_json, message_hash) VALUES (?, ?, ?, ?)"
+)
+INSERT_INPUT_COMMIT = (
+    "INSERT INTO input_commits (conversation_id, input_id, committed_version, result_json,"
+    " committed_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, input_id) DO NOTHING"
+)
+# A late "streaming" never hides how a call ended.
+UPDATE_CALL_STATUS = (
+    "UPDATE llm_calls SET status = CASE WHEN status IN ('committed', 'failed', 'canceled')"
+    " AND ? IN ('planned', 'streaming') THEN status ELSE ? END,"
+    " attempts = CASE WHEN attempts > ? THEN attempts ELSE ? END,"
+    " assistant_hash = coalesce(?, assistant_hash), error = coalesce(?, error),"
+    " updated_at_ms = ? WHERE call_id = ?"
+)
+# A call saved again keeps its request: a different one updates no row.
+UPSERT_CALL = (
+    f"INSERT INTO llm_calls ({LLM_CALL_COLUMNS}, created_at_ms, updated_at_ms)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO UPDATE SET"
+    " status = excluded.status, attempts = CASE WHEN excluded.attempts > llm_calls.attempts"
+    " THEN excluded.attempts ELSE llm_calls.attempts END,"
+    " assistant_hash = coalesce(excluded.assistant_hash, llm_calls.assistant_hash),"
+    " error = coalesce(excluded.error, llm_calls.error), updated_at_ms = excluded.updated_at_ms"
+    " WHERE llm_calls.request_hash = excluded.request_hash"
+)
+# A system prompt or tool list is stored once per distinct value.
+INSERT_REQUEST_PART = (
+    "INSERT INTO request_parts (part_hash, body) VALUES (?, ?) ON CONFLICT (part_hash) DO NOTHING"
+)
+# A completed operation keeps its first result.
+UPSERT_OPERATION = (
+    f"INSERT INTO client_operations ({OPERATION_COLUMNS}, created_at_ms, updated_at_ms)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (operation_id) DO UPDATE SET"
+    " status = CASE WHEN client_operations.status = 'completed'"
+    " THEN client_operations.status ELSE excluded.status END,"
+    " result_json = coalesce(client_operations.result_json, excluded.result_json),"
+    " updated_at_ms = excluded.updated_at_ms"
+)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class SQLStore(ABC):
+    """A `Store` over any SQL database that takes the statements above."""
+
+    lock_row: ClassVar[str] = ""
+    """Appended to the read of the conversation row a commit checks."""
+    insertion_order: ClassVar[str] = "rowid"
+    """The column that orders a conversation's model calls as they were saved."""
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Executor]:
+        """One read-only transaction, so a multi-query read is consistent."""
+
+    @abstractmethod
+    def _transaction(self, flush: bool = True) -> AbstractContextManager[Executor]:
+        """One write transaction: committed on exit, rolled back on an error.
+        `flush=False`: the commit may return before it is on disk (see
+        `Store.commit_input`); a process crash still keeps it."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connections; the store is not used again."""
+
+    # -- conversations -----------------------------------------------------------
+
+    def load(self, conversation_id: str) -> Loaded | None:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT version, state_json, message_count FROM conversations"
+                " WHERE conversation_id = ?",
+                (conversation_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            # Bounded by the row's count: a commit landing between the two
+            # reads adds messages this version does not have.
+            rows = db.execute(
+                "SELECT message_json FROM messages WHERE conversation_id = ? AND idx < ?"
+                " ORDER BY idx",
+                (conversation_id, row[2]),
+            ).fetchall()
+        messages = tuple(message_from_json(canonical_loads(r[0])) for r in rows)
+        return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
+
+    def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT committed_version, result_json FROM input_commits"
+                " WHERE conversation_id = ? AND input_id = ?",
+                (conversation_id, input_id),
+            ).fetchone()
+        if row is None:
+            return None
+        return InputCommit(input_id, row[0], canonical_loads(row[1]))
+
+    def commit_input(
+        self,
+        input_id: str,
+        expected_version: int,
+        next_state: ConversationState,
+        result: JSONValue,
+        llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
+        operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
+    ) -> int:
+        conversation_id = next_state.conversation_id
+        with self._transaction(flush) as db:
+            row = db.execute(
+                "SELECT version, message_count, messages_hash FROM conversations"
+                " WHERE conversation_id = ?" + self.lock_row,
+                (conversation_id,),
+            ).fetchone()
+            head = StoredHead(*row) if row is not None else None
+            messages = new_message_rows(head, expected_version, next_state)
+            state = (
+                next_state.status.value,
+                len(next_state.messages),
+                next_state.messages_hash,
+                canonical_dumps(state_to_json(next_state)),
+            )
+            now = now_ms()
+            if head is None:
+                written = db.execute(INSERT_CONVERSATION, (conversation_id, *state, now, now))
+            else:
+                written = db.execute(
+                    UPDATE_CONVERSATION, (*state, now, conversation_id, expected_version)
+                )
+            if written.rowcount != 1:
+                raise VersionConflict(f"conversation {conversation_id!r} changed")
+            db.executemany(INSERT_MESSAGE, messages)
+            version = expected_version + 1
+            recorded = db.execute(
+                INSERT_INPUT_COMMIT,
+                (conversation_id, input_id, version, canonical_dumps(result), now),
+            )
+            if recorded.rowcount != 1:
+                raise VersionConflict(f"input {input_id!r} is already committed")
+            for call in llm_calls:
+                self._upsert_llm_call(db, call)
+            for operation in operations:
+                db.execute(UPSERT_OPERATION, operation_row(operation, now))
+        return version
+
+    def active_conversations(self) -> list[str]:
+        marks = ",".join("?" * len(IDLE))
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT conversation_id FROM conversations WHERE status NOT IN ({marks})"
+                " ORDER BY updated_at_ms",
+                IDLE,
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def conversations(self) -> list[ConversationSummary]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT conversation_id, version, status, message_count, updated_at_ms"
+                " FROM conversations ORDER BY updated_at_ms DESC"
+            ).fetchall()
+        return [ConversationSummary(*r) for r in rows]
+
+    # -- model calls ------------------------------------------------------------------
+
+    def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:
+        with self._transaction() as db:
+            self._upsert_llm_call(db, record)
+
+    @staticmethod
+    def _upsert_llm_call(db: Executor, record: LLMCallRecord | CallStatusUpdate) -> None:
+        if isinstance(record, CallStatusUpdate):
+            if db.execute(UPDATE_CALL_STATUS, call_update_params(record, now_ms())).rowcount != 1:
+                raise StoreError(f"no saved call {record.call_id!r} to update")
+        else:
+            parts = request_part_rows(record)
+            if parts:
+                db.executemany(INSERT_REQUEST_PART, parts)
+            if db.execute(UPSERT_CALL, llm_call_row(record, now_ms())).rowcount != 1:
+                raise RequestMismatch(f"call {record.call_id!r} was saved with another request")
+
+    def get_llm_call(self, call_id: str) -> LLMCallRecord | None:
+        with self._read() as db:
+            row = db.execute(f"{LLM_CALL_SELECT} WHERE c.call_id = ?", (call_id,)).fetchone()
+        return None if row is None else llm_call_from_row(row)
+
+    def llm_calls(self, conversation_id: str) -> list[LLMCallRecord]:
+        with self._read() as db:
+            rows = db.execute(
+                f"{LLM_CALL_SELECT} WHERE c.conversation_id = ? ORDER BY c.{self.insertion_order}",
+                (conversation_id,),
+            ).fetchall()
+        return [llm_call_from_row(row) for row in rows]
+
+    # -- client operations --------------------------------------------------------------
+
+    def save_client_operation(self, record: ClientOperationRecord) -> None:
+        with self._transaction() as db:
+            db.execute(UPSERT_OPERATION, operation_row(record, now_ms()))
+
+    def get_client_operation(self, operation_id: str) -> ClientOperationRecord | None:
+        with self._read() as db:
+            row = db.execute(
+                f"SELECT {OPERATION_COLUMNS} FROM client_operations WHERE operation_id = ?",
+                (operation_id,),
+            ).fetchone()
+        return None if row is None else operation_from_row(row)
+
+    # -- health ------------------------------------------------------------------------
+
+    def ping(self) -> None:
+        """Raise StoreError unless the database answers a query now."""
+        with self._read() as db:
+            db.execute("SELECT 1").fetchone()

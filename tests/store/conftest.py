@@ -1,0 +1,79 @@
+"""Fixtures for the store suite: every backend-neutral test runs on SQLite and
+on a real PostgreSQL server started once per session.
+
+Without PostgreSQL's binaries the PostgreSQL half fails under CI (the env var
+CI set), so a machine that lost them cannot pass quietly; elsewhere it is
+skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cursor_byok.store.database import PostgresURL, open_store
+from cursor_byok.store.sql_store import SQLStore
+from tests.store.postgres_server import MISSING, PostgresServer, find_binaries
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where one test's store lives, and a way to look at its rows directly."""
+
+    name: str
+    database: Path | PostgresURL
+
+    def open(self) -> SQLStore:
+        store = open_store(self.database)
+        assert isinstance(store, SQLStore)
+        return store
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        """Run one statement outside the store, committed; its rows if any."""
+        if isinstance(self.database, Path):
+            with sqlite3.connect(self.database) as db:
+                return db.execute(sql).fetchall()
+        import psycopg  # noqa: PLC0415
+
+        with psycopg.connect(self.database.url) as conn:
+            cursor = conn.execute(sql)
+            return cursor.fetchall() if cursor.description else []
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    binaries = find_binaries()
+    if binaries is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{MISSING}; CI must install them (see .ci/run)")
+        pytest.skip(f"{MISSING}; install PostgreSQL to run the PostgreSQL store tests")
+    server = PostgresServer(binaries)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if request.param == "sqlite":
+        return Backend("sqlite", tmp_path / "state.sqlite3")
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return Backend("postgresql", server.new_database())
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[SQLStore]:
+    opened = backend.open()
+    try:
+        yield opened
+    finally:
+        opened.close()
