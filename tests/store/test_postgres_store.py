@@ -226,8 +226,8 @@ def test_a_connection_cut_at_commit_is_unavailable_and_stores_nothing(
     begin = store._transaction
 
     @contextlib.contextmanager
-    def cut_before_commit() -> Iterator[Executor]:
-        with begin() as db:
+    def cut_before_commit(flush: bool = True) -> Iterator[Executor]:
+        with begin(flush) as db:
             yield db
             pid = db.execute("SELECT pg_backend_pid()").fetchone()[0]
             with postgres_server.admin() as admin:

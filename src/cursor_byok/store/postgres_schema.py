@@ -56,6 +56,16 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (call_id, event_index)
     );
     """,
+    # 2: SQLite's migration 2: model calls name their request instead of
+    # copying it; system prompts and tool lists are stored once per value;
+    # ended calls never send again, so their copies go.
+    """
+    CREATE TABLE request_parts (part_hash TEXT PRIMARY KEY, body BYTEA NOT NULL);
+    ALTER TABLE llm_calls ADD COLUMN system_hash TEXT;
+    ALTER TABLE llm_calls ADD COLUMN tools_hash TEXT;
+    UPDATE llm_calls SET request_json = ''::bytea
+        WHERE status IN ('committed', 'failed', 'canceled');
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.
