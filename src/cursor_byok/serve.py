@@ -233,7 +233,7 @@ async def _run(
         url,
         database,
         models,
-        config.default_model,
+        config.default_model or next(iter(config.models), "none"),
     )
     server = HttpServer(
         service.server,
