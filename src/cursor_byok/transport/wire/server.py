@@ -53,7 +53,13 @@ from cursor_byok.transport.wire.framing import (
 )
 from cursor_byok.transport.wire.health import DatabaseReachable, reply_health
 from cursor_byok.transport.wire.request_body import RequestError, read_body, unwrap
-from cursor_byok.transport.wire.run_stream import RUN, RunHandler, run_framing
+from cursor_byok.transport.wire.run_stream import (
+    RUN,
+    Protocol,
+    RunHandler,
+    grpc_trailers,
+    run_framing,
+)
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
     Send,
@@ -195,6 +201,10 @@ class CursorServer:
             message = self._unwrap(body, content_type)
             await _unary_reply(send, handler(message, content_type), content_type)
         except RequestError as refused:
+            framing = run_framing(headers.get("content-type")) if path == RUN else None
+            if framing is not None and framing.protocol is not Protocol.CONNECT:
+                await _trailers_only(send, refused.error, framing.media_type, refused.close)
+                return
             await _error_reply(send, refused.error, refused.status, close=refused.close)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -399,6 +409,17 @@ async def _unary_reply(send: Send, message: Message, content_type: ContentType) 
         return
     media = "application/json" if content_type.codec is Codec.JSON else "application/proto"
     await _respond(send, 200, data, media)
+
+
+async def _trailers_only(send: Send, error: WireError, media_type: str, close: bool) -> None:
+    """A gRPC or gRPC-Web call refused before its stream began: HTTP 200 with
+    the status in the headers and no body, as gRPC clients expect; a Connect
+    JSON error would read to them as a broken stream."""
+    headers = [(b"content-type", media_type.encode()), *grpc_trailers(error)]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _error_reply(
