@@ -30,6 +30,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres_lease import PostgresLeases
 from cursor_byok.store.postgres_schema import migrate
 from cursor_byok.store.sql_store import Executor, Rows, SQLStore
 
@@ -188,6 +189,10 @@ class PostgresStore(SQLStore):
     llm_calls = _once_more_if_the_connection_was_lost(SQLStore.llm_calls)
     save_client_operation = _once_more_if_the_connection_was_lost(SQLStore.save_client_operation)
     get_client_operation = _once_more_if_the_connection_was_lost(SQLStore.get_client_operation)
+
+    def leases(self, owner: str, ttl_s: float) -> PostgresLeases:
+        """Conversation leases on this database, held by `owner`."""
+        return PostgresLeases(self._pool, owner, ttl_s)
 
     def ping(self, timeout: float = 2.0) -> None:
         try:

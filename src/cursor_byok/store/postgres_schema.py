@@ -56,6 +56,13 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (call_id, event_index)
     );
     """,
+    # 2: one owner process per conversation (store/postgres_lease.py).
+    """
+    CREATE TABLE conversation_leases (
+        conversation_id TEXT PRIMARY KEY, owner TEXT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+    );
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import FrameType
@@ -14,10 +16,12 @@ from types import FrameType
 import uvicorn
 
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.leased_runner import LeasedRunner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
-from cursor_byok.runtime.runner import Runner
+from cursor_byok.runtime.runner import Runner, Sink
 from cursor_byok.store.base import Store, StoreError
+from cursor_byok.store.lease import SharedStore
 from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_REQUEST_BYTES,
@@ -39,6 +43,9 @@ SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
 KEEPALIVE_TIMEOUT_S = 5
 HEALTH_TIMEOUT_S = 3.0
+LEASE_S = 10.0
+"""How long a conversation stays its owner's after the owner's last renewal:
+the longest another process waits before taking over from a dead one."""
 """How long /healthz waits for the database before calling it unreachable."""
 
 log = logging.getLogger(__name__)
@@ -52,6 +59,23 @@ class Service:
     runner: Runner
     hub: SessionHub
     metrics: Metrics
+
+
+def _runner(
+    store: Store,
+    llm: ModelRouter,
+    sink: Sink,
+    retry: RetryPolicy | None,
+    metrics: Metrics,
+    lease_s: float,
+) -> Runner:
+    """The plain runner for a store of one process; a leased one for a store
+    that several processes share."""
+    if isinstance(store, SharedStore):
+        owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        leases = store.leases(owner, lease_s)
+        return LeasedRunner(store, llm, sink, retry=retry, metrics=metrics, leases=leases)
+    return Runner(store, llm, sink, retry=retry, metrics=metrics)
 
 
 def build_service(
@@ -73,6 +97,7 @@ def build_service(
     memory_budget_bytes: int = DEFAULT_TOTAL_BYTES,
     request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
     context_wait_s: float = CONTEXT_WAIT_S,
+    lease_s: float = LEASE_S,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
     `guards.HostCheck`); None answers every name. The memory budget is one
@@ -85,7 +110,7 @@ def build_service(
 
     budget = MemoryBudget(memory_budget_bytes, request_memory_bytes, on_drop=dropped)
     sink = OutputSink(budget=budget)
-    runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
+    runner = _runner(store, llm, sink, retry, metrics, lease_s)
     hub = SessionHub(
         runner,
         sink,
