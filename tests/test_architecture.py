@@ -154,6 +154,7 @@ TOP_LEVEL_ORDER = [
     "routing",
     "check",
     "demo",
+    "workers",
     "serve",
     "cli",
     "__main__",
