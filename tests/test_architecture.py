@@ -135,6 +135,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.registry": 2,
     "cursor_byok.transport.cursor.sink": 2,
     "cursor_byok.transport.cursor.sessions": 2,
+    "cursor_byok.transport.cursor.relay": 2,
     "cursor_byok.transport.wire.stream_writer": 3,
     "cursor_byok.transport.wire.server": 3,
     "cursor_byok.transport.wire.append_body": 3,

@@ -10,7 +10,7 @@ that is free, expired or already the caller's, and reports which it renewed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 
@@ -37,8 +37,27 @@ class Leases(Protocol):
         ...
 
 
+class AppendRelay(Protocol):
+    """Appends stored for the process whose stream reads them, and announced."""
+
+    def put(self, request_id: str, seqno: int, payload: bytes) -> None: ...
+
+    def since(self, request_id: str, seqno: int = 0) -> list[tuple[int, bytes]]: ...
+
+    def sweep(self, older_than_s: float) -> int: ...
+
+    def listen(self, announced: Callable[[str], None]) -> None:
+        """Call `announced(request_id)`, from another thread, as appends arrive."""
+        ...
+
+    def close(self) -> None: ...
+
+
 @runtime_checkable
 class SharedStore(Protocol):
-    """A store that several processes use at once, and so hands out leases."""
+    """A store that several processes use at once: it hands out leases and
+    relays appends between them."""
 
     def leases(self, owner: str, ttl_s: float) -> Leases: ...
+
+    def append_relay(self) -> AppendRelay: ...

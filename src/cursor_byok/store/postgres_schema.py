@@ -63,6 +63,15 @@ MIGRATIONS: tuple[str, ...] = (
         expires_at TIMESTAMPTZ NOT NULL
     );
     """,
+    # 3: appends received by a process their stream is not on (store/postgres_relay.py).
+    """
+    CREATE TABLE relayed_appends (
+        request_id TEXT NOT NULL, seqno BIGINT NOT NULL, payload BYTEA NOT NULL,
+        stored_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (request_id, seqno)
+    );
+    CREATE INDEX relayed_appends_by_age ON relayed_appends (stored_at);
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

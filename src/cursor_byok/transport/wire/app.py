@@ -12,6 +12,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import FrameType
+from typing import Any
 
 import uvicorn
 
@@ -28,6 +29,7 @@ from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
+from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
@@ -111,17 +113,22 @@ def build_service(
     budget = MemoryBudget(memory_budget_bytes, request_memory_bytes, on_drop=dropped)
     sink = OutputSink(budget=budget)
     runner = _runner(store, llm, sink, retry, metrics, lease_s)
-    hub = SessionHub(
-        runner,
-        sink,
-        context_window=context_window,
-        compact_at=compact_at,
-        grace_s=grace_s,
-        budget=budget,
-        context_wait_s=context_wait_s,
+    hub_options: dict[str, Any] = {
+        "context_window": context_window,
+        "compact_at": compact_at,
+        "grace_s": grace_s,
+        "budget": budget,
+        "context_wait_s": context_wait_s,
+    }
+    hub = (
+        RelayingHub(runner, sink, relay=store.append_relay(), **hub_options)
+        if isinstance(store, SharedStore)
+        else SessionHub(runner, sink, **hub_options)
     )
 
     async def startup() -> None:
+        if isinstance(hub, RelayingHub):
+            hub.start()
         await runner.recover()
 
     async def shutdown() -> None:
