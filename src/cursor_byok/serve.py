@@ -245,6 +245,7 @@ async def _run(
         max_append_bytes=config.server.max_append_bytes,
         memory_budget_bytes=config.server.memory_budget_bytes,
         request_memory_bytes=config.server.request_memory_bytes,
+        lease_s=config.server.lease_s,
     )
     url = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
     models = ", ".join(config.models) or "none (a turn will say which key to set)"
