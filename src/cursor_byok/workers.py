@@ -52,7 +52,9 @@ class Supervisor:
                 slot = self.children.pop(pid)
                 code = os.waitstatus_to_exitcode(status)
                 if self.stopping:
-                    worst = max(worst, abs(code))
+                    # A worker still starting has no handler yet: SIGTERM ends it
+                    # at once, which is what was asked.
+                    worst = max(worst, 0 if code == -signal.SIGTERM else abs(code))
                     continue
                 log.warning("worker %d (pid %d) ended with %d; starting another", slot, pid, code)
                 time.sleep(RESPAWN_PAUSE_S)
