@@ -148,7 +148,9 @@ speaks it), 2 sessions, 3 the server. A module imports its own level or lower.""
 TOP_LEVEL_ORDER = [
     "guards",
     "big_buffers",
+    "secret",
     "config_reader",
+    "config_server",
     "terminal",
     "config",
     "demo_provider",

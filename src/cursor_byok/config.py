@@ -26,9 +26,13 @@ from cursor_byok.config_reader import (
     Locator,
     no_leftovers,
     or_default,
-    positive,
     take,
 )
+from cursor_byok.config_server import APP_NAME as APP_NAME
+from cursor_byok.config_server import DEFAULT_HOST as DEFAULT_HOST
+from cursor_byok.config_server import DEFAULT_PORT as DEFAULT_PORT
+from cursor_byok.config_server import ServerConfig as ServerConfig
+from cursor_byok.config_server import parse_server
 from cursor_byok.llm.limits import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
@@ -42,49 +46,15 @@ from cursor_byok.llm.limits import (
     plan_thinking,
 )
 from cursor_byok.llm.models import Price, price_of
-from cursor_byok.store.database import PostgresURL, parse_database
+from cursor_byok.secret import Secret as Secret
+from cursor_byok.store.database import PostgresURL
 
 ApiKind: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 
-APP_NAME = "cursor-byok"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8417
-DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
-_TIMEOUTS = (
-    "body_timeout_s",
-    "keepalive_timeout_s",
-    "stall_timeout_s",
-    "retry_budget_s",
-    "lease_s",
-)
-_SIZES = ("max_body_bytes", "max_append_bytes", "request_memory_bytes", "memory_budget_bytes")
 CONFIG_ENV = "CURSOR_BYOK_CONFIG"
 TOKEN_ENV = "CURSOR_BYOK_TOKEN"
 KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL")
-
-
-class Secret:
-    """A credential. Its value never appears in logs, errors or reprs."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,43 +103,6 @@ class ModelConfig:
         return plan_thinking(
             self.limits(api), self.model, self.max_output, self.thinking, self.thinking_budget
         )
-
-
-@dataclass(frozen=True, slots=True)
-class ServerConfig:
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    database: Path | PostgresURL = field(
-        default_factory=lambda: Path(platformdirs.user_data_dir(APP_NAME)) / "state.sqlite3"
-    )
-    access_token: Secret | None = None
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    max_append_bytes: int = 32 * 1024 * 1024
-    """An append may carry a whole tool result (a 6 MiB one is 12 MiB as hex)."""
-    request_memory_bytes: int = 64 * 1024 * 1024
-    """What one request id may make the server hold (appends buffered out of order)."""
-    memory_budget_bytes: int = 512 * 1024 * 1024
-    """What all clients together may make the server hold; past it the oldest idle goes."""
-    durability: Literal["full", "normal"] = "full"
-    """"full" survives power loss; "normal" survives a crash of the process and
-    commits several times faster under load (SQLite `synchronous=NORMAL`,
-    PostgreSQL `synchronous_commit=off`)."""
-    body_timeout_s: float = 30.0
-    """A request's head, then its body, must each arrive within this long."""
-    keepalive_timeout_s: int = 5
-    allowed_hosts: tuple[str, ...] = ()
-    """Extra `Host` names a loopback-bound server answers (e.g. a local proxy's)."""
-    metrics_public: bool = False
-    stall_timeout_s: float = 300.0
-    retry_budget_s: float = 30.0
-    """The most a model call waits across its retries; a longer retry-after ends the turn."""
-    lease_s: float = 10.0
-    """On a shared (PostgreSQL) database: how long a conversation stays its
-    process's after the last renewal, the longest a dead owner's turn waits
-    to continue in another process."""
-    compact_at: float = 0.9
-    """Compact a conversation when its next request would fill more than this
-    share of the model's context window."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,50 +295,6 @@ def _price(doc: dict[str, Any], where: Locator, table: str) -> Price:
     return Price(**prices)
 
 
-def _server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> ServerConfig:
-    table = "server"
-    host = take(doc, "host", str, where, table) or DEFAULT_HOST
-    port = or_default(take(doc, "port", int, where, table), DEFAULT_PORT)
-    if not 0 < port < 65536:
-        raise where.error(table, "port", "must be between 1 and 65535")
-    database = take(doc, "database", str, where, table)
-    try:
-        location = parse_database(database) if database else None
-    except ValueError as error:
-        raise where.error(table, "database", str(error)) from error
-    token = take(doc, "access_token", str, where, table)
-    durability = take(doc, "durability", str, where, table) or "full"
-    if durability not in ("full", "normal"):
-        raise where.error(table, "durability", 'must be "full" or "normal"')
-    compact_at = float(or_default(take(doc, "compact_at", (float, int), where, table), 0.9))
-    if not 0 < compact_at <= 1:
-        raise where.error(table, "compact_at", "must be a share above 0 and at most 1")
-    defaults = ServerConfig()
-    timeouts = {
-        k: positive(doc, k, getattr(defaults, k), "seconds", where, table) for k in _TIMEOUTS
-    }
-    sizes = {k: positive(doc, k, getattr(defaults, k), "bytes", where, table) for k in _SIZES}
-    if sizes["request_memory_bytes"] > sizes["memory_budget_bytes"]:
-        raise where.error(table, "request_memory_bytes", "exceeds memory_budget_bytes")
-    hosts = take(doc, "allowed_hosts", list, where, table) or []
-    if not all(isinstance(name, str) and name.strip() for name in hosts):
-        raise where.error(table, "allowed_hosts", "must be a list of host names")
-    metrics_public = bool(take(doc, "metrics_public", bool, where, table))
-    no_leftovers(doc, where, table)
-    return ServerConfig(
-        host=host,
-        port=port,
-        database=location or defaults.database,
-        access_token=Secret(token) if token else None,
-        durability=cast(Literal["full", "normal"], durability),
-        allowed_hosts=tuple(hosts),
-        metrics_public=metrics_public,
-        **timeouts,
-        compact_at=compact_at,
-        **sizes,
-    )
-
-
 def default_config_path(env: Mapping[str, str]) -> Path | None:
     if env.get(CONFIG_ENV):
         return Path(env[CONFIG_ENV]).expanduser()
@@ -429,7 +318,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{path}: invalid TOML: {error}") from error
-    server = _server(dict(doc.pop("server", {})), where, env)
+    server = parse_server(dict(doc.pop("server", {})), where, env)
     default_model = doc.pop("default_model", None)
     providers_doc = doc.pop("providers", {})
     models_doc = doc.pop("models", {})
