@@ -4,9 +4,11 @@ It reads one JSON command a line on stdin and answers with one JSON line:
   {"op": "streams", "mode": "direct"|"server", "n": N, "deltas": D, "pace_ms": P, "tag": T,
    "url": server URL}
       N streams at once, each a text answer of D deltas at one per P ms: straight
-      from the fake provider (`direct`) or as a Cursor turn through the server
-      (`server`). Answers per stream: time to the first delta, the gaps between
-      reads that carried deltas, how many deltas arrived, first/last arrival.
+      from the fake provider (`direct`) or as a Cursor turn through the server:
+      RunSSE + BidiAppend over HTTP/1.1 (`server`) or one `Run` stream over
+      h2c (`server-h2`, up to 100 streams per connection). Answers per
+      stream: time to the first delta, the gaps between reads (HTTP/2: messages)
+      that carried deltas, how many deltas arrived, first/last arrival.
   {"op": "turn", "conversation": C, "turn": K, "url": server URL}
       one turn of a tool session through the server: the model calls read_file,
       the client answers, the model answers in text.
@@ -32,6 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from cursor_byok.transport.cursor.client import End
+from cursor_byok.transport.cursor.run_client import H2Client, RunStream
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope
@@ -40,6 +44,7 @@ TOKEN_CHARS = 6  # the fake provider's deltas are 6-character tokens
 FILE_TEXT = "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(40))
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
+STREAMS_PER_CONNECTION = 100
 
 
 class HTTPConnection:
@@ -279,6 +284,58 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
     return seen
 
 
+# -- through the server over HTTP/2 (Run) ----------------------------------------------
+
+
+class H2Pool:
+    """HTTP/2 connections to one server, up to STREAMS_PER_CONNECTION Run
+    streams each, as a client multiplexes its turns."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.connections: list[H2Client] = []
+        self.opened = 0
+        self._lock = asyncio.Lock()
+
+    async def open(self) -> RunStream:
+        async with self._lock:
+            index = self.opened // STREAMS_PER_CONNECTION
+            self.opened += 1
+            while len(self.connections) <= index:
+                self.connections.append(await H2Client.connect(self.url))
+            if self.connections[index].closed:  # closed while idle: connect again
+                self.connections[index] = await H2Client.connect(self.url)
+            return await self.connections[index].open("proto")
+
+    def new_round(self) -> None:
+        """Streams of the next round start on the first connection again
+        (connections stay warm across rounds, as the HTTP/1.1 pool's do)."""
+        self.opened = 0
+
+
+async def server_h2_turn(pool: H2Pool, text: str, conversation_id: str, turn: int) -> Stream:
+    """One turn as one Run stream: the run request and the exec answers go up
+    the request stream while the answer streams down."""
+    seen = Stream()
+    try:
+        stream = await pool.open()
+        sent = time.perf_counter()
+        await stream.send(run_request(text, conversation_id, turn))
+        while not isinstance(item := await stream.next(within=300), End):
+            chars = 0
+            if item.WhichOneof("message") == "exec_server_message":
+                for answer in exec_answers(item.exec_server_message):
+                    await stream.send(answer)
+            elif item.interaction_update.WhichOneof("message") == "text_delta":
+                chars = len(item.interaction_update.text_delta.text)
+            seen.got(time.perf_counter(), chars, sent)
+        if item.error:
+            raise RuntimeError(f"stream ended with {item.error}")
+    except Exception as error:  # noqa: BLE001 (as above)
+        seen.error = f"{type(error).__name__}: {error}"
+    return seen
+
+
 # -- commands ------------------------------------------------------------------------
 
 
@@ -286,6 +343,7 @@ class Client:
     def __init__(self, provider_url: str) -> None:
         self.provider = Pool(provider_url)
         self.servers: dict[str, Pool] = {}
+        self.h2: dict[str, H2Pool] = {}
 
     def server(self, url: str) -> Pool:
         if url not in self.servers:
@@ -303,6 +361,13 @@ class Client:
         if command["mode"] == "direct":
             done = await asyncio.gather(
                 *(direct_stream(self.provider, deltas, pace_ms, f"{tag}-{i}") for i in range(n))
+            )
+        elif command["mode"] == "server-h2":
+            text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] say something"
+            pool = self.h2.setdefault(command["url"], H2Pool(command["url"]))
+            pool.new_round()
+            done = await asyncio.gather(
+                *(server_h2_turn(pool, text, f"{tag}-{i}", 1) for i in range(n))
             )
         else:
             text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] say something"

@@ -5,12 +5,12 @@ client, for side-by-side measurement (bench/server.py --stacks/--clients).
 
 It runs the real command (`cursor_byok.cli.main`), the same service, store
 and router; it swaps only the object that serves the ASGI app
-(`transport.wire.app.GracefulServer`) or the one that sends provider requests
-(`llm.http.make_client`).
+(`transport.wire.http_server.HttpServer`) or the one that sends provider
+requests (`llm.http.make_client`).
 
-Stacks: uvicorn (as shipped: h11, asyncio), uvicorn-fast (httptools, uvloop;
-without the shipped h11 protocol's request-head deadline),
-granian (Rust HTTP, asyncio app loop), hypercorn (h11/h2, asyncio).
+Stacks: hypercorn (as shipped: h11/h2, asyncio), uvicorn (h11, HTTP/1.1 only,
+the stack shipped before `Run`), uvicorn-fast (httptools, uvloop), granian
+(Rust HTTP/1.1 and HTTP/2, asyncio app loop).
 Clients: aiohttp (as shipped), httpx2 (the client shipped before; same
 connection limit as aiohttp here, so only the library differs).
 """
@@ -29,68 +29,87 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import httpx2
 
-STACKS = ("uvicorn", "uvicorn-fast", "granian", "hypercorn")
+from cursor_byok.transport.wire.http_server import HttpServer as ShippedServer
+
+STACKS = ("hypercorn", "uvicorn", "uvicorn-fast", "granian")
 CLIENTS = ("aiohttp", "httpx2")
 
 
 class _Served:
-    """What `cli._run_server` needs of a server: built from a uvicorn.Config,
-    `on_exit`, `serve()`; SIGINT/SIGTERM start the service's shutdown."""
+    """`transport.wire.http_server.HttpServer`'s interface over another
+    server: built with its arguments, `on_exit`, `serve()`, `started(task)`,
+    `stop()`; SIGINT/SIGTERM stop it (ending open streams first)."""
 
-    on_exit: Callable[[], None] | None = None
-    started = False
-    """Set once serving begins (the caller waits for it, as for uvicorn's)."""
-
-    def __init__(self, config: Any) -> None:
-        self.app, self.host, self.port = config.app, config.host, config.port
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        http2: bool = True,
+        tls: Any = None,
+        signals: bool = False,
+        keepalive_timeout_s: int = 5,
+        sock: socket.socket | None = None,
+    ) -> None:
+        self.app, self.host, self.port, self.sock = app, host, port, sock
+        self.keepalive_timeout_s = keepalive_timeout_s
+        self.on_exit: Callable[[], None] | None = None
         self._stop = asyncio.Event()
 
-    @property
-    def should_exit(self) -> bool:
-        return self._stop.is_set()
+    async def started(self, task: asyncio.Task[None]) -> bool:
+        return await ShippedServer.started(self, task)  # type: ignore[arg-type]
 
-    @should_exit.setter
-    def should_exit(self, value: bool) -> None:
-        if value:
+    def stop(self) -> None:
+        if not self._stop.is_set():
+            if self.on_exit is not None:
+                self.on_exit()
             self._stop.set()
 
-    @staticmethod
-    def _release(sockets: list[socket.socket] | None) -> None:
-        """`serve` binds the port first (to report a port in use); these
-        servers bind it themselves."""
-        for sock in sockets or ():
-            sock.close()
+    def _release(self) -> None:
+        """`serve` binds the port first (to report a port in use); granian
+        binds it itself."""
+        if self.sock is not None:
+            self.sock.close()
 
     def _signals(self) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self._exit)
-
-    def _exit(self) -> None:
-        if self.on_exit is not None:
-            self.on_exit()
-        self._stop.set()
+            loop.add_signal_handler(sig, self.stop)
 
 
-class HypercornServer(_Served):
-    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
-        self._release(sockets)
-        from hypercorn.asyncio import serve  # noqa: PLC0415
-        from hypercorn.config import Config  # noqa: PLC0415
+class UvicornServer(_Served):
+    """uvicorn, HTTP/1.1 only (the stack shipped before HTTP/2)."""
 
-        config = Config()
-        config.bind = [f"{self.host}:{self.port}"]
-        config.loglevel = "WARNING"
-        config.graceful_timeout = 10
+    http = "h11"
+
+    async def serve(self) -> None:
+        import uvicorn  # noqa: PLC0415
+
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            lifespan="on",
+            http=self.http,
+            timeout_graceful_shutdown=10,
+            timeout_keep_alive=self.keepalive_timeout_s,
+        )
+        server = uvicorn.Server(config)
+        server.install_signal_handlers = False  # type: ignore[attr-defined]
+        task = asyncio.create_task(server.serve(sockets=[self.sock] if self.sock else None))
         self._signals()
-        self.started = True
-        await serve(self.app, config, shutdown_trigger=self._stop.wait)  # type: ignore[arg-type]
+        await self._stop.wait()
+        server.should_exit = True
+        await task
+
+
+class UvicornFastServer(UvicornServer):
+    http = "httptools"
 
 
 class GranianServer(_Served):
-    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
-        self._release(sockets)
-        from granian.constants import Interfaces  # noqa: PLC0415
+    async def serve(self) -> None:
+        self._release()
+        from granian.constants import HTTPModes, Interfaces  # noqa: PLC0415
         from granian.log import LogLevels  # noqa: PLC0415
         from granian.server.embed import Server  # noqa: PLC0415
 
@@ -99,36 +118,35 @@ class GranianServer(_Served):
             address=self.host,
             port=self.port,
             interface=Interfaces.ASGI,
+            http=HTTPModes.auto,
             log_level=LogLevels.warning,
             backlog=2048,
         )
         task = asyncio.create_task(server.serve())
         self._signals()
-        self.started = True
         await self._stop.wait()
         server.stop()
         await task
 
 
+SERVERS: dict[str, type[_Served]] = {
+    "uvicorn": UvicornServer,
+    "uvicorn-fast": UvicornFastServer,
+    "granian": GranianServer,
+}
+HTTP2 = ("hypercorn", "granian")
+"""The stacks that serve `Run` (HTTP/2) besides HTTP/1.1."""
+
+
 def use_stack(stack: str) -> None:
-    from cursor_byok.transport.wire import app  # noqa: PLC0415
+    from cursor_byok.transport.wire import http_server  # noqa: PLC0415
 
     if stack == "uvicorn-fast":
         import uvloop  # noqa: PLC0415
 
-        shipped = app.uvicorn_config
-
-        def fast(*args: Any, **kwargs: Any) -> Any:
-            config = shipped(*args, **kwargs)
-            config.http, config.loop = "httptools", "uvloop"
-            return config
-
-        app.uvicorn_config = fast  # type: ignore[assignment]
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    elif stack == "granian":
-        app.GracefulServer = GranianServer  # type: ignore[assignment, misc]
-    elif stack == "hypercorn":
-        app.GracefulServer = HypercornServer  # type: ignore[assignment, misc]
+    if stack in SERVERS:
+        http_server.HttpServer = SERVERS[stack]  # type: ignore[misc, assignment]
 
 
 # -- httpx2 as the upstream client (shipped before aiohttp) ------------------------------

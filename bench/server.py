@@ -52,7 +52,10 @@ ROUNDS = {1: 10, 50: 3, 200: 2}
 DELTAS = 100
 PACE_MS = 10.0
 TURNS = 200
-STACKS = ("uvicorn", "uvicorn-fast", "granian", "hypercorn")
+STACKS = ("hypercorn", "uvicorn", "uvicorn-fast", "granian")
+HTTP2_STACKS = ("hypercorn", "granian")
+PATHS = ("http1", "h2")
+"""http1: RunSSE + BidiAppend over HTTP/1.1; h2: one `Run` stream per turn over h2c."""
 CLIENTS = ("aiohttp", "httpx2")
 CONFIG = """
 default_model = "bench"
@@ -76,6 +79,8 @@ def required_keys(levels: Sequence[int], turns: int) -> list[str]:
         f"added_gap_p99_ms[{high}]",
         f"relay_cpu_us_per_delta[{high}]",
         f"relayed_deltas_per_s[{high}]",
+        f"added_ttft_p50_ms[{high}][h2]",
+        f"relay_cpu_us_per_delta[{high}][h2]",
         f"turn_cpu_ratio_{turns}_over_5",
         f"db_bytes_per_turn_ratio_{turns}_over_5",
     ]
@@ -163,6 +168,10 @@ class Server:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def speaks_h2(self) -> bool:
+        return self.stack in HTTP2_STACKS
 
     @property
     def database(self) -> Path:
@@ -280,14 +289,19 @@ def run_level(
     client: LineProcess,
     servers: Sequence[Server],
     label: str = "",
+    paths: Sequence[str] = PATHS,
 ) -> dict[str, Side]:
     """`rounds` paired rounds of N streams; every conversation is new (`label` +
-    level + round + candidate + index)."""
-    sides: dict[str, Side] = {"direct": Side(), **{s.name: Side() for s in servers}}
-    order: list[Server | None] = [None, *servers]
+    level + round + candidate + index). Each server is visited once per path
+    it serves (the HTTP/2 path only on stacks that speak it)."""
+    order: list[tuple[Server, str] | None] = [None]
+    for server in servers:
+        order += [(server, path) for path in paths if path == "http1" or server.speaks_h2]
+    sides: dict[str, Side] = {"direct": Side()}
+    sides.update({side_name(*visit): Side() for visit in order if visit is not None})
     for r in range(rounds):
         shift = r % len(order)
-        for server in order[shift:] + order[:shift]:  # each side leads in turn
+        for visit in order[shift:] + order[:shift]:  # each side leads in turn
             command = {
                 "op": "streams",
                 "n": n,
@@ -296,20 +310,25 @@ def run_level(
                 "tag": f"{label}n{n}-r{r}",
                 "mode": "direct",
             }
-            if server is None:
+            if visit is None:
                 sides["direct"].add(client.ask(command), 0.0)
                 continue
+            server, path = visit
             before = server.cpu_s()
             answer = client.ask(
                 {
                     **command,
-                    "mode": "server",
+                    "mode": "server" if path == "http1" else "server-h2",
                     "url": server.url,
-                    "tag": f"{server.name.replace('+', '-')}-{label}n{n}-r{r}",
+                    "tag": f"{server.name.replace('+', '-')}-{path}-{label}n{n}-r{r}",
                 }
             )
-            sides[server.name].add(answer, server.cpu_s() - before)
+            sides[side_name(server, path)].add(answer, server.cpu_s() - before)
     return sides
+
+
+def side_name(server: Server, path: str) -> str:
+    return server.name if path == "http1" else f"{server.name} h2"
 
 
 def tool_session(turns: int, client: LineProcess, server: Server) -> dict[int, tuple[float, int]]:
@@ -371,19 +390,23 @@ def report(
         line(f"# N={n}: offered {n * offered:.0f} deltas/s")
         for text in level_lines(n, sides, first):
             line(text)
-    if len(servers) > 1:
+        if f"{first} h2" in sides:  # the same figures for the HTTP/2 path, suffixed [h2]
+            for text in level_lines(n, sides, f"{first} h2", "[h2]"):
+                line(text)
+    names = [name for name in next(iter(levels.values()), {}) if name != "direct"]
+    if len(names) > 1:
         line("# side by side (same rounds, alternating):")
         line(
             f"# {'candidate':<24} {'N':>4} {'cpu us/delta':>12} {'+ttft p50':>10} "
             f"{'+gap p99':>9} {'deltas/s':>9} {'failed':>6}"
         )
-        for server in servers:
+        for name in names:
             for n, sides in levels.items():
-                side, direct = sides[server.name], sides["direct"]
+                side, direct = sides[name], sides["direct"]
                 cpu = side.cpu_s / side.deltas * 1e6 if side.deltas else float("nan")
                 rate = statistics.fmean(side.rates) if side.rates else float("nan")
                 line(
-                    f"# {server.name:<24} {n:>4} {cpu:>12.1f} "
+                    f"# {name:<24} {n:>4} {cpu:>12.1f} "
                     f"{side.ttft_ms(50) - direct.ttft_ms(50):>10.2f} "
                     f"{side.gap_ms(99) - direct.gap_ms(99):>9.2f} {rate:>9.0f} "
                     f"{side.failures:>6}"
@@ -441,6 +464,7 @@ def run(
     clients: Sequence[str] = CLIENTS[:1],
     out: TextIO = sys.stdout,
     keep: Path | None = None,
+    paths: Sequence[str] = PATHS,
 ) -> None:
     """The whole benchmark; `keep` keeps the servers' folders (logs, databases)."""
     rounds = rounds or ROUNDS
@@ -449,9 +473,10 @@ def run(
     try:
         with processes(stacks, clients, workdir) as (client, servers):
             # Warm-up, not counted: connections, first SQLite pages, lazy imports.
-            run_level(max(levels), 1, 5, pace_ms, client, servers, label="warm-")
+            run_level(max(levels), 1, 5, pace_ms, client, servers, "warm-", paths)
             results = {
-                n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers) for n in levels
+                n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers, "", paths)
+                for n in levels
             }
             session = tool_session(turns, client, servers[0]) if turns >= 6 else {}
         print(
@@ -498,6 +523,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="upstream HTTP clients to compare",
     )
     parser.add_argument(
+        "--paths",
+        nargs="+",
+        choices=PATHS,
+        default=list(PATHS),
+        help="http1: RunSSE + BidiAppend; h2: Run over h2c (stacks that speak HTTP/2)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="a few seconds: levels 1 and 4, 20 deltas, a 12-turn session",
@@ -515,6 +547,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             stacks=args.stacks,
             clients=args.clients,
             keep=args.keep,
+            paths=args.paths,
         )
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
@@ -527,6 +560,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.stacks,
         args.clients,
         keep=args.keep,
+        paths=args.paths,
     )
 
 

@@ -88,6 +88,8 @@ def test_keys_never_show_in_reprs_or_errors(tmp_path: Path) -> None:
         ("[server]\nport = 70000\n", r":2: server\.port: must be between"),
         ('[server]\nport = "80"\n', r":2: server\.port: expected an integer"),
         ('[server]\nhots = "x"\n', r":2: server\.hots: unknown key"),
+        ('[server]\nhttp2 = "yes"\n', r":2: server\.http2: expected true or false"),
+        ('[server]\ntls_cert = "c.pem"\n', r"server\.tls_key: needs tls_cert and tls_key"),
         ('[models.m]\nprovider = "ghost"\n', r":2: models\.m\.provider: unknown provider 'ghost'"),
         ('[models.m]\nmodel = "x"\n', r":1: models\.m: missing key 'provider'"),
         ('colour = "blue"\n', r":1: colour: unknown key"),
@@ -196,6 +198,15 @@ def test_timeouts_hosts_and_metrics_access_are_configurable(tmp_path: Path) -> N
 def test_bad_timeouts_and_host_lists_are_named(tmp_path: Path, text: str, expected: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(expected)):
         load_config(write(tmp_path, text), env={})
+
+
+def test_http2_is_on_by_default_and_tls_takes_a_certificate_and_its_key(tmp_path: Path) -> None:
+    plain = load_config(write(tmp_path, "[server]\nport = 9000\n"), env={})
+    assert plain.server.http2 and plain.server.tls is None
+    text = '[server]\nhttp2 = false\ntls_cert = "c.pem"\ntls_key = "k.pem"\n'
+    config = load_config(write(tmp_path, text), env={})
+    assert not config.server.http2
+    assert config.server.tls == (Path("c.pem"), Path("k.pem"))
 
 
 def test_compact_at_defaults_to_ninety_percent_and_must_be_a_share(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("google.protobuf", "uvicorn", "httpx2", "cursor_byok.transport.wire.server")
+HEAVY = ("google.protobuf", "hypercorn", "httpx2", "aiohttp", "cursor_byok.transport.wire.server")
 
 PROBE = """
 import contextlib, io, json, sys

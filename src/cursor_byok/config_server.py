@@ -47,6 +47,8 @@ class ServerConfig:
     """"full" survives power loss; "normal" survives a crash of the process and
     commits several times faster under load (SQLite `synchronous=NORMAL`,
     PostgreSQL `synchronous_commit=off`)."""
+    http2: bool = True  # `Run` over HTTP/2 (h2c, or h2 by ALPN); false: HTTP/1.1 only
+    tls: tuple[Path, Path] | None = None  # certificate and key: TLS on the same port
     body_timeout_s: float = 30.0
     """A request's head, then its body, must each arrive within this long."""
     keepalive_timeout_s: int = 5
@@ -80,6 +82,10 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
     durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
         raise where.error(table, "durability", 'must be "full" or "normal"')
+    http2 = or_default(take(doc, "http2", bool, where, table), True)
+    cert, key = (take(doc, name, str, where, table) for name in ("tls_cert", "tls_key"))
+    if bool(cert) != bool(key):
+        raise where.error(table, "tls_key" if cert else "tls_cert", "needs tls_cert and tls_key")
     compact_at = float(or_default(take(doc, "compact_at", (float, int), where, table), 0.9))
     if not 0 < compact_at <= 1:
         raise where.error(table, "compact_at", "must be a share above 0 and at most 1")
@@ -101,6 +107,8 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
         database=location or defaults.database,
         access_token=Secret(token) if token else None,
         durability=cast(Literal["full", "normal"], durability),
+        http2=http2,
+        tls=(Path(cert).expanduser(), Path(key).expanduser()) if cert and key else None,
         allowed_hosts=tuple(hosts),
         metrics_public=metrics_public,
         **timeouts,

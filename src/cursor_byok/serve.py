@@ -16,6 +16,7 @@ import logging
 import os
 import socket
 import sqlite3
+import ssl
 import sys
 import time
 from collections.abc import Callable
@@ -32,11 +33,10 @@ from cursor_byok.terminal import Printer
 # The server's modules are imported when it starts, not by every command that
 # shares this module's exit codes and errors (`cursor-byok --help` among them).
 if TYPE_CHECKING:
-    import uvicorn
-
     from cursor_byok.store.base import Store
     from cursor_byok.store.sqlite import SQLiteStore
     from cursor_byok.transport.wire.app import Service
+    from cursor_byok.transport.wire.http_server import HttpServer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_PORT_IN_USE = 0, 1, 2, 3, 4
 
@@ -89,8 +89,22 @@ def _open_sqlite(path: Path, synchronous: str = "FULL") -> SQLiteStore:
         raise ServeError(f"cannot open the database {path}: {error.strerror}") from error
 
 
+def check_tls(tls: tuple[Path, Path] | None) -> None:
+    """A certificate that cannot be used is said before anything listens."""
+    if tls is None:
+        return
+    cert, key = tls
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except OSError as error:  # ssl.SSLError is an OSError
+        reason = error.strerror or getattr(error, "reason", None) or str(error)
+        raise ServeError(
+            f"cannot use the TLS certificate {cert} with key {key}: {reason}"
+        ) from error
+
+
 def bind(host: str, port: int) -> socket.socket:
-    """A bound socket for uvicorn, so a port in use is known (and said)
+    """A bound socket for the HTTP server, so a port in use is known (and said)
     before the server logs that it is listening."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
@@ -153,6 +167,7 @@ def serve(
             f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
             "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
         )
+    check_tls(config.server.tls)
     store = open_database(database, config.server.durability)
     try:
         sock = bind(host, port)
@@ -221,11 +236,8 @@ async def _run(
 ) -> None:
     from cursor_byok.routing import Router  # noqa: PLC0415
     from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
-    from cursor_byok.transport.wire.app import (  # noqa: PLC0415
-        GracefulServer,
-        build_service,
-        uvicorn_config,
-    )
+    from cursor_byok.transport.wire.app import build_service  # noqa: PLC0415
+    from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles  # noqa: PLC0415
 
     router = Router(config)
     token = config.server.access_token
@@ -242,12 +254,15 @@ async def _run(
         host_allowed=HostCheck(host, config.server.allowed_hosts).allows,
         metrics_public=config.server.metrics_public,
         body_timeout_s=config.server.body_timeout_s,
+        http2=config.server.http2,
         max_append_bytes=config.server.max_append_bytes,
         memory_budget_bytes=config.server.memory_budget_bytes,
         request_memory_bytes=config.server.request_memory_bytes,
         lease_s=config.server.lease_s,
     )
-    url = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
+    tls = TLSFiles(*config.server.tls) if config.server.tls else None
+    scheme = "https" if tls else "http"
+    url = f"{scheme}://{host}:{port}" if ":" not in host else f"{scheme}://[{host}]:{port}"
     models = ", ".join(config.models) or "none (a turn will say which key to set)"
     logging.getLogger("cursor_byok").info(
         "listening on %s; database %s; models: %s; default: %s",
@@ -256,19 +271,25 @@ async def _run(
         models,
         config.default_model,
     )
-    server = GracefulServer(uvicorn_config(service, host, port, config.server.keepalive_timeout_s))
-    loop = asyncio.get_running_loop()
-
-    # The signal handler must not touch the loop's queues itself: schedule it.
-    def schedule_shutdown() -> None:
-        loop.call_soon_threadsafe(service.server.begin_shutdown)
-
-    server.on_exit = schedule_shutdown
+    server = HttpServer(
+        service.server,
+        host,
+        port,
+        config.server.http2,
+        tls,
+        signals=True,
+        keepalive_timeout_s=config.server.keepalive_timeout_s,
+        sock=sock,
+    )
+    # SIGINT/SIGTERM: end open streams with a retryable error at once, stop
+    # accepting, let the lifespan shutdown close the runners (every commit is
+    # one transaction, so none is left half done), then exit 0.
+    server.on_exit = service.server.begin_shutdown
     with printer.status(f"serving on {url}") as update:
         ticker = asyncio.create_task(_tick(update, url, service))
         try:
             beside = attach(service) if attach else contextlib.nullcontext()
-            await _serve_beside(server, sock, beside)
+            await _serve_beside(server, beside)
         finally:
             ticker.cancel()
             await router.aclose()
@@ -276,21 +297,19 @@ async def _run(
 
 
 async def _serve_beside(
-    server: uvicorn.Server, sock: socket.socket, beside: contextlib.AbstractContextManager[None]
+    server: HttpServer, beside: contextlib.AbstractContextManager[None]
 ) -> None:
     """Runs `beside` (the IDE proxy) only while the server listens, so that
     nothing is routed to a closed port; if `beside` fails, the server stops."""
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        if task.done():
-            await task  # it could not start: its error, or its exit
-            return
-        await asyncio.sleep(0.01)
+    task = asyncio.create_task(server.serve())
+    if not await server.started(task):
+        await task  # it could not start: its error, or its exit
+        return
     try:
         with beside:
             await asyncio.wait({task})
     except BaseException:
-        server.should_exit = True
+        server.stop()
         await asyncio.wait({task})
         raise
     await task

@@ -57,6 +57,10 @@ class CliTurn:
     error: dict[str, object] | None = None
     error_details: error_details_pb2.ErrorDetails | None = None
     violations: list[str] = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)
+    """The message ids `user_message_appended` acknowledged, in order."""
+    dropped_stream: bool = False
+    request_id: str = ""
 
     @property
     def kinds(self) -> list[str]:
@@ -159,11 +163,15 @@ class OfficialCli:
         mcp_tools: tuple[pb.McpToolDefinition, ...] = (),
         during: list[pb.AgentClientMessage] | None = None,
         during_after: str = "text",
+        drop_after: str | None = None,
+        request_id: str | None = None,
     ) -> CliTurn:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
-        first text (or, with `during_after="exec"`, exec request) arrives."""
-        request_id = str(uuid.uuid4())
+        first text (or, with `during_after="exec"`, exec request) arrives.
+        `drop_after` names a kind of message (as `turn.order` does) after
+        which the connection is lost: nothing more is read or answered."""
+        request_id = request_id or str(uuid.uuid4())
         stream = await self.client.open(request_id)
         appender = Appender(self.client, request_id)
         run = pb.AgentRunRequest(
@@ -175,12 +183,21 @@ class OfficialCli:
             run.conversation_state.CopyFrom(self.checkpoint)
         run.mcp_tools.mcp_tools.extend(mcp_tools)
         appender.send(pb.AgentClientMessage(run_request=run))
-        turn = CliTurn()
+        turn = CliTurn(request_id=request_id)
         pending_during = list(during or [])
         while True:
             item = await stream.next(within=20)
             if isinstance(item, End):
                 self._end(item, turn)
+                break
+            if drop_after is not None and self._kind(item) == drop_after:
+                assert stream.task is not None
+                stream.task.cancel()
+                turn.dropped_stream = True
+                if item.HasField("exec_server_message"):
+                    turn.execs.append(item.exec_server_message)  # seen, never answered
+                elif item.HasField("interaction_update"):
+                    self._update(item.interaction_update, turn)
                 break
             self._take(item, turn, appender)
             if pending_during and (turn.text if during_after == "text" else turn.execs):
@@ -210,10 +227,15 @@ class OfficialCli:
         if turn.error_details is None:
             turn.violations.append("an error end without ErrorDetails (the TUI drops it)")
 
-    def _take(self, item: pb.AgentServerMessage, turn: CliTurn, appender: Appender) -> None:
+    @staticmethod
+    def _kind(item: pb.AgentServerMessage) -> str:
         top = item.WhichOneof("message") or ""
         if top == "interaction_update":
             top = item.interaction_update.WhichOneof("message") or ""
+        return top
+
+    def _take(self, item: pb.AgentServerMessage, turn: CliTurn, appender: Appender) -> None:
+        top = self._kind(item)
         if top != "heartbeat":
             turn.order.append(top)
         match item.WhichOneof("message"):
@@ -244,6 +266,8 @@ class OfficialCli:
         kind = update.WhichOneof("message")
         if kind == "text_delta":
             turn.text += update.text_delta.text
+        elif kind == "user_message_appended":
+            turn.appended.append(update.user_message_appended.user_message.message_id)
         elif kind == "token_delta":
             turn.token_deltas.append(update.token_delta.tokens)
         elif kind in CARDS:
@@ -336,10 +360,17 @@ class OfficialCli:
         return pb.AgentClientMessage(kv_client_message=reply)
 
 
-def user_message(text: str, context: pb.RequestContext | None) -> pb.ConversationAction:
+def user_message(
+    text: str, context: pb.RequestContext | None, message_id: str | None = None
+) -> pb.ConversationAction:
     action = pb.UserMessageAction(
-        user_message=pb.UserMessage(text=text, message_id=str(uuid.uuid4()))
+        user_message=pb.UserMessage(text=text, message_id=message_id or str(uuid.uuid4()))
     )
     if context is not None:
         action.request_context.CopyFrom(context)
     return pb.ConversationAction(user_message_action=action)
+
+
+def resume() -> pb.ConversationAction:
+    """What the CLI runs on a new request id after it lost its stream."""
+    return pb.ConversationAction(resume_action=pb.ResumeAction())

@@ -67,7 +67,7 @@ async def test_model_lists_and_server_config_answer_like_the_real_service(tmp_pa
     ]
     assert pb.GetDefaultModelForCliResponse.FromString(default.content).model.model_id == "gpt-5.1"
     server_config = server_config_pb2.GetServerConfigResponse.FromString(config.content)
-    assert server_config.http2_config == server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
+    assert server_config.http2_config == server_config_pb2.HTTP2_CONFIG_FORCE_ALL_ENABLED
     assert connected.status_code == 200 and connected.json() == {}
 
 

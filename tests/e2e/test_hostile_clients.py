@@ -66,7 +66,8 @@ async def test_a_half_sent_body_gets_408_and_the_connection_is_closed(tmp_path: 
 
 @pytest.mark.parametrize("sent", [b"", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"])
 async def test_a_request_head_that_never_completes_is_closed(tmp_path: Path, sent: bytes) -> None:
-    async with running(tmp_path, body_timeout_s=0.5) as (url, _service, _store):
+    # A connection without a complete request head is idle: the idle limit closes it.
+    async with running(tmp_path, keepalive_s=1, body_timeout_s=0.5) as (url, _service, _store):
         parts = urlsplit(url)
         reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
         writer.write(sent)  # nothing, or a head without its blank line

@@ -72,7 +72,9 @@ async def rig(
     context: pb.RequestContext | None = None,
     delay: float = 0.0,
     context_wait_s: float = 0.3,
+    **options: Any,
 ) -> AsyncIterator[Rig]:
+    """`options` go to `build_service` as they are (limits, budgets)."""
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     llm = ScriptedLLM(scripts, delay=delay)
     service = build_service(
@@ -82,6 +84,7 @@ async def rig(
         retry=RetryPolicy(1, 0.001, 0.01),
         heartbeat_s=0.5,
         context_wait_s=context_wait_s,
+        **options,
     )
     workspace = tmp_path / "workspace"
     workspace.mkdir()

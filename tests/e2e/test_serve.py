@@ -20,8 +20,10 @@ from cursor_byok.config import load_config
 from cursor_byok.routing import Router
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
+from cursor_byok.transport.cursor.run_client import H2Client
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, free_port, serving
+from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.http_server import free_port
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +102,42 @@ async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
     assert stat.S_IMODE(database.stat().st_mode) == 0o600
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
+
+
+async def test_serve_with_its_defaults_answers_run_over_h2c(
+    serve_without_keys: tuple[str, Path, subprocess.Popen[str]],
+) -> None:
+    url, _database, process = serve_without_keys
+    client = await H2Client.connect(url)
+    try:
+        stream = await client.open("proto")
+        await stream.send(run_request("hello"))
+        end = await stream.until(lambda item: isinstance(item, End), within=20)
+    finally:
+        await client.close()
+    assert isinstance(end, End) and end.error is None
+    assert stream.content_type == "application/connect+proto"
+    assert "ANTHROPIC_API_KEY" in stream.text()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+
+
+def test_serve_refuses_a_tls_certificate_it_cannot_read(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    missing = tmp_path / "nope.pem"
+    config.write_text(f'[server]\ntls_cert = "{missing}"\ntls_key = "{missing}"\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "cursor_byok", "--config", str(config), "serve"],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert f"cannot use the TLS certificate {missing}" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
 
 
 async def test_shutdown_counts_open_streams_not_sessions(

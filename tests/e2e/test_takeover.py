@@ -18,7 +18,7 @@ import psycopg
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
-from cursor_byok.transport.wire.app import free_port
+from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_restart import RECORDED, resume_request
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.llm.loopback import LoopbackServer, Reply

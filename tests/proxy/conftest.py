@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import uvicorn
 
 from cursor_byok.proxy.ca import CAFiles, ensure_ca
 from cursor_byok.proxy.routes import Route
-from cursor_byok.transport.wire.app import free_port
+from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles, free_port
 
 if TYPE_CHECKING:
     from cursor_byok.proxy.runner import ProxyThread
@@ -93,22 +92,11 @@ async def fake_cursor(tmp_path: Path) -> AsyncIterator[FakeCursor]:
     ca_file, cert, key = _leaf_for_localhost(tmp_path / "public-pki")
     port = free_port()
     fake = FakeCursor(f"https://localhost:{port}", ca_file)
-    config = uvicorn.Config(
-        fake,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ssl_certfile=str(cert),
-        ssl_keyfile=str(key),
-    )
-    server = uvicorn.Server(config)
+    server = HttpServer(fake, "127.0.0.1", port, tls=TLSFiles(cert, key))
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
+    assert await server.started(task)
     yield fake
-    server.should_exit = True
+    server.stop()
     await task
 
 

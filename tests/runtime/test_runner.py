@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -252,6 +253,27 @@ async def test_a_restarted_runner_resumes_the_call_with_the_same_id_and_bytes(
     await second.sink.wait_for("c", Final)
     assert first.llm.requests[0] == second.llm.requests[0]
     assert second.history() == (start("go").user_message, FINAL_REPLY)
+
+
+async def test_a_saved_request_that_no_longer_matches_its_hash_is_never_sent(
+    make: Make, tmp_path: Path
+) -> None:
+    first: Harness = make([stream_of(FINAL_REPLY, chunk=1)], delay=0.01)
+    await first.runner.submit("c", "req:0", start("go"))
+    await first.sink.wait_for("c", TextDelta, count=1)
+    await first.runner.close()
+    db = sqlite3.connect(tmp_path / "db.sqlite3")
+    db.execute("UPDATE request_parts SET body = CAST('\"not the prompt\"' AS BLOB)")
+    db.commit()
+    db.close()
+
+    second: Harness = make([stream_of(FINAL_REPLY)])
+    await second.runner.recover()
+    [failed] = await second.sink.wait_for("c", Failed)
+    assert isinstance(failed, Failed)
+    assert "could not be rebuilt" in (failed.message.error_message or "")
+    assert second.llm.requests == []
+    assert second.history() == (start("go").user_message,)
 
 
 async def test_a_committed_call_streamed_twice_appends_one_message(make: Make) -> None:

@@ -53,8 +53,8 @@ class KillingStore:
         begin = store._transaction
 
         @contextlib.contextmanager
-        def uncommitted_step() -> Iterator[Executor]:
-            with begin() as db:
+        def uncommitted_step(flush: bool = True) -> Iterator[Executor]:
+            with begin(flush) as db:
                 yield db
                 self._step()
 

@@ -25,7 +25,8 @@ from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
 from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.cursor.client import CursorClient, End, run_request
-from cursor_byok.transport.wire.app import build_service, free_port, serving
+from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
@@ -225,8 +226,8 @@ def test_a_connection_cut_at_commit_is_unavailable_and_stores_nothing(
     begin = store._transaction
 
     @contextlib.contextmanager
-    def cut_before_commit() -> Iterator[Executor]:
-        with begin() as db:
+    def cut_before_commit(flush: bool = True) -> Iterator[Executor]:
+        with begin(flush) as db:
             yield db
             pid = db.execute("SELECT pg_backend_pid()").fetchone()[0]
             with postgres_server.admin() as admin:

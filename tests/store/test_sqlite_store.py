@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from cursor_byok.loop import transition
+from cursor_byok.store.base import VersionConflict
 from cursor_byok.store.migrations import MIGRATIONS, SchemaTooNew
 from cursor_byok.store.sqlite import SQLiteStore
+from tests.factories import fresh, start
 
 
 def test_the_file_is_private_and_migrated_once(tmp_path: Path) -> None:
@@ -32,3 +35,14 @@ def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(SchemaTooNew, match="upgrade cursor-byok"):
         SQLiteStore(path)
+
+
+def test_an_unflushed_commit_leaves_the_store_flushing(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    state = transition(fresh(), start("hi")).state.committed
+    assert store.commit_input("in-1", 0, state, None, flush=False) == 1
+    with pytest.raises(VersionConflict):
+        store.commit_input("in-2", 0, state, None, flush=False)
+    # the next commits flush again (2 = FULL), after a success and a conflict
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    store.close()

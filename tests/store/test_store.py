@@ -12,6 +12,7 @@ from cursor_byok.llm.serialize import request_bytes, sha256_hex
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop import CallLLM, ConversationState, RuntimeState, Status, transition
 from cursor_byok.loop.state import WaitingClient
+from cursor_byok.runtime.records import call_record, saved_request
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -139,27 +140,20 @@ def test_a_call_keeps_its_exact_request_and_refuses_another(store: SQLStore) -> 
     step = transition(fresh(), start("hi"))
     command = step.command
     assert isinstance(command, CallLLM)
-    data = request_bytes(command.request)
-    record = LLMCallRecord(
-        call_id=command.call_id,
-        conversation_id="conv-1",
-        model="m",
-        request=data,
-        request_hash=sha256_hex(data),
-        messages_hash=command.messages_hash,
-        message_count=1,
-        last_message_hash=None,
-        status=CallStatus.PLANNED,
-    )
+    record = call_record("conv-1", command.call_id, "m", command.request, command.messages_hash)
     store.commit_input("in-1", 0, step.state.committed, None, [record])
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.STREAMING, attempts=2))
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.FAILED, error="HTTP 401"))
     saved = store.get_llm_call(command.call_id)
     assert saved is not None
-    assert saved.request == data
+    loaded = store.load("conv-1")
+    assert loaded is not None
+    assert request_bytes(saved_request(saved, loaded.state.messages)) == request_bytes(
+        command.request
+    )
     assert (saved.status, saved.attempts, saved.error) == (CallStatus.FAILED, 2, "HTTP 401")
     with pytest.raises(RequestMismatch):
-        store.save_llm_call(replace(record, request=b"{}", request_hash=sha256_hex(b"{}")))
+        store.save_llm_call(replace(record, request_hash=sha256_hex(b"{}")))
     assert [c.call_id for c in store.llm_calls("conv-1")] == [command.call_id]
 
 
@@ -187,18 +181,7 @@ def test_a_late_streaming_update_does_not_hide_how_a_call_ended(store: SQLStore)
     step = transition(fresh(), start("hi"))
     command = step.command
     assert isinstance(command, CallLLM)
-    data = request_bytes(command.request)
-    record = LLMCallRecord(
-        command.call_id,
-        "conv-1",
-        "m",
-        data,
-        sha256_hex(data),
-        command.messages_hash,
-        1,
-        None,
-        CallStatus.PLANNED,
-    )
+    record = call_record("conv-1", command.call_id, "m", command.request, command.messages_hash)
     store.commit_input("in-1", 0, step.state.committed, None, [record])
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.CANCELED, error="stop"))
     store.save_llm_call(CallStatusUpdate(command.call_id, CallStatus.STREAMING, attempts=1))
@@ -214,7 +197,7 @@ def test_a_conversations_calls_list_in_the_order_saved(store: SQLStore) -> None:
         data = call_id.encode()
         store.save_llm_call(
             LLMCallRecord(
-                call_id, "conv-1", "m", data, sha256_hex(data), "h", 1, None, CallStatus.PLANNED
+                call_id, "conv-1", "m", sha256_hex(data), "h", 1, None, CallStatus.PLANNED
             )
         )
     assert [call.call_id for call in store.llm_calls("conv-1")] == ids
@@ -244,3 +227,17 @@ def test_a_load_sees_only_the_messages_of_the_version_it_read(
 
 def test_a_reachable_database_answers_a_ping(store: SQLStore) -> None:
     store.ping()
+
+
+def test_an_unflushed_commit_is_stored_like_any_other(backend: Backend) -> None:
+    store = backend.open()
+    state = transition(fresh(), start("hi")).state.committed
+    assert store.commit_input("in-1", 0, state, None, flush=False) == 1
+    with pytest.raises(VersionConflict):
+        store.commit_input("in-2", 0, grown(state, "b"), None, flush=False)
+    assert store.commit_input("in-2", 1, grown(state, "b"), None) == 2
+    store.close()
+    reopened = backend.open()
+    loaded = reopened.load("conv-1")
+    reopened.close()
+    assert loaded is not None and loaded.state == grown(state, "b")

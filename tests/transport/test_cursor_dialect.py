@@ -179,6 +179,20 @@ def test_a_tool_call_goes_out_as_started_checkpoint_exec_checkpoint() -> None:
     )
 
 
+def test_a_call_re_sent_before_any_model_call_still_carries_a_model_call_id() -> None:
+    """A stream opened by a resume re-sends the pending call before its own
+    first model call; the CLI drops cards with an empty model_call_id."""
+    context = dialect.StreamContext(stream_id="resumed")
+    command = CallClient("conv:turn:1:tool:call_1", tool_call("call_1", "a.txt"))
+    tool = ToolSet.for_run().get("read_file")
+    assert tool is not None
+    request = ExecTracker(context.exec_number).start(command.tool_call, tool, command.operation_id)
+    started = dialect.encode_call_client(command, tool, context, request)[0]
+    completed = dialect.encode_tool_completed(command.tool_call, tool, None, context)
+    assert started.interaction_update.tool_call_started.model_call_id == "resumed:model:0"
+    assert completed.interaction_update.tool_call_completed.model_call_id == "resumed:model:0"
+
+
 def test_turn_ended_encodes_usage_as_the_live_client_saw_it() -> None:
     samples = [
         s

@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google.protobuf import json_format
 
-from cursor_byok.llm.types import TextContent, UserMessage
+from cursor_byok.llm.serialize import message_bytes
+from cursor_byok.llm.types import Message, TextContent, UserMessage
 from cursor_byok.loop.compaction import summary_message
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.cursor import meter
@@ -78,3 +80,22 @@ def test_history_characters_count_the_summary_apart() -> None:
     assert counted["conversation"] > len("and b.txt?")
     whole = meter.history_characters(ConversationState("c", messages=(later,)))
     assert whole["summarized_conversation"] == 0
+
+
+def test_a_message_is_measured_once_and_an_equal_new_one_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    measured: list[object] = []
+    real = message_bytes
+
+    def counting(message: Message) -> bytes:
+        measured.append(message)
+        return real(message)
+
+    monkeypatch.setattr(meter, "message_bytes", counting)
+    first = UserMessage(content="hello there", timestamp=1)
+    assert meter.message_characters(first) == len(real(first))
+    assert meter.message_characters(first) == len(real(first))
+    twin = UserMessage(content="hello there", timestamp=1)
+    assert meter.message_characters(twin) == len(real(twin))
+    assert measured == [first, twin] and measured[1] is twin

@@ -106,3 +106,15 @@ def test_a_stash_alone_over_the_budget_is_dropped_not_grown() -> None:
     assert sink.stashed("c") == 0 and budget.used == 0
     sink.publish("c", StartEvent())  # a new stash begins
     assert sink.stashed("c") == 1
+
+
+def test_a_conversation_is_taken_over_only_by_another_serving_stream() -> None:
+    sink = OutputSink()
+    old, new = Stream(), Stream()
+    sink.serve("c", old)
+    assert not sink.taken_over("c", old)
+    sink.release("c", old)  # a Run stream went away: nobody serves
+    assert not sink.taken_over("c", old)
+    sink.serve("c", new)  # a resume on a new stream
+    assert sink.taken_over("c", old) and not sink.taken_over("c", new)
+    assert not sink.taken_over(None, old)

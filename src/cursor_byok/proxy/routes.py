@@ -21,6 +21,10 @@ ANSWERED_PATHS = frozenset(
         "/agent.v1.AgentService/GetUsableModels",
         "/aiserver.v1.AiService/GetUsableModels",
         "/agent.v1.AgentService/GetDefaultModelForCli",
+        "/aiserver.v1.AiService/GetDefaultModelForCli",
+        # The chat's title, asked for under both services.
+        "/agent.v1.AgentService/NameAgent",
+        "/aiserver.v1.AiService/NameAgent",
     }
 )
 """Everything else, login, settings sync and Cursor's own features included,

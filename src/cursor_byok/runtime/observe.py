@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -163,9 +164,14 @@ class CallWatch:
     first_token: float | None = None
     last_delta: float | None = None
     events: int = 0
+    gap: Any = None
+    """The inter-token histogram's child for this model, looked up once per
+    call rather than once per delta."""
 
     def __post_init__(self) -> None:
         self.label = self.metrics.model_label(self.model) if self.metrics else self.model
+        if self.metrics is not None:
+            self.gap = self.metrics.inter_token.labels(self.label)
 
     def see(self, event: ResponseEvent) -> None:
         now = time.monotonic()
@@ -177,8 +183,8 @@ class CallWatch:
                 self.first_token = now
                 if self.metrics is not None:
                     self.metrics.ttft.labels(self.label).observe(now - self.started)
-            elif self.last_delta is not None and self.metrics is not None:
-                self.metrics.inter_token.labels(self.label).observe(now - self.last_delta)
+            elif self.last_delta is not None and self.gap is not None:
+                self.gap.observe(now - self.last_delta)
             self.last_delta = now
         if isinstance(event, DoneEvent):
             self._finish("done", event)

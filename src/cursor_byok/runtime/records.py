@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import assert_never
 
+from cursor_byok.llm.request_identity import RequestNotRebuilt, identify, rebuild
 from cursor_byok.llm.serialize import (
     canonical_dumps,
+    canonical_loads,
     content_to_json,
+    message_from_json,
     message_hash,
     message_to_json,
-    request_bytes,
+    request_from_json,
     sha256_hex,
 )
+from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
 from cursor_byok.store.base import (
     CallStatus,
@@ -39,21 +43,7 @@ def store_records(
     for record in records:
         match record:
             case CallPlanned(call_id=call_id, model=model, request=request, messages_hash=chain):
-                data = request_bytes(request)
-                last = message_hash(request.messages[-1]) if request.messages else None
-                calls.append(
-                    LLMCallRecord(
-                        call_id=call_id,
-                        conversation_id=conversation_id,
-                        model=model,
-                        request=data,
-                        request_hash=sha256_hex(data),
-                        messages_hash=chain,
-                        message_count=len(request.messages),
-                        last_message_hash=last,
-                        status=CallStatus.PLANNED,
-                    )
-                )
+                calls.append(call_record(conversation_id, call_id, model, request, chain))
             case CallEnded(call_id=call_id, outcome=outcome, assistant=assistant, error=error):
                 kept = message_hash(assistant) if assistant is not None else None
                 # An ended call was sent at least once (its reader starts as
@@ -81,3 +71,59 @@ def store_records(
             case _:
                 assert_never(record)
     return calls, operations
+
+
+def call_record(
+    conversation_id: str, call_id: str, model: str, request: RequestMessages, chain: str
+) -> LLMCallRecord:
+    """A planned call, named by its request's identity (no copy of the history)."""
+    identity = identify(request, chain)
+    last = message_hash(request.messages[-1]) if request.messages else None
+    return LLMCallRecord(
+        call_id=call_id,
+        conversation_id=conversation_id,
+        model=model,
+        request_hash=identity.request_hash,
+        messages_hash=chain,
+        message_count=identity.message_count,
+        last_message_hash=last,
+        status=CallStatus.PLANNED,
+        system_hash=identity.system_hash,
+        system=identity.system,
+        tools_hash=identity.tools_hash,
+        tools=identity.tools,
+    )
+
+
+def saved_call(
+    call_id: str, record: LLMCallRecord | None, history: Sequence[Message]
+) -> tuple[str, RequestMessages]:
+    """The model and request of a call to send again (after a restart)."""
+    if record is None:
+        raise RequestNotRebuilt(f"call {call_id}: no record of it was saved")
+    return record.model, saved_request(record, history)
+
+
+def saved_request(record: LLMCallRecord, history: Sequence[Message]) -> RequestMessages:
+    """The request `record` names, rebuilt from the stored history and parts
+    and checked against its hash; RequestNotRebuilt when they disagree. A
+    record from before the identity scheme carries its own copy instead."""
+    if record.legacy_request:
+        if sha256_hex(record.legacy_request) != record.request_hash:
+            raise RequestNotRebuilt(f"call {record.call_id}: the saved copy hashes differently")
+        return request_from_json(canonical_loads(record.legacy_request))
+    return rebuild(
+        record.call_id,
+        history,
+        record.message_count,
+        record.messages_hash,
+        record.system,
+        record.tools,
+        record.request_hash,
+    )
+
+
+def tool_result_from(data: bytes) -> ToolResultMessage | None:
+    """A completed operation's saved result, when it is a tool result."""
+    message = message_from_json(canonical_loads(data))
+    return message if isinstance(message, ToolResultMessage) else None

@@ -14,12 +14,13 @@ version compare-and-swap is the final arbiter: on a conflict the worker
 reloads and processes the input again.
 
 Commit order: a transition that changes the committed state is committed in
-one transaction with its input id and the records the loop names (calls planned
-or ended, client operations), before anything it emits
-is published and before its command runs. So a model call's exact request is
-saved before the upstream is opened, a tool call's operation id is saved
-before the client is asked, and deltas (which change no committed state) are
-published without touching the database.
+one transaction with its input id and the records the loop names (calls
+planned or ended, client operations), before anything it emits is published
+and before its command runs. So a model call's request is recorded before the
+upstream is opened, a tool call's operation id is saved before the client is
+asked, and deltas (which change no committed state) are published without
+touching the database. The commit that plans a model call is not flushed on
+its own (`Store.commit_input` says at what price): no fsync before the first token.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from typing import Protocol, TypeAlias, TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
-from cursor_byok.llm.serialize import canonical_loads, message_from_json, request_from_json
-from cursor_byok.llm.types import JSONValue, RequestMessages, ToolResultMessage
+from cursor_byok.llm.request_identity import RequestNotRebuilt
+from cursor_byok.llm.types import JSONValue, RequestMessages
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
     CallClient,
@@ -55,7 +56,7 @@ from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeStat
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt
-from cursor_byok.runtime.records import store_records
+from cursor_byok.runtime.records import saved_call, store_records, tool_result_from
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -292,11 +293,13 @@ class Runner:
             if conversation.reader is not None and not conversation.reader.done():
                 return
             record = await self._io(self._store.get_llm_call, state.call_id)
-            if record is None:
-                log.error("conversation %s: call %s has no saved request", state, state.call_id)
+            try:
+                model, request = saved_call(state.call_id, record, state.messages)
+            except RequestNotRebuilt as error:  # never send another request: the call ends
+                failure = local_error(f"the saved model request could not be rebuilt: {error}")
+                conversation.queue.put_nowait(_StreamEvent(state.call_id, failure))
                 return
-            request = request_from_json(canonical_loads(record.request))
-            self._consume_llm(conversation, state.call_id, record.model, request)
+            self._consume_llm(conversation, state.call_id, model, request)
         elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
             waiting = state.waiting
             await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
@@ -335,6 +338,7 @@ class Runner:
                     record,
                     calls,
                     operations,
+                    not isinstance(result.command, CallLLM),
                 )
             except VersionConflict:
                 log.info("conversation %s: version conflict, reloading", conversation_id)
@@ -403,7 +407,7 @@ class Runner:
         saved result back instead of asking the client again."""
         saved = await self._io(self._store.get_client_operation, command.operation_id)
         if saved is not None and saved.status is OperationStatus.COMPLETED and saved.result:
-            message = _tool_result_from(saved.result)
+            message = tool_result_from(saved.result)
             if message is not None:
                 conversation.queue.put_nowait(
                     _External(
@@ -439,12 +443,6 @@ class Runner:
         await self._reader.read(call, lambda event: queue.put_nowait(_StreamEvent(call_id, event)))
 
     async def _count_attempt(self, call_id: str, attempt: int) -> None:
-        """The planned record is already committed with the request; only a
-        retry is worth a write of its own (to count the attempt)."""
+        """The plan is committed already; only a retry is worth a write (its count)."""
         update = CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt)
         await self._io(self._store.save_llm_call, update)
-
-
-def _tool_result_from(data: bytes) -> ToolResultMessage | None:
-    message = message_from_json(canonical_loads(data))
-    return message if isinstance(message, ToolResultMessage) else None

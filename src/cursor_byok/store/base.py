@@ -62,18 +62,27 @@ class InputCommit:
 
 @dataclass(frozen=True, slots=True)
 class LLMCallRecord:
-    """One model call. `request` holds the exact serialized request: a retry
-    or a recovery sends these bytes again, never a rebuilt request."""
+    """One model call, named by what identifies its request rather than a
+    copy of it (which would grow with history): the message count and chain
+    hash point into the stored history; the system prompt and tools are kept
+    once per distinct value under their hashes. A retry or a recovery
+    rebuilds the request from these and checks it against `request_hash`.
+    `legacy_request` is the full copy a database written before this scheme
+    kept for a call still in flight (empty otherwise)."""
 
     call_id: str
     conversation_id: str
     model: str
-    request: bytes
     request_hash: str
     messages_hash: str
     message_count: int
     last_message_hash: str | None
     status: CallStatus
+    system_hash: str = ""
+    system: bytes = b""
+    tools_hash: str = ""
+    tools: bytes = b""
+    legacy_request: bytes = b""
     attempts: int = 0
     assistant_hash: str | None = None
     error: str | None = None
@@ -126,14 +135,27 @@ class Store(Protocol):
         result: JSONValue,
         llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
         operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
     ) -> int:
         """Commit `next_state` in one transaction with the input id and the
         call records; return the new version. `expected_version` 0 creates
-        the conversation. Raises VersionConflict or HistoryRewrite."""
+        the conversation. Raises VersionConflict or HistoryRewrite.
+        `flush=False`: the commit survives a process crash when this returns,
+        and a power cut once a later flushed commit returns (no fsync of its
+        own); under a store configured for speed over power-loss safety the
+        flag changes nothing. The runner uses it for the commit that plans a
+        model call, so the disk's flush time is not added to the time to the
+        first token, while the record is still stored before the upstream
+        opens; the commit that ends the call flushes both. The price, under
+        full durability only: a power cut while the call streams can lose
+        that commit (the input that started the call, or the tool result
+        that led to it), so the client may have to send it again and a tool
+        may be asked for again. History is never duplicated or reordered,
+        and every commit before it stays."""
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:
-        """Save a new call (its exact request) or a change of its status."""
+        """Save a new call (what identifies its request) or a change of its status."""
         ...
 
     def get_llm_call(self, call_id: str) -> LLMCallRecord | None: ...

@@ -75,6 +75,19 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (call_id, event_index)
     ) WITHOUT ROWID;
     """,
+    # 2: model calls name their request instead of copying it. System prompts
+    # and tool lists are stored once per distinct value; ended calls never
+    # send again, so their copies go (a call still in flight keeps its copy).
+    """
+    CREATE TABLE request_parts (
+        part_hash TEXT PRIMARY KEY,
+        body      BLOB NOT NULL
+    ) WITHOUT ROWID;
+    ALTER TABLE llm_calls ADD COLUMN system_hash TEXT;
+    ALTER TABLE llm_calls ADD COLUMN tools_hash TEXT;
+    UPDATE llm_calls SET request_json = x''
+        WHERE status IN ('committed', 'failed', 'canceled');
+    """,
 )
 
 

@@ -130,6 +130,7 @@ class PostgresStore(SQLStore):
         connect_timeout: float = 10.0,
     ) -> None:
         self.url = url
+        self._synchronous_commit = synchronous_commit
         conninfo = self._conninfo = _conninfo(url, synchronous_commit, connect_timeout)
         # One connection first: its error says why (refused, no such database,
         # bad password), where a pool would only time out.
@@ -178,7 +179,16 @@ class PostgresStore(SQLStore):
                 f"PostgreSQL at {self.url} dropped the connection during a commit: {_reason(error)}"
             ) from error
 
-    _transaction = _read
+    @contextlib.contextmanager
+    def _transaction(self, flush: bool = True) -> Iterator[Executor]:
+        """A write transaction; `flush=False` commits it without waiting for
+        the WAL flush (`SET LOCAL synchronous_commit = off`, this transaction
+        only). Later flushed commits wait for the WAL up to themselves, so
+        they cover it too."""
+        with self._read() as db:
+            if not flush and self._synchronous_commit:
+                db.execute("SET LOCAL synchronous_commit = off")
+            yield db
 
     load = _once_more_if_the_connection_was_lost(SQLStore.load)
     find_input_commit = _once_more_if_the_connection_was_lost(SQLStore.find_input_commit)

@@ -56,14 +56,24 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (call_id, event_index)
     );
     """,
-    # 2: one owner process per conversation (store/postgres_lease.py).
+    # 2: SQLite's migration 2: model calls name their request instead of
+    # copying it; system prompts and tool lists are stored once per value;
+    # ended calls never send again, so their copies go.
+    """
+    CREATE TABLE request_parts (part_hash TEXT PRIMARY KEY, body BYTEA NOT NULL);
+    ALTER TABLE llm_calls ADD COLUMN system_hash TEXT;
+    ALTER TABLE llm_calls ADD COLUMN tools_hash TEXT;
+    UPDATE llm_calls SET request_json = ''::bytea
+        WHERE status IN ('committed', 'failed', 'canceled');
+    """,
+    # 3: one owner process per conversation (store/postgres_lease.py).
     """
     CREATE TABLE conversation_leases (
         conversation_id TEXT PRIMARY KEY, owner TEXT NOT NULL,
         expires_at TIMESTAMPTZ NOT NULL
     );
     """,
-    # 3: appends received by a process their stream is not on (store/postgres_relay.py).
+    # 4: appends received by a process their stream is not on (store/postgres_relay.py).
     """
     CREATE TABLE relayed_appends (
         request_id TEXT NOT NULL, seqno BIGINT NOT NULL, payload BYTEA NOT NULL,

@@ -19,7 +19,17 @@ from cursor_byok.store.base import (
 
 LLM_CALL_COLUMNS = (
     "call_id, conversation_id, model, request_json, request_hash, messages_hash,"
-    " message_count, last_message_hash, status, attempts, assistant_hash, error"
+    " message_count, last_message_hash, status, attempts, assistant_hash, error,"
+    " system_hash, tools_hash"
+)
+# A call's columns with its system prompt and tools joined back from
+# `request_parts`, where each distinct value is stored once.
+LLM_CALL_SELECT = (
+    "SELECT "
+    + ", ".join(f"c.{name.strip()}" for name in LLM_CALL_COLUMNS.split(","))
+    + ", s.body, t.body FROM llm_calls c"
+    " LEFT JOIN request_parts s ON s.part_hash = c.system_hash"
+    " LEFT JOIN request_parts t ON t.part_hash = c.tools_hash"
 )
 OPERATION_COLUMNS = (
     "operation_id, conversation_id, turn_id, tool_call_id, tool_index, request_json,"
@@ -33,7 +43,7 @@ def llm_call_row(record: LLMCallRecord, now_ms: int) -> tuple[object, ...]:
         record.call_id,
         record.conversation_id,
         record.model,
-        record.request,
+        record.legacy_request,
         record.request_hash,
         record.messages_hash,
         record.message_count,
@@ -42,17 +52,26 @@ def llm_call_row(record: LLMCallRecord, now_ms: int) -> tuple[object, ...]:
         record.attempts,
         record.assistant_hash,
         record.error,
+        record.system_hash or None,
+        record.tools_hash or None,
         now_ms,
         now_ms,
     )
 
 
+def request_part_rows(record: LLMCallRecord) -> list[tuple[str, bytes]]:
+    """The (part_hash, body) rows a call's system prompt and tools need."""
+    parts = ((record.system_hash, record.system), (record.tools_hash, record.tools))
+    return [(part_hash, body) for part_hash, body in parts if part_hash]
+
+
 def llm_call_from_row(row: Sequence[Any]) -> LLMCallRecord:
+    """A row of LLM_CALL_SELECT."""
     return LLMCallRecord(
         call_id=row[0],
         conversation_id=row[1],
         model=row[2],
-        request=bytes(row[3]),
+        legacy_request=bytes(row[3]),
         request_hash=row[4],
         messages_hash=row[5],
         message_count=row[6],
@@ -61,6 +80,10 @@ def llm_call_from_row(row: Sequence[Any]) -> LLMCallRecord:
         attempts=row[9],
         assistant_hash=row[10],
         error=row[11],
+        system_hash=row[12] or "",
+        tools_hash=row[13] or "",
+        system=bytes(row[14] or b""),
+        tools=bytes(row[15] or b""),
     )
 
 

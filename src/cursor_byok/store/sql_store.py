@@ -37,12 +37,14 @@ from cursor_byok.store.base import (
 from cursor_byok.store.history import StoredHead, new_message_rows
 from cursor_byok.store.rows import (
     LLM_CALL_COLUMNS,
+    LLM_CALL_SELECT,
     OPERATION_COLUMNS,
     call_update_params,
     llm_call_from_row,
     llm_call_row,
     operation_from_row,
     operation_row,
+    request_part_rows,
 )
 
 
@@ -95,12 +97,16 @@ UPDATE_CALL_STATUS = (
 # A call saved again keeps its request: a different one updates no row.
 UPSERT_CALL = (
     f"INSERT INTO llm_calls ({LLM_CALL_COLUMNS}, created_at_ms, updated_at_ms)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO UPDATE SET"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO UPDATE SET"
     " status = excluded.status, attempts = CASE WHEN excluded.attempts > llm_calls.attempts"
     " THEN excluded.attempts ELSE llm_calls.attempts END,"
     " assistant_hash = coalesce(excluded.assistant_hash, llm_calls.assistant_hash),"
     " error = coalesce(excluded.error, llm_calls.error), updated_at_ms = excluded.updated_at_ms"
     " WHERE llm_calls.request_hash = excluded.request_hash"
+)
+# A system prompt or tool list is stored once per distinct value.
+INSERT_REQUEST_PART = (
+    "INSERT INTO request_parts (part_hash, body) VALUES (?, ?) ON CONFLICT (part_hash) DO NOTHING"
 )
 # A completed operation keeps its first result.
 UPSERT_OPERATION = (
@@ -130,8 +136,10 @@ class SQLStore(ABC):
         """One read-only transaction, so a multi-query read is consistent."""
 
     @abstractmethod
-    def _transaction(self) -> AbstractContextManager[Executor]:
-        """One write transaction: committed on exit, rolled back on an error."""
+    def _transaction(self, flush: bool = True) -> AbstractContextManager[Executor]:
+        """One write transaction: committed on exit, rolled back on an error.
+        `flush=False`: the commit may return before it is on disk (see
+        `Store.commit_input`); a process crash still keeps it."""
 
     @abstractmethod
     def close(self) -> None:
@@ -177,9 +185,10 @@ class SQLStore(ABC):
         result: JSONValue,
         llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
         operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
     ) -> int:
         conversation_id = next_state.conversation_id
-        with self._transaction() as db:
+        with self._transaction(flush) as db:
             row = db.execute(
                 "SELECT version, message_count, messages_hash FROM conversations"
                 " WHERE conversation_id = ?" + self.lock_row,
@@ -245,21 +254,22 @@ class SQLStore(ABC):
         if isinstance(record, CallStatusUpdate):
             if db.execute(UPDATE_CALL_STATUS, call_update_params(record, now_ms())).rowcount != 1:
                 raise StoreError(f"no saved call {record.call_id!r} to update")
-        elif db.execute(UPSERT_CALL, llm_call_row(record, now_ms())).rowcount != 1:
-            raise RequestMismatch(f"call {record.call_id!r} was saved with another request")
+        else:
+            parts = request_part_rows(record)
+            if parts:
+                db.executemany(INSERT_REQUEST_PART, parts)
+            if db.execute(UPSERT_CALL, llm_call_row(record, now_ms())).rowcount != 1:
+                raise RequestMismatch(f"call {record.call_id!r} was saved with another request")
 
     def get_llm_call(self, call_id: str) -> LLMCallRecord | None:
         with self._read() as db:
-            row = db.execute(
-                f"SELECT {LLM_CALL_COLUMNS} FROM llm_calls WHERE call_id = ?", (call_id,)
-            ).fetchone()
+            row = db.execute(f"{LLM_CALL_SELECT} WHERE c.call_id = ?", (call_id,)).fetchone()
         return None if row is None else llm_call_from_row(row)
 
     def llm_calls(self, conversation_id: str) -> list[LLMCallRecord]:
         with self._read() as db:
             rows = db.execute(
-                f"SELECT {LLM_CALL_COLUMNS} FROM llm_calls WHERE conversation_id = ?"
-                f" ORDER BY {self.insertion_order}",
+                f"{LLM_CALL_SELECT} WHERE c.conversation_id = ? ORDER BY c.{self.insertion_order}",
                 (conversation_id,),
             ).fetchall()
         return [llm_call_from_row(row) for row in rows]

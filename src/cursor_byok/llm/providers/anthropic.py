@@ -14,6 +14,7 @@ cache.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
@@ -25,6 +26,7 @@ from cursor_byok.llm.providers.anthropic_cache import (
 )
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -42,6 +44,8 @@ from cursor_byok.llm.types import (
 )
 
 API = "anthropic-messages"
+RENDERED = RenderCache()
+"""Each conversation's rendered history, per model: a call renders only new messages."""
 ANTHROPIC_VERSION = "2023-06-01"
 
 
@@ -166,7 +170,11 @@ def build_request(
         for t in request.tools
     ]
     system = [{"type": "text", "text": request.system_prompt}] if request.system_prompt else []
-    messages = render_messages(spec, request)
+    messages = RENDERED.render(
+        cache_key(API, spec, ctx),
+        request.messages,
+        lambda part: render_messages(spec, replace(request, messages=tuple(part))),
+    )
     minimum = minimum_cacheable_tokens(spec.model)
     place_breakpoints((tools, system), messages, minimum, request.extended)
     if system:

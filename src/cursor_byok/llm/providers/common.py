@@ -8,6 +8,7 @@ from typing import Any
 
 import jiter
 
+from cursor_byok.llm.providers.render_cache import FrozenMessage
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall
 
@@ -19,7 +20,27 @@ def encode_body(body: dict[str, Any]) -> bytes:
     elsewhere (tool schemas, tool-call arguments) and their key order differs
     between a value built in memory and the same value reloaded from the
     store; a resumed or retried call must send the very same bytes."""
+    messages = body.get("messages")
+    if isinstance(messages, list) and any(isinstance(m, FrozenMessage) for m in messages):
+        return _with_cached_messages(body, messages)
     return canonical_dumps(body)
+
+
+def _with_cached_messages(body: dict[str, Any], messages: list[Any]) -> bytes:
+    """`canonical_dumps(body)`, byte for byte, with each cached message's
+    bytes reused: keys in sorted order, compact separators."""
+    fields = []
+    for key in sorted(body):
+        if key == "messages":
+            value = b",".join(
+                m.encoded() if isinstance(m, FrozenMessage) else canonical_dumps(m)
+                for m in messages
+            )
+            value = b"[" + value + b"]"
+        else:
+            value = canonical_dumps(body[key])
+        fields.append(canonical_dumps(key) + b":" + value)
+    return b"{" + b",".join(fields) + b"}"
 
 
 def arguments_text(call: ToolCall) -> str:

@@ -15,7 +15,7 @@ is what is replayed to the same model.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from cursor_byok.llm.assembler import Assembler, OpenBlock
@@ -23,6 +23,7 @@ from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import arguments_text, data_url, loads, safe_id
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
@@ -39,6 +40,8 @@ from cursor_byok.llm.types import (
 )
 
 API = "openai-chat"
+RENDERED = RenderCache(copies=False)
+"""Each conversation's rendered history, per model: a call renders only new messages."""
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 TOOL_IMAGES_NOTE = "Attached image(s) from tool result:"
 
@@ -189,7 +192,13 @@ def build_request(
     if request.system_prompt is not None:
         role = "developer" if compat.developer_role and plan.level else "system"
         messages.append({"role": role, "content": request.system_prompt})
-    messages.extend(render_messages(spec, request, compat))
+    messages.extend(
+        RENDERED.render(
+            cache_key(API, spec, ctx),
+            request.messages,
+            lambda part: render_messages(spec, replace(request, messages=tuple(part)), compat),
+        )
+    )
     body: dict[str, Any] = {"model": spec.model, "messages": messages, "stream": True}
     if compat.usage_in_streaming:
         body["stream_options"] = {"include_usage": True}

@@ -66,9 +66,11 @@ class AuxRpcs:
         self,
         models: Callable[[], Iterable[ModelEntry]],
         default_model: Callable[[], str | None],
+        http2: bool = True,
     ) -> None:
         self.models = models
         self.default_model = default_model
+        self.http2 = http2
 
     def routes(self) -> dict[str, Handler]:
         return {
@@ -87,10 +89,12 @@ class AuxRpcs:
         return network_pb2.IsConnectedResponse()
 
     def server_config(self, _body: bytes, _content_type: ContentType) -> Message:
-        # Steer clients to the HTTP/1.1 RunSSE + BidiAppend path we serve.
-        return server_config_pb2.GetServerConfigResponse(
-            http2_config=server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
-        )
+        # Tell clients which agent path is served: Run over HTTP/2, or only
+        # RunSSE + BidiAppend over HTTP/1.1 (server.http2 = false).
+        http2 = server_config_pb2.HTTP2_CONFIG_FORCE_ALL_ENABLED
+        if not self.http2:
+            http2 = server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
+        return server_config_pb2.GetServerConfigResponse(http2_config=http2)
 
     def available_models(self, _body: bytes, _content_type: ContentType) -> Message:
         entries = list(self.models())

@@ -15,6 +15,7 @@ import httpx2
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from cursor_byok.transport.cursor.ids import is_valid_id
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope
@@ -171,6 +172,8 @@ class CursorClient:
         if self.codec == "grpc-web":
             body = encode_envelope(body)
         headers = {"content-type": _APPEND_TYPES[self.codec]}
+        if is_valid_id(request_id):  # the official client names it in a header too
+            headers["x-request-id"] = request_id
         return await self.http.post(BIDI_APPEND, content=body, headers=headers)
 
     async def append(

@@ -82,9 +82,12 @@ class CancelRequested:
 
 @dataclass(frozen=True, slots=True)
 class FollowUp:
-    """A user message typed while the turn is running."""
+    """A user message typed while the turn is running; `original` is what
+    the client sent (its `message_id` is acknowledged when the message
+    enters history)."""
 
     message: UserMessage
+    original: pb.UserMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +143,8 @@ def decode_client_message(
             if branch == "cancel_action":
                 return CancelRequested(action.cancel_action.reason or "canceled by the user")
             if branch == "user_message_action":
-                text = action.user_message_action.user_message.text
-                return FollowUp(UserMessage(text, now_ms))
+                typed = action.user_message_action.user_message
+                return FollowUp(UserMessage(typed.text, now_ms), typed)
             return Ignored(f"conversation action {branch}")
         case None:
             return Ignored("empty client message")
@@ -177,6 +180,17 @@ class StreamContext:
     streamed_tokens: int = 0
     """Text and thinking of the current model call, for the live token counter."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
+    typed: list[pb.UserMessage] = field(default_factory=list)
+    """Messages typed during the turn, queued by the loop and not yet
+    acknowledged: each enters history before the next model call starts."""
+
+    def current_model_call(self) -> str:
+        """The id cards carry. A stream opened by a resume may re-send a pending
+        call before any model call of its own; the CLI drops a card with an
+        empty id, so such cards get this stream's own (model call 0)."""
+        if not self.model_call_id:
+            self.model_call_id = f"{self.stream_id}:model:{self.model_calls}"
+        return self.model_call_id
 
     def exec_number(self) -> int:
         number = self.next_exec
@@ -225,7 +239,7 @@ def encode_event(
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
             context.streamed_chars = context.streamed_tokens = 0
-            return []
+            return user_messages_appended(context)
         case TextDelta(delta=delta) if delta:
             return [_update(text_delta=pb.TextDeltaUpdate(text=delta)), *_tokens(context, delta)]
         case ThinkingStart():
@@ -276,6 +290,17 @@ def encode_event(
             assert_never(event)
 
 
+def user_messages_appended(context: StreamContext) -> list[pb.AgentServerMessage]:
+    """`user_message_appended` once for each typed message now in history
+    (without it the client sends the message again after the turn)."""
+    appended = [
+        _update(user_message_appended=pb.UserMessageAppendedUpdate(user_message=typed))
+        for typed in context.typed
+    ]
+    context.typed.clear()
+    return appended
+
+
 CHARS_PER_TOKEN = 4
 """A rough count while streaming; the usage at the end of the call corrects it."""
 
@@ -303,7 +328,7 @@ def encode_call_client(
     call only after that one)."""
     call = command.tool_call
     started = pb.ToolCallStartedUpdate(
-        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.model_call_id
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
     )
     return [
         _update(tool_call_started=started),
@@ -319,7 +344,7 @@ def encode_tool_completed(
     card = tool.card(call, result)
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
-        call_id=call.id, tool_call=card, model_call_id=context.model_call_id
+        call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
     )
     return _update(tool_call_completed=completed)
 

@@ -110,6 +110,12 @@ class ExecTracker:
         del self._pending[pending.exec_id]
         return Finished(pending, None, ToolOutcome(error, True))
 
+    def abandon(self, error: str) -> list[Finished]:
+        """Every pending exec ends with `error` (its answer will never come)."""
+        ended = [Finished(p, None, ToolOutcome(error, True)) for p in self._pending.values()]
+        self._pending.clear()
+        return ended
+
     def clear(self) -> None:
         self._pending.clear()
 

@@ -13,10 +13,11 @@ counted total, so the categories always add up to what was counted.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 from cursor_byok.llm.serialize import message_bytes
-from cursor_byok.llm.types import ToolDefinition, Usage, UserMessage
+from cursor_byok.llm.types import Message, ToolDefinition, Usage, UserMessage
 from cursor_byok.loop.compaction import summary_of
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -35,6 +36,9 @@ CONVERSATION = "conversation"
 SUMMARY = "summarized_conversation"
 CHARS_PER_TOKEN = 4
 UINT32_MAX = 2**32 - 1
+SIZES_KEPT = 8192
+
+_sizes: OrderedDict[int, tuple[Message, int]] = OrderedDict()
 
 
 def tool_characters(tools: Iterable[ToolDefinition]) -> int:
@@ -53,8 +57,24 @@ def history_characters(state: ConversationState) -> dict[str, int]:
     rest = window[1:] if summary is not None else window
     return {
         SUMMARY: len(summary or ""),
-        CONVERSATION: sum(len(message_bytes(m)) for m in rest),
+        CONVERSATION: sum(map(message_characters, rest)),
     }
+
+
+def message_characters(message: Message) -> int:
+    """`len(message_bytes(message))`, measured once per message object (the
+    meter runs on every Run, and history only grows). Keyed by identity with
+    the object kept, so an id is never reused while its entry lives."""
+    key = id(message)
+    known = _sizes.get(key)
+    if known is not None and known[0] is message:
+        _sizes.move_to_end(key)
+        return known[1]
+    size = len(message_bytes(message))
+    _sizes[key] = (message, size)
+    if len(_sizes) > SIZES_KEPT:
+        _sizes.popitem(last=False)
+    return size
 
 
 def estimated_tokens(characters: Mapping[str, int]) -> int:

@@ -17,7 +17,8 @@ import logging
 from typing import Any
 
 from cursor_byok.store.lease import AppendRelay
-from cursor_byok.transport.cursor.sessions import Session, SessionHub
+from cursor_byok.transport.cursor.session import Session
+from cursor_byok.transport.cursor.sessions import SessionHub
 
 log = logging.getLogger(__name__)
 

@@ -96,6 +96,11 @@ class OutputSink:
     def serving(self, conversation_id: str) -> Target | None:
         return self._serving.get(conversation_id)
 
+    def taken_over(self, conversation_id: str | None, target: Target) -> bool:
+        """Whether another stream serves the conversation now (a resume took it)."""
+        serving = self._serving.get(conversation_id) if conversation_id else None
+        return serving is not None and serving is not target
+
     def release(self, conversation_id: str, target: Target) -> None:
         """`target` no longer serves the conversation (its turn ended)."""
         if self._serving.get(conversation_id) is target:

@@ -6,15 +6,11 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import socket
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any
-
-import uvicorn
 
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.runtime.leased_runner import LeasedRunner
@@ -33,7 +29,12 @@ from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
-from cursor_byok.transport.wire.head_deadline import with_head_deadline
+from cursor_byok.transport.wire.http_server import (
+    KEEPALIVE_TIMEOUT_S,
+    HttpServer,
+    TLSFiles,
+    free_port,
+)
 from cursor_byok.transport.wire.server import (
     BODY_TIMEOUT_S,
     MAX_APPEND_BYTES,
@@ -41,14 +42,11 @@ from cursor_byok.transport.wire.server import (
     CursorServer,
 )
 
-SHUTDOWN_GRACE_S = 10
-"""How long a shutdown waits for open connections after ending their streams."""
-KEEPALIVE_TIMEOUT_S = 5
 HEALTH_TIMEOUT_S = 3.0
+"""How long /healthz waits for the database before calling it unreachable."""
 LEASE_S = 10.0
 """How long a conversation stays its owner's after the owner's last renewal:
 the longest another process waits before taking over from a dead one."""
-"""How long /healthz waits for the database before calling it unreachable."""
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +90,7 @@ def build_service(
     retry: RetryPolicy | None = None,
     heartbeat_s: float = 5.0,
     grace_s: float = 120.0,
+    http2: bool = True,
     host_allowed: Callable[[str | None], bool] | None = None,
     metrics_public: bool = False,
     body_timeout_s: float = BODY_TIMEOUT_S,
@@ -153,6 +152,7 @@ def build_service(
         on_startup=startup,
         on_shutdown=shutdown,
         metrics=metrics,
+        http2=http2,
         host_allowed=host_allowed,
         metrics_public=metrics_public,
         body_timeout_s=body_timeout_s,
@@ -162,74 +162,32 @@ def build_service(
     return Service(server, runner, hub, metrics)
 
 
-def uvicorn_config(
-    service: Service, host: str, port: int, keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S
-) -> uvicorn.Config:
-    """How the service is served, for `serve` and for `serving` alike. An
-    idle keep-alive connection is closed after `keepalive_timeout_s`; a
-    request head, like a body, must arrive within the body timeout."""
-    return uvicorn.Config(
-        service.server,
-        host=host,
-        port=port,
-        http=with_head_deadline(service.server.body_timeout_s),
-        log_level="warning",
-        lifespan="on",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-        timeout_keep_alive=keepalive_timeout_s,
-    )
-
-
-class GracefulServer(uvicorn.Server):
-    """`serve`'s server. SIGINT/SIGTERM: end open streams with a retryable
-    error at once, stop accepting, let the lifespan shutdown close the runners
-    (every commit is one transaction, so none is left half done), then exit 0
-    (uvicorn would re-raise the signal)."""
-
-    on_exit: Callable[[], None] | None = None
-
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.on_exit is not None:
-            self.on_exit()
-        super().handle_exit(sig, frame)
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        handled = (signal.SIGINT, signal.SIGTERM)
-        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in original.items():
-                signal.signal(sig, handler)
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextlib.asynccontextmanager
 async def serving(
     service: Service,
     host: str = "127.0.0.1",
     port: int = 0,
     keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+    tls: TLSFiles | None = None,
 ) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
-    its base URL. Used by `serve`, the demo and the end-to-end tests."""
+    its base URL. Used by the demo and the end-to-end tests."""
     port = port or free_port(host)
-    server = uvicorn.Server(uvicorn_config(service, host, port, keepalive_timeout_s))
+    server = HttpServer(
+        service.server,
+        host,
+        port,
+        http2=service.server.http2,
+        tls=tls,
+        keepalive_timeout_s=keepalive_timeout_s,
+    )
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
+    if not await server.started(task):
+        await task  # its error
+        raise RuntimeError("the server stopped before it started")
     try:
-        yield f"http://{host}:{port}"
+        yield f"{'https' if tls else 'http'}://{host}:{port}"
     finally:
         service.server.begin_shutdown()
-        server.should_exit = True
+        server.stop()
         await task

@@ -53,6 +53,7 @@ async def read_body(
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > max_bytes:
+            await _drain(receive, message, deadline)
             raise RequestError(
                 WireError(
                     Code.RESOURCE_EXHAUSTED, f"request body exceeds the limit of {max_bytes} bytes"
@@ -60,6 +61,7 @@ async def read_body(
                 close=True,
             )
         if not hold(len(chunk)):
+            await _drain(receive, message, deadline)
             full = "the server's memory budget is in use; retry later"
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, full), close=True)
         chunks.append(chunk)
@@ -80,3 +82,16 @@ def unwrap(body: bytes, max_bytes: int) -> bytes:
         return unwrap_unary_body(body, max_message_bytes=max_bytes)
     except FramingError as error:
         raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+
+
+async def _drain(receive: Receive, last: dict[str, Any], deadline: float) -> None:
+    """Read and drop the rest of a refused body (until the body deadline), so
+    an HTTP/1.1 client that writes its whole body before it reads the answer
+    sees the refusal instead of blocking on a server that stopped reading."""
+    loop = asyncio.get_running_loop()
+    message = last
+    while message["type"] == "http.request" and message.get("more_body", False):
+        try:
+            message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.0))
+        except TimeoutError:
+            return

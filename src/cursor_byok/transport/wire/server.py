@@ -23,7 +23,8 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.transport.cursor.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.cursor.ids import invalid_id, is_valid_id
 from cursor_byok.transport.cursor.memory_budget import OverBudget
-from cursor_byok.transport.cursor.sessions import Session, SessionHub
+from cursor_byok.transport.cursor.session import Session
+from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.proto.aiserver.v1 import (
     error_details_pb2 as errors_pb,
@@ -52,6 +53,7 @@ from cursor_byok.transport.wire.framing import (
 )
 from cursor_byok.transport.wire.health import DatabaseReachable, reply_health
 from cursor_byok.transport.wire.request_body import RequestError, read_body, unwrap
+from cursor_byok.transport.wire.run_stream import RUN, RunHandler, run_framing
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
     Send,
@@ -91,6 +93,7 @@ class CursorServer:
         on_startup: Callable[[], Awaitable[None]] | None = None,
         on_shutdown: Callable[[], Awaitable[None]] | None = None,
         metrics: Metrics | None = None,
+        http2: bool = True,
         host_allowed: Callable[[str | None], bool] | None = None,
         metrics_public: bool = False,
         body_timeout_s: float = BODY_TIMEOUT_S,
@@ -113,8 +116,10 @@ class CursorServer:
         self.heartbeat_s = heartbeat_s
         self.on_startup = on_startup
         self.on_shutdown = on_shutdown
+        self.http2 = http2
+        self.run = RunHandler(hub, self.metrics, heartbeat_s, max_append_bytes)
         self.unary: dict[str, Callable[[bytes, ContentType], Message]] = AuxRpcs(
-            models, default_model
+            models, default_model, http2
         ).routes()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -124,9 +129,8 @@ class CursorServer:
         if scope["type"] != "http":
             return
         path = scope["path"]
-        label = (
-            path if path in self.unary or path in (RUN_SSE, BIDI_APPEND, "/metrics") else "other"
-        )
+        streams = (RUN_SSE, BIDI_APPEND, RUN, "/metrics")
+        label = path if path in self.unary or path in streams else "other"
 
         async def counted(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
@@ -171,10 +175,13 @@ class CursorServer:
             if scope["method"] != "POST":
                 raise RequestError(WireError(Code.UNIMPLEMENTED, f"{scope['method']} {path}"), 405)
             content_type = parse_content_type(headers.get("content-type"))
-            if self.shutting_down and path in (RUN_SSE, BIDI_APPEND):
+            if self.shutting_down and path in (RUN_SSE, BIDI_APPEND, RUN):
                 raise RequestError(WireError(Code.UNAVAILABLE, "the server is shutting down"))
             if path == RUN_SSE:
                 await self._run_sse(headers, content_type, receive, send)
+                return
+            if path == RUN:
+                await self._run(headers, receive, send)
                 return
             if content_type is None:
                 raise _unsupported(headers)
@@ -252,9 +259,15 @@ class CursorServer:
         """200 for every append that was read: a failed append makes the
         official client abort the run. Only a body too big, too slow or with
         no room left in the memory budget is refused."""
-        body = await read_append_body(
-            receive, headers, self.hub.budget, self.max_append_bytes, self.body_timeout_s
-        )
+        try:
+            body = await read_append_body(
+                receive, headers, self.hub.budget, self.max_append_bytes, self.body_timeout_s
+            )
+        except RequestError as refused:
+            request_id = headers.get("x-request-id", "")
+            if is_valid_id(request_id):
+                await self.hub.append_refused(request_id, refused.error.message)
+            raise
         append = decode_append(body, content_type, self.max_append_bytes)
         del body  # the payload is what may be held from here on
         if isinstance(append, str):
@@ -263,6 +276,24 @@ class CursorServer:
         elif append is not None:
             await self.hub.append(append.request_id, append.seqno, append.payload)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
+
+    # -- Run (HTTP/2) ------------------------------------------------------------------------
+
+    async def _run(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+        if not self.http2:
+            raise RequestError(WireError(Code.UNIMPLEMENTED, "Run is off here (server.http2)"))
+        framing = run_framing(headers.get("content-type"))
+        if framing is None:
+            raise _unsupported(headers)
+        try:
+            session = self.run.open()
+        except OverBudget as no_room:
+            raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
+        self.open_streams += 1
+        try:
+            await self.run.serve(session, framing, receive, send)
+        finally:
+            self.open_streams -= 1
 
     # -- RunSSE ------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.sessions import EndOfStream, QueueItem, Session
+from cursor_byok.transport.cursor.session import EndOfStream, QueueItem, Session
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.codec import Codec, ContentType, encode_message
 from cursor_byok.transport.wire.errors import (
@@ -58,7 +58,7 @@ class StreamWriter:
             while not session.outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(session.outbox.get_nowait())
             if disconnected.done():
-                # uvicorn drops writes after a disconnect without an error:
+                # The server may drop writes after a disconnect without an error:
                 # keep the batch for the next reader instead.
                 for item in reversed(batch):
                     requeue_first(session, item)
@@ -67,8 +67,7 @@ class StreamWriter:
             for item in batch:
                 if isinstance(item, EndOfStream):
                     await self._write(send, b"".join(frames), more=True)
-                    end = end_frame(item.error, content_type)
-                    await send({"type": "http.response.body", "body": end})
+                    await self.finish(send, item.error, content_type)
                     return
                 frames.append(encode_envelope(encode_message(item, content_type.codec)))
             if not await self._write(send, b"".join(frames), more=True):
@@ -101,8 +100,12 @@ class StreamWriter:
             return None
         return taken if taken is not None else dialect.heartbeat()
 
-    @staticmethod
-    async def _write(send: Send, body: bytes, more: bool) -> bool:
+    async def finish(self, send: Send, error: WireError | None, content_type: ContentType) -> None:
+        """The last write of the stream: its end-of-stream frame."""
+        await send({"type": "http.response.body", "body": end_frame(error, content_type)})
+
+    async def _write(self, send: Send, body: bytes, more: bool) -> bool:
+        """False when the body could not be written (the batch is kept)."""
         if not body:
             return True
         try:

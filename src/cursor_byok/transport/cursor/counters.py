@@ -1,0 +1,18 @@
+"""What went wrong quietly: the protocol wants 200s for appends that are
+late, duplicate or undecodable, so they are counted (for logs and /metrics)
+instead of refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class Counters:
+    undecodable_appends: int = 0
+    late_appends: int = 0
+    unknown_exec_results: int = 0
+    ignored_messages: int = 0
+    failed_appends: int = 0
+    over_budget_appends: int = 0
+    """Appends ignored because their request id's state was dropped or failed."""

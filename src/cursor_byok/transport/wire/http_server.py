@@ -1,0 +1,123 @@
+"""The HTTP server under the ASGI app: hypercorn, one port for every client.
+
+Cursor's clients speak `Run` over HTTP/2 by default and RunSSE + BidiAppend
+over HTTP/1.1 when HTTP/2 is off, so one port serves both: HTTP/1.1 and h2c
+with prior knowledge in plain text, or TLS whose ALPN offers `h2` and
+`http/1.1`. hypercorn does all of that on the app's own asyncio loop, with
+HTTP/2 flow control and trailers (chosen by measurement: README,
+"Performance").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+
+SHUTDOWN_GRACE_S = 10
+"""How long a shutdown waits for open connections after ending their streams."""
+KEEPALIVE_TIMEOUT_S = 5
+"""An idle connection (no request in flight) is closed after this long."""
+MAX_CONCURRENT_STREAMS = 1000
+"""HTTP/2 streams per connection: one per agent turn, many turns per client."""
+
+
+@dataclass(frozen=True, slots=True)
+class TLSFiles:
+    cert: Path
+    key: Path
+
+
+def hypercorn_config(
+    host: str,
+    port: int,
+    http2: bool = True,
+    tls: TLSFiles | None = None,
+    keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+    sock: socket.socket | None = None,
+) -> Config:
+    config = Config()
+    if sock is not None:
+        config.bind = [f"fd://{sock.fileno()}"]
+    else:
+        config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.keep_alive_timeout = keepalive_timeout_s
+    config.loglevel = "WARNING"
+    config.accesslog = None
+    config.graceful_timeout = SHUTDOWN_GRACE_S
+    config.h2_max_concurrent_streams = MAX_CONCURRENT_STREAMS
+    config.alpn_protocols = ["h2", "http/1.1"] if http2 else ["http/1.1"]
+    if tls is not None:
+        config.certfile = str(tls.cert)
+        config.keyfile = str(tls.key)
+    return config
+
+
+class HttpServer:
+    """Serves `app` until `stop()` (or SIGINT/SIGTERM when `signals`); runs
+    `on_exit` first, so open streams end with a retryable error before the
+    server stops accepting."""
+
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        http2: bool = True,
+        tls: TLSFiles | None = None,
+        signals: bool = False,
+        keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
+        sock: socket.socket | None = None,
+    ) -> None:
+        self.app = app
+        self.host = host
+        self.port = port
+        self.config = hypercorn_config(host, port, http2, tls, keepalive_timeout_s, sock)
+        self.signals = signals
+        self.on_exit: Callable[[], None] | None = None
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        if self.on_exit is not None:
+            self.on_exit()
+        self._stop.set()
+
+    async def serve(self) -> None:
+        if self.signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self.stop)
+        try:
+            await serve(self.app, self.config, shutdown_trigger=self._stop.wait)
+        finally:
+            if self.signals:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+
+    async def started(self, task: asyncio.Task[None]) -> bool:
+        """Wait until the port accepts connections: True, or False when the
+        server task ended first (it failed or was stopped)."""
+        while not task.done():
+            with contextlib.suppress(OSError):
+                _reader, writer = await asyncio.open_connection(self.host, self.port)
+                writer.close()
+                return True
+            await asyncio.sleep(0.01)
+        return False
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port

@@ -1,0 +1,131 @@
+"""Run in the other framings (gRPC with trailers, gRPC-Web), a malformed
+request stream, and `server.http2 = false`: Run refused, HTTP/1.1 only."""
+
+from __future__ import annotations
+
+import ssl
+from pathlib import Path
+
+import httpx2
+import trustme
+
+from cursor_byok.guards import HostCheck
+from cursor_byok.llm.types import TextContent
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import End, run_request
+from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.proto.aiserver.v1 import server_config_pb2
+from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.http_server import TLSFiles
+from tests.e2e.test_run_http2 import answer, is_end, running
+from tests.factories import assistant, stream_of
+from tests.fakes import ScriptedLLM
+
+
+async def test_a_grpc_run_ends_with_grpc_status_trailers(tmp_path: Path) -> None:
+    async with running(tmp_path, [answer("Hi")], ("h2c", "grpc")) as run:
+        stream = await run.open()
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end)
+    assert stream.content_type == "application/grpc+proto"
+    assert isinstance(end, End) and end.error is None  # trailers carried grpc-status 0
+    assert stream.text() == "Hi"
+
+
+async def test_a_grpc_web_run_ends_with_a_trailers_envelope(tmp_path: Path) -> None:
+    async with running(tmp_path, [answer("Hi")], ("h2c", "grpc-web")) as run:
+        stream = await run.open()
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end)
+    assert stream.content_type == "application/grpc-web+proto"
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Hi"
+
+
+async def test_a_malformed_request_stream_ends_with_invalid_argument(tmp_path: Path) -> None:
+    async with running(tmp_path, [], ("h2c", "proto")) as run:
+        stream = await run.open()
+        # Flags 0x40 are no envelope flags: the stream is not Connect framing.
+        await run.client.send_data(stream.stream_id, b"\x40\x00\x00\x00\x01x")
+        end = await stream.until(is_end)
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["code"] == "invalid_argument"
+    assert "malformed" in str(end.error["message"])
+
+
+async def test_a_run_message_that_does_not_decode_is_skipped(tmp_path: Path) -> None:
+    async with running(tmp_path, [answer("Hi")], ("h2c", "json")) as run:
+        stream = await run.open()
+        await run.client.send_data(stream.stream_id, b"\x00\x00\x00\x00\x05nope!")
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end)
+        skipped = run.service.hub.counters.undecodable_appends
+    assert isinstance(end, End) and end.error is None
+    assert skipped == 1 and stream.text() == "Hi"
+
+
+async def test_with_http2_off_run_is_refused_and_clients_are_told(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM([stream_of(assistant(TextContent("Hi")))])
+    service = build_service(store, llm, http2=False)
+    authority = trustme.CA()
+    issued = authority.issue_cert("127.0.0.1")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    issued.cert_chain_pems[0].write_to_path(cert)
+    issued.private_key_pem.write_to_path(key)
+    context = ssl.create_default_context()
+    authority.configure_trust(context)
+    async with serving(service, tls=TLSFiles(cert, key)) as url:
+        async with httpx2.AsyncClient(base_url=url, verify=context) as http:
+            config = await http.post(
+                "/aiserver.v1.ServerConfigService/GetServerConfig",
+                content=b"",
+                headers={"content-type": "application/proto", "host": "127.0.0.1"},
+            )
+        try:
+            await H2Client.connect(url, context)
+            chose_h2 = True
+        except ConnectionError as refused:
+            chose_h2 = False
+            assert "not h2" in str(refused)
+    store.close()
+    answer_ = server_config_pb2.GetServerConfigResponse.FromString(config.content)
+    assert answer_.http2_config == server_config_pb2.HTTP2_CONFIG_FORCE_ALL_DISABLED
+    assert not chose_h2  # ALPN offers only http/1.1
+
+
+async def test_with_http2_off_a_run_over_h2c_is_unimplemented(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([]), http2=False)
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            end = await stream.until(is_end)
+        finally:
+            await client.close()
+    store.close()
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["http_status"] == 501 and end.error["code"] == "unimplemented"
+    assert "server.http2" in str(end.error["message"])
+    assert service.hub.counters.undecodable_appends == 0 and len(service.hub.sessions) == 0
+
+
+async def test_a_run_naming_a_foreign_host_is_refused_on_loopback(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    check = HostCheck("127.0.0.1")
+    service = build_service(store, ScriptedLLM([]), host_allowed=check.allows)
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        client.authority = "attacker.example"  # a rebound DNS name, as a web page sends it
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            end = await stream.until(is_end)
+        finally:
+            await client.close()
+    store.close()
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["http_status"] == 421
+    assert len(service.hub.sessions) == 0

@@ -1,0 +1,110 @@
+"""Run streams as RunSSE streams behave: heartbeats while the model is
+silent, ErrorDetails when the model fails, gzip-compressed request messages,
+a retryable end on shutdown, and a turn canceled when no stream comes back
+within the grace period."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent
+from cursor_byok.loop.state import Status
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import End, kind, run_request
+from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
+from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.framing import FLAG_COMPRESSED, encode_envelope
+from tests.e2e.test_run_http2 import answer, is_end, read_reply, running
+from tests.factories import assistant, error_event, stream_of, tool_call
+from tests.fakes import ScriptedLLM
+
+
+async def test_heartbeats_flow_on_run_while_the_model_is_silent(tmp_path: Path) -> None:
+    async with running(tmp_path, [answer("Hi")], ("h2c", "proto"), delay=0.15) as run:
+        stream = await run.open()
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end, within=20)
+    assert isinstance(end, End) and end.error is None
+    assert sum(1 for item in stream.received if kind(item) == "heartbeat") >= 2
+
+
+async def test_a_model_failure_ends_run_with_error_details(tmp_path: Path) -> None:
+    failing: list[ResponseEvent] = [error_event("upstream exploded")]
+    async with running(tmp_path, [failing, failing, failing], ("h2c", "json")) as run:
+        stream = await run.open()
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end, within=20)
+    assert isinstance(end, End) and end.error is not None
+    details = end.error["details"]
+    assert isinstance(details, list) and details[0]["type"] == "aiserver.v1.ErrorDetails"
+    parsed = error_details_pb2.ErrorDetails.FromString(base64.b64decode(details[0]["value"] + "=="))
+    assert "upstream exploded" in parsed.details.detail
+
+
+async def test_a_gzip_compressed_request_message_is_read(tmp_path: Path) -> None:
+    async with running(tmp_path, [answer("Hi")], ("h2c", "proto")) as run:
+        stream = await run.open()
+        envelope = encode_envelope(run_request("hello").SerializeToString(), compress=True)
+        assert envelope[0] == FLAG_COMPRESSED
+        await run.client.send_data(stream.stream_id, envelope)
+        end = await stream.until(is_end)
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Hi"
+
+
+async def test_shutdown_ends_an_open_run_with_a_retryable_error(tmp_path: Path) -> None:
+    async with running(tmp_path, [answer("word " * 400)], ("h2c", "proto"), delay=0.02) as run:
+        stream = await run.open()
+        await stream.send(run_request("go"))
+        await stream.until(lambda item: kind(item) == "text_delta")
+        run.service.server.begin_shutdown()
+        end = await stream.until(is_end)
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["code"] == "unavailable"
+
+
+async def test_a_run_reset_and_never_resumed_is_canceled_after_the_grace(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM([stream_of(assistant(TextContent("Let me look."), tool_call("c1")))])
+    service = build_service(store, llm, retry=RetryPolicy(2, 0.001, 0.01), grace_s=0.3)
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("read"))
+            await stream.until(lambda item: kind(item) == "exec")
+            stream.reset()
+            status = None
+            for _ in range(300):
+                state = await service.runner.state_of("conv-1")
+                status = state.status if state is not None else None
+                if status is Status.CANCELED:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            await client.close()
+    store.close()
+    assert status is Status.CANCELED
+
+
+async def test_a_tool_result_larger_than_a_unary_body_rides_one_run_message(
+    tmp_path: Path,
+) -> None:
+    reading = stream_of(assistant(tool_call("call_1", "big.txt")))
+    async with running(tmp_path, [reading, answer("read it")], ("h2c", "proto")) as run:
+        stream = await run.open()
+        await stream.send(run_request("read big.txt"))
+        item = await stream.until(lambda i: kind(i) == "exec")
+        assert isinstance(item, pb.AgentServerMessage)
+        content = "x" * (5 * 1024 * 1024)  # over the 4 MiB unary body limit
+        await stream.send(read_reply(item.exec_server_message, content))
+        end = await stream.until(is_end, within=30)
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "read it"
+    assert b"x" * 10_000 in run.llm.requests[1][1]  # the tool's result, as the tool caps it
