@@ -1,0 +1,155 @@
+"""A runner for several processes on one database: one owner per conversation.
+
+The plain `Runner` is the one-process path (SQLite) and pays nothing for
+this. `LeasedRunner` adds two things around it:
+
+- Before a conversation is loaded or worked on, this process must hold its
+  lease. A lease still fresh in memory costs nothing; one near its end (or
+  never taken) costs one round trip. A lease taken anew means another process
+  may have written since, so the state is loaded again and, as after a
+  restart, work left in flight is resumed. A conversation another live
+  process owns raises `NotOwner`.
+- A keeper task renews the leases of conversations with work in flight,
+  releases those gone idle (so the next process to see an input takes them
+  at once), and adopts active conversations whose owner's lease has expired:
+  a process that died mid-turn is replaced within the lease plus one beat.
+
+The store's version compare-and-swap stays the last word: a process that
+lost its lease while a commit was on the way sees a version conflict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from cursor_byok.loop.state import IDLE_STATUSES
+from cursor_byok.runtime.runner import Runner, _Conversation
+from cursor_byok.store.base import StoreError
+from cursor_byok.store.lease import Leases
+
+log = logging.getLogger(__name__)
+
+
+class NotOwner(Exception):
+    """Another live process owns this conversation now."""
+
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__(f"conversation {conversation_id} is owned by another process")
+        self.conversation_id = conversation_id
+
+
+class LeasedRunner(Runner):
+    """A `Runner` that works only on the conversations whose lease it holds."""
+
+    def __init__(self, *args: Any, leases: Leases, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.leases = leases
+        self._held: dict[str, float] = {}
+        """Conversation id -> until when (monotonic) our lease surely holds."""
+        self._keeper: asyncio.Task[None] | None = None
+        self.adopted: list[str] = []
+        """Conversations taken over from an owner whose lease expired."""
+
+    @property
+    def beat_s(self) -> float:
+        """How often leases are renewed and orphans looked for."""
+        return self.leases.ttl_s / 3
+
+    async def recover(self) -> list[str]:
+        """Start the keeper; resume what no live process owns."""
+        if self._keeper is None:
+            self._keeper = asyncio.create_task(self._keep(), name="lease keeper")
+        return await self._adopt_orphans()
+
+    async def close(self) -> None:
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+        await super().close()
+        held, self._held = list(self._held), {}
+        with contextlib.suppress(StoreError):
+            await self._io(self.leases.release, held)
+
+    def holds(self, conversation_id: str) -> bool:
+        return self._held.get(conversation_id, 0.0) > time.monotonic()
+
+    # -- the hook: every load and every piece of work goes through here ------
+
+    async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
+        if await self._claim(conversation.conversation_id):
+            conversation.state = None  # another process may have written since
+        await super()._ensure_loaded(conversation, resume)
+
+    async def _claim(self, conversation_id: str) -> bool:
+        """Hold the lease; True when taken anew rather than kept."""
+        started = time.monotonic()
+        until = self._held.get(conversation_id)
+        if until is not None and until - started > self.leases.ttl_s / 2:
+            return False
+        if not await self._io(self.leases.acquire, conversation_id):
+            self._held.pop(conversation_id, None)
+            raise NotOwner(conversation_id)
+        self._held[conversation_id] = started + self.leases.ttl_s
+        return until is None or until <= started
+
+    # -- the keeper ----------------------------------------------------------
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(self.beat_s)
+            try:
+                await self._renew()
+                await self._adopt_orphans()
+            except StoreError as error:  # the database is away; try next beat
+                log.warning("leases: %s", error)
+
+    def _busy(self, conversation_id: str) -> bool:
+        conversation = self._conversations.get(conversation_id)
+        if conversation is None:
+            return False
+        reading = conversation.reader is not None and not conversation.reader.done()
+        state = conversation.state
+        idle = state is not None and state.committed.status in IDLE_STATUSES
+        return reading or not conversation.queue.empty() or not idle
+
+    async def _renew(self) -> None:
+        busy = [c for c in self._held if self._busy(c)]
+        idle = [c for c in self._held if c not in busy]
+        started = time.monotonic()
+        kept = await self._io(self.leases.renew, busy)
+        for conversation_id in busy:
+            if conversation_id in kept:
+                self._held[conversation_id] = started + self.leases.ttl_s
+            else:
+                log.warning("conversation %s: lease lost to another process", conversation_id)
+                self._forget(conversation_id)
+        for conversation_id in idle:
+            self._held.pop(conversation_id, None)
+        await self._io(self.leases.release, idle)
+
+    def _forget(self, conversation_id: str) -> None:
+        """Stop work on a conversation whose lease is gone."""
+        self._held.pop(conversation_id, None)
+        conversation = self._conversations.get(conversation_id)
+        if conversation is not None and conversation.reader is not None:
+            conversation.reader.cancel()
+
+    async def _adopt_orphans(self) -> list[str]:
+        active = await self._io(self._store.active_conversations)
+        candidates = [c for c in active if not self.holds(c)]
+        orphans = await self._io(self.leases.unowned, candidates)
+        adopted = []
+        for conversation_id in orphans:
+            try:
+                await self.state_of(conversation_id)
+            except NotOwner:  # another process adopted it first
+                continue
+            log.info("conversation %s: taken over from an expired owner", conversation_id)
+            adopted.append(conversation_id)
+            self.adopted.append(conversation_id)
+        return adopted
