@@ -12,6 +12,10 @@ from cursor_byok.llm.providers.render_cache import FrozenMessage
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall
 
+HISTORY_FIELDS = ("messages", "contents", "input")
+"""Where each API's request body carries the rendered history (Chat and
+Anthropic, Gemini, Responses)."""
+
 
 def encode_body(body: dict[str, Any]) -> bytes:
     """Compact UTF-8 JSON with sorted keys: the bytes sent upstream.
@@ -20,27 +24,33 @@ def encode_body(body: dict[str, Any]) -> bytes:
     elsewhere (tool schemas, tool-call arguments) and their key order differs
     between a value built in memory and the same value reloaded from the
     store; a resumed or retried call must send the very same bytes."""
-    messages = body.get("messages")
-    if isinstance(messages, list) and any(isinstance(m, FrozenMessage) for m in messages):
-        return _with_cached_messages(body, messages)
+    for field in HISTORY_FIELDS:
+        items = body.get(field)
+        if isinstance(items, list) and any(isinstance(m, FrozenMessage) for m in items):
+            return _with_cached_items(body, field, items)
     return canonical_dumps(body)
 
 
-def _with_cached_messages(body: dict[str, Any], messages: list[Any]) -> bytes:
-    """`canonical_dumps(body)`, byte for byte, with each cached message's
-    bytes reused: keys in sorted order, compact separators."""
-    fields = []
+def _with_cached_items(body: dict[str, Any], field: str, items: list[Any]) -> bytes:
+    """`canonical_dumps(body)`, byte for byte, with each cached item's bytes
+    reused (keys in sorted order, compact separators), and the history's
+    bytes copied once, into the body."""
+    parts: list[bytes] = []
     for key in sorted(body):
-        if key == "messages":
-            value = b",".join(
-                m.encoded() if isinstance(m, FrozenMessage) else canonical_dumps(m)
-                for m in messages
-            )
-            value = b"[" + value + b"]"
-        else:
-            value = canonical_dumps(body[key])
-        fields.append(canonical_dumps(key) + b":" + value)
-    return b"{" + b",".join(fields) + b"}"
+        parts.append(b"," if parts else b"{")
+        parts.append(canonical_dumps(key) + b":")
+        if key != field:
+            parts.append(canonical_dumps(body[key]))
+            continue
+        parts.append(b"[")
+        for index, item in enumerate(items):
+            if index:
+                parts.append(b",")
+            cached = isinstance(item, FrozenMessage)
+            parts.append(item.encoded() if cached else canonical_dumps(item))
+        parts.append(b"]")
+    parts.append(b"}")
+    return b"".join(parts)
 
 
 def arguments_text(call: ToolCall) -> str:
