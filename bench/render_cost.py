@@ -21,11 +21,13 @@ cached (a call outside a conversation renders everything):
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -147,20 +149,40 @@ def timed_call(
     return (time.perf_counter() - start) * 1e6
 
 
-def medians(build: Build, spec: ModelSpec, messages: list[Message], warm: bool) -> dict[int, float]:
+def check_same_bytes(build: Build, spec: ModelSpec, messages: list[Message]) -> None:
+    """A warm call must send what a cold one sends, or its time means nothing."""
+    for size in (call_at(messages, size) for size in SIZES):
+        request = RequestMessages(SYSTEM, tuple(messages[:size]), TOOLS)
+        session = f"check-{size}"
+        encode_body(
+            build(spec, replace(request, messages=request.messages[:-2]), CallContext("w", session))
+        )
+        body = build(spec, request, CallContext("c", session))
+        body.pop("prompt_cache_key", None)
+        if encode_body(body) != encode_body(build(spec, request, None)):
+            raise SystemExit(f"{spec.model}: a warm request differs from a cold one at {size}")
+
+
+def medians(
+    build: Build, spec: ModelSpec, messages: list[Message], warm: bool, rounds: int
+) -> dict[int, float]:
     sizes = [call_at(messages, size) for size in SIZES]
     samples: dict[int, list[float]] = {size: [] for size in sizes}
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         for size in sizes:
             samples[size].append(timed_call(build, spec, messages, size, warm))
     return {size: statistics.median(values) for size, values in samples.items()}
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="timed calls per size")
+    rounds = parser.parse_args().rounds
     for api, (build, spec, signature) in APIS.items():
         messages = history(api, spec, signature, max(SIZES) + 2 * EXCHANGES_PER_TURN + 2)
-        warm = medians(build, spec, messages, warm=True)
-        cold = medians(build, spec, messages, warm=False)
+        check_same_bytes(build, spec, messages)
+        warm = medians(build, spec, messages, True, rounds)
+        cold = medians(build, spec, messages, False, rounds)
         small, large = sorted(warm)
         print(f"render_us[{api}][{small}] = {warm[small]:.0f}")
         print(f"render_us[{api}][{large}] = {warm[large]:.0f}")
