@@ -63,7 +63,7 @@ class LeasedRunner(Runner):
         """Conversation id -> until when (monotonic) our lease surely holds."""
         self._keeper: asyncio.Task[None] | None = None
         self._working: Counter[str] = Counter()
-        """Conversation id -> inputs and events being applied now."""
+        """Conversation id -> client inputs being applied now."""
         self._releasing: tuple[frozenset[str], asyncio.Future[None] | None] = (frozenset(), None)
         """The leases the keeper is giving up now, and when it is done."""
         self.adopted: list[str] = []
@@ -101,9 +101,10 @@ class LeasedRunner(Runner):
 
     @contextlib.contextmanager
     def _at_work(self, conversation_id: str) -> Iterator[None]:
-        """While an input or event is applied its conversation is busy, even
-        if its committed state still reads idle (a turn's first input): the
-        keeper must not give the lease up under it."""
+        """While a client input is applied its conversation is busy, even if
+        its committed state still reads idle (a turn's first input): the
+        keeper must not give the lease up under it. (A model event comes
+        from a call in flight, which keeps the conversation busy itself.)"""
         self._working[conversation_id] += 1
         try:
             yield
@@ -115,10 +116,6 @@ class LeasedRunner(Runner):
     async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
         with self._at_work(conversation.conversation_id):
             return await super()._external(conversation, item)
-
-    async def _stream_event(self, conversation: _Conversation, item: _StreamEvent) -> None:
-        with self._at_work(conversation.conversation_id):
-            await super()._stream_event(conversation, item)
 
     async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
         conversation_id = conversation.conversation_id
