@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 import psycopg
+import pytest
 
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
@@ -35,25 +36,74 @@ from cursor_byok.transport.cursor.client import (
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.http_server import free_port
-from tests.e2e.test_restart import RECORDED, resume_request
+from tests.e2e.provider_turns import ModelUnderTest
+from tests.e2e.test_restart import resume_request
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 from tests.store.postgres_server import PostgresServer
 
 LEASE_S = 1.0
-CUT = RECORDED.index(b"event: message_delta")
-TOOL = pb.McpToolDefinition(
-    name="pelican",
-    tool_name="name_generator",
-    provider_identifier="pelican",
-    input_schema_json='{"type": "object", "properties": {}}',
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A provider's recorded tool call and text answer. The tool call is
+    offered as the client's MCP tool `tool` and renamed, in the replayed bytes
+    only, to the name the server offers that tool by (mcp_<server>_<tool>);
+    every other byte is as recorded. The text answer can be cut before its
+    end (`end_event`) to leave a model call hanging."""
+
+    model: ModelUnderTest
+    tool: pb.McpToolDefinition
+    tool_fixture: str
+    recorded_name: bytes
+    tool_call_id: str
+    text_fixture: str
+    end_event: bytes
+
+    @property
+    def tool_use(self) -> bytes:
+        offered = f"mcp_{self.tool.provider_identifier}_{self.tool.tool_name}".encode()
+        name = b'"name":"%s"'
+        return fixture_bytes(self.tool_fixture).replace(name % self.recorded_name, name % offered)
+
+    @property
+    def text(self) -> bytes:
+        return fixture_bytes(self.text_fixture)
+
+    @property
+    def cut_text(self) -> bytes:
+        return self.text[: self.text.index(self.end_event)]
+
+
+ANTHROPIC = Recorded(
+    ModelUnderTest("anthropic", "claude-haiku-4-5"),
+    pb.McpToolDefinition(
+        name="pelican",
+        tool_name="name_generator",
+        provider_identifier="pelican",
+        input_schema_json='{"type": "object", "properties": {}}',
+    ),
+    "anthropic/tool-use-single.sse",
+    b"pelican_name_generator",
+    "toolu_01CzN6riCPqw4pVSuTd9Dwn7",
+    "anthropic/text-usage.sse",
+    b"event: message_delta",
 )
-# The recorded tool call, under the name the server offers the client's MCP
-# tool by (mcp_<server>_<tool>); every other byte is as recorded.
-TOOL_USE = fixture_bytes("anthropic/tool-use-single.sse").replace(
-    b'"name":"pelican_name_generator"', b'"name":"mcp_pelican_name_generator"'
+OPENAI = Recorded(
+    ModelUnderTest("openai-responses", "gpt-4.1"),
+    pb.McpToolDefinition(
+        name="weather",
+        tool_name="current",
+        provider_identifier="weather",
+        input_schema_json='{"type": "object", "properties": {"location": {"type": "string"}}}',
+    ),
+    "openai-responses/function-call.sse",
+    b"get_current_weather",
+    "call_lGe2JKQEBSP15opZ3KfxtEUC",
+    "openai-responses/text-usage.sse",
+    b"event: response.completed",
 )
-TOOL_CALL_ID = "toolu_01CzN6riCPqw4pVSuTd9Dwn7"
 
 
 def start_serve(config: Path, database: PostgresURL, port: int) -> subprocess.Popen[str]:
@@ -124,17 +174,13 @@ class Pair:
 
 @contextlib.asynccontextmanager
 async def two_servers(
-    tmp_path: Path, postgres_server: PostgresServer, replies: list[Reply]
+    tmp_path: Path, postgres_server: PostgresServer, replies: list[Reply], model: ModelUnderTest
 ) -> AsyncIterator[Pair]:
     provider = LoopbackServer()
     await provider.start()
     provider.replies = replies
     config = tmp_path / "config.toml"
-    config.write_text(
-        f'default_model = "claude"\n[server]\nlease_s = {LEASE_S}\n'
-        f'[providers.a]\napi = "anthropic"\nbase_url = "{provider.base_url}"\n'
-        f'api_key = "sk-ant-test"\n[models.claude]\nprovider = "a"\nmodel = "claude-haiku-4-5"\n'
-    )
+    config.write_text(model.toml(provider.base_url) + f"[server]\nlease_s = {LEASE_S}\n")
     database = postgres_server.new_database()
     port_a, port_b = free_port(), free_port()
     a, b = start_serve(config, database, port_a), start_serve(config, database, port_b)
@@ -152,19 +198,24 @@ async def two_servers(
         await provider.stop()
 
 
-def with_tool(message: pb.AgentClientMessage) -> pb.AgentClientMessage:
-    """The run request as a client with the MCP tool sends it (every run, resumes too)."""
-    message.run_request.mcp_tools.mcp_tools.append(TOOL)
+def run_with(text: str, tool: pb.McpToolDefinition | None = None) -> pb.AgentClientMessage:
+    """A run request for model "m" (a resume when `text` is empty) as a client
+    with the MCP tool sends it: every run, resumes too."""
+    message = resume_request() if not text else run_request(text)
+    message.run_request.requested_model.model_id = "m"
+    if tool is not None:
+        message.run_request.mcp_tools.mcp_tools.append(tool)
     return message
 
 
-def tool_requests(*streams: Stream) -> list[pb.ExecServerMessage]:
+def tool_requests(recorded: Recorded, *streams: Stream) -> list[pb.ExecServerMessage]:
     """The exec requests for the recorded tool call, across the streams."""
     return [
         i.exec_server_message
         for stream in streams
         for i in stream.received
-        if is_tool_request(i) and i.exec_server_message.mcp_args.tool_call_id == TOOL_CALL_ID
+        if is_tool_request(i)
+        and i.exec_server_message.mcp_args.tool_call_id.partition("|")[0] == recorded.tool_call_id
     ]
 
 
@@ -182,19 +233,20 @@ async def answer(client: CursorClient, request_id: str, seqno: int, item: Item) 
     await client.append(request_id, seqno + 1, stream_close(request.id))
 
 
-async def resume_on_b(pair: Pair) -> Stream:
+async def resume_on_b(pair: Pair, tool: pb.McpToolDefinition | None = None) -> Stream:
     resumed = await pair.on_b.open("r-2")
-    await pair.on_b.append("r-2", 0, with_tool(resume_request()))
+    await pair.on_b.append("r-2", 0, run_with("", tool))
     return resumed
 
 
 async def test_kill_9_of_the_owner_mid_turn_the_other_finishes_it_once(
     tmp_path: Path, postgres_server: PostgresServer
 ) -> None:
-    replies = [Reply(RECORDED[:CUT], hang=True), Reply(RECORDED)]
-    async with two_servers(tmp_path, postgres_server, replies) as pair:
+    recorded = ANTHROPIC
+    replies = [Reply(recorded.cut_text, hang=True), Reply(recorded.text)]
+    async with two_servers(tmp_path, postgres_server, replies, recorded.model) as pair:
         stream = await pair.on_a.open("r-1")
-        await pair.on_b.append("r-1", 0, run_request("hello", model="claude"))  # relayed to a
+        await pair.on_b.append("r-1", 0, run_with("hello"))  # relayed to a
         await stream.until(lambda i: kind(i) == "text_delta", within=20)
         killed = await pair.kill_a()
         while len(pair.provider.received) < 2:  # b calls the model again once it took over
@@ -214,13 +266,14 @@ async def test_kill_9_of_the_owner_mid_turn_the_other_finishes_it_once(
     assert pair.history() == (["UserMessage", "AssistantMessage"], 1, "final")
 
 
+@pytest.mark.parametrize("recorded", [ANTHROPIC, OPENAI], ids=["anthropic", "openai"])
 async def test_kill_9_after_a_tool_result_was_committed_the_tool_is_not_asked_again(
-    tmp_path: Path, postgres_server: PostgresServer
+    tmp_path: Path, postgres_server: PostgresServer, recorded: Recorded
 ) -> None:
-    replies = [Reply(TOOL_USE), Reply(RECORDED[:CUT], hang=True), Reply(RECORDED)]
-    async with two_servers(tmp_path, postgres_server, replies) as pair:
+    replies = [Reply(recorded.tool_use), Reply(recorded.cut_text, hang=True), Reply(recorded.text)]
+    async with two_servers(tmp_path, postgres_server, replies, recorded.model) as pair:
         stream = await pair.on_a.open("r-1")
-        await pair.on_b.append("r-1", 0, with_tool(run_request("name a pelican", model="claude")))
+        await pair.on_b.append("r-1", 0, run_with("use the tool", recorded.tool))
         await answer(pair.on_a, "r-1", 1, await stream.until(is_tool_request, within=20))
         # The result is committed on a with the next model call, which hangs.
         await stream.until(lambda i: kind(i) == "text_delta", within=20)
@@ -230,12 +283,12 @@ async def test_kill_9_after_a_tool_result_was_committed_the_tool_is_not_asked_ag
             await asyncio.sleep(0.02)
         takeover_s = time.monotonic() - killed
 
-        resumed = await resume_on_b(pair)
+        resumed = await resume_on_b(pair, recorded.tool)
         end = await resumed.until(lambda i: isinstance(i, End), within=30)
     assert LEASE_S * 0.5 < takeover_s <= 2 * LEASE_S
     assert isinstance(end, End) and end.error is None
     assert [kind(i) for i in resumed.received].count("turn_ended") == 1
-    assert len(tool_requests(stream, resumed)) == 1  # asked of the client once in all
+    assert len(tool_requests(recorded, stream, resumed)) == 1  # asked once in all
     received = pair.provider.received
     assert len(received) == 3
     assert received[1].body == received[2].body  # the second call again, same bytes
@@ -248,21 +301,22 @@ async def test_kill_9_after_a_tool_result_was_committed_the_tool_is_not_asked_ag
 async def test_kill_9_while_a_tool_is_out_it_is_asked_again_on_the_resumed_stream(
     tmp_path: Path, postgres_server: PostgresServer
 ) -> None:
-    replies = [Reply(TOOL_USE), Reply(RECORDED)]
-    async with two_servers(tmp_path, postgres_server, replies) as pair:
+    recorded = ANTHROPIC
+    replies = [Reply(recorded.tool_use), Reply(recorded.text)]
+    async with two_servers(tmp_path, postgres_server, replies, recorded.model) as pair:
         stream = await pair.on_a.open("r-1")
-        await pair.on_b.append("r-1", 0, with_tool(run_request("name a pelican", model="claude")))
+        await pair.on_b.append("r-1", 0, run_with("use the tool", recorded.tool))
         await stream.until(is_tool_request, within=20)
         killed = await pair.kill_a()  # the client has not answered: no result anywhere
         takeover_s = await pair.until_b_owns(killed)
 
-        resumed = await resume_on_b(pair)
+        resumed = await resume_on_b(pair, recorded.tool)
         await answer(pair.on_b, "r-2", 1, await resumed.until(is_tool_request, within=20))
         end = await resumed.until(lambda i: isinstance(i, End), within=30)
     assert takeover_s <= 2 * LEASE_S
     assert isinstance(end, End) and end.error is None
     assert [kind(i) for i in resumed.received].count("turn_ended") == 1
-    first, again = tool_requests(stream, resumed)  # once per stream: A's was lost with A
+    first, again = tool_requests(recorded, stream, resumed)  # once per stream: A's was lost with A
     assert again.mcp_args == first.mcp_args
     received = pair.provider.received
     assert len(received) == 2  # the tool call itself was not asked of the model again
