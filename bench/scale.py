@@ -3,10 +3,12 @@ N = 1 then 2, at an offered load above what one process relays.
 
 Processes, all on 127.0.0.1: bench/fake_provider.py (text deltas at a fixed
 pace), the server (its parent and workers; CPU read from /proc for all of
-them), bench/load_client.py (N streams at once as Cursor turns). With two
-workers on one port, the kernel hands each new connection to either worker,
-so a stream's RunSSE and its appends land on a random process each; appends
-that miss their stream are relayed through the database.
+them), bench/load_client.py (N streams at once as Cursor turns). Both
+servers run at once and the rounds alternate between them, so a change in the
+machine's load hits both alike. With two workers on one port, the kernel
+hands each new connection to either worker, so a stream's RunSSE and its
+appends land on a random process each; appends that miss their stream are
+relayed through the database.
 
 Prints, from one run:
   relayed_deltas_per_s[workers=1]   deltas reaching the clients per second
@@ -41,7 +43,7 @@ from server import CONFIG, HERE, LineProcess, Side, cpu_s, free_port
 from cursor_byok.transport.cursor.client import CursorClient, kind, run_request
 
 STREAMS = 40  # x 100 deltas/s: above what one process relays here (about 3,400)
-ROUNDS = 3
+ROUNDS = 6
 LEASE_S = 2.0
 
 
@@ -106,26 +108,39 @@ class Serve:
         self.log.close()
 
 
-def measure(client: LineProcess, serve: Serve, label: str) -> tuple[float, float]:
-    """Relayed deltas per second (median of rounds) and deltas per CPU-second."""
-    side = Side()
+def one_round(client: LineProcess, serve: Serve, side: Side, tag: str) -> None:
+    """STREAMS turns at once through `serve`; its tree's CPU over the round."""
+    before = tree_cpu_s(serve.process.pid)
+    answer = client.ask(
+        {
+            "op": "streams",
+            "mode": "server",
+            "n": STREAMS,
+            "deltas": 100,
+            "pace_ms": 10.0,
+            "tag": f"{tag}-{os.getpid()}-{time.time_ns()}",
+            "url": serve.url,
+        }
+    )
+    side.add(answer, tree_cpu_s(serve.process.pid) - before)
+
+
+def measure(client: LineProcess, serves: Sequence[Serve]) -> dict[int, tuple[float, float]]:
+    """Rounds alternate between the servers (paired: a change in machine load
+    hits each alike). Per server: relayed deltas per second (median of its
+    rounds) and deltas per CPU-second (all its rounds)."""
+    sides = {serve.workers: Side() for serve in serves}
+    for serve in serves:  # connections, pools, imports
+        one_round(client, serve, Side(), f"warm{serve.workers}")
     for r in range(ROUNDS):
-        before = tree_cpu_s(serve.process.pid)
-        answer = client.ask(
-            {
-                "op": "streams",
-                "mode": "server",
-                "n": STREAMS,
-                "deltas": 100,
-                "pace_ms": 10.0,
-                "tag": f"{label}-{os.getpid()}-{time.time_ns()}-r{r}",
-                "url": serve.url,
-            }
-        )
-        side.add(answer, tree_cpu_s(serve.process.pid) - before)
-    if side.failures:
-        print(f"# workers={serve.workers}: {side.failures} streams failed", file=sys.stderr)
-    return statistics.median(side.rates), side.deltas / max(side.cpu_s, 1e-9)
+        for serve in serves if r % 2 == 0 else reversed(serves):
+            one_round(client, serve, sides[serve.workers], f"w{serve.workers}-r{r}")
+    results = {}
+    for workers, side in sides.items():
+        if side.failures:
+            print(f"# workers={workers}: {side.failures} streams failed", file=sys.stderr)
+        results[workers] = (statistics.median(side.rates), side.deltas / max(side.cpu_s, 1e-9))
+    return results
 
 
 async def takeover(serve: Serve, database: str) -> float:
@@ -177,21 +192,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     client = LineProcess(
         [python, str(HERE / "load_client.py"), provider_url], workdir / "client.log"
     )
-    results: dict[int, tuple[float, float]] = {}
+    serves: list[Serve] = []
     try:
         for workers in (1, 2):
-            serve = Serve(workdir, provider_url, args.postgresql, workers)
-            try:
-                measure(client, serve, f"warm{workers}")  # connections, pools, imports
-                results[workers] = measure(client, serve, f"w{workers}")
-                if workers == 2:
-                    took = asyncio.run(takeover(serve, args.postgresql))
-            finally:
-                serve.stop()
+            serves.append(Serve(workdir, provider_url, args.postgresql, workers))
+        results = measure(client, serves)
+        serves.pop(0).stop()  # only the two workers are left to take a turn over
+        took = asyncio.run(takeover(serves[0], args.postgresql))
     finally:
+        for serve in serves:
+            serve.stop()
         client.close()
         provider.close()
-    print(f"# {STREAMS} streams x 100 deltas/s offered; {ROUNDS} rounds; lease {LEASE_S:g} s")
+    print(
+        f"# {STREAMS} streams x 100 deltas/s offered; {ROUNDS} rounds each, alternating;"
+        f" lease {LEASE_S:g} s"
+    )
     for workers, (rate, _) in results.items():
         print(f"relayed_deltas_per_s[workers={workers}] = {rate:.0f}")
     print(f"scale_efficiency = {results[2][1] / results[1][1]:.2f}")

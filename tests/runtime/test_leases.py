@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
 from tests.factories import assistant, result, start, stream_of, tool_call
-from tests.fakes import RecordingSink, ScriptedLLM
+from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM
 from tests.store.postgres_server import PostgresServer
 
 TTL_S = 0.6
@@ -30,9 +31,11 @@ FINAL_REPLY = assistant(TextContent("It says hello."), timestamp=4)
 class Process:
     """What one server process holds: its own pool, model, sink and runner."""
 
-    def __init__(self, url: PostgresURL, name: str, scripts: list[list[ResponseEvent]]) -> None:
+    def __init__(
+        self, url: PostgresURL, name: str, scripts: list[list[ResponseEvent]], pausing: bool
+    ) -> None:
         self.store = PostgresStore(url, max_connections=4)
-        self.llm = ScriptedLLM(scripts, delay=0.005)
+        self.llm = PausingLLM(scripts) if pausing else ScriptedLLM(scripts, delay=0.005)
         self.sink = RecordingSink()
         leases = self.store.leases(name, TTL_S)
         self.runner = LeasedRunner(self.store, self.llm, self.sink, retry=FAST, leases=leases)
@@ -45,7 +48,9 @@ class Process:
         await Runner.close(self.runner)
 
 
-Start = Callable[[str, list[list[ResponseEvent]]], Process]
+Start = Callable[..., Process]
+"""(name, scripts, pausing=False): a process; `pausing` holds its model's
+answers back until `llm.gate` is set."""
 
 
 @pytest.fixture
@@ -53,8 +58,8 @@ async def process(postgres_server: PostgresServer) -> AsyncIterator[Start]:
     url = postgres_server.new_database()
     started: list[Process] = []
 
-    def make(name: str, scripts: list[list[ResponseEvent]]) -> Process:
-        started.append(Process(url, name, scripts))
+    def make(name: str, scripts: list[list[ResponseEvent]], pausing: bool = False) -> Process:
+        started.append(Process(url, name, scripts, pausing))
         return started[-1]
 
     yield make
@@ -148,3 +153,63 @@ async def test_a_long_turn_keeps_its_owner_and_an_idle_one_is_free_at_once(
     assert loaded is not None and len(loaded.state.messages) == 4
     with pytest.raises(NotOwner):
         await a.runner.submit("c", "req:2", start("from a", timestamp=7))
+
+
+def hold_keeper_back(one: Process) -> None:
+    """No more renewals, as from a keeper starved by an overloaded loop."""
+    keeper = one.runner._keeper
+    assert keeper is not None
+    keeper.cancel()
+
+
+async def test_a_commit_is_refused_once_the_lease_is_gone_and_the_version_check_backs_it(
+    process: Start,
+) -> None:
+    a, b = process("a", [stream_of(TOOL_REPLY)]), process("b", [stream_of(FINAL_REPLY)])
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("read a.txt"))
+    await a.sink.wait_for("c", CallClient)
+    hold_keeper_back(a)
+    await b.sink.wait_for("c", CallClient)  # b adopted it and asks for the tool again
+    await b.runner.submit("c", "req:1", ToolResult(result("t1", "hello")))
+    await b.sink.wait_for("c", Final)
+    committed = b.store.load("c")
+    assert committed is not None
+
+    # a still has the turn in memory, waiting for the tool; its claim is refused.
+    with pytest.raises(NotOwner):
+        await a.runner.submit("c", "req:1-on-a", ToolResult(result("t1", "hello")))
+    assert a.runner.lost == ["c"]
+    # Were a to believe it held the lease, its stale commit would still be
+    # refused by the version compare-and-swap: it reloads, and the result,
+    # now out of turn, changes nothing.
+    a.runner._held["c"] = time.monotonic() + 60
+    outcome = await a.runner.submit("c", "req:1-again", ToolResult(result("t1", "hello")))
+    assert not outcome.committed
+    after = b.store.load("c")
+    assert after is not None
+    assert (after.version, after.state) == (committed.version, committed.state)
+    assert len(a.llm.requests) == 1 and len(b.llm.requests) == 1
+
+
+async def test_the_keeper_keeps_the_lease_of_a_first_input_being_committed(
+    process: Start,
+) -> None:
+    a = process("a", [stream_of(FINAL_REPLY)], pausing=True)  # a slow first token
+    b = process("b", [stream_of(FINAL_REPLY)])
+    commit = a.store.commit_input
+
+    def slow_commit(*args: Any) -> int:
+        time.sleep(TTL_S)  # three keeper beats while the input is applied
+        return commit(*args)
+
+    a.store.commit_input = slow_commit  # type: ignore[method-assign,assignment]
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await asyncio.sleep(2 * TTL_S)  # the model is called; its stream is slow to start
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await a.sink.wait_for("c", Final)
+    assert a.runner.lost == [] and b.runner.adopted == [] and b.llm.requests == []

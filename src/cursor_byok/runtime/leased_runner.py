@@ -14,8 +14,17 @@ this. `LeasedRunner` adds two things around it:
   at once), and adopts active conversations whose owner's lease has expired:
   a process that died mid-turn is replaced within the lease plus one beat.
 
-The store's version compare-and-swap stays the last word: a process that
-lost its lease while a commit was on the way sees a version conflict.
+A process can lose a lease it still works under: its keeper ran late (an
+overloaded loop, a slow database) and another process took the
+conversation over. Every input and model event claims the lease first (free
+while it is fresh, one round trip once half of it is used, so a busy
+conversation renews itself even when the keeper is late), and a claim
+refused ends the work here: the model stream is stopped, queued events are
+dropped and `on_lost` tells the transport, which ends the conversation's
+open stream with a retryable error so the client resumes where the new
+owner is. The store's version compare-and-swap stays the last word: a
+process that lost its lease while a commit was on the way sees a version
+conflict.
 """
 
 from __future__ import annotations
@@ -24,10 +33,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from cursor_byok.loop.state import IDLE_STATUSES
-from cursor_byok.runtime.runner import Runner, _Conversation
+from cursor_byok.runtime.runner import Outcome, Runner, _Conversation, _External, _StreamEvent
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Leases
 
@@ -51,8 +62,16 @@ class LeasedRunner(Runner):
         self._held: dict[str, float] = {}
         """Conversation id -> until when (monotonic) our lease surely holds."""
         self._keeper: asyncio.Task[None] | None = None
+        self._working: Counter[str] = Counter()
+        """Conversation id -> client inputs being applied now."""
+        self._releasing: tuple[frozenset[str], asyncio.Future[None] | None] = (frozenset(), None)
+        """The leases the keeper is giving up now, and when it is done."""
         self.adopted: list[str] = []
         """Conversations taken over from an owner whose lease expired."""
+        self.lost: list[str] = []
+        """Conversations another process took over while this one worked on them."""
+        self.on_lost: Callable[[str], None] = lambda _conversation_id: None
+        """Told each conversation lost (the transport ends its stream here)."""
 
     @property
     def beat_s(self) -> float:
@@ -80,8 +99,36 @@ class LeasedRunner(Runner):
 
     # -- the hook: every load and every piece of work goes through here ------
 
+    @contextlib.contextmanager
+    def _at_work(self, conversation_id: str) -> Iterator[None]:
+        """While a client input is applied its conversation is busy, even if
+        its committed state still reads idle (a turn's first input): the
+        keeper must not give the lease up under it. (A model event comes
+        from a call in flight, which keeps the conversation busy itself.)"""
+        self._working[conversation_id] += 1
+        try:
+            yield
+        finally:
+            self._working[conversation_id] -= 1
+            if not self._working[conversation_id]:
+                del self._working[conversation_id]
+
+    async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
+        with self._at_work(conversation.conversation_id):
+            return await super()._external(conversation, item)
+
     async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
-        if await self._claim(conversation.conversation_id):
+        conversation_id = conversation.conversation_id
+        held = conversation_id in self._held
+        try:
+            taken_anew = await self._claim(conversation_id)
+        except NotOwner:
+            if held:  # we worked on it: it was lost while the keeper was late
+                self._forget(conversation_id)
+            else:
+                self._stop(conversation)
+            raise
+        if taken_anew:
             conversation.state = None  # another process may have written since
         await super()._ensure_loaded(conversation, resume)
 
@@ -91,6 +138,9 @@ class LeasedRunner(Runner):
         until = self._held.get(conversation_id)
         if until is not None and until - started > self.leases.ttl_s / 2:
             return False
+        releasing, released = self._releasing
+        if conversation_id in releasing and released is not None:
+            await asyncio.shield(released)  # else our release could delete the lease we take
         if not await self._io(self.leases.acquire, conversation_id):
             self._held.pop(conversation_id, None)
             raise NotOwner(conversation_id)
@@ -115,29 +165,57 @@ class LeasedRunner(Runner):
         reading = conversation.reader is not None and not conversation.reader.done()
         state = conversation.state
         idle = state is not None and state.committed.status in IDLE_STATUSES
-        return reading or not conversation.queue.empty() or not idle
+        working = self._working[conversation_id] > 0
+        return reading or working or not conversation.queue.empty() or not idle
 
     async def _renew(self) -> None:
-        busy = [c for c in self._held if self._busy(c)]
-        idle = [c for c in self._held if c not in busy]
+        busy = {c: until for c, until in self._held.items() if self._busy(c)}
         started = time.monotonic()
-        kept = await self._io(self.leases.renew, busy)
-        for conversation_id in busy:
+        kept = await self._io(self.leases.renew, list(busy))
+        for conversation_id, until in busy.items():
             if conversation_id in kept:
                 self._held[conversation_id] = started + self.leases.ttl_s
-            else:
-                log.warning("conversation %s: lease lost to another process", conversation_id)
+            elif self._held.get(conversation_id) == until:  # not claimed meanwhile
                 self._forget(conversation_id)
+        # Judged idle only now, after the round trip: an input that arrived
+        # meanwhile keeps its conversation's lease.
+        idle = frozenset(c for c in self._held if not self._busy(c))
+        if not idle:
+            return
         for conversation_id in idle:
-            self._held.pop(conversation_id, None)
-        await self._io(self.leases.release, idle)
+            del self._held[conversation_id]
+        released = asyncio.get_running_loop().create_future()
+        self._releasing = (idle, released)
+        try:
+            await self._io(self.leases.release, list(idle))
+        finally:
+            self._releasing = (frozenset(), None)
+            released.set_result(None)
 
     def _forget(self, conversation_id: str) -> None:
-        """Stop work on a conversation whose lease is gone."""
+        """Another process owns a conversation we worked on: stop here, and
+        say so (`on_lost`: the transport ends its stream here)."""
         self._held.pop(conversation_id, None)
         conversation = self._conversations.get(conversation_id)
-        if conversation is not None and conversation.reader is not None:
-            conversation.reader.cancel()
+        if conversation is not None:
+            self._stop(conversation)
+        self.lost.append(conversation_id)
+        log.warning("conversation %s: lease lost to another process", conversation_id)
+        self.on_lost(conversation_id)
+
+    def _stop(self, conversation: _Conversation) -> None:
+        """Drop the model stream and the events it queued: the owner calls the
+        model again. Queued client inputs stay (each is refused with
+        `NotOwner` in turn); the state is loaded again if the lease comes back,
+        since a lease taken anew always reloads."""
+        self._stop_reader(conversation)
+        kept = []
+        while not conversation.queue.empty():
+            item = conversation.queue.get_nowait()
+            if not isinstance(item, _StreamEvent):
+                kept.append(item)
+        for item in kept:
+            conversation.queue.put_nowait(item)
 
     async def _adopt_orphans(self) -> list[str]:
         active = await self._io(self._store.active_conversations)

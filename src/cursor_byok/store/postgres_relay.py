@@ -24,9 +24,14 @@ LISTEN_POLL_S = 0.5
 """How often the listening thread looks up from its wait to see if it must stop."""
 
 _PUT = """
-INSERT INTO relayed_appends (request_id, seqno, payload) VALUES (%s, %s, %s)
-ON CONFLICT (request_id, seqno) DO NOTHING
+WITH stored AS (
+    INSERT INTO relayed_appends (request_id, seqno, payload) VALUES (%s, %s, %s)
+    ON CONFLICT (request_id, seqno) DO NOTHING
+)
+SELECT pg_notify(%s, %s)
 """
+"""Store and announce in one statement: one round trip less per relayed
+append. NOTIFY is delivered at commit, so only once the row can be read."""
 _SINCE = """
 SELECT seqno, payload FROM relayed_appends WHERE request_id = %s AND seqno >= %s ORDER BY seqno
 """
@@ -48,8 +53,7 @@ class PostgresAppendRelay:
         """Store one append and announce it, in one transaction: the
         announcement is sent only once the row can be read."""
         with self._pool.connection() as conn:
-            conn.execute(_PUT, (request_id, seqno, payload))
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, request_id))
+            conn.execute(_PUT, (request_id, seqno, payload, CHANNEL, request_id))
 
     def since(self, request_id: str, seqno: int = 0) -> list[tuple[int, bytes]]:
         with self._pool.connection() as conn:

@@ -124,6 +124,8 @@ def build_service(
         if isinstance(store, SharedStore)
         else SessionHub(runner, sink, **hub_options)
     )
+    if isinstance(runner, LeasedRunner):
+        runner.on_lost = hub.conversation_moved
 
     async def startup() -> None:
         if isinstance(hub, RelayingHub):

@@ -26,9 +26,6 @@ from cursor_byok.transport.cursor.memory_budget import OverBudget
 from cursor_byok.transport.cursor.session import Session
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
-from cursor_byok.transport.proto.aiserver.v1 import (
-    error_details_pb2 as errors_pb,
-)
 from cursor_byok.transport.wire.append_body import decode_append, read_append_body
 from cursor_byok.transport.wire.codec import (
     Codec,
@@ -40,9 +37,9 @@ from cursor_byok.transport.wire.codec import (
 )
 from cursor_byok.transport.wire.errors import (
     Code,
-    ErrorDetail,
     WireError,
     grpc_web_trailers,
+    retryable,
     unary_error_body,
 )
 from cursor_byok.transport.wire.framing import (
@@ -227,17 +224,10 @@ class CursorServer:
         if self.shutting_down:
             return
         self.shutting_down = True
-        details = errors_pb.ErrorDetails(
-            error=errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE,
-            details=errors_pb.CustomErrorDetails(
-                title="cursor-byok is restarting",
-                detail="The server is shutting down; retry in a moment.",
-                is_retryable=True,
-            ),
-            is_expected=True,
-        )
-        error = WireError(
-            Code.UNAVAILABLE, "cursor-byok is shutting down; retry", (ErrorDetail.of(details),)
+        error = retryable(
+            "cursor-byok is shutting down; retry",
+            "cursor-byok is restarting",
+            "The server is shutting down; retry in a moment.",
         )
         self.hub.end_all_streams(error)
         streams = self.open_streams  # streams with a reader now, not sessions
