@@ -34,6 +34,11 @@ WHERE owner = %s AND conversation_id = ANY(%s) RETURNING conversation_id
 
 _RELEASE = "DELETE FROM conversation_leases WHERE owner = %s AND conversation_id = ANY(%s)"
 
+_OWNER_OF = """
+SELECT owner FROM conversation_leases
+WHERE conversation_id = %s AND expires_at >= clock_timestamp()
+"""
+
 _UNOWNED = """
 SELECT wanted.id FROM unnest(%s::text[]) AS wanted(id)
 WHERE NOT EXISTS (
@@ -76,3 +81,8 @@ class PostgresLeases(Leases):
         with self._pool.connection() as conn:
             rows = conn.execute(_UNOWNED, (list(conversation_ids),)).fetchall()
         return [r[0] for r in rows]
+
+    def owner_of(self, conversation_id: str) -> str | None:
+        with self._pool.connection() as conn:
+            row = conn.execute(_OWNER_OF, (conversation_id,)).fetchone()
+        return None if row is None else str(row[0])

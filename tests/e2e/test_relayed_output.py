@@ -1,0 +1,265 @@
+"""A stream read on a process that does not own its conversation gets the
+owner's output: two servers on one PostgreSQL database, as two processes
+behind a load balancer. The owner hosts the request and stores its output;
+the stream's process feeds its client from those rows, in the client's codec."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent, ToolResultMessage
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.lease import Notice, NoticeKind
+from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.transport.cursor.client import (
+    CODECS,
+    CursorClient,
+    End,
+    Stream,
+    exec_reply,
+    kind,
+    run_request,
+    stream_close,
+)
+from cursor_byok.transport.cursor.relay import RelayingHub
+from cursor_byok.transport.cursor.relay_rows import decode_item
+from cursor_byok.transport.cursor.session import EndOfStream
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.wire.app import Service, build_service, serving
+from cursor_byok.transport.wire.errors import Code
+from tests.e2e.test_restart import resume_request
+from tests.e2e.test_two_processes import ANSWER, READ_TURN, without_times
+from tests.factories import assistant, stream_of
+from tests.fakes import ScriptedLLM
+from tests.store.postgres_server import PostgresServer
+
+SECOND_ANSWER = assistant(TextContent("Still hello world."), timestamp=9)
+READ = pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="hello world\n", total_lines=1))
+
+
+@dataclass
+class Node:
+    url: str
+    service: Service
+    store: PostgresStore
+    llm: ScriptedLLM
+
+    @property
+    def hub(self) -> RelayingHub:
+        assert isinstance(self.service.hub, RelayingHub)
+        return self.service.hub
+
+    @property
+    def model_calls(self) -> int:
+        return len(self.llm.requests)
+
+
+@contextlib.asynccontextmanager
+async def node(
+    url: PostgresURL, scripts: list[list[ResponseEvent]], lease_s: float = 10.0
+) -> AsyncIterator[Node]:
+    store = PostgresStore(url, max_connections=4)
+    llm = ScriptedLLM(scripts)
+    service = build_service(
+        store,
+        llm,
+        retry=RetryPolicy(2, 0.001, 0.01),
+        heartbeat_s=0.5,
+        lease_s=lease_s,
+    )
+    try:
+        async with serving(service) as base:
+            yield Node(base, service, store, llm)
+    finally:
+        store.close()
+
+
+def tool_scripts() -> list[list[ResponseEvent]]:
+    return [stream_of(READ_TURN, chunk=3), stream_of(ANSWER, chunk=5)]
+
+
+async def drop(client: CursorClient, stream: Stream) -> None:
+    """The client's stream goes away (its connection closes)."""
+    if stream.task is not None:
+        stream.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await stream.task
+    await client.close()
+
+
+async def dropped_and_resumed(
+    first: str, second: str, appenders: list[str], codec: str, seed: int
+) -> tuple[list[str], list[str]]:
+    """A tool turn on `first`; its stream drops once the exec request came;
+    the client resumes on `second` (a new request id) and answers the exec
+    there, each append to a random one of `appenders` (the resume to the
+    first of them). The kinds each stream saw."""
+    opener = CursorClient(first, codec)
+    stream = await opener.open("req-1")
+    await opener.append("req-1", 0, run_request("What is in a.txt?"))
+    await stream.until(lambda item: kind(item) == "exec")
+    await drop(opener, stream)
+
+    pick = random.Random(seed)
+    clients = {url: CursorClient(url, codec) for url in {second, *appenders}}
+    sent = 0
+
+    async def append(message: pb.AgentClientMessage) -> None:
+        nonlocal sent
+        url = appenders[0] if sent == 0 else pick.choice(appenders)
+        await clients[url].append("req-2", sent, message)
+        sent += 1
+
+    try:
+        resumed = await clients[second].open("req-2")
+        await append(resume_request())
+        exec_item = await resumed.until(lambda item: kind(item) == "exec")
+        assert isinstance(exec_item, pb.AgentServerMessage)
+        request = exec_item.exec_server_message
+        await append(exec_reply(request, read_result=READ))
+        await append(stream_close(request.id))
+        end = await resumed.until(lambda item: isinstance(item, End))
+        assert isinstance(end, End) and end.error is None, end
+    finally:
+        for client in clients.values():
+            await client.close()
+    return [kind(i) for i in stream.received], [kind(i) for i in resumed.received]
+
+
+def without_heartbeats(kinds: list[str]) -> list[str]:
+    return [k for k in kinds if k != "heartbeat"]
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_turn_resumed_on_a_process_that_does_not_own_it_completes(
+    postgres_server: PostgresServer, codec: str
+) -> None:
+    alone_db, shared_db = postgres_server.new_database(), postgres_server.new_database()
+    async with node(alone_db, tool_scripts()) as alone:
+        alone_first, alone_second = await dropped_and_resumed(
+            alone.url, alone.url, [alone.url], codec, seed=3
+        )
+        alone_history = alone.store.load("conv-1")
+        alone_calls = alone.model_calls
+    async with node(shared_db, tool_scripts()) as a, node(shared_db, tool_scripts()) as b:
+        first, second = await dropped_and_resumed(a.url, b.url, [a.url, b.url], codec, seed=3)
+        shared_history = a.store.load("conv-1")
+        assert "req-2" in b.hub.piped and b.hub.piped["req-2"].host == a.hub.name
+        assert a.hub.hosted == {}  # hosting ended with the stream
+        assert a.model_calls == alone_calls == 2 and b.model_calls == 0
+        rows = a.store.relay().output_since("req-2")
+        assert rows and rows[-1][1] == "end"
+        assert b.hub.counters.failed_appends == a.hub.counters.failed_appends == 0
+    assert first.count("exec") == second.count("exec") == 1  # asked once per stream
+    assert second.count("turn_ended") == 1
+    assert without_heartbeats(second) == without_heartbeats(alone_second)
+    assert without_heartbeats(first) == without_heartbeats(alone_first)
+    assert alone_history is not None and shared_history is not None
+    shared = without_times(shared_history.state.messages)
+    assert shared == without_times(alone_history.state.messages)
+    assert sum(isinstance(m, ToolResultMessage) for m in shared) == 1  # applied once
+    assert shared_history.state.status.value == "final"
+
+
+async def one_turn(url: str, request_id: str, text: str, message_id: str) -> Stream:
+    client = CursorClient(url)
+    try:
+        stream = await client.open(request_id)
+        await client.append(request_id, 0, run_request(text, message_id=message_id))
+        await stream.until(lambda item: isinstance(item, End))
+    finally:
+        await client.close()
+    return stream
+
+
+def text_scripts() -> list[list[ResponseEvent]]:
+    return [stream_of(ANSWER, chunk=5), stream_of(SECOND_ANSWER, chunk=4)]
+
+
+async def test_a_second_turn_opened_on_another_process_right_away_is_relayed(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    # A long lease: the first process still holds the idle conversation.
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        first = await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert a.model_calls == 2 and b.model_calls == 0
+        assert "req-2" in b.hub.piped and len(a.store.relay().output_since("req-2")) > 2
+        history = a.store.load("conv-1")
+    for stream in (first, second):
+        end = stream.received[-1]
+        assert isinstance(end, End) and end.error is None
+        assert [kind(i) for i in stream.received].count("turn_ended") == 1
+    assert first.text() == "The file says: hello world"
+    assert second.text() == "Still hello world."
+    assert history is not None and len(history.state.messages) == 4
+
+
+async def test_undecodable_relayed_output_is_skipped_and_counted(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        # Damaged rows ahead of the host's: the host writes after them.
+        b.store.relay().put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert b.hub.counters.undecodable_output == 2
+        assert a.store.relay().output_since("req-2")[2][0] == 2  # the host's first row
+    end = second.received[-1]
+    assert isinstance(end, End) and end.error is None
+    assert second.text() == "Still hello world."
+
+
+def is_retryable_unavailable(end: object) -> bool:
+    if not isinstance(end, End) or end.error is None:
+        return False
+    return end.error.get("code") == "unavailable"
+
+
+async def test_a_stream_piped_to_an_owner_that_is_gone_ends_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts()) as b:
+        # A process that took the conversation and died: its lease runs out.
+        assert b.store.leases("elsewhere", 2.0).acquire("conv-1")
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, run_request("hello"))
+            end = await stream.until(lambda item: isinstance(item, End), within=15)
+        finally:
+            await client.close()
+        assert b.hub.piped["req-1"].host == "elsewhere"
+        assert b.model_calls == 0
+    assert is_retryable_unavailable(end), end
+
+
+async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts()) as a:
+        assert a.store.leases("elsewhere", 60.0).acquire("conv-1")
+        relay = a.store.relay()
+        relay.announce(Notice(NoticeKind.HOST, "req-7", a.hub.name, "conv-1"))
+        for _ in range(100):
+            rows = relay.output_since("req-7")
+            if rows:
+                break
+            await asyncio.sleep(0.05)
+        assert a.hub.hosted == {} and a.model_calls == 0
+    assert len(rows) == 1
+    item = decode_item(rows[0][1], rows[0][2])
+    assert isinstance(item, EndOfStream) and item.error is not None
+    assert item.error.code is Code.UNAVAILABLE and item.error.details
