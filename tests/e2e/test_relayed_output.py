@@ -10,11 +10,13 @@ import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolResultMessage
+from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.lease import Notice, NoticeKind
@@ -31,6 +33,7 @@ from cursor_byok.transport.cursor.client import (
 )
 from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.cursor.relay_rows import decode_item
+from cursor_byok.transport.cursor.run_client import H2Client
 from cursor_byok.transport.cursor.session import EndOfStream
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.app import Service, build_service, serving
@@ -64,17 +67,12 @@ class Node:
 
 @contextlib.asynccontextmanager
 async def node(
-    url: PostgresURL, scripts: list[list[ResponseEvent]], lease_s: float = 10.0
+    url: PostgresURL, scripts: list[list[ResponseEvent]], lease_s: float = 10.0, **options: Any
 ) -> AsyncIterator[Node]:
     store = PostgresStore(url, max_connections=4)
     llm = ScriptedLLM(scripts)
-    service = build_service(
-        store,
-        llm,
-        retry=RetryPolicy(2, 0.001, 0.01),
-        heartbeat_s=0.5,
-        lease_s=lease_s,
-    )
+    retry = RetryPolicy(2, 0.001, 0.01)
+    service = build_service(store, llm, retry=retry, heartbeat_s=0.5, lease_s=lease_s, **options)
     try:
         async with serving(service) as base:
             yield Node(base, service, store, llm)
@@ -202,6 +200,51 @@ async def test_a_second_turn_opened_on_another_process_right_away_is_relayed(
     assert first.text() == "The file says: hello world"
     assert second.text() == "Still hello world."
     assert history is not None and len(history.state.messages) == 4
+
+
+@pytest.mark.parametrize("codec", ["proto", "json"])
+async def test_a_run_stream_over_http2_is_relayed(
+    postgres_server: PostgresServer, codec: str
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = await H2Client.connect(b.url)
+        try:
+            stream = await client.open(codec)
+            await stream.send(run_request("And now?", message_id="m2"))
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        assert len(b.hub.piped) == 1 and a.model_calls == 2 and b.model_calls == 0
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Still hello world."
+
+
+async def test_a_piped_client_that_goes_away_cancels_the_turn_after_the_grace_period(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    scripts = [stream_of(ANSWER, chunk=5), stream_of(READ_TURN, chunk=3)]
+    async with (
+        node(url, scripts, 60.0, grace_s=0.5) as a,
+        node(url, scripts, 60.0, grace_s=0.5) as b,
+    ):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = CursorClient(b.url)
+        stream = await client.open("req-2")
+        await client.append("req-2", 0, run_request("Read it again", message_id="m2"))
+        await stream.until(lambda item: kind(item) == "exec")
+        waiting = a.store.load("conv-1")
+        await drop(client, stream)
+        for _ in range(100):
+            loaded = a.store.load("conv-1")
+            if loaded is not None and loaded.state.status is Status.CANCELED:
+                break
+            await asyncio.sleep(0.05)
+        assert "req-2" in b.hub.piped
+    assert waiting is not None and waiting.state.status is Status.WAITING_CLIENT
+    assert loaded is not None and loaded.state.status is Status.CANCELED
 
 
 async def test_undecodable_relayed_output_is_skipped_and_counted(

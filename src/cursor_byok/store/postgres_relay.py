@@ -72,7 +72,7 @@ def decode_notice(payload: str) -> Notice:
             str(fields.get("conversation_id", "")),
             bool(fields.get("reading", False)),
         )
-    except (TypeError, KeyError, json.JSONDecodeError) as error:
+    except (TypeError, KeyError, ValueError) as error:  # JSON, or a kind unknown here
         raise ValueError(f"not a relay notice: {error}") from error
 
 

@@ -54,7 +54,7 @@ def decode_item(kind: str, payload: bytes) -> QueueItem:
 
 def _error(fields: dict[str, Any]) -> WireError:
     details = tuple(
-        ErrorDetail(str(d["type"]), base64.b64decode(_padded(str(d["value"]))))
+        ErrorDetail(str(d["type"]), base64.b64decode(_padded(str(d["value"])), validate=True))
         for d in fields.get("details", ())
     )
     return WireError(Code(fields["code"]), str(fields.get("message", "")), details)
