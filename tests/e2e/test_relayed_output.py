@@ -221,30 +221,62 @@ async def test_a_run_stream_over_http2_is_relayed(
     assert stream.text() == "Still hello world."
 
 
+def wait_scripts() -> list[list[ResponseEvent]]:
+    return [stream_of(ANSWER, chunk=5), stream_of(READ_TURN, chunk=3)]
+
+
+async def piped_until_exec(a: Node, b: Node) -> tuple[CursorClient, Stream]:
+    """Turn 1 on `a`; turn 2 opened on `b`, piped to `a`, read until its tool request."""
+    await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+    client = CursorClient(b.url)
+    stream = await client.open("req-2")
+    await client.append("req-2", 0, run_request("Read it again", message_id="m2"))
+    await stream.until(lambda item: kind(item) == "exec")
+    assert "req-2" in b.hub.piped and a.hub.hosted["req-2"].reading
+    return client, stream
+
+
+async def status_within(store: PostgresStore, status: Status, seconds: float) -> Status | None:
+    """The conversation's status once it is `status`, or the last seen after `seconds`."""
+    seen = None
+    for _ in range(int(seconds / 0.05)):
+        loaded = store.load("conv-1")
+        seen = None if loaded is None else loaded.state.status
+        if seen is status:
+            break
+        await asyncio.sleep(0.05)
+    return seen
+
+
 async def test_a_piped_client_that_goes_away_cancels_the_turn_after_the_grace_period(
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    scripts = [stream_of(ANSWER, chunk=5), stream_of(READ_TURN, chunk=3)]
     async with (
-        node(url, scripts, 60.0, grace_s=0.5) as a,
-        node(url, scripts, 60.0, grace_s=0.5) as b,
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as a,
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as b,
     ):
-        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
-        client = CursorClient(b.url)
-        stream = await client.open("req-2")
-        await client.append("req-2", 0, run_request("Read it again", message_id="m2"))
-        await stream.until(lambda item: kind(item) == "exec")
-        waiting = a.store.load("conv-1")
+        client, stream = await piped_until_exec(a, b)
         await drop(client, stream)
-        for _ in range(100):
-            loaded = a.store.load("conv-1")
-            if loaded is not None and loaded.state.status is Status.CANCELED:
-                break
-            await asyncio.sleep(0.05)
-        assert "req-2" in b.hub.piped
-    assert waiting is not None and waiting.state.status is Status.WAITING_CLIENT
-    assert loaded is not None and loaded.state.status is Status.CANCELED
+        assert await status_within(a.store, Status.CANCELED, 5.0) is Status.CANCELED
+
+
+async def test_a_pipe_that_falls_silent_counts_as_its_reader_gone(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with (
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as a,
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as b,
+    ):
+        a.hub.reader_beat_s, a.hub.reader_silence_s, b.hub.reader_beat_s = 0.2, 0.8, 0.1
+        client, stream = await piped_until_exec(a, b)
+        # Heard of every 0.1 s, the far reader stays.
+        assert await status_within(a.store, Status.CANCELED, 1.5) is Status.WAITING_CLIENT
+        assert a.hub.hosted["req-2"].reading
+        b.hub.piped["req-2"].stop()  # as if its process died: no word, no beat
+        assert await status_within(a.store, Status.CANCELED, 5.0) is Status.CANCELED
+        await drop(client, stream)
 
 
 async def test_undecodable_relayed_output_is_skipped_and_counted(

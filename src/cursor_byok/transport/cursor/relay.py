@@ -27,13 +27,22 @@ SQLite and one process never get here: the plain `SessionHub` serves them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from typing import Any
 
 from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.store.lease import Notice, NoticeKind, Relay
 from cursor_byok.transport.cursor.memory_budget import OverBudget, budget_key
-from cursor_byok.transport.cursor.relay_host import Hosted, pump, refuse, unavailable
+from cursor_byok.transport.cursor.relay_host import (
+    READER_BEAT_S,
+    READER_SILENCE_S,
+    Hosted,
+    pump,
+    refuse,
+    unavailable,
+)
 from cursor_byok.transport.cursor.relay_pipe import Pipe
 from cursor_byok.transport.cursor.run_request import RunStarted
 from cursor_byok.transport.cursor.session import EndOfStream, Session
@@ -68,6 +77,8 @@ class RelayingHub(SessionHub):
         """Appends applied here before their request's conversation was known."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.reader_beat_s = READER_BEAT_S
+        self.reader_silence_s = READER_SILENCE_S
 
     @property
     def name(self) -> str:
@@ -157,7 +168,7 @@ class RelayingHub(SessionHub):
             session.put(EndOfStream(unavailable("the conversation changed hands; retry")))
             return
         pipe = Pipe(session, conversation_id, owner, self.relay, self.leased.owner_of)
-        pipe.counters = self.counters
+        pipe.counters, pipe.beat_s = self.counters, self.reader_beat_s
         self.piped[request_id] = pipe
         self.budget.refund(budget_key(request_id), session.inbox.clear())
         for seqno, payload in sorted(self._raw.pop(request_id, {}).items()):
@@ -191,18 +202,34 @@ class RelayingHub(SessionHub):
 
     async def _serve(self, hosted: Hosted, conversation_id: str, seq: int) -> None:
         session = hosted.session
+        watch = asyncio.ensure_future(self._watch(hosted))
         try:
             await pump(session, self.relay, seq)
         finally:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
             self.hosted.pop(session.request_id, None)
             if self.leased is not None:
                 self.leased.unpin(conversation_id)
             self._far_reader(session.request_id, False, hosted)
 
+    async def _watch(self, hosted: Hosted) -> None:
+        """A pipe that falls silent is a reader gone."""
+        while True:
+            await asyncio.sleep(self.reader_beat_s)
+            if hosted.silent(self.reader_silence_s):
+                log.info("request %s: its pipe fell silent", hosted.session.request_id)
+                self._far_reader(hosted.session.request_id, False, hosted)
+
     def _far_reader(self, request_id: str, reading: bool, hosted: Hosted | None = None) -> None:
         """The pipe's client came or went: count it as a reader here."""
         hosted = hosted or self.hosted.get(request_id)
-        if hosted is None or hosted.reading == reading:
+        if hosted is None:
+            return
+        if reading:
+            hosted.heard_at = time.monotonic()
+        if hosted.reading == reading:
             return
         hosted.reading = reading
         if reading:

@@ -5,14 +5,16 @@ here, appends are applied here, and what the session would write to a local
 stream is drained from its outbox into `relayed_output`, a batch at a time
 (one INSERT and one announcement per batch), for the process whose client
 reads the stream. The far reader counts as this session's reader, so the
-reconnect grace period and the cancel after it apply as on one process.
+reconnect grace period and the cancel after it apply as on one process; a
+far reader not heard of for a while counts as gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Relay
@@ -29,6 +31,11 @@ LOOK_AGAIN_S = 1.0
 """How often an idle pump looks whether its session's queue was replaced."""
 RETRY_S = 0.5
 """How long a pump waits before storing a batch again after a database error."""
+READER_BEAT_S = 5.0
+"""How often a pipe whose client reads says so."""
+READER_SILENCE_S = 3 * READER_BEAT_S
+"""A far reader not heard of for this long is gone (its process died, or
+the announcement that it went was missed)."""
 
 
 def unavailable(reason: str) -> WireError:
@@ -46,6 +53,11 @@ class Hosted:
     session: Session
     reading: bool = True
     """Whether the far reader is counted as the session's reader now."""
+    heard_at: float = field(default_factory=time.monotonic)
+    """When the pipe last said its client reads."""
+
+    def silent(self, silence_s: float) -> bool:
+        return self.reading and time.monotonic() - self.heard_at > silence_s
 
 
 async def pump(session: Session, relay: Relay, seq: int) -> None:

@@ -3,7 +3,9 @@
 When the conversation of a run request belongs to another live process,
 this process is a pipe: its stream's queue is fed from the host's relayed
 output, in seq order, on each announcement and on a slow poll (an
-announcement may be missed). The writer here encodes each item for this
+announcement may be missed). While its client reads, the pipe tells the
+host so now and then; the host counts a pipe that falls silent (its process
+died) as a reader gone. The writer here encodes each item for this
 client's codec. A row that cannot be read back is skipped, logged and
 counted; the stream goes on. The poll also watches the host: if it no
 longer owns the conversation (it died, or gave it up), the stream ends with
@@ -15,13 +17,15 @@ an announcement alone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from cursor_byok.store.lease import Notice, NoticeKind, Relay
 from cursor_byok.transport.cursor.counters import Counters
-from cursor_byok.transport.cursor.relay_host import unavailable
+from cursor_byok.transport.cursor.relay_host import READER_BEAT_S, unavailable
 from cursor_byok.transport.cursor.relay_rows import BadRow, decode_item
 from cursor_byok.transport.cursor.session import EndOfStream, Session
 
@@ -45,6 +49,8 @@ class Pipe:
     counters: Counters = field(default_factory=Counters)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     stopped: bool = False
+    beat_s: float = READER_BEAT_S
+    """How often the host hears that the stream still has its reader."""
 
     def host_request(self) -> Notice:
         return Notice(NoticeKind.HOST, self.session.request_id, self.host, self.conversation_id)
@@ -54,16 +60,19 @@ class Pipe:
 
     async def feed(self) -> None:
         """Fill the session's queue from the host's output until its end."""
+        checked = beaten = time.monotonic()
         while not self.session.ended and not self.stopped:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), POLL_S)
-                polled = False
-            except TimeoutError:
-                polled = True
             self.wake.clear()
             await self._read()
-            if polled and not self.session.ended:
+            now = time.monotonic()
+            if now - checked >= POLL_S and not self.session.ended:
+                checked = now
                 await self._check_host()
+            if now - beaten >= self.beat_s and self.session.readers > 0:
+                beaten = now
+                await asyncio.to_thread(self.relay.announce, self.reader_notice(True))
 
     def stop(self) -> None:
         """The session is forgotten: feed it no more."""
