@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 import pytest
 
 from cursor_byok.llm.events import ResponseEvent
@@ -289,6 +290,9 @@ async def test_undecodable_relayed_output_is_skipped_and_counted(
         b.store.relay().put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
         second = await one_turn(b.url, "req-2", "And now?", "m2")
         assert b.hub.counters.undecodable_output == 2
+        async with httpx2.AsyncClient(base_url=b.url) as http:
+            metrics = (await http.get("/metrics")).text
+        assert "cursor_byok_relayed_output_skipped 2.0" in metrics
         assert a.store.relay().output_since("req-2")[2][0] == 2  # the host's first row
     end = second.received[-1]
     assert isinstance(end, End) and end.error is None
@@ -338,3 +342,30 @@ async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
     item = decode_item(rows[0][1], rows[0][2])
     assert isinstance(item, EndOfStream) and item.error is not None
     assert item.error.code is Code.UNAVAILABLE and item.error.details
+
+
+async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-2")
+            # Before any run request: applied here as nothing; the host skips them.
+            for seqno in range(5):
+                await client.append("req-2", seqno, stream_close(seqno + 1))
+            # Ahead of its turn: waits, and goes to the host with the run request.
+            await client.append_raw("req-2", 6, b"\xff\xff\xff")
+            await client.append("req-2", 5, run_request("And now?", message_id="m2"))
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        stored = [seqno for seqno, _ in a.store.relay().since("req-2")]
+        assert stored == [5, 6] and b.hub.piped["req-2"].first_seqno == 5
+        assert a.hub.counters.undecodable_appends == 1  # reached the host, counted there
+        assert a.hub.counters.unknown_exec_results == 0  # the stream closes stayed on b
+        assert b.hub.counters.failed_appends == a.hub.counters.failed_appends == 0
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Still hello world."

@@ -49,7 +49,7 @@ def test_a_row_that_does_not_read_back_is_refused(kind: str, payload: bytes, why
 def test_notices_round_trip() -> None:
     for notice in (
         Notice(NoticeKind.APPEND, "r-1"),
-        Notice(NoticeKind.HOST, "r-1", "host:1:ab", "conv-1"),
+        Notice(NoticeKind.HOST, "r-1", "host:1:ab", "conv-1", seqno=3),
         Notice(NoticeKind.READER, "r-1", "host:1:ab", reading=True),
     ):
         assert decode_notice(encode_notice(notice)) == notice

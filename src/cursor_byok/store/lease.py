@@ -65,6 +65,8 @@ class Notice:
     """The process addressed; empty for whoever has the request."""
     conversation_id: str = ""
     reading: bool = False
+    seqno: int = 0
+    """For a host request: the seqno of the request's first append to apply."""
 
 
 OutputRow = tuple[int, str, bytes]

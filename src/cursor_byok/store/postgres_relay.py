@@ -58,6 +58,8 @@ def encode_notice(notice: Notice) -> str:
         fields["conversation_id"] = notice.conversation_id
     if notice.reading:
         fields["reading"] = True
+    if notice.seqno:
+        fields["seqno"] = notice.seqno
     return json.dumps(fields, separators=(",", ":"))
 
 
@@ -71,6 +73,7 @@ def decode_notice(payload: str) -> Notice:
             str(fields.get("to", "")),
             str(fields.get("conversation_id", "")),
             bool(fields.get("reading", False)),
+            int(fields.get("seqno", 0)),
         )
     except (TypeError, KeyError, ValueError) as error:  # JSON, or a kind unknown here
         raise ValueError(f"not a relay notice: {error}") from error

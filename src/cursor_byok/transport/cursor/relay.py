@@ -73,8 +73,8 @@ class RelayingHub(SessionHub):
         self.hosted: dict[str, Hosted] = {}
         """Request id -> a request hosted here for a stream read elsewhere."""
         self._hosting: set[str] = set()
-        self._raw: dict[str, dict[int, bytes]] = {}
-        """Appends applied here before their request's conversation was known."""
+        self._delivering: dict[str, tuple[int, bytes]] = {}
+        """Request id -> the append being applied now (a run request may be piped)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.reader_beat_s = READER_BEAT_S
@@ -113,8 +113,6 @@ class RelayingHub(SessionHub):
         if session is None:
             await self._store(request_id, seqno, payload)
             return
-        if session.conversation_id is None and request_id not in self.hosted:
-            self._raw.setdefault(request_id, {})[seqno] = payload  # in case it is piped
         await super().append(request_id, seqno, payload)
 
     async def _store(self, request_id: str, seqno: int, payload: bytes) -> None:
@@ -122,10 +120,15 @@ class RelayingHub(SessionHub):
         self.relayed_out += 1
 
     async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
-        if session.request_id in self.piped:  # piped by an append of the same batch
-            await self._store(session.request_id, seqno, data)
+        request_id = session.request_id
+        if request_id in self.piped:  # piped by an append of the same batch
+            await self._store(request_id, seqno, data)
             return
-        await super()._deliver(session, seqno, data)
+        self._delivering[request_id] = (seqno, data)
+        try:
+            await super()._deliver(session, seqno, data)
+        finally:
+            self._delivering.pop(request_id, None)
 
     async def _catch_up(self, request_id: str) -> None:
         """Apply the stored appends of a request hosted here."""
@@ -148,12 +151,11 @@ class RelayingHub(SessionHub):
         if not await self.leased.owns(conversation_id):
             await self._not_owner(session, conversation_id)
             return
-        self._raw.pop(session.request_id, None)
         try:
             await super()._run_started(session, event, input_id)
-        except NotOwner:  # the lease went between the check and the work
+        except NotOwner:  # the lease went between the check and the work: retry
             self.sink.release(conversation_id, session)
-            await self._not_owner(session, conversation_id)
+            session.put(EndOfStream(unavailable("the conversation changed hands; retry")))
 
     async def _not_owner(self, session: Session, conversation_id: str) -> None:
         if session.request_id in self.hosted:
@@ -164,21 +166,28 @@ class RelayingHub(SessionHub):
         request_id = session.request_id
         session.conversation_id = conversation_id
         owner = await self.leased.owner_of(conversation_id)
-        if owner is None or owner == self.name:
+        run = self._delivering.get(request_id)
+        if owner is None or owner == self.name or run is None:
+            # Nobody to pipe to, or a turn begun here whose lease went while
+            # it waited for the client's context: the client's retry settles it.
             session.put(EndOfStream(unavailable("the conversation changed hands; retry")))
             return
         pipe = Pipe(session, conversation_id, owner, self.relay, self.leased.owner_of)
-        pipe.counters, pipe.beat_s = self.counters, self.reader_beat_s
+        pipe.counters, pipe.beat_s, pipe.first_seqno = self.counters, self.reader_beat_s, run[0]
         self.piped[request_id] = pipe
+        # The run request and what waits behind it go to the host; appends
+        # before it were applied here as nothing, and the host skips them.
+        waiting = sorted(session.inbox.pending.items())
         self.budget.refund(budget_key(request_id), session.inbox.clear())
-        for seqno, payload in sorted(self._raw.pop(request_id, {}).items()):
+        for seqno, payload in [run, *waiting]:
             await self._store(request_id, seqno, payload)
         await asyncio.to_thread(self.relay.announce, pipe.host_request())
         log.info("request %s: piped to %s, which owns %s", request_id, owner, conversation_id)
         self._spawn(pipe.feed())
 
-    async def _host(self, request_id: str, conversation_id: str) -> None:
-        """Host a request piped here by the process reading its stream."""
+    async def _host(self, request_id: str, conversation_id: str, first_seqno: int) -> None:
+        """Host a request piped here by the process reading its stream, from
+        the append that carries its run request."""
         if request_id in self._hosting or request_id in self.hosted or request_id in self.piped:
             return  # asked again (the ask is repeated until output comes)
         self._hosting.add(request_id)
@@ -191,6 +200,7 @@ class RelayingHub(SessionHub):
             except OverBudget as no_room:
                 await refuse(self.relay, request_id, str(no_room))
                 return
+            session.inbox.start_at(first_seqno)
             hosted = self.hosted[request_id] = Hosted(session)
             self.leased.pin(conversation_id)
             seq = await asyncio.to_thread(self.relay.next_output_seq, request_id)
@@ -262,7 +272,6 @@ class RelayingHub(SessionHub):
 
     def _forget(self, session: Session) -> None:
         super()._forget(session)
-        self._raw.pop(session.request_id, None)
         pipe = self.piped.pop(session.request_id, None)
         if pipe is not None:
             pipe.stop()
@@ -286,7 +295,7 @@ class RelayingHub(SessionHub):
                 if pipe is not None:
                     pipe.wake.set()
             case NoticeKind.HOST if notice.to == self.name:
-                self._spawn(self._host(request_id, notice.conversation_id))
+                self._spawn(self._host(request_id, notice.conversation_id, notice.seqno))
             case NoticeKind.READER if notice.to == self.name:
                 self._far_reader(request_id, notice.reading)
             case _:

@@ -49,11 +49,14 @@ class Pipe:
     counters: Counters = field(default_factory=Counters)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     stopped: bool = False
+    first_seqno: int = 0
+    """The seqno of the request's run request: the host applies from there."""
     beat_s: float = READER_BEAT_S
     """How often the host hears that the stream still has its reader."""
 
     def host_request(self) -> Notice:
-        return Notice(NoticeKind.HOST, self.session.request_id, self.host, self.conversation_id)
+        request_id, first = self.session.request_id, self.first_seqno
+        return Notice(NoticeKind.HOST, request_id, self.host, self.conversation_id, seqno=first)
 
     def reader_notice(self, reading: bool) -> Notice:
         return Notice(NoticeKind.READER, self.session.request_id, self.host, reading=reading)
