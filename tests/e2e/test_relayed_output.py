@@ -18,6 +18,7 @@ import pytest
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolResultMessage
 from cursor_byok.loop.state import Status
+from cursor_byok.runtime.leased_runner import LeasedRunner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.lease import Notice, NoticeKind
@@ -278,6 +279,24 @@ async def test_a_pipe_that_falls_silent_counts_as_its_reader_gone(
         b.hub.piped["req-2"].stop()  # as if its process died: no word, no beat
         assert await status_within(a.store, Status.CANCELED, 5.0) is Status.CANCELED
         await drop(client, stream)
+
+
+async def test_a_host_that_loses_the_lease_ends_the_piped_stream_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, wait_scripts(), 60.0) as a, node(url, wait_scripts(), 60.0) as b:
+        a.hub.reader_beat_s = 0.2
+        client, stream = await piped_until_exec(a, b)
+        runner = a.service.runner
+        assert isinstance(runner, LeasedRunner)
+        runner._forget("conv-1")  # what the keeper does when a renewal is refused
+        try:
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await drop(client, stream)
+        assert a.hub.hosted == {} and runner._pinned == {}
+    assert is_retryable_unavailable(end), end
 
 
 async def test_undecodable_relayed_output_is_skipped_and_counted(

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
+from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Leases
 
 _ACQUIRE = """
@@ -83,6 +84,9 @@ class PostgresLeases(Leases):
         return [r[0] for r in rows]
 
     def owner_of(self, conversation_id: str) -> str | None:
-        with self._pool.connection() as conn:
-            row = conn.execute(_OWNER_OF, (conversation_id,)).fetchone()
+        try:
+            with self._pool.connection() as conn:
+                row = conn.execute(_OWNER_OF, (conversation_id,)).fetchone()
+        except (psycopg.Error, PoolTimeout) as error:  # asked on a loop that waits it out
+            raise StoreError(f"lease owner not read: {' '.join(str(error).split())}") from error
         return None if row is None else str(row[0])

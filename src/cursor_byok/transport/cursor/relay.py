@@ -47,6 +47,7 @@ from cursor_byok.transport.cursor.relay_pipe import Pipe
 from cursor_byok.transport.cursor.run_request import RunStarted
 from cursor_byok.transport.cursor.session import EndOfStream, Session
 from cursor_byok.transport.cursor.sessions import SessionHub
+from cursor_byok.transport.wire.errors import Code, WireError
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +213,7 @@ class RelayingHub(SessionHub):
 
     async def _serve(self, hosted: Hosted, conversation_id: str, seq: int) -> None:
         session = hosted.session
-        watch = asyncio.ensure_future(self._watch(hosted))
+        watch = asyncio.ensure_future(self._watch(hosted, conversation_id))
         try:
             await pump(session, self.relay, seq)
         finally:
@@ -224,13 +225,19 @@ class RelayingHub(SessionHub):
                 self.leased.unpin(conversation_id)
             self._far_reader(session.request_id, False, hosted)
 
-    async def _watch(self, hosted: Hosted) -> None:
-        """A pipe that falls silent is a reader gone."""
+    async def _watch(self, hosted: Hosted, conversation_id: str) -> None:
+        """A pipe that falls silent is a reader gone; a conversation whose
+        lease went elsewhere is hosted here no more (the stream ends, its
+        client retries and meets the new owner)."""
+        request_id = hosted.session.request_id
         while True:
             await asyncio.sleep(self.reader_beat_s)
             if hosted.silent(self.reader_silence_s):
-                log.info("request %s: its pipe fell silent", hosted.session.request_id)
-                self._far_reader(hosted.session.request_id, False, hosted)
+                log.info("request %s: its pipe fell silent", request_id)
+                self._far_reader(request_id, False, hosted)
+            if self.leased is not None and not self.leased.holds(conversation_id):
+                reason = "this process no longer owns the conversation; retry to resume it"
+                hosted.session.put(EndOfStream(unavailable(reason)))
 
     def _far_reader(self, request_id: str, reading: bool, hosted: Hosted | None = None) -> None:
         """The pipe's client came or went: count it as a reader here."""
@@ -265,6 +272,18 @@ class RelayingHub(SessionHub):
 
     async def _tell(self, notice: Notice) -> None:
         await asyncio.to_thread(self.relay.announce, notice)
+
+    def _fail(self, session: Session, reason: str) -> None:
+        pipe = self.piped.pop(session.request_id, None)
+        if pipe is None:
+            super()._fail(session, reason)
+            return
+        # A pipe holds no input its turn needs: only its stream ends (the
+        # host hears its reader is gone, and applies the grace period).
+        session.failed = reason
+        pipe.stop()
+        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
+        session.put(EndOfStream(error))
 
     async def _abandoned(self, session: Session) -> None:
         if session.request_id not in self.piped:  # a pipe's host decides

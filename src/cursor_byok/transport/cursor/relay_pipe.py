@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Notice, NoticeKind, Relay
 from cursor_byok.transport.cursor.counters import Counters
 from cursor_byok.transport.cursor.relay_host import READER_BEAT_S, unavailable
@@ -68,14 +69,17 @@ class Pipe:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), POLL_S)
             self.wake.clear()
-            await self._read()
-            now = time.monotonic()
-            if now - checked >= POLL_S and not self.session.ended:
-                checked = now
-                await self._check_host()
-            if now - beaten >= self.beat_s and self.session.readers > 0:
-                beaten = now
-                await asyncio.to_thread(self.relay.announce, self.reader_notice(True))
+            try:
+                await self._read()
+                now = time.monotonic()
+                if now - checked >= POLL_S and not self.session.ended:
+                    checked = now
+                    await self._check_host()
+                if now - beaten >= self.beat_s and self.session.readers > 0:
+                    beaten = now
+                    await asyncio.to_thread(self.relay.announce, self.reader_notice(True))
+            except StoreError as error:  # the database is away: the next round tries again
+                log.warning("request %s: %s", self.session.request_id, error)
 
     def stop(self) -> None:
         """The session is forgotten: feed it no more."""
