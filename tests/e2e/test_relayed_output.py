@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx2
+import psycopg
 import pytest
 
 from cursor_byok.llm.events import ResponseEvent
@@ -388,3 +389,16 @@ async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
         assert b.hub.counters.failed_appends == a.hub.counters.failed_appends == 0
     assert isinstance(end, End) and end.error is None
     assert stream.text() == "Still hello world."
+
+
+async def test_a_pipe_that_cannot_store_its_run_request_ends_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        with psycopg.connect(str(url), autocommit=True) as conn:
+            conn.execute("ALTER TABLE relayed_appends RENAME TO relayed_appends_away")
+        stream = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert a.model_calls == 1 and b.model_calls == 0
+    assert is_retryable_unavailable(stream.received[-1]), stream.received[-1]

@@ -6,6 +6,8 @@ offers `leases()`. A lease is a row with an owner and an expiry in the
 database's clock, so processes on machines whose clocks disagree still agree
 on who holds what. The store decides nothing here either: it grants a lease
 that is free, expired or already the caller's, and reports which it renewed.
+Such a store also relays what processes hand each other (`Relay`): appends
+for the process that applies them, output for the one whose client reads it.
 """
 
 from __future__ import annotations

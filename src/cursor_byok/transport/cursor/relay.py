@@ -33,6 +33,7 @@ import time
 from typing import Any
 
 from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
+from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Notice, NoticeKind, Relay
 from cursor_byok.transport.cursor.memory_budget import OverBudget, budget_key
 from cursor_byok.transport.cursor.relay_host import (
@@ -180,9 +181,14 @@ class RelayingHub(SessionHub):
         # before it were applied here as nothing, and the host skips them.
         waiting = sorted(session.inbox.pending.items())
         self.budget.refund(budget_key(request_id), session.inbox.clear())
-        for seqno, payload in [run, *waiting]:
-            await self._store(request_id, seqno, payload)
-        await asyncio.to_thread(self.relay.announce, pipe.host_request())
+        try:
+            for seqno, payload in [run, *waiting]:
+                await self._store(request_id, seqno, payload)
+            await asyncio.to_thread(self.relay.announce, pipe.host_request())
+        except StoreError as error:  # the host cannot be reached: the client retries
+            log.warning("request %s: not piped: %s", request_id, error)
+            session.put(EndOfStream(unavailable("the conversation's owner is out of reach")))
+            return
         log.info("request %s: piped to %s, which owns %s", request_id, owner, conversation_id)
         self._spawn(pipe.feed())
 
