@@ -67,7 +67,7 @@ class Pipe:
         checked = beaten = time.monotonic()
         while not self.session.ended and not self.stopped:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), POLL_S)
+                await asyncio.wait_for(self.wake.wait(), min(POLL_S, self.beat_s))
             self.wake.clear()
             try:
                 await self._read()
