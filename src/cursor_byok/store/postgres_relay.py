@@ -113,12 +113,16 @@ class PostgresRelay:
         return [(int(r[0]), bytes(r[1])) for r in rows]
 
     def put_output(self, request_id: str, rows: Sequence[OutputRow]) -> None:
-        """One INSERT and one NOTIFY for the whole batch, in one transaction."""
+        """One INSERT and one NOTIFY for the whole batch, in one transaction.
+        Its commit does not wait for the WAL flush: the rows hand output from
+        one live process to another (the history is in the conversation's
+        tables), and a stream waits on every batch."""
         if not rows:
             return
         seqs, kinds, payloads = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
         notice = encode_notice(Notice(NoticeKind.OUTPUT, request_id))
         with self._connection() as conn:
+            conn.execute("SET LOCAL synchronous_commit = off")
             conn.execute(_PUT_OUTPUT, (request_id, seqs, kinds, payloads))
             conn.execute(_NOTIFY, (CHANNEL, notice))
 
