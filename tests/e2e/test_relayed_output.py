@@ -370,14 +370,14 @@ async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
     async with node(url, text_scripts()) as a:
         assert a.store.leases("elsewhere", 60.0).acquire("conv-1")
         relay = a.store.relay()
-        relay.announce(Notice(NoticeKind.HOST, "req-7", a.hub.name, "conv-1"))
-        for _ in range(100):
+        for _ in range(20):  # asked until answered, as a pipe does (a notice may be missed)
+            relay.announce(Notice(NoticeKind.HOST, "req-7", a.hub.name, "conv-1"))
+            await asyncio.sleep(0.25)
             rows = relay.output_since("req-7")
             if rows:
                 break
-            await asyncio.sleep(0.05)
         assert not a.hub.hosted and a.model_calls == 0
-    assert len(rows) == 1
+    assert rows  # each ask is refused; the first end is the one a pipe reads
     item = decode_item(rows[0][1], rows[0][2])
     assert isinstance(item, EndOfStream) and item.error is not None
     assert item.error.code is Code.UNAVAILABLE and item.error.details

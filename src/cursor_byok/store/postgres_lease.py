@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
-from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Leases
+from cursor_byok.store.postgres_pooled import pooled
 
 _ACQUIRE = """
 INSERT INTO conversation_leases (conversation_id, owner, expires_at)
@@ -60,33 +60,30 @@ class PostgresLeases(Leases):
         self.ttl_s = ttl_s
 
     def acquire(self, conversation_id: str) -> bool:
-        with self._pool.connection() as conn:
+        with pooled(self._pool, "leases") as conn:
             row = conn.execute(_ACQUIRE, (conversation_id, self.owner, self.ttl_s)).fetchone()
         return row is not None
 
     def renew(self, conversation_ids: Sequence[str]) -> set[str]:
         if not conversation_ids:
             return set()
-        with self._pool.connection() as conn:
+        with pooled(self._pool, "leases") as conn:
             rows = conn.execute(_RENEW, (self.ttl_s, self.owner, list(conversation_ids)))
             return {r[0] for r in rows.fetchall()}
 
     def release(self, conversation_ids: Sequence[str]) -> None:
         if conversation_ids:
-            with self._pool.connection() as conn:
+            with pooled(self._pool, "leases") as conn:
                 conn.execute(_RELEASE, (self.owner, list(conversation_ids)))
 
     def unowned(self, conversation_ids: Sequence[str]) -> list[str]:
         if not conversation_ids:
             return []
-        with self._pool.connection() as conn:
+        with pooled(self._pool, "leases") as conn:
             rows = conn.execute(_UNOWNED, (list(conversation_ids),)).fetchall()
         return [r[0] for r in rows]
 
     def owner_of(self, conversation_id: str) -> str | None:
-        try:
-            with self._pool.connection() as conn:
-                row = conn.execute(_OWNER_OF, (conversation_id,)).fetchone()
-        except (psycopg.Error, PoolTimeout) as error:  # asked on a loop that waits it out
-            raise StoreError(f"lease owner not read: {' '.join(str(error).split())}") from error
+        with pooled(self._pool, "leases") as conn:
+            row = conn.execute(_OWNER_OF, (conversation_id,)).fetchone()
         return None if row is None else str(row[0])

@@ -12,18 +12,17 @@ read the tables (on a stream's opening, and on a slow poll).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
-from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Notice, NoticeKind, OutputRow
+from cursor_byok.store.postgres_pooled import pooled
 
 log = logging.getLogger(__name__)
 
@@ -90,25 +89,15 @@ class PostgresRelay:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection for one transaction; a database that does not
-        answer is a StoreError, which callers on a loop wait out and retry."""
-        try:
-            with self._pool.connection() as conn:
-                yield conn
-        except (psycopg.Error, PoolTimeout) as error:
-            raise StoreError(f"relay: {' '.join(str(error).split())}") from error
-
     def put(self, request_id: str, seqno: int, payload: bytes) -> None:
         """Store one append and announce it, in one transaction: the
         announcement is sent only once the row can be read."""
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             conn.execute(_PUT, (request_id, seqno, payload))
             conn.execute(_NOTIFY, (CHANNEL, encode_notice(Notice(NoticeKind.APPEND, request_id))))
 
     def since(self, request_id: str, seqno: int = 0) -> list[tuple[int, bytes]]:
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             rows = conn.execute(_SINCE, (request_id, seqno)).fetchall()
         return [(int(r[0]), bytes(r[1])) for r in rows]
 
@@ -121,29 +110,29 @@ class PostgresRelay:
             return
         seqs, kinds, payloads = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
         notice = encode_notice(Notice(NoticeKind.OUTPUT, request_id))
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             conn.execute("SET LOCAL synchronous_commit = off")
             conn.execute(_PUT_OUTPUT, (request_id, seqs, kinds, payloads))
             conn.execute(_NOTIFY, (CHANNEL, notice))
 
     def output_since(self, request_id: str, seq: int = 0) -> list[OutputRow]:
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             rows = conn.execute(_OUTPUT_SINCE, (request_id, seq)).fetchall()
         return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
 
     def next_output_seq(self, request_id: str) -> int:
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             row = conn.execute(_NEXT_SEQ, (request_id,)).fetchone()
         return int(row[0]) if row is not None else 0
 
     def announce(self, notice: Notice) -> None:
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             conn.execute(_NOTIFY, (CHANNEL, encode_notice(notice)))
 
     def sweep(self, older_than_s: float) -> int:
         """Forget what was stored long ago (its runs are over); the rows removed."""
         removed = 0
-        with self._connection() as conn:
+        with pooled(self._pool, "relay") as conn:
             for table in ("relayed_appends", "relayed_output"):
                 removed += conn.execute(_SWEEP.format(table=table), (older_than_s,)).rowcount
         return removed

@@ -164,6 +164,14 @@ class RelayingHub(SessionHub):
             reason = "this process no longer owns the conversation; retry to resume it"
             session.put(EndOfStream(unavailable(reason)))
             return
+        try:
+            await self._pipe(session, conversation_id)
+        except StoreError as error:  # the owner cannot be reached: the client retries
+            log.warning("request %s: not piped: %s", session.request_id, error)
+            session.put(EndOfStream(unavailable("the conversation's owner is out of reach")))
+
+    async def _pipe(self, session: Session, conversation_id: str) -> None:
+        """Hand the request to the conversation's owner; this stream reads its output."""
         assert self.leased is not None
         request_id = session.request_id
         session.conversation_id = conversation_id
@@ -181,14 +189,9 @@ class RelayingHub(SessionHub):
         # before it were applied here as nothing, and the host skips them.
         waiting = sorted(session.inbox.pending.items())
         self.budget.refund(budget_key(request_id), session.inbox.clear())
-        try:
-            for seqno, payload in [run, *waiting]:
-                await self._store(request_id, seqno, payload)
-            await asyncio.to_thread(self.relay.announce, pipe.host_request())
-        except StoreError as error:  # the host cannot be reached: the client retries
-            log.warning("request %s: not piped: %s", request_id, error)
-            session.put(EndOfStream(unavailable("the conversation's owner is out of reach")))
-            return
+        for seqno, payload in [run, *waiting]:
+            await self._store(request_id, seqno, payload)
+        await asyncio.to_thread(self.relay.announce, pipe.host_request())
         log.info("request %s: piped to %s, which owns %s", request_id, owner, conversation_id)
         self._spawn(pipe.feed())
 
@@ -202,18 +205,21 @@ class RelayingHub(SessionHub):
             if self.leased is None or not await self.leased.owns(conversation_id):
                 await refuse(self.relay, request_id, "the conversation is not owned here; retry")
                 return
+            seq = await asyncio.to_thread(self.relay.next_output_seq, request_id)
             try:
                 session = self.session(request_id)
             except OverBudget as no_room:
                 await refuse(self.relay, request_id, str(no_room))
                 return
-            session.inbox.start_at(first_seqno)
-            hosted = self.hosted[request_id] = Hosted(session)
-            self.leased.pin(conversation_id)
-            seq = await asyncio.to_thread(self.relay.next_output_seq, request_id)
-            self.reader_attached(session)  # the far reader; reads the stored appends
+        except StoreError as error:  # the pipe asks again until it hears from us
+            log.warning("request %s: not hosted yet: %s", request_id, error)
+            return
         finally:
             self._hosting.discard(request_id)
+        session.inbox.start_at(first_seqno)
+        hosted = self.hosted[request_id] = Hosted(session)
+        self.leased.pin(conversation_id)
+        self.reader_attached(session)  # the far reader; reads the stored appends
         log.info("request %s: hosted here for a stream read elsewhere", request_id)
         self._spawn(self._serve(hosted, conversation_id, seq))
 
