@@ -38,6 +38,8 @@ POLL_S = 1.0
 
 @dataclass(eq=False)
 class Pipe:
+    """The session of a stream read here, fed from its host's output rows."""
+
     session: Session
     conversation_id: str
     host: str
