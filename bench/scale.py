@@ -68,12 +68,15 @@ def tree_cpu_s(pid: int) -> float:
 class Serve:
     """`cursor-byok serve --workers N` on the given database."""
 
-    def __init__(self, workdir: Path, provider_url: str, database: str, workers: int) -> None:
-        config = workdir / f"config-{workers}.toml"
+    def __init__(
+        self, workdir: Path, provider_url: str, database: str, workers: int, name: str = ""
+    ) -> None:
+        name = name or str(workers)
+        config = workdir / f"config-{name}.toml"
         text = CONFIG.format(url=provider_url)
         config.write_text(text.replace("[server]\n", f"[server]\nlease_s = {LEASE_S}\n"))
         self.port = free_port()
-        self.log = (workdir / f"serve-{workers}.log").open("w")
+        self.log = (workdir / f"serve-{name}.log").open("w")
         command = [sys.executable, "-m", "cursor_byok", "--config", str(config), "serve"]
         self.process = subprocess.Popen(
             [*command, "--port", str(self.port), "--database", database, "--workers", str(workers)],

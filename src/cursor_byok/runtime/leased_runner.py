@@ -72,6 +72,8 @@ class LeasedRunner(Runner):
         """Conversations another process took over while this one worked on them."""
         self.on_lost: Callable[[str], None] = lambda _conversation_id: None
         """Told each conversation lost (the transport ends its stream here)."""
+        self._pinned: dict[str, int] = {}
+        """Conversations kept busy by requests hosted for another process's stream."""
 
     @property
     def beat_s(self) -> float:
@@ -96,6 +98,34 @@ class LeasedRunner(Runner):
 
     def holds(self, conversation_id: str) -> bool:
         return self._held.get(conversation_id, 0.0) > time.monotonic()
+
+    async def owns(self, conversation_id: str) -> bool:
+        """Hold the conversation's lease (taking it if free); False when
+        another live process owns it."""
+        try:
+            anew = await self._claim(conversation_id)
+        except NotOwner:
+            return False
+        conversation = self._conversations.get(conversation_id)
+        if anew and conversation is not None:
+            conversation.state = None  # as in `_ensure_loaded`: reload before use
+        return True
+
+    def pin(self, conversation_id: str) -> None:
+        """Keep the lease while a request is hosted here for a stream read
+        elsewhere, idle or not: that stream's process waits on this one."""
+        self._pinned[conversation_id] = self._pinned.get(conversation_id, 0) + 1
+
+    def unpin(self, conversation_id: str) -> None:
+        left = self._pinned.get(conversation_id, 0) - 1
+        if left > 0:
+            self._pinned[conversation_id] = left
+        else:
+            self._pinned.pop(conversation_id, None)
+
+    async def owner_of(self, conversation_id: str) -> str | None:
+        """The process that holds the conversation's lease now, if any."""
+        return await self._io(self.leases.owner_of, conversation_id)
 
     # -- the hook: every load and every piece of work goes through here ------
 
@@ -159,6 +189,8 @@ class LeasedRunner(Runner):
                 log.warning("leases: %s", error)
 
     def _busy(self, conversation_id: str) -> bool:
+        if conversation_id in self._pinned:
+            return True
         conversation = self._conversations.get(conversation_id)
         if conversation is None:
             return False

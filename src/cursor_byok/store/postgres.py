@@ -31,7 +31,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres_lease import PostgresLeases
-from cursor_byok.store.postgres_relay import PostgresAppendRelay
+from cursor_byok.store.postgres_relay import PostgresRelay
 from cursor_byok.store.postgres_schema import migrate
 from cursor_byok.store.sql_store import Executor, Rows, SQLStore
 
@@ -205,9 +205,9 @@ class PostgresStore(SQLStore):
         """Conversation leases on this database, held by `owner`."""
         return PostgresLeases(self._pool, owner, ttl_s)
 
-    def append_relay(self) -> PostgresAppendRelay:
-        """Appends handed between processes through this database."""
-        return PostgresAppendRelay(self._pool, self._conninfo)
+    def relay(self) -> PostgresRelay:
+        """Appends and output handed between processes through this database."""
+        return PostgresRelay(self._pool, self._conninfo)
 
     def ping(self, timeout: float = 2.0) -> None:
         try:

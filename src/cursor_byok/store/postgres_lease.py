@@ -16,6 +16,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from cursor_byok.store.lease import Leases
+from cursor_byok.store.postgres_pooled import pooled
 
 _ACQUIRE = """
 INSERT INTO conversation_leases (conversation_id, owner, expires_at)
@@ -33,6 +34,11 @@ WHERE owner = %s AND conversation_id = ANY(%s) RETURNING conversation_id
 """
 
 _RELEASE = "DELETE FROM conversation_leases WHERE owner = %s AND conversation_id = ANY(%s)"
+
+_OWNER_OF = """
+SELECT owner FROM conversation_leases
+WHERE conversation_id = %s AND expires_at >= clock_timestamp()
+"""
 
 _UNOWNED = """
 SELECT wanted.id FROM unnest(%s::text[]) AS wanted(id)
@@ -54,25 +60,30 @@ class PostgresLeases(Leases):
         self.ttl_s = ttl_s
 
     def acquire(self, conversation_id: str) -> bool:
-        with self._pool.connection() as conn:
+        with pooled(self._pool, "leases") as conn:
             row = conn.execute(_ACQUIRE, (conversation_id, self.owner, self.ttl_s)).fetchone()
         return row is not None
 
     def renew(self, conversation_ids: Sequence[str]) -> set[str]:
         if not conversation_ids:
             return set()
-        with self._pool.connection() as conn:
+        with pooled(self._pool, "leases") as conn:
             rows = conn.execute(_RENEW, (self.ttl_s, self.owner, list(conversation_ids)))
             return {r[0] for r in rows.fetchall()}
 
     def release(self, conversation_ids: Sequence[str]) -> None:
         if conversation_ids:
-            with self._pool.connection() as conn:
+            with pooled(self._pool, "leases") as conn:
                 conn.execute(_RELEASE, (self.owner, list(conversation_ids)))
 
     def unowned(self, conversation_ids: Sequence[str]) -> list[str]:
         if not conversation_ids:
             return []
-        with self._pool.connection() as conn:
+        with pooled(self._pool, "leases") as conn:
             rows = conn.execute(_UNOWNED, (list(conversation_ids),)).fetchall()
         return [r[0] for r in rows]
+
+    def owner_of(self, conversation_id: str) -> str | None:
+        with pooled(self._pool, "leases") as conn:
+            row = conn.execute(_OWNER_OF, (conversation_id,)).fetchone()
+        return None if row is None else str(row[0])

@@ -82,6 +82,16 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX relayed_appends_by_age ON relayed_appends (stored_at);
     """,
+    # 5: output of a request hosted by a process other than its stream's
+    # (store/postgres_relay.py): protobuf bytes, or the end of the stream.
+    """
+    CREATE TABLE relayed_output (
+        request_id TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL,
+        payload BYTEA NOT NULL, stored_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (request_id, seq)
+    );
+    CREATE INDEX relayed_output_by_age ON relayed_output (stored_at);
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

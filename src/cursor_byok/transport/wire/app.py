@@ -120,7 +120,7 @@ def build_service(
         "context_wait_s": context_wait_s,
     }
     hub = (
-        RelayingHub(runner, sink, relay=store.append_relay(), **hub_options)
+        RelayingHub(runner, sink, relay=store.relay(), **hub_options)
         if isinstance(store, SharedStore)
         else SessionHub(runner, sink, **hub_options)
     )

@@ -170,6 +170,7 @@ class CursorServer:
                 "over_budget": counters.over_budget_appends,
             }
             self.metrics.memory_held.set(self.hub.budget.used)
+            self.metrics.relayed_output_skipped.set(counters.undecodable_output)
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
             return
