@@ -12,7 +12,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -37,8 +36,7 @@ from cursor_byok.transport.cursor.client import (
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.provider_turns import ModelUnderTest
-from tests.e2e.test_restart import resume_request
-from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
+from tests.e2e.test_restart import resume_request, start_serve
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 from tests.store.postgres_server import PostgresServer
 
@@ -104,20 +102,6 @@ OPENAI = Recorded(
     "openai-responses/text-usage.sse",
     b"event: response.completed",
 )
-
-
-def start_serve(config: Path, database: PostgresURL, port: int) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "cursor_byok", "--config", str(config), "serve"]
-    process = subprocess.Popen(
-        [*command, "--port", str(port), "--database", database.url],
-        cwd=ROOT,
-        env=clean_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wait_for_port(port, process)
-    return process
 
 
 async def owner_of(database: PostgresURL, conversation_id: str) -> str | None:
