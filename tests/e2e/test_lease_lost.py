@@ -13,13 +13,9 @@ import base64
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 from cursor_byok.llm.types import TextContent
-from cursor_byok.runtime.leased_runner import LeasedRunner
-from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.database import PostgresURL
-from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.transport.cursor.client import (
     CursorClient,
     End,
@@ -31,7 +27,8 @@ from cursor_byok.transport.cursor.client import (
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
-from cursor_byok.transport.wire.app import Service, build_service, serving
+from tests.e2e import nodes
+from tests.e2e.nodes import Node
 from tests.e2e.test_restart import resume_request
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import PausingLLM, ScriptedLLM
@@ -42,41 +39,25 @@ READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))
 ANSWER = assistant(TextContent("The file says: hello world, and that is all."), timestamp=5)
 
 
-@dataclass
-class Node:
-    url: str
-    service: Service
-    llm: ScriptedLLM
+def hold_keeper_back(server: Node) -> None:
+    """Stop renewing, as a keeper starved by an overloaded loop does."""
+    keeper = server.runner._keeper
+    assert keeper is not None
+    keeper.cancel()
+    server.runner._keeper = None
 
-    @property
-    def runner(self) -> LeasedRunner:
-        assert isinstance(self.service.runner, LeasedRunner)
-        return self.service.runner
 
-    def hold_keeper_back(self) -> None:
-        """Stop renewing, as a keeper starved by an overloaded loop does."""
-        keeper = self.runner._keeper
-        assert keeper is not None
-        keeper.cancel()
-        self.runner._keeper = None
-
-    async def adopted(self, conversation_id: str) -> None:
-        began = time.monotonic()
-        while conversation_id not in self.runner.adopted:
-            assert time.monotonic() - began < 10 * LEASE_S, "nobody adopted the conversation"
-            await asyncio.sleep(0.01)
+async def adopted(server: Node, conversation_id: str) -> None:
+    began = time.monotonic()
+    while conversation_id not in server.runner.adopted:
+        assert time.monotonic() - began < 10 * LEASE_S, "nobody adopted the conversation"
+        await asyncio.sleep(0.01)
 
 
 @contextlib.asynccontextmanager
 async def node(url: PostgresURL, llm: ScriptedLLM) -> AsyncIterator[Node]:
-    store = PostgresStore(url, max_connections=4)
-    retry = RetryPolicy(2, 0.001, 0.01)
-    service = build_service(store, llm, retry=retry, heartbeat_s=0.5, lease_s=LEASE_S)
-    try:
-        async with serving(service) as base:
-            yield Node(base, service, llm)
-    finally:
-        store.close()
+    async with nodes.node(url, llm, lease_s=LEASE_S) as server:
+        yield server
 
 
 def retryable_unavailable(end: object) -> bool:
@@ -117,8 +98,8 @@ async def test_a_late_keeper_finds_the_lease_lost_and_ends_its_stream_retryably(
         stream = await on_a.open("r-1")
         await on_a.append("r-1", 0, run_request("What is in a.txt?", model="claude"))
         await stream.until(lambda i: kind(i) == "exec")  # the turn waits for the client
-        a.hold_keeper_back()
-        await b.adopted("conv-1")
+        hold_keeper_back(a)
+        await adopted(b, "conv-1")
         await a.runner.recover()  # the keeper runs again, late: the lease is gone
         end = await stream.until(lambda i: isinstance(i, End), within=10 * LEASE_S)
         on_b, resumed = await resume_on(b)
@@ -149,8 +130,8 @@ async def test_a_model_event_after_the_lease_is_gone_stops_the_turn_here(
         stream = await on_a.open("r-1")
         await on_a.append("r-1", 0, run_request("What is in a.txt?", model="claude"))
         await stream.until(lambda i: kind(i) == "text_delta")
-        a.hold_keeper_back()  # and the model stream pauses: nothing renews the lease
-        await b.adopted("conv-1")
+        hold_keeper_back(a)  # and the model stream pauses: nothing renews the lease
+        await adopted(b, "conv-1")
         a_llm.gate.set()  # the next event finds the lease gone
         end = await stream.until(lambda i: isinstance(i, End), within=10 * LEASE_S)
         on_b, resumed = await resume_on(b)

@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -20,7 +19,6 @@ from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolResultMessage
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.leased_runner import LeasedRunner
-from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.lease import Notice, NoticeKind
 from cursor_byok.store.postgres import PostgresStore
@@ -34,13 +32,13 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
-from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.cursor.relay_rows import decode_item
 from cursor_byok.transport.cursor.run_client import H2Client
 from cursor_byok.transport.cursor.session import EndOfStream
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import Service, build_service, serving
 from cursor_byok.transport.wire.errors import Code
+from tests.e2e import nodes
+from tests.e2e.nodes import Node
 from tests.e2e.test_restart import resume_request
 from tests.e2e.test_two_processes import ANSWER, READ_TURN, without_times
 from tests.factories import assistant, stream_of
@@ -51,36 +49,12 @@ SECOND_ANSWER = assistant(TextContent("Still hello world."), timestamp=9)
 READ = pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="hello world\n", total_lines=1))
 
 
-@dataclass
-class Node:
-    url: str
-    service: Service
-    store: PostgresStore
-    llm: ScriptedLLM
-
-    @property
-    def hub(self) -> RelayingHub:
-        assert isinstance(self.service.hub, RelayingHub)
-        return self.service.hub
-
-    @property
-    def model_calls(self) -> int:
-        return len(self.llm.requests)
-
-
 @contextlib.asynccontextmanager
 async def node(
     url: PostgresURL, scripts: list[list[ResponseEvent]], lease_s: float = 10.0, **options: Any
 ) -> AsyncIterator[Node]:
-    store = PostgresStore(url, max_connections=4)
-    llm = ScriptedLLM(scripts)
-    retry = RetryPolicy(2, 0.001, 0.01)
-    service = build_service(store, llm, retry=retry, heartbeat_s=0.5, lease_s=lease_s, **options)
-    try:
-        async with serving(service) as base:
-            yield Node(base, service, store, llm)
-    finally:
-        store.close()
+    async with nodes.node(url, ScriptedLLM(scripts), lease_s=lease_s, **options) as server:
+        yield server
 
 
 def tool_scripts() -> list[list[ResponseEvent]]:

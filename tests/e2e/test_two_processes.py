@@ -5,17 +5,12 @@ the same as when one server does everything."""
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
 from cursor_byok.llm.types import Message, TextContent, ToolResultMessage, UserMessage
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.database import PostgresURL
-from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.transport.cursor.client import (
     CODECS,
     CursorClient,
@@ -25,9 +20,8 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
-from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import Service, build_service, serving
+from tests.e2e.nodes import node
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 from tests.store.postgres_server import PostgresServer
@@ -36,29 +30,8 @@ READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))
 ANSWER = assistant(TextContent("The file says: hello world"), timestamp=5)
 
 
-@dataclass
-class Node:
-    url: str
-    service: Service
-    store: PostgresStore
-    llm: ScriptedLLM
-
-    @property
-    def hub(self) -> RelayingHub:
-        assert isinstance(self.service.hub, RelayingHub)
-        return self.service.hub
-
-
-@contextlib.asynccontextmanager
-async def node(url: PostgresURL) -> AsyncIterator[Node]:
-    store = PostgresStore(url, max_connections=4)
-    llm = ScriptedLLM([stream_of(READ_TURN, chunk=3), stream_of(ANSWER, chunk=5)])
-    service = build_service(store, llm, retry=RetryPolicy(2, 0.001, 0.01), heartbeat_s=0.5)
-    try:
-        async with serving(service) as base:
-            yield Node(base, service, store, llm)
-    finally:
-        store.close()
+def tool_llm() -> ScriptedLLM:
+    return ScriptedLLM([stream_of(READ_TURN, chunk=3), stream_of(ANSWER, chunk=5)])
 
 
 async def tool_turn(reader: str, appenders: list[str], codec: str, seed: int) -> list[str]:
@@ -105,10 +78,10 @@ async def test_appends_sent_to_either_server_complete_the_turn(
     postgres_server: PostgresServer, codec: str
 ) -> None:
     alone_db, shared_db = postgres_server.new_database(), postgres_server.new_database()
-    async with node(alone_db) as alone:
+    async with node(alone_db, tool_llm()) as alone:
         alone_kinds = await tool_turn(alone.url, [alone.url], codec, seed=1)
         alone_history = alone.store.load("conv-1")
-    async with node(shared_db) as a, node(shared_db) as b:
+    async with node(shared_db, tool_llm()) as a, node(shared_db, tool_llm()) as b:
         kinds = await tool_turn(a.url, [a.url, b.url], codec, seed=1)
         shared_history = a.store.load("conv-1")
         # Read on its stream opening and again on its announcement, a stored
