@@ -14,6 +14,7 @@ the first delta, and the client resumes it on a new request id: on A itself
   piped_over_direct_rate                  the throughput ratio
   piped_over_direct_cpu                   the CPU-per-delta ratio
 
+    python bench/pipe.py
     python bench/pipe.py --postgresql postgresql://user@/db?host=/run/postgresql
 
 The database is used as given (new conversations each run, nothing dropped).
@@ -33,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scale import Serve, tree_cpu_s
+from scale import Serve, postgresql, tree_cpu_s
 from server import HERE, LineProcess
 
 from cursor_byok.transport.cursor.client import CursorClient, End, Item, kind, run_request
@@ -105,30 +106,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--postgresql",
         default=os.environ.get("CURSOR_BYOK_BENCH_POSTGRESQL"),
-        help="the database (default: $CURSOR_BYOK_BENCH_POSTGRESQL)",
+        help="the database (default: $CURSOR_BYOK_BENCH_POSTGRESQL, else a server of its own)",
     )
     parser.add_argument("--streams", type=int, default=20)
     parser.add_argument("--deltas", type=int, default=500)
     args = parser.parse_args(argv)
-    if not args.postgresql:
-        parser.error("give a PostgreSQL database: --postgresql URL")
+    with postgresql(args.postgresql) as url:
+        run(url, args.streams, args.deltas)
+
+
+def run(database: str, streams: int, deltas: int) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-pipe-"))
     provider = LineProcess([sys.executable, str(HERE / "fake_provider.py")], workdir / "p.log")
     provider_url = f"http://127.0.0.1:{provider.line()}/v1"
     results: dict[str, tuple[float, float, float]] = {}
-    a = Serve(workdir, provider_url, args.postgresql, 1, name="a")
+    a = Serve(workdir, provider_url, database, 1, name="a")
     try:
-        b = Serve(workdir, provider_url, args.postgresql, 1, name="b")
+        b = Serve(workdir, provider_url, database, 1, name="b")
         try:
             asyncio.run(phase(a, b, "piped", 2, 20))  # connections, pools, imports
             for mode in MODES:
-                results[mode] = asyncio.run(phase(a, b, mode, args.streams, args.deltas))
+                results[mode] = asyncio.run(phase(a, b, mode, streams, deltas))
         finally:
             b.stop()
     finally:
         a.stop()
         provider.close()
-    print(f"# {args.streams} resumed streams x {args.deltas} deltas at 100 deltas/s each")
+    print(f"# {streams} resumed streams x {deltas} deltas at 100 deltas/s each")
     for mode, (rate, first_ms, cpu_us) in results.items():
         print(f"resumed_deltas_per_s[{mode}] = {rate:.0f}")
         print(f"first_delta_ms[{mode}] = {first_ms:.1f}")

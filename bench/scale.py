@@ -17,9 +17,13 @@ Prints, from one run:
   takeover_s                        kill -9 of a turn's owner to another worker owning it
                                     (the lease is --lease-s; goal: at most twice that)
 
+    python bench/scale.py
     python bench/scale.py --postgresql postgresql://user@/db?host=/run/postgresql
 
-The database is used as given (new conversations each run, nothing dropped).
+Without --postgresql (or $CURSOR_BYOK_BENCH_POSTGRESQL) the bench starts a
+PostgreSQL server of its own from the machine's initdb/pg_ctl in a temporary
+directory (fsync off, as in the tests) and removes it after. A database given
+is used as it is (new conversations each run, nothing dropped).
 """
 
 from __future__ import annotations
@@ -34,12 +38,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 from server import CONFIG, HERE, LineProcess, Side, cpu_s, free_port
 
+from cursor_byok.store.scratch_postgres import MISSING, PostgresServer, find_binaries
 from cursor_byok.transport.cursor.client import CursorClient, kind, run_request
 
 STREAMS = 40  # x 100 deltas/s: above what one process relays here (about 3,400)
@@ -183,11 +189,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--postgresql",
         default=os.environ.get("CURSOR_BYOK_BENCH_POSTGRESQL"),
-        help="the database (default: $CURSOR_BYOK_BENCH_POSTGRESQL)",
+        help="the database (default: $CURSOR_BYOK_BENCH_POSTGRESQL, else a server of its own)",
     )
     args = parser.parse_args(argv)
-    if not args.postgresql:
-        parser.error("give a PostgreSQL database: --postgresql URL")
+    with postgresql(args.postgresql) as url:
+        run(url)
+
+
+@contextmanager
+def postgresql(given: str | None) -> Iterator[str]:
+    """The database given, else one on a throwaway server of the bench's own."""
+    if given:
+        yield given
+        return
+    binaries = find_binaries()
+    if binaries is None:
+        raise SystemExit(MISSING)
+    server = PostgresServer(binaries)
+    try:
+        yield server.new_database().url
+    finally:
+        server.stop()
+
+
+def run(database: str) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     python = sys.executable
     provider = LineProcess([python, str(HERE / "fake_provider.py")], workdir / "provider.log")
@@ -198,10 +223,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     serves: list[Serve] = []
     try:
         for workers in (1, 2):
-            serves.append(Serve(workdir, provider_url, args.postgresql, workers))
+            serves.append(Serve(workdir, provider_url, database, workers))
         results = measure(client, serves)
         serves.pop(0).stop()  # only the two workers are left to take a turn over
-        took = asyncio.run(takeover(serves[0], args.postgresql))
+        took = asyncio.run(takeover(serves[0], database))
     finally:
         for serve in serves:
             serve.stop()

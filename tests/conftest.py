@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.store.postgres_server import MISSING, PostgresServer, find_binaries
+from cursor_byok.store.scratch_postgres import MISSING, PostgresServer, find_binaries
 
 
 @pytest.fixture(scope="session")

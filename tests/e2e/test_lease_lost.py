@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.cursor.client import (
     CursorClient,
     End,
@@ -32,7 +33,6 @@ from tests.e2e.nodes import Node
 from tests.e2e.test_restart import resume_request
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import PausingLLM, ScriptedLLM
-from tests.store.postgres_server import PostgresServer
 
 LEASE_S = 0.4
 READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))

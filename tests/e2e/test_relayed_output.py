@@ -22,6 +22,7 @@ from cursor_byok.runtime.leased_runner import LeasedRunner
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.lease import Notice, NoticeKind
 from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.cursor.client import (
     CODECS,
     CursorClient,
@@ -43,7 +44,6 @@ from tests.e2e.test_restart import resume_request
 from tests.e2e.test_two_processes import ANSWER, READ_TURN, without_times
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
-from tests.store.postgres_server import PostgresServer
 
 SECOND_ANSWER = assistant(TextContent("Still hello world."), timestamp=9)
 READ = pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="hello world\n", total_lines=1))

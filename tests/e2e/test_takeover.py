@@ -23,6 +23,7 @@ import pytest
 
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.cursor.client import (
     CursorClient,
     End,
@@ -38,7 +39,6 @@ from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.provider_turns import ModelUnderTest
 from tests.e2e.test_restart import resume_request, start_serve
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
-from tests.store.postgres_server import PostgresServer
 
 LEASE_S = 1.0
 

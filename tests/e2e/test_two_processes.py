@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from cursor_byok.llm.types import Message, TextContent, ToolResultMessage, UserMessage
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.cursor.client import (
     CODECS,
     CursorClient,
@@ -24,7 +25,6 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.nodes import node
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
-from tests.store.postgres_server import PostgresServer
 
 READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))
 ANSWER = assistant(TextContent("The file says: hello world"), timestamp=5)

@@ -18,9 +18,9 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.store.scratch_postgres import PostgresServer
 from tests.factories import assistant, result, start, stream_of, tool_call
 from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM
-from tests.store.postgres_server import PostgresServer
 
 TTL_S = 0.6
 FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)

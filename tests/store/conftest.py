@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from cursor_byok.store.database import PostgresURL, open_store
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import SQLStore
-from tests.store.postgres_server import PostgresServer
 
 BACKENDS = ("sqlite", "postgresql")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from cursor_byok.store.scratch_postgres import PostgresServer
 from tests.store.conftest import BACKENDS
-from tests.store.postgres_server import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 

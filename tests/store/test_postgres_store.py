@@ -23,6 +23,7 @@ from cursor_byok.store.database import PostgresURL, open_store
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.cursor.client import CursorClient, End, run_request
 from cursor_byok.transport.wire.app import build_service, serving
@@ -30,7 +31,6 @@ from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
-from tests.store.postgres_server import PostgresServer
 from tests.store.test_store import grown
 from tests.test_cli import cli, seed
 from tests.test_cli_operator import one_line_error

@@ -1,6 +1,7 @@
-"""A PostgreSQL server of the tests' own: `initdb` and `pg_ctl` in a temporary
-directory, listening on a unix socket there and on no TCP port, so it clashes
-with nothing else on the machine.
+"""A throwaway PostgreSQL server for the tests and benchmarks: `initdb` and
+`pg_ctl` from the machine's PostgreSQL in a temporary directory, listening on
+a unix socket there and on no TCP port, so it clashes with nothing else on
+the machine. Nothing in the server imports this module.
 
 `fsync=off`: the tests kill our processes, never the database's host, so what
 they check does not depend on PostgreSQL flushing to disk, and they run
