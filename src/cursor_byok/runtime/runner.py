@@ -55,17 +55,20 @@ from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
-from cursor_byok.runtime.observe import Metrics, logfmt
-from cursor_byok.runtime.records import saved_call, store_records, tool_result_from
+from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
+from cursor_byok.runtime.records import PlannedCommit, saved_call, store_records, tool_result_from
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
+    InputCommit,
     OperationStatus,
     Store,
     VersionConflict,
 )
 
 log = logging.getLogger(__name__)
+
+TERMINAL = (DoneEvent, ErrorEvent)
 
 Outbound: TypeAlias = Emit | CallClient | Final | Failed | Canceled
 """What a conversation's sink receives, in order: model and loop events (a
@@ -313,37 +316,45 @@ class Runner:
         await self._run(conversation, f"{item.call_id}:end", LLMEvent(item.call_id, item.event))
 
     async def _run(self, conversation: _Conversation, input_id: str, input_: Input) -> Outcome:
+        """Apply one input. An input that may have been committed before (all
+        but a streamed delta) is looked up first, in the same worker-thread
+        hop as its commit: the transition is pure, so computing it before
+        the lookup and dropping it for a duplicate changes nothing."""
         conversation_id = conversation.conversation_id
+        checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL)
         while True:
             assert conversation.state is not None
-            if not isinstance(input_, LLMEvent) or isinstance(input_.event, DoneEvent | ErrorEvent):
-                previous = await self._io(self._store.find_input_commit, conversation_id, input_id)
-                if previous is not None:
-                    return Outcome(duplicate=True, committed=True, result=previous.result)
             before = conversation.state
             result = transition(before, input_, self._hooks)
             if not result.commit:
+                if checked:
+                    found = await self._io(self._store.find_input_commit, conversation_id, input_id)
+                    if found is not None:
+                        return Outcome(duplicate=True, committed=True, result=found.result)
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
             record = command_to_json(result.command)
             calls, operations = store_records(conversation_id, result.records)
+            commit = PlannedCommit(
+                input_id,
+                conversation.version,
+                result.state.committed,
+                record,
+                calls,
+                operations,
+                flush=not isinstance(result.command, CallLLM),
+            )
             try:
-                conversation.version = await self._io(
-                    self._store.commit_input,
-                    input_id,
-                    conversation.version,
-                    result.state.committed,
-                    record,
-                    calls,
-                    operations,
-                    not isinstance(result.command, CallLLM),
-                )
+                committed = await self._io(commit.apply, self._store, checked)
             except VersionConflict:
                 log.info("conversation %s: version conflict, reloading", conversation_id)
                 await self._reload(conversation)
                 continue
+            if isinstance(committed, InputCommit):
+                return Outcome(duplicate=True, committed=True, result=committed.result)
+            conversation.version = committed
             conversation.state = result.state
             self._note_turn(conversation, before.committed, result)
             self._publish(conversation_id, result.emit)
@@ -353,27 +364,9 @@ class Runner:
     def _note_turn(
         self, conversation: _Conversation, before: ConversationState, result: Transition
     ) -> None:
-        """One log line per finished turn: outcome, model calls, duration."""
-        after = result.state.committed
-        if before.status in IDLE_STATUSES and after.status not in IDLE_STATUSES:
-            conversation.turn_started = time.monotonic()
-        if after.status in IDLE_STATUSES and before.status not in IDLE_STATUSES:
-            started = conversation.turn_started
-            outcome = after.status.value
-            log.info(
-                logfmt(
-                    "turn",
-                    conversation=after.conversation_id,
-                    turn=after.turn_id,
-                    outcome=outcome,
-                    model_calls=after.turn_calls,
-                    messages=len(after.messages),
-                    duration_ms=round((time.monotonic() - started) * 1000) if started else "",
-                )
-            )
-            if self._metrics is not None:
-                self._metrics.turns.labels(outcome).inc()
-            conversation.turn_started = None
+        conversation.turn_started = note_turn(
+            self._metrics, conversation.turn_started, before, result.state.committed
+        )
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:
