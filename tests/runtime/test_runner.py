@@ -457,3 +457,26 @@ async def test_idle_conversations_are_forgotten_and_reloaded_on_demand(
     assert state is not None and "c" not in h.runner._conversations
     again = await h.runner.state_of("c")
     assert again is not None and again.messages[-1] == FINAL_REPLY
+
+
+async def test_deltas_keep_their_order_whether_the_worker_idles_or_has_work_queued(
+    make: Make,
+) -> None:
+    """An idle worker lets a delta through the loop at once; one busy with an
+    input (here, a resent message, looked up in the store off the event
+    loop) or with work queued has the deltas queue behind it. Either way the
+    sink sees the stream's events in order, each once."""
+    reply = assistant(TextContent("word " * 120), timestamp=4)
+    h: Harness = make([stream_of(reply, chunk=3)], delay=0.0005)
+    await h.runner.submit("c", "req:0", start("talk"))
+    looks = 0
+    while not any(isinstance(i, Final) for i in h.sink.of("c")):
+        again = await h.runner.submit("c", "req:0", start("talk"))
+        assert again.duplicate
+        await asyncio.gather(*(h.runner.state_of("c") for _ in range(3)))
+        looks += 1
+        await asyncio.sleep(0.002)
+    expected = [e for e in stream_of(reply, chunk=3) if not isinstance(e, DoneEvent)]
+    published = [i for i in h.sink.of("c") if not isinstance(i, Final | DoneEvent)]
+    assert looks > 3  # the worker had work while the stream went on
+    assert published == expected

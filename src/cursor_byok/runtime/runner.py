@@ -31,13 +31,12 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.llm.request_identity import RequestNotRebuilt
-from cursor_byok.llm.types import JSONValue, RequestMessages
+from cursor_byok.llm.types import RequestMessages
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
     CallClient,
@@ -54,8 +53,10 @@ from cursor_byok.loop.commands import (
 from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.runtime.conversation import Conversation, External, Inspect, StreamEvent
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
+from cursor_byok.runtime.outcome import Outcome
 from cursor_byok.runtime.records import PlannedCommit, saved_call, store_records, tool_result_from
 from cursor_byok.store.base import (
     CallStatus,
@@ -80,49 +81,6 @@ class Sink(Protocol):
     must not block: it only enqueues, preserving order."""
 
     def publish(self, conversation_id: str, item: Outbound) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a submitted input led to. `duplicate` means it had been committed
-    before and nothing ran again; `result` is the recorded command."""
-
-    duplicate: bool
-    committed: bool
-    result: JSONValue
-
-
-@dataclass(slots=True)
-class _External:
-    input_id: str
-    input: Input
-    done: asyncio.Future[Outcome]
-
-
-@dataclass(slots=True)
-class _StreamEvent:
-    call_id: str
-    event: ResponseEvent
-
-
-@dataclass(slots=True)
-class _Inspect:
-    """Load (and on a first load, resume) in the worker, in queue order, so
-    loading never races an input being applied."""
-
-    done: asyncio.Future[ConversationState | None]
-
-
-@dataclass(slots=True)
-class _Conversation:
-    conversation_id: str
-    queue: asyncio.Queue[_External | _StreamEvent | _Inspect] = field(default_factory=asyncio.Queue)
-    state: RuntimeState | None = None
-    version: int = 0
-    reader: asyncio.Task[None] | None = None
-    worker: asyncio.Task[None] | None = None
-    turn_started: float | None = None
-    touched: float = field(default_factory=time.monotonic)
 
 
 T = TypeVar("T")
@@ -153,7 +111,7 @@ class Runner:
         )
         self.ignored: Counter[str] = Counter()
         """Inputs the loop found changed nothing, by reason."""
-        self._conversations: dict[str, _Conversation] = {}
+        self._conversations: dict[str, Conversation] = {}
         self._closed = False
         self._last_sweep = time.monotonic()
 
@@ -164,7 +122,7 @@ class Runner:
         to be a duplicate, or ignored). Work it starts goes on afterwards."""
         conversation = self._conversation(conversation_id)
         done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        conversation.queue.put_nowait(_External(input_id, input_, done))
+        conversation.queue.put_nowait(External(input_id, input_, done))
         return await done
 
     async def recover(self) -> list[str]:
@@ -178,7 +136,7 @@ class Runner:
         """The committed state as this runner knows it (for inspection)."""
         conversation = self._conversation(conversation_id)
         done: asyncio.Future[ConversationState | None] = asyncio.get_running_loop().create_future()
-        conversation.queue.put_nowait(_Inspect(done))
+        conversation.queue.put_nowait(Inspect(done))
         return await done
 
     async def close(self) -> None:
@@ -195,7 +153,7 @@ class Runner:
 
     # -- the worker ----------------------------------------------------------------
 
-    def _conversation(self, conversation_id: str) -> _Conversation:
+    def _conversation(self, conversation_id: str) -> Conversation:
         if self._closed:
             raise RuntimeError("runner is closed")
         conversation = self._conversations.get(conversation_id)
@@ -203,7 +161,7 @@ class Runner:
             conversation.touched = time.monotonic()
             return conversation
         self._evict_idle()
-        conversation = _Conversation(conversation_id)
+        conversation = Conversation(conversation_id)
         self._conversations[conversation_id] = conversation
         conversation.worker = asyncio.create_task(
             self._work(conversation), name=f"conversation {conversation_id}"
@@ -227,25 +185,27 @@ class Runner:
                     conversation.worker.cancel()
                 del self._conversations[conversation_id]
 
-    async def _work(self, conversation: _Conversation) -> None:
+    async def _work(self, conversation: Conversation) -> None:
         try:
             await self._work_items(conversation)
         finally:
             # Nobody will process what is still queued: release its waiters.
             while not conversation.queue.empty():
                 item = conversation.queue.get_nowait()
-                if isinstance(item, _External | _Inspect) and not item.done.done():
+                if isinstance(item, External | Inspect) and not item.done.done():
                     item.done.set_exception(RuntimeError("runner closed"))
 
-    async def _work_items(self, conversation: _Conversation) -> None:
+    async def _work_items(self, conversation: Conversation) -> None:
         while True:
+            conversation.busy = False
             item = await conversation.queue.get()
+            conversation.busy = True
             try:
-                if isinstance(item, _External):
+                if isinstance(item, External):
                     outcome = await self._external(conversation, item)
                     if not item.done.done():
                         item.done.set_result(outcome)
-                elif isinstance(item, _Inspect):
+                elif isinstance(item, Inspect):
                     await self._ensure_loaded(conversation)
                     state = conversation.state
                     if not item.done.done():
@@ -256,19 +216,19 @@ class Runner:
                 raise
             except Exception as error:  # one bad input must not kill the conversation
                 log.exception("conversation %s: input failed", conversation.conversation_id)
-                if isinstance(item, _External | _Inspect) and not item.done.done():
+                if isinstance(item, External | Inspect) and not item.done.done():
                     item.done.set_exception(error)
-                elif isinstance(item, _StreamEvent) and isinstance(item.event, DoneEvent):
+                elif isinstance(item, StreamEvent) and isinstance(item.event, DoneEvent):
                     # The answer could not be taken (e.g. unstorable content):
                     # end the call as failed rather than wait for it forever.
                     failure = local_error(f"the response could not be stored: {error}")
-                    conversation.queue.put_nowait(_StreamEvent(item.call_id, failure))
+                    conversation.queue.put_nowait(StreamEvent(item.call_id, failure))
 
     async def _io(self, function: Callable[..., T], *args: object) -> T:
         """Store calls run in a worker thread so a commit never stalls the loop."""
         return await asyncio.to_thread(function, *args)
 
-    async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
+    async def _ensure_loaded(self, conversation: Conversation, resume: bool = True) -> None:
         """Load the committed state once. The first load in this process also
         resumes work a previous process left in flight; a reload after a
         version conflict does not (the work is not ours to repeat)."""
@@ -284,11 +244,11 @@ class Runner:
         if resume:
             await self._resume(conversation)
 
-    async def _reload(self, conversation: _Conversation) -> None:
+    async def _reload(self, conversation: Conversation) -> None:
         conversation.state = None
         await self._ensure_loaded(conversation, resume=False)
 
-    async def _resume(self, conversation: _Conversation) -> None:
+    async def _resume(self, conversation: Conversation) -> None:
         """Pick up work a previous process left in flight (seed §4, §13)."""
         assert conversation.state is not None
         state = conversation.state.committed
@@ -300,22 +260,22 @@ class Runner:
                 model, request = saved_call(state.call_id, record, state.messages)
             except RequestNotRebuilt as error:  # never send another request: the call ends
                 failure = local_error(f"the saved model request could not be rebuilt: {error}")
-                conversation.queue.put_nowait(_StreamEvent(state.call_id, failure))
+                conversation.queue.put_nowait(StreamEvent(state.call_id, failure))
                 return
             self._consume_llm(conversation, state.call_id, model, request)
         elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
             waiting = state.waiting
             await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
 
-    async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
+    async def _external(self, conversation: Conversation, item: External) -> Outcome:
         await self._ensure_loaded(conversation)
         return await self._run(conversation, item.input_id, item.input)
 
-    async def _stream_event(self, conversation: _Conversation, item: _StreamEvent) -> None:
+    async def _stream_event(self, conversation: Conversation, item: StreamEvent) -> None:
         await self._ensure_loaded(conversation)
         await self._run(conversation, f"{item.call_id}:end", LLMEvent(item.call_id, item.event))
 
-    async def _run(self, conversation: _Conversation, input_id: str, input_: Input) -> Outcome:
+    async def _run(self, conversation: Conversation, input_id: str, input_: Input) -> Outcome:
         """Apply one input. An input that may have been committed before (all
         but a streamed delta) is looked up first, in the same worker-thread
         hop as its commit: the transition is pure, so computing it before
@@ -362,7 +322,7 @@ class Runner:
             return Outcome(duplicate=False, committed=True, result=record)
 
     def _note_turn(
-        self, conversation: _Conversation, before: ConversationState, result: Transition
+        self, conversation: Conversation, before: ConversationState, result: Transition
     ) -> None:
         conversation.turn_started = note_turn(
             self._metrics, conversation.turn_started, before, result.state.committed
@@ -372,7 +332,7 @@ class Runner:
         for event in events:
             self._sink.publish(conversation_id, event)
 
-    async def _run_command(self, conversation: _Conversation, command: Command) -> None:
+    async def _run_command(self, conversation: Conversation, command: Command) -> None:
         match command:
             case CallLLM(call_id=call_id, model=model, request=request):
                 self._consume_llm(conversation, call_id, model, request)
@@ -395,7 +355,7 @@ class Runner:
             case _:
                 assert_never(command)
 
-    async def _call_client(self, conversation: _Conversation, command: CallClient) -> None:
+    async def _call_client(self, conversation: Conversation, command: CallClient) -> None:
         """Operation ids make a tool run once: a completed operation feeds its
         saved result back instead of asking the client again."""
         saved = await self._io(self._store.get_client_operation, command.operation_id)
@@ -403,7 +363,7 @@ class Runner:
             message = tool_result_from(saved.result)
             if message is not None:
                 conversation.queue.put_nowait(
-                    _External(
+                    External(
                         f"{command.operation_id}:saved",
                         ToolResult(message),
                         asyncio.get_running_loop().create_future(),
@@ -415,25 +375,46 @@ class Runner:
     # -- the model stream ----------------------------------------------------------------
 
     def _consume_llm(
-        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
+        self, conversation: Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
         self._stop_reader(conversation)
         conversation.reader = asyncio.create_task(
             self._read_llm(conversation, call_id, model, request), name=f"call {call_id}"
         )
 
-    def _stop_reader(self, conversation: _Conversation) -> None:
+    def _stop_reader(self, conversation: Conversation) -> None:
         if conversation.reader is not None and not conversation.reader.done():
             conversation.reader.cancel()
         conversation.reader = None
 
     async def _read_llm(
-        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
+        self, conversation: Conversation, call_id: str, model: str, request: RequestMessages
     ) -> None:
-        """Every event goes through the conversation's queue, in order."""
+        """Every event reaches the loop in order, through the conversation's queue
+        or, for a streamed delta while the worker idles, straight away."""
         call = ModelCall(conversation.conversation_id, call_id, model, request)
+        await self._reader.read(call, lambda event: self._hand_over(conversation, call_id, event))
+
+    def _hand_over(self, conversation: Conversation, call_id: str, event: ResponseEvent) -> None:
+        """A delta that arrives while the worker waits with nothing queued goes
+        through the loop here, synchronously, so nothing can interleave: the
+        order is the queue's, one hop (and one task switch) fewer per delta.
+        Anything that commits, ends the call or needs more than publishing
+        its events goes through the queue, as does a delta behind other work."""
+        state = conversation.state
         queue = conversation.queue
-        await self._reader.read(call, lambda event: queue.put_nowait(_StreamEvent(call_id, event)))
+        if conversation.busy or state is None or isinstance(event, TERMINAL) or not queue.empty():
+            queue.put_nowait(StreamEvent(call_id, event))
+            return
+        try:
+            result = transition(state, LLMEvent(call_id, event), self._hooks)
+            if result.commit or not isinstance(result.command, WaitInput):
+                queue.put_nowait(StreamEvent(call_id, event))  # nothing applied
+                return
+            conversation.state = result.state
+            self._publish(conversation.conversation_id, result.emit)
+        except Exception:  # as in the worker: one bad event must not end the call
+            log.exception("conversation %s: input failed", conversation.conversation_id)
 
     async def _count_attempt(self, call_id: str, attempt: int) -> None:
         """The plan is committed already; only a retry is worth a write (its count)."""
