@@ -2,25 +2,26 @@
 
 The seed's recursion `run -> run_command -> consume_llm -> read_llm -> run`
 is an async trampoline here: `_run` applies one input and commits,
-`_run_command` executes the command, `_consume_llm` starts the reader task
-and `_read_llm` feeds each model event back into the queue, so the next
-`_run` picks it up. No call stack grows with the length of a conversation.
+`_run_command` executes the command, `_consume_llm` starts the reader task,
+which hands each model event back (`_hand_over`). No call stack grows with
+the length of a conversation.
 
-Per conversation there is one worker task and one queue. External inputs
-(from the client) and the events of the model stream (from a reader task)
-enter the same queue, so they reach `transition` strictly one at a time and
-in arrival order; a cancel is never stuck behind a long response. The store's
-version compare-and-swap is the final arbiter: on a conflict the worker
-reloads and processes the input again.
+Per conversation there is one worker task and one queue. External inputs and
+the model's events reach `transition` strictly one at a time, in arrival
+order; a cancel is never stuck behind a long response. A delta that finds
+the worker idle with nothing queued is applied by the reader at once, which
+keeps that order. The store's version compare-and-swap is the final arbiter:
+on a conflict the worker reloads and processes the input again.
 
 Commit order: a transition that changes the committed state is committed in
-one transaction with its input id and the records the loop names (calls
-planned or ended, client operations), before anything it emits is published
-and before its command runs. So a model call's request is recorded before the
-upstream is opened, a tool call's operation id is saved before the client is
-asked, and deltas (which change no committed state) are published without
-touching the database. The commit that plans a model call is not flushed on
-its own (`Store.commit_input` says at what price): no fsync before the first token.
+one transaction with its input id and the records the loop names, before
+anything it emits is published and before its command runs; deltas change
+no committed state and touch no database. The commit that plans a model
+call is not flushed on its own (`Store.commit_input` says at what price), and
+the call is opened while that commit is in flight (`early_calls`): nothing
+it streams is published before the commit lands, and if the commit does not
+land the call is dropped. A crash between the two can make a model call
+twice; it cannot add to or lose history.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Protocol, TypeAlias, TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
@@ -47,13 +49,18 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     Ignored,
-    Transition,
     WaitInput,
 )
 from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
-from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
+from cursor_byok.loop.state import ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
-from cursor_byok.runtime.conversation import Conversation, External, Inspect, StreamEvent
+from cursor_byok.runtime.conversation import (
+    Conversation,
+    EventGate,
+    External,
+    Inspect,
+    StreamEvent,
+)
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
 from cursor_byok.runtime.outcome import Outcome
@@ -84,7 +91,6 @@ class Sink(Protocol):
 
 
 T = TypeVar("T")
-
 IDLE_CONVERSATION_TTL_S = 900.0
 SWEEP_INTERVAL_S = 60.0
 
@@ -101,7 +107,11 @@ class Runner:
         retry: RetryPolicy | None = None,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
+        early_calls: bool = True,
     ) -> None:
+        """`early_calls`: open a model call while the commit that plans it is
+        in flight (see `EventGate`); a process crash in between can make the
+        same call twice, never add or lose history."""
         self._store = store
         self._sink = sink
         self._hooks = hooks
@@ -112,6 +122,9 @@ class Runner:
         self.ignored: Counter[str] = Counter()
         """Inputs the loop found changed nothing, by reason."""
         self._conversations: dict[str, Conversation] = {}
+        self._early_calls = early_calls
+        self._gates: dict[str, EventGate] = {}
+        """Early calls whose planning commit is in flight, by call id."""
         self._closed = False
         self._last_sweep = time.monotonic()
 
@@ -141,12 +154,10 @@ class Runner:
 
     async def close(self) -> None:
         self._closed = True
-        tasks = []
-        for conversation in self._conversations.values():
-            for task in (conversation.reader, conversation.worker):
-                if task is not None:
-                    task.cancel()
-                    tasks.append(task)
+        running = ((c.reader, c.worker) for c in self._conversations.values())
+        tasks = [task for pair in running for task in pair if task is not None]
+        for task in tasks:
+            task.cancel()
         for failed in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(failed, Exception):  # closing goes on; what failed is logged
                 log.warning("a conversation task failed while closing: %r", failed)
@@ -176,11 +187,7 @@ class Runner:
             return
         self._last_sweep = now
         for conversation_id, conversation in list(self._conversations.items()):
-            state = conversation.state
-            idle = state is None or state.committed.status in IDLE_STATUSES
-            reading = conversation.reader is not None and not conversation.reader.done()
-            quiet = conversation.queue.empty() and not reading
-            if idle and quiet and now - conversation.touched > IDLE_CONVERSATION_TTL_S:
+            if conversation.idle_since(now - IDLE_CONVERSATION_TTL_S):
                 if conversation.worker is not None:
                     conversation.worker.cancel()
                 del self._conversations[conversation_id]
@@ -276,21 +283,21 @@ class Runner:
         await self._run(conversation, f"{item.call_id}:end", LLMEvent(item.call_id, item.event))
 
     async def _run(self, conversation: Conversation, input_id: str, input_: Input) -> Outcome:
-        """Apply one input. An input that may have been committed before (all
-        but a streamed delta) is looked up first, in the same worker-thread
-        hop as its commit: the transition is pure, so computing it before
-        the lookup and dropping it for a duplicate changes nothing."""
+        """Apply one input. One that may be a resend (all but a streamed delta) is
+        looked up in its commit's worker-thread hop (the pure transition, made
+        first, is dropped for a duplicate), or before, if it opens a call early."""
         conversation_id = conversation.conversation_id
         checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL)
         while True:
             assert conversation.state is not None
             before = conversation.state
             result = transition(before, input_, self._hooks)
+            early = self._early_calls and isinstance(result.command, CallLLM)
+            if checked and (early or not result.commit):  # never open a call for a duplicate
+                found = await self._io(self._store.find_input_commit, conversation_id, input_id)
+                if found is not None:
+                    return Outcome(duplicate=True, committed=True, result=found.result)
             if not result.commit:
-                if checked:
-                    found = await self._io(self._store.find_input_commit, conversation_id, input_id)
-                    if found is not None:
-                        return Outcome(duplicate=True, committed=True, result=found.result)
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)
                 await self._run_command(conversation, result.command)
@@ -306,27 +313,46 @@ class Runner:
                 operations,
                 flush=not isinstance(result.command, CallLLM),
             )
+            gate = self._call_early(conversation, result.command) if early else None
             try:
-                committed = await self._io(commit.apply, self._store, checked)
+                committed = await self._io(commit.apply, self._store, checked and not early)
             except VersionConflict:
+                self._abandon(conversation, result.command)
                 log.info("conversation %s: version conflict, reloading", conversation_id)
                 await self._reload(conversation)
                 continue
             if isinstance(committed, InputCommit):
+                self._abandon(conversation, result.command)
                 return Outcome(duplicate=True, committed=True, result=committed.result)
             conversation.version = committed
             conversation.state = result.state
-            self._note_turn(conversation, before.committed, result)
+            conversation.turn_started = note_turn(
+                self._metrics, conversation.turn_started, before.committed, result.state.committed
+            )
             self._publish(conversation_id, result.emit)
-            await self._run_command(conversation, result.command)
+            if gate is None:
+                await self._run_command(conversation, result.command)
+            else:
+                self._gates.pop(gate.call_id, None)
+                gate.release()
             return Outcome(duplicate=False, committed=True, result=record)
 
-    def _note_turn(
-        self, conversation: Conversation, before: ConversationState, result: Transition
-    ) -> None:
-        conversation.turn_started = note_turn(
-            self._metrics, conversation.turn_started, before, result.state.committed
-        )
+    def _call_early(self, conversation: Conversation, command: Command) -> EventGate | None:
+        """Open the model call a commit plans while that commit is in flight
+        (`early_calls`), its events held until the commit lands."""
+        if not isinstance(command, CallLLM):
+            return None
+        forward = partial(self._hand_over, conversation, command.call_id)
+        gate = self._gates[command.call_id] = EventGate(command.call_id, forward)
+        self._consume_llm(conversation, command.call_id, command.model, command.request, gate)
+        return gate
+
+    def _abandon(self, conversation: Conversation, command: Command) -> None:
+        """The commit that planned an early call did not land: the call goes."""
+        gate = self._gates.pop(command.call_id, None) if isinstance(command, CallLLM) else None
+        if gate is not None:
+            gate.discard()
+            self._stop_reader(conversation)
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:
@@ -375,11 +401,18 @@ class Runner:
     # -- the model stream ----------------------------------------------------------------
 
     def _consume_llm(
-        self, conversation: Conversation, call_id: str, model: str, request: RequestMessages
+        self,
+        conversation: Conversation,
+        call_id: str,
+        model: str,
+        request: RequestMessages,
+        gate: EventGate | None = None,
     ) -> None:
         self._stop_reader(conversation)
+        deliver = gate or partial(self._hand_over, conversation, call_id)
+        call = ModelCall(conversation.conversation_id, call_id, model, request)
         conversation.reader = asyncio.create_task(
-            self._read_llm(conversation, call_id, model, request), name=f"call {call_id}"
+            self._reader.read(call, deliver), name=f"call {call_id}"
         )
 
     def _stop_reader(self, conversation: Conversation) -> None:
@@ -387,20 +420,12 @@ class Runner:
             conversation.reader.cancel()
         conversation.reader = None
 
-    async def _read_llm(
-        self, conversation: Conversation, call_id: str, model: str, request: RequestMessages
-    ) -> None:
-        """Every event reaches the loop in order, through the conversation's queue
-        or, for a streamed delta while the worker idles, straight away."""
-        call = ModelCall(conversation.conversation_id, call_id, model, request)
-        await self._reader.read(call, lambda event: self._hand_over(conversation, call_id, event))
-
     def _hand_over(self, conversation: Conversation, call_id: str, event: ResponseEvent) -> None:
-        """A delta that arrives while the worker waits with nothing queued goes
-        through the loop here, synchronously, so nothing can interleave: the
-        order is the queue's, one hop (and one task switch) fewer per delta.
-        Anything that commits, ends the call or needs more than publishing
-        its events goes through the queue, as does a delta behind other work."""
+        """A call's events reach the loop in order. A delta that finds the worker
+        waiting with nothing queued goes through the loop here, synchronously
+        (nothing can interleave): one hop and one task switch fewer per delta.
+        What commits, ends the call or needs more than publishing, or arrives
+        while the worker has work, goes through the queue."""
         state = conversation.state
         queue = conversation.queue
         if conversation.busy or state is None or isinstance(event, TERMINAL) or not queue.empty():
@@ -417,6 +442,9 @@ class Runner:
             log.exception("conversation %s: input failed", conversation.conversation_id)
 
     async def _count_attempt(self, call_id: str, attempt: int) -> None:
-        """The plan is committed already; only a retry is worth a write (its count)."""
+        """The plan is committed already (an early call's once its gate
+        settles); only a retry is worth a write (its count)."""
+        if (gate := self._gates.get(call_id)) is not None:
+            await gate.settled.wait()
         update = CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt)
         await self._io(self._store.save_llm_call, update)
