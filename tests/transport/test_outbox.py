@@ -63,8 +63,9 @@ def test_a_bounded_outbox_drops_what_does_not_fit_but_keeps_the_end() -> None:
     outbox.put_nowait(EndOfStream())
     assert outbox.overflowed
     assert overflows == [True]  # once per overflow, not once per dropped item
-    assert outbox.qsize() == 3
+    assert outbox.qsize() == outbox.most == 3
     assert isinstance(outbox.take(3)[-1], EndOfStream)
+    assert outbox.most == 3  # the high-water mark stays
 
 
 def test_clear_empties_the_same_outbox_and_returns_what_it_held() -> None:

@@ -39,7 +39,7 @@ QueueItem = pb.AgentServerMessage | EndOfStream
 
 
 class Outbox:
-    __slots__ = ("_items", "_on_overflow", "_waiters", "limit", "overflowed")
+    __slots__ = ("_items", "_on_overflow", "_waiters", "limit", "most", "overflowed")
 
     def __init__(self, limit: int | None = None) -> None:
         self._items: deque[QueueItem] = deque()
@@ -47,6 +47,8 @@ class Outbox:
         self._on_overflow: Callable[[], None] | None = None
         self.limit = limit
         self.overflowed = False
+        self.most = 0
+        """The most items it ever held at once: what the bound kept it to."""
 
     def put_nowait(self, item: QueueItem) -> None:
         items = self._items
@@ -55,6 +57,7 @@ class Outbox:
             self._overflow()
             return
         items.append(item)
+        self.most = max(self.most, len(items))
         if self._waiters:
             self.wake()
 
