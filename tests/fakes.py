@@ -112,6 +112,33 @@ class ScriptedLLM:
 
 
 @dataclass
+class PausedStream(ScriptedStream):
+    """Plays its events but waits at `pause_at` until the gate opens."""
+
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+    pause_at: int = 0
+
+    async def recv(self) -> ResponseEvent:
+        if self.position == self.pause_at and not self.closed:
+            await self.gate.wait()
+        return await super().recv()
+
+
+@dataclass
+class PausingLLM(ScriptedLLM):
+    """A model whose answers stop after `pause_at` events until `gate` is set
+    (a slow first token, a stalled stream)."""
+
+    pause_at: int = 0
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        played = await super().call(model, ctx, request)
+        assert isinstance(played, ScriptedStream)
+        return PausedStream(played.events, gate=self.gate, pause_at=self.pause_at)
+
+
+@dataclass
 class RecordingSink:
     """Collects everything published, per conversation, and wakes waiters."""
 

@@ -191,4 +191,5 @@ def test_serve_keeps_a_live_status_line_on_a_terminal(tmp_path: Path) -> None:
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown)  # the words, without the styling
     assert f"serving on http://127.0.0.1:{port} · 0 open streams" in text
     assert "listening on" in text and COLOUR.search(shown)
+    assert "default: None" not in text  # a name, or "none", never Python's None
     assert "shutting down: ended 0 open streams" in text

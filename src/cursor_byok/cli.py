@@ -81,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
     serving.add_argument("--host", help=f"address to bind (default {DEFAULT_HOST})")
     serving.add_argument("--port", type=_port, help=f"port to bind (default {DEFAULT_PORT})")
     serving.add_argument("--database", type=_database, help=DATABASE_HELP)
+    serving.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="server processes sharing the port (default 1; more need a PostgreSQL database)",
+    )
     commands.add_parser("models", help="list the configured models and their providers")
     listing = commands.add_parser("conversations", help="list stored conversations")
     listing.add_argument("--database", type=_database, help=DATABASE_HELP)
@@ -138,6 +144,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+MAX_WORKERS = 64
+"""More processes than this on one machine is a mistake, not a plan."""
+
+
 def _port(text: str) -> int:
     try:
         value = int(text)
@@ -145,6 +155,18 @@ def _port(text: str) -> int:
         value = 0
     if not 0 < value < 65536:
         raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {text!r}")
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of workers from 1 to {MAX_WORKERS}, got {text!r}"
+        )
     return value
 
 
@@ -201,6 +223,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                     port,
                     args.database or config.server.database,
                     Printer(sys.stderr),
+                    workers=args.workers,
                 )
             except ServeError as error:
                 return fail(str(error), error.code)

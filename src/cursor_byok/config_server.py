@@ -18,7 +18,13 @@ APP_NAME = "cursor-byok"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8417
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
-_TIMEOUTS = ("body_timeout_s", "keepalive_timeout_s", "stall_timeout_s", "retry_budget_s")
+_TIMEOUTS = (
+    "body_timeout_s",
+    "keepalive_timeout_s",
+    "stall_timeout_s",
+    "retry_budget_s",
+    "lease_s",
+)
 _SIZES = ("max_body_bytes", "max_append_bytes", "request_memory_bytes", "memory_budget_bytes")
 
 
@@ -52,6 +58,10 @@ class ServerConfig:
     stall_timeout_s: float = 300.0
     retry_budget_s: float = 30.0
     """The most a model call waits across its retries; a longer retry-after ends the turn."""
+    lease_s: float = 10.0
+    """On a shared (PostgreSQL) database: how long a conversation stays its
+    process's after the last renewal, the longest a dead owner's turn waits
+    to continue in another process."""
     compact_at: float = 0.9
     """Compact a conversation when its next request would fill more than this
     share of the model's context window."""

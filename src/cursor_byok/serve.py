@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import socket
 import sqlite3
 import ssl
@@ -152,8 +153,15 @@ def serve(
     database: Path | PostgresURL,
     printer: Printer,
     attach: Attach | None = None,
+    workers: int = 1,
 ) -> int:
-    """Run the server until a signal; the exit code."""
+    """Run the server until a signal; the exit code. With `workers` above one,
+    that many processes share the port and the (PostgreSQL) database."""
+    if workers > 1 and not isinstance(database, PostgresURL):
+        raise ServeError(
+            f"--workers {workers} needs a PostgreSQL database (server.database ="
+            ' "postgresql://..."): a SQLite file serves one process'
+        )
     if not is_loopback_host(host) and config.server.access_token is None:
         raise ServeError(
             f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
@@ -168,9 +176,36 @@ def serve(
         raise
     _log_to(printer, config)
     map_big_buffers()  # RSS follows the memory budget after big appends are freed
+    if workers > 1:
+        store.close()  # checked and migrated; each worker opens its own pool
+        return _serve_workers(config, host, port, sock, database, workers)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_run(config, host, port, sock, store, database, printer, attach))
     return EXIT_OK
+
+
+def _serve_workers(
+    config: Config,
+    host: str,
+    port: int,
+    sock: socket.socket,
+    database: Path | PostgresURL,
+    count: int,
+) -> int:
+    """Fork `count` workers on the bound socket; plain log lines, no live line."""
+    from cursor_byok.workers import Supervisor  # noqa: PLC0415
+
+    plain = Printer(sys.stderr, env={"TERM": "dumb"})
+    _log_to(plain, config)
+
+    def worker(slot: int) -> int:
+        store = open_database(database, config.server.durability)
+        logging.getLogger("cursor_byok").info("worker %d: pid %d", slot, os.getpid())
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_run(config, host, port, sock, store, database, plain))
+        return EXIT_OK
+
+    return Supervisor(count, worker).run()
 
 
 def _log_to(printer: Printer, config: Config) -> None:
@@ -223,6 +258,7 @@ async def _run(
         max_append_bytes=config.server.max_append_bytes,
         memory_budget_bytes=config.server.memory_budget_bytes,
         request_memory_bytes=config.server.request_memory_bytes,
+        lease_s=config.server.lease_s,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"
@@ -233,7 +269,7 @@ async def _run(
         url,
         database,
         models,
-        config.default_model,
+        config.default_model or next(iter(config.models), "none"),
     )
     server = HttpServer(
         service.server,

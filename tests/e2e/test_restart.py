@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -21,20 +22,12 @@ RECORDED = fixture_bytes("anthropic/text-usage.sse")
 CUT = RECORDED.index(b"event: message_delta")  # the answer so far, without its end
 
 
-def start_serve(config: Path, database: Path, port: int) -> subprocess.Popen[str]:
+def start_serve(config: Path, database: Path | PostgresURL, port: int) -> subprocess.Popen[str]:
+    """`cursor-byok serve` in a process of its own, once it accepts connections."""
+    where = database.url if isinstance(database, PostgresURL) else str(database)
+    command = [sys.executable, "-m", "cursor_byok", "--config", str(config), "serve"]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cursor_byok",
-            "--config",
-            str(config),
-            "serve",
-            "--port",
-            str(port),
-            "--database",
-            str(database),
-        ],
+        [*command, "--port", str(port), "--database", where],
         cwd=ROOT,
         env=clean_env(),
         stdout=subprocess.DEVNULL,

@@ -129,3 +129,32 @@ async def test_a_run_naming_a_foreign_host_is_refused_on_loopback(tmp_path: Path
     assert isinstance(end, End) and end.error is not None
     assert end.error["http_status"] == 421
     assert len(service.hub.sessions) == 0
+
+
+async def test_a_grpc_run_refused_before_its_stream_gets_a_trailers_only_answer(
+    tmp_path: Path,
+) -> None:
+    """gRPC clients read the status from the headers of a refused call; a
+    Connect JSON error body would look to them like a broken stream."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([]), http2=False)
+    ends: dict[str, End] = {}
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        try:
+            for framing in ("grpc", "grpc-web"):
+                stream = await client.open(framing)
+                await stream.send(run_request("hello"))
+                end = await stream.until(is_end)
+                assert isinstance(end, End)
+                assert stream.status == 200 and stream.content_type.startswith("application/grpc")
+                ends[framing] = end
+        finally:
+            await client.close()
+    store.close()
+    for end in ends.values():
+        assert end.error is not None
+        trailers = end.error["trailers"]
+        assert isinstance(trailers, dict)
+        assert trailers["grpc-status"] == "12"  # UNIMPLEMENTED
+        assert "server.http2" in trailers["grpc-message"]

@@ -1,14 +1,11 @@
 """Fixtures for the store suite: every backend-neutral test runs on SQLite and
 on a real PostgreSQL server started once per session.
 
-Without PostgreSQL's binaries the PostgreSQL half fails under CI (the env var
-CI set), so a machine that lost them cannot pass quietly; elsewhere it is
-skipped with the reason.
+The server itself is `postgres_server` in tests/conftest.py.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +16,7 @@ import pytest
 
 from cursor_byok.store.database import PostgresURL, open_store
 from cursor_byok.store.sql_store import SQLStore
-from tests.store.postgres_server import MISSING, PostgresServer, find_binaries
+from tests.store.postgres_server import PostgresServer
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -46,20 +43,6 @@ class Backend:
         with psycopg.connect(self.database.url) as conn:
             cursor = conn.execute(sql)
             return cursor.fetchall() if cursor.description else []
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    binaries = find_binaries()
-    if binaries is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{MISSING}; CI must install them (see .ci/run)")
-        pytest.skip(f"{MISSING}; install PostgreSQL to run the PostgreSQL store tests")
-    server = PostgresServer(binaries)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -74,3 +74,13 @@ def test_clearing_lets_go_of_the_buffered_bytes_and_says_how_many() -> None:
     assert inbox.pending_bytes == 5
     assert inbox.clear() == 5
     assert inbox.pending == {} and inbox.pending_bytes == 0 and inbox.waiting_for is None
+
+
+def test_an_inbox_started_later_delivers_from_there_and_ignores_what_came_before() -> None:
+    inbox = AppendInbox()
+    inbox.start_at(5)
+    assert inbox.offer(6, b"six") == []
+    assert inbox.offer(3, b"three") == []  # before the start: applied elsewhere
+    assert inbox.offer(5, b"five") == [(5, b"five"), (6, b"six")]
+    inbox.start_at(0)  # only a new inbox moves its start
+    assert inbox.next_seqno == 7

@@ -142,6 +142,11 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.relayed_output_skipped = Gauge(
+            "cursor_byok_relayed_output_skipped",
+            "Rows of output relayed from another process that did not decode",
+            registry=r,
+        )
         self.memory_held = Gauge(
             "cursor_byok_memory_held_bytes",
             "Bytes charged to the memory budget (buffered appends, stashes, sessions, bodies)",

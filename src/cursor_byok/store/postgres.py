@@ -30,6 +30,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres_lease import PostgresLeases
+from cursor_byok.store.postgres_relay import PostgresRelay
 from cursor_byok.store.postgres_schema import migrate
 from cursor_byok.store.sql_store import Executor, Rows, SQLStore
 
@@ -129,7 +131,7 @@ class PostgresStore(SQLStore):
     ) -> None:
         self.url = url
         self._synchronous_commit = synchronous_commit
-        conninfo = _conninfo(url, synchronous_commit, connect_timeout)
+        conninfo = self._conninfo = _conninfo(url, synchronous_commit, connect_timeout)
         # One connection first: its error says why (refused, no such database,
         # bad password), where a pool would only time out.
         try:
@@ -198,6 +200,14 @@ class PostgresStore(SQLStore):
     llm_calls = _once_more_if_the_connection_was_lost(SQLStore.llm_calls)
     save_client_operation = _once_more_if_the_connection_was_lost(SQLStore.save_client_operation)
     get_client_operation = _once_more_if_the_connection_was_lost(SQLStore.get_client_operation)
+
+    def leases(self, owner: str, ttl_s: float) -> PostgresLeases:
+        """Conversation leases on this database, held by `owner`."""
+        return PostgresLeases(self._pool, owner, ttl_s)
+
+    def relay(self) -> PostgresRelay:
+        """Appends and output handed between processes through this database."""
+        return PostgresRelay(self._pool, self._conninfo)
 
     def ping(self, timeout: float = 2.0) -> None:
         try:

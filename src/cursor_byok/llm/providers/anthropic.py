@@ -6,7 +6,8 @@ API version is pinned by header so an upstream default change cannot alter
 our requests.
 
 Caching: the rendered `messages` are prefix-stable; where cache breakpoints
-go is `anthropic_cache`'s plan, applied to the freshly rendered request. A
+go is `anthropic_cache`'s plan, applied to this request's own list (a marked
+message is a copy; the rendered history is shared with later calls). A
 `cache_control` marker is a directive, not content: Anthropic matches the
 prefix without it, so moving markers between requests does not break the
 cache.

@@ -22,9 +22,12 @@ last assistant message (the response to it). The plan:
   nothing: it only marks the previous request's end, to read it.
 
 Nothing else is marked: a marker on a prefix that is already cached, or too
-short to cache, costs a breakpoint and buys nothing. Markers are placed on
-the freshly rendered request in place (one shallow block copy per marker);
-the history is never copied to place them.
+short to cache, costs a breakpoint and buys nothing. A marked message is
+replaced, in the request's own list, by a copy with a marked copy of the
+block: the rendered messages are shared with later requests (the render
+cache) and never changed. Only the end of the history is looked at (and its
+start, until the minimum cacheable length is reached), so placing markers
+costs the same at message 50 and at message 5,000.
 """
 
 from __future__ import annotations
@@ -78,25 +81,49 @@ def estimate_tokens(block: Any) -> int:
     return size // BYTES_PER_TOKEN
 
 
-def _first_cacheable(fixed: Sequence[Sequence[Any]], blocks: Sequence[Any], minimum: int) -> int:
-    """Index of the first message block whose prefix reaches `minimum`
-    (-1: the fixed part alone does; len(blocks): none). Stops summing as
-    soon as the minimum is reached, so the cost does not grow with history."""
+Position = tuple[int, int]
+"""A message block: (message index, block index); (-1, 0) is the fixed part."""
+
+
+def _first_cacheable(
+    fixed: Sequence[Sequence[Any]], messages: Sequence[dict[str, Any]], minimum: int
+) -> Position:
+    """The first block whose prefix reaches `minimum`: (-1, 0) when the
+    fixed part alone does, (len(messages), 0) when none does. Stops summing
+    as soon as the minimum is reached, so the cost does not grow with history."""
     total = 0
     for part in fixed:
         for item in part:
             total += estimate_tokens(item)
     if total >= minimum:
-        return -1
-    for index, block in enumerate(blocks):
-        total += estimate_tokens(block)
-        if total >= minimum:
-            return index
-    return len(blocks)
+        return (-1, 0)
+    for index, message in enumerate(messages):
+        for position, block in enumerate(message["content"]):
+            total += estimate_tokens(block)
+            if total >= minimum:
+                return (index, position)
+    return (len(messages), 0)
 
 
-def _mark(content: list[Any], position: int) -> None:
+def _last_block_before(messages: Sequence[dict[str, Any]], stop: int) -> Position | None:
+    """The last block of `messages[:stop]`, if any."""
+    for index in range(stop - 1, -1, -1):
+        size = len(messages[index]["content"])
+        if size:
+            return (index, size - 1)
+    return None
+
+
+def _block(messages: Sequence[dict[str, Any]], at: Position) -> Any:
+    return messages[at[0]]["content"][at[1]]
+
+
+def _mark(messages: list[dict[str, Any]], at: Position) -> None:
+    """Replace the message holding `at` by a copy with that block marked."""
+    index, position = at
+    content = list(messages[index]["content"])
     content[position] = {**content[position], "cache_control": dict(EPHEMERAL)}
+    messages[index] = {**messages[index], "content": content}
 
 
 def place_breakpoints(
@@ -105,38 +132,36 @@ def place_breakpoints(
     minimum: int,
     extended: bool = True,
 ) -> int:
-    """Mark the rendered `messages` in place, and the last block of `fixed`
-    (the tools, then the system blocks: prompt order) when the plan says so;
-    returns the number of markers."""
-    slots: list[tuple[list[Any], int]] = []  # (content list, index) per message block
-    last_assistant = -1
-    for message in messages:
-        if message["role"] == "assistant":
-            last_assistant = len(slots)
-        content = message["content"]
-        slots.extend((content, index) for index in range(len(content)))
-    blocks = [content[index] for content, index in slots]
-    first = _first_cacheable(fixed, blocks, minimum)
+    """Mark the last block of `fixed` (the tools, then the system blocks:
+    prompt order) in place, and blocks of `messages` by replacing their
+    message in the list, when the plan says so; returns the number of markers."""
+    last_assistant = next(
+        (i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant"), -1
+    )
+    first = _first_cacheable(fixed, messages, minimum)
     marks = 0
     owners = [part for part in fixed if part]
-    if last_assistant < 0 and owners and first < 0:
-        _mark(owners[-1], len(owners[-1]) - 1)
+    if last_assistant < 0 and owners and first < (0, 0):
+        owners[-1][-1] = {**owners[-1][-1], "cache_control": dict(EPHEMERAL)}
         marks += 1
-    end = len(blocks) - 1
-    if not extended:
-        end = -1  # nothing written: the read below needs its own marker
-    elif end < 0 or end < first or blocks[end].get("type") in UNMARKABLE:
+    end = _last_block_before(messages, len(messages)) if extended else None
+    if extended and (end is None or end < first or _block(messages, end).get("type") in UNMARKABLE):
         return marks
-    else:
-        _mark(*slots[end])
+    if end is not None:
+        _mark(messages, end)
         marks += 1
-    previous_end = last_assistant - 1
+    previous_end = _last_block_before(messages, last_assistant) if last_assistant >= 0 else None
     if (
-        previous_end >= 0
+        previous_end is not None
         and previous_end >= first
-        and (end < 0 or end - previous_end > READ_REACH)
-        and blocks[previous_end].get("type") not in UNMARKABLE
+        and (end is None or _blocks_from(messages, last_assistant) > READ_REACH)
+        and _block(messages, previous_end).get("type") not in UNMARKABLE
     ):
-        _mark(*slots[previous_end])
+        _mark(messages, previous_end)
         marks += 1
     return marks
+
+
+def _blocks_from(messages: Sequence[dict[str, Any]], start: int) -> int:
+    """How many blocks `messages[start:]` hold."""
+    return sum(len(messages[i]["content"]) for i in range(start, len(messages)))

@@ -12,6 +12,10 @@ from cursor_byok.llm.providers.render_cache import FrozenMessage
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall
 
+HISTORY_FIELDS = ("messages", "contents", "input")
+"""Where each API's request body carries the rendered history (Chat and
+Anthropic, Gemini, Responses)."""
+
 
 def encode_body(body: dict[str, Any]) -> bytes:
     """Compact UTF-8 JSON with sorted keys: the bytes sent upstream.
@@ -20,27 +24,32 @@ def encode_body(body: dict[str, Any]) -> bytes:
     elsewhere (tool schemas, tool-call arguments) and their key order differs
     between a value built in memory and the same value reloaded from the
     store; a resumed or retried call must send the very same bytes."""
-    messages = body.get("messages")
-    if isinstance(messages, list) and any(isinstance(m, FrozenMessage) for m in messages):
-        return _with_cached_messages(body, messages)
+    for field in HISTORY_FIELDS:
+        items = body.get(field)
+        if isinstance(items, list) and any(isinstance(m, FrozenMessage) for m in items):
+            return _with_cached_items(body, field, items)
     return canonical_dumps(body)
 
 
-def _with_cached_messages(body: dict[str, Any], messages: list[Any]) -> bytes:
-    """`canonical_dumps(body)`, byte for byte, with each cached message's
-    bytes reused: keys in sorted order, compact separators."""
-    fields = []
-    for key in sorted(body):
-        if key == "messages":
-            value = b",".join(
-                m.encoded() if isinstance(m, FrozenMessage) else canonical_dumps(m)
-                for m in messages
-            )
-            value = b"[" + value + b"]"
-        else:
-            value = canonical_dumps(body[key])
-        fields.append(canonical_dumps(key) + b":" + value)
-    return b"{" + b",".join(fields) + b"}"
+def _with_cached_items(body: dict[str, Any], field: str, items: list[Any]) -> bytes:
+    """`canonical_dumps(body)`, byte for byte, with each cached item's bytes
+    reused (keys in sorted order, compact separators). The history's bytes
+    are copied once, into the body: at a long history's size, each extra
+    copy of it costs more than the Python work per item."""
+    keys = sorted(body)
+    split = keys.index(field)
+    before = [_field(key, body[key]) for key in keys[:split]]
+    after = [_field(key, body[key]) for key in keys[split + 1 :]]
+    head = b"{" + b"".join(f + b"," for f in before) + canonical_dumps(field) + b":["
+    tail = b"]" + b"".join(b"," + f for f in after) + b"}"
+    encoded = [m.encoded() if type(m) is FrozenMessage else canonical_dumps(m) for m in items]
+    encoded[0] = head + encoded[0]
+    encoded[-1] = encoded[-1] + tail
+    return b",".join(encoded)
+
+
+def _field(key: str, value: Any) -> bytes:
+    return canonical_dumps(key) + b":" + canonical_dumps(value)
 
 
 def arguments_text(call: ToolCall) -> str:

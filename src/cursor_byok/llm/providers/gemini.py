@@ -11,6 +11,7 @@ tokens inside `promptTokenCount`; we subtract them.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
@@ -18,6 +19,7 @@ from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -34,6 +36,8 @@ from cursor_byok.llm.types import (
 )
 
 API = "google-generative-ai"
+RENDERED = RenderCache()
+"""Each conversation's rendered history, per model: a call renders only new messages."""
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 
 
@@ -133,7 +137,12 @@ def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {"contents": render_contents(spec, request)}
+    contents = RENDERED.render(
+        cache_key(API, spec, ctx),
+        request.messages,
+        lambda part: render_contents(spec, replace(request, messages=tuple(part))),
+    )
+    body: dict[str, Any] = {"contents": contents}
     if request.system_prompt is not None:
         body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}
     if request.tools:

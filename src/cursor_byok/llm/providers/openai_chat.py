@@ -40,7 +40,7 @@ from cursor_byok.llm.types import (
 )
 
 API = "openai-chat"
-RENDERED = RenderCache(copies=False)
+RENDERED = RenderCache()
 """Each conversation's rendered history, per model: a call renders only new messages."""
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 TOOL_IMAGES_NOTE = "Attached image(s) from tool result:"

@@ -10,6 +10,7 @@ replayed; message ids ride in the text signature.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
@@ -22,6 +23,7 @@ from cursor_byok.llm.providers.common import (
     loads,
     safe_id,
 )
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -37,6 +39,8 @@ from cursor_byok.llm.types import (
 )
 
 API = "openai-responses"
+RENDERED = RenderCache()
+"""Each conversation's rendered history, per model: a call renders only new messages."""
 
 
 def normalize_id(value: str) -> str:
@@ -154,7 +158,11 @@ def build_request(
     body: dict[str, Any] = {"model": spec.model}
     if request.system_prompt is not None:
         body["instructions"] = request.system_prompt
-    body["input"] = render_input(spec, request)
+    body["input"] = RENDERED.render(
+        cache_key(API, spec, ctx),
+        request.messages,
+        lambda part: render_input(spec, replace(request, messages=tuple(part))),
+    )
     if request.tools:
         body["tools"] = [
             {

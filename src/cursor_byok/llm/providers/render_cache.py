@@ -1,17 +1,29 @@
 """Render only what is new: a conversation's history, as one provider sees
-it, is rendered once up to its last user message and reused by the next call.
+it, is rendered once and reused by the next call, which renders only the
+messages appended since.
 
 History is append-only, so a call's messages start with the previous call's
-(the very same objects, in this process). A user message is a clean cut in
-every adapter's rendering: orphaned tool calls are settled before it, images
-of tool results are placed before it, and nothing after it merges into it. So
-rendering `messages[:cut]` and `messages[cut:]` apart gives the same list as
-rendering all at once, and only the part after the last cut is new work. A
-`HistoryRepair` changes how everything before it renders, so a cut is only
-taken after the last repair. Entries are bounded (least recently used go),
-and what is handed out is a fresh list of fresh message dicts with fresh
-content lists (unless the adapter never edits a rendering): a caller that
-marks blocks in place (cache breakpoints) never changes the cached rendering.
+(the very same objects, in this process). A cut is an index where rendering
+`messages[:cut]` and `messages[cut:]` apart gives the same list as rendering
+all at once, in every adapter. Two kinds of index are cuts:
+
+- right after a user message that renders something: orphaned tool calls
+  are settled before it, images of tool results are placed before it, and
+  nothing after it merges into it;
+- right before a message that renders something of its own (a user message,
+  or an answer with text or tool calls) once every tool call made before it
+  has its result: nothing is left to settle, images go before it, and tool
+  results after it cannot merge into what precedes it.
+
+Whether the end of the previous call is a cut is only known once the next
+message is: the previous rendering is reused whole when it is (the usual
+case: a call renders just its new messages), and up to the last cut it
+contained otherwise. A `HistoryRepair` changes how everything before it
+renders, so a cut is only taken after the last repair. Entries are bounded
+(least recently used go). What is handed out are the cached messages
+themselves, as `FrozenMessage`s that keep their own JSON bytes: a caller that
+marks a message (cache breakpoints) replaces it in its own list with a
+marked copy.
 """
 
 from __future__ import annotations
@@ -25,7 +37,16 @@ from typing import Any
 
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.serialize import canonical_dumps
-from cursor_byok.llm.types import HistoryRepair, ImageContent, Message, UserMessage
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    HistoryRepair,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 
 Rendered = list[dict[str, Any]]
 Render = Callable[[Sequence[Message]], Rendered]
@@ -59,6 +80,9 @@ class _Entry:
     messages: Sequence[Message]
     cut: int
     rendered: Rendered
+    """`messages[:cut]`, rendered."""
+    tail: Rendered
+    """`messages[cut:]`, rendered."""
 
 
 def _renders_something(message: UserMessage) -> bool:
@@ -68,67 +92,126 @@ def _renders_something(message: UserMessage) -> bool:
     return any(isinstance(block, ImageContent) or block.text for block in content)
 
 
+def _kept(message: AssistantMessage) -> bool:
+    """Whether `prepare_history` keeps this answer (a failed one is dropped)."""
+    return message.stop_reason not in ("error", "aborted") or message.interrupted
+
+
+def _stands_alone(message: Message) -> bool:
+    """Whether `message` renders an item of its own in every adapter."""
+    match message:
+        case UserMessage():
+            return _renders_something(message)
+        case AssistantMessage():
+            return _kept(message) and any(
+                isinstance(block, ToolCall) or (isinstance(block, TextContent) and block.text)
+                for block in message.content
+            )
+    return False
+
+
+def _all_answered(messages: Sequence[Message], index: int) -> bool:
+    """Whether every tool call made before `messages[index]` has its result
+    (same id: the ids a provider sees are a function of these). Only the
+    last kept answer's calls can be open: a user message or a later answer
+    settles them."""
+    answered: set[str] = set()
+    for earlier in (messages[i] for i in range(index - 1, -1, -1)):
+        match earlier:
+            case ToolResultMessage(tool_call_id=call_id):
+                answered.add(call_id)
+            case AssistantMessage() if _kept(earlier):
+                return all(call.id in answered for call in earlier.tool_calls)
+            case AssistantMessage():
+                continue
+            case _:  # a user message settled every call; a repair starts anew
+                return True
+    return True
+
+
+def is_cut(messages: Sequence[Message], index: int) -> bool:
+    """Whether rendering `messages[:index]` and `messages[index:]` apart
+    gives the rendering of `messages` (see the module's docstring)."""
+    before = messages[index - 1] if index > 0 else None
+    if isinstance(before, UserMessage) and _renders_something(before):
+        return True
+    return (
+        index < len(messages) and _stands_alone(messages[index]) and _all_answered(messages, index)
+    )
+
+
 def last_cut(messages: Sequence[Message], start: int) -> int:
-    """The index after the last non-empty user message at or after `start`
-    and after the last repair; `start` when there is none."""
+    """The last cut after `start` and after the last repair; `start` when
+    there is none."""
     for index in range(len(messages) - 1, start - 1, -1):
         message = messages[index]
         if isinstance(message, HistoryRepair):
             return start
         if isinstance(message, UserMessage) and _renders_something(message):
             return index + 1
+        if index > start and _stands_alone(message) and _all_answered(messages, index):
+            return index
     return start
 
 
-def _fresh(rendered: Rendered) -> Rendered:
-    return [{**message, "content": _copied(message.get("content"))} for message in rendered]
-
-
-def _copied(content: Any) -> Any:
-    return list(content) if isinstance(content, list) else content
+def _frozen(rendered: Rendered) -> Rendered:
+    return [FrozenMessage(m) for m in rendered]
 
 
 class RenderCache:
-    """`copies=False` hands out the cached messages themselves, as
-    `FrozenMessage`s: only for an adapter that never changes a rendered
-    message after rendering."""
+    """One adapter's renderings, per conversation and model (`cache_key`)."""
 
-    def __init__(self, entries: int = DEFAULT_ENTRIES, copies: bool = True) -> None:
+    def __init__(self, entries: int = DEFAULT_ENTRIES) -> None:
         self._limit = entries
-        self._copies = copies
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def render(self, key: Hashable | None, messages: Sequence[Message], render: Render) -> Rendered:
-        """`render(messages)`, rendering only what follows the cached cut."""
+        """`render(messages)`, rendering only what the cached rendering lacks."""
         if key is None:
             return render(messages)
         entry = self._entries.get(key)
-        start, prefix = 0, []
-        if entry is not None and self._extends(messages, entry):
-            start, prefix = entry.cut, entry.rendered
+        start, prefix = 0, list[dict[str, Any]]()
+        if entry is not None:
+            end = len(entry.messages)
+            if len(messages) == end and _starts_with(messages, entry.messages, end):
+                self._entries.move_to_end(key)
+                return entry.rendered + entry.tail  # the same request again
+            start, prefix = _reusable(messages, entry)
         if any(isinstance(m, HistoryRepair) for m in islice(messages, start, None)):
             start, prefix = 0, []  # a new repair re-renders what precedes it
         cut = last_cut(messages, start)
         if cut > start:
-            fresh = render(messages[start:cut])
-            prefix = prefix + (fresh if self._copies else [FrozenMessage(m) for m in fresh])
-        self._entries[key] = _Entry(messages, cut, prefix)
+            prefix = prefix + _frozen(render(messages[start:cut]))
+        tail = _frozen(render(messages[cut:]))
+        self._entries[key] = _Entry(messages, cut, prefix, tail)
         self._entries.move_to_end(key)
         while len(self._entries) > self._limit:
             self._entries.popitem(last=False)
-        return (_fresh(prefix) if self._copies else list(prefix)) + render(messages[cut:])
+        return prefix + tail
 
-    @staticmethod
-    def _extends(messages: Sequence[Message], entry: _Entry) -> bool:
-        """Whether `messages` starts with the entry's messages up to its cut
-        (the same objects: an identity test, not a comparison of contents)."""
-        cut = entry.cut
-        if len(messages) < cut:
-            return False
-        return all(map(operator.is_, islice(messages, cut), islice(entry.messages, cut)))
+
+def _reusable(messages: Sequence[Message], entry: _Entry) -> tuple[int, Rendered]:
+    """How much of `entry` renders the start of `messages`: all of it when
+    `messages` extends its history at a cut, up to its cut when `messages`
+    extends only that far, nothing otherwise."""
+    end = len(entry.messages)
+    extended = len(messages) > end and _starts_with(messages, entry.messages, end)
+    if extended and is_cut(messages, end):
+        return end, entry.rendered + entry.tail
+    if _starts_with(messages, entry.messages, entry.cut):
+        return entry.cut, entry.rendered
+    return 0, []
+
+
+def _starts_with(messages: Sequence[Message], prefix: Sequence[Message], count: int) -> bool:
+    """Whether `messages` starts with the first `count` of `prefix`: the same
+    objects (an identity test, not a comparison of contents)."""
+    if len(messages) < count:
+        return False
+    return all(map(operator.is_, islice(messages, count), islice(prefix, count)))
 
 
 def cache_key(api: str, spec: ModelSpec, ctx: CallContext | None) -> Hashable | None:

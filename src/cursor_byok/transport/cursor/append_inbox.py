@@ -64,6 +64,13 @@ class AppendInbox:
         self.stats.delivered += len(due)
         return due
 
+    def start_at(self, seqno: int) -> None:
+        """A new inbox takes appends from `seqno` on: those before it were
+        applied (as nothing, before the run request) by the process that
+        handed the request over."""
+        if self.next_seqno == 0 and not self.pending:
+            self.next_seqno = seqno
+
     def clear(self) -> int:
         """Let go of every buffered message; returns the bytes freed."""
         freed = self.pending_bytes

@@ -16,3 +16,5 @@ class Counters:
     failed_appends: int = 0
     over_budget_appends: int = 0
     """Appends ignored because their request id's state was dropped or failed."""
+    undecodable_output: int = 0
+    """Rows of output relayed from another process that did not decode (skipped)."""

@@ -215,6 +215,10 @@ class H2Client:
                 stream.finish(End(None if ok else {"trailers": trailers}, b""))
             case h2.events.StreamReset(error_code=code):
                 stream.finish(End({"code": "unknown", "message": f"stream reset ({code})"}, b""))
+            case h2.events.StreamEnded() if "grpc-status" in stream.headers:
+                # Trailers-only: a gRPC call refused before its stream began.
+                ok = stream.headers["grpc-status"] == "0"
+                stream.finish(End(None if ok else {"trailers": stream.headers}, b""))
             case h2.events.StreamEnded() if stream.status != 200:
                 error = json.loads(stream.refusal or b"{}") or {"code": "unknown"}
                 stream.finish(End({**error, "http_status": stream.status}, stream.refusal))

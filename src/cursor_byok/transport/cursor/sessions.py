@@ -46,7 +46,7 @@ from cursor_byok.transport.cursor.sink import OutputSink
 from cursor_byok.transport.cursor.tools import ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.codec import Codec, CodecError, decode_message
-from cursor_byok.transport.wire.errors import Code, WireError
+from cursor_byok.transport.wire.errors import Code, WireError, retryable
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +143,21 @@ class SessionHub:
                 ended += 1
         self.sink.release_all()
         return ended
+
+    def conversation_moved(self, conversation_id: str) -> None:
+        """Another process took the conversation over (this one's lease was
+        lost): its stream here ends with a retryable error, so the client
+        reconnects and resumes the turn where it goes on, rather than wait
+        here for output that will never come. Output kept here is stale."""
+        self.sink.take_stash(conversation_id)
+        session = self.sink.serving(conversation_id)
+        if isinstance(session, Session) and not session.ended:
+            error = retryable(
+                f"conversation {conversation_id} moved to another server process; retry",
+                "cursor-byok moved the conversation",
+                "Another server process carries the turn on; retry to resume it.",
+            )
+            session.end(conversation_id, error)
 
     async def close(self) -> None:
         await self.sessions.close()

@@ -5,20 +5,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.leased_runner import LeasedRunner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
-from cursor_byok.runtime.runner import Runner
+from cursor_byok.runtime.runner import Runner, Sink
 from cursor_byok.store.base import Store, StoreError
+from cursor_byok.store.lease import SharedStore
 from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
 from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_REQUEST_BYTES,
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
+from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
@@ -37,6 +44,9 @@ from cursor_byok.transport.wire.server import (
 
 HEALTH_TIMEOUT_S = 3.0
 """How long /healthz waits for the database before calling it unreachable."""
+LEASE_S = 10.0
+"""How long a conversation stays its owner's after the owner's last renewal:
+the longest another process waits before taking over from a dead one."""
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +59,23 @@ class Service:
     runner: Runner
     hub: SessionHub
     metrics: Metrics
+
+
+def _runner(
+    store: Store,
+    llm: ModelRouter,
+    sink: Sink,
+    retry: RetryPolicy | None,
+    metrics: Metrics,
+    lease_s: float,
+) -> Runner:
+    """The plain runner for a store of one process; a leased one for a store
+    that several processes share."""
+    if isinstance(store, SharedStore):
+        owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        leases = store.leases(owner, lease_s)
+        return LeasedRunner(store, llm, sink, retry=retry, metrics=metrics, leases=leases)
+    return Runner(store, llm, sink, retry=retry, metrics=metrics)
 
 
 def build_service(
@@ -71,6 +98,7 @@ def build_service(
     memory_budget_bytes: int = DEFAULT_TOTAL_BYTES,
     request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
     context_wait_s: float = CONTEXT_WAIT_S,
+    lease_s: float = LEASE_S,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
     `guards.HostCheck`); None answers every name. The memory budget is one
@@ -83,18 +111,25 @@ def build_service(
 
     budget = MemoryBudget(memory_budget_bytes, request_memory_bytes, on_drop=dropped)
     sink = OutputSink(budget=budget)
-    runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
-    hub = SessionHub(
-        runner,
-        sink,
-        context_window=context_window,
-        compact_at=compact_at,
-        grace_s=grace_s,
-        budget=budget,
-        context_wait_s=context_wait_s,
+    runner = _runner(store, llm, sink, retry, metrics, lease_s)
+    hub_options: dict[str, Any] = {
+        "context_window": context_window,
+        "compact_at": compact_at,
+        "grace_s": grace_s,
+        "budget": budget,
+        "context_wait_s": context_wait_s,
+    }
+    hub = (
+        RelayingHub(runner, sink, relay=store.relay(), **hub_options)
+        if isinstance(store, SharedStore)
+        else SessionHub(runner, sink, **hub_options)
     )
+    if isinstance(runner, LeasedRunner):
+        runner.on_lost = hub.conversation_moved
 
     async def startup() -> None:
+        if isinstance(hub, RelayingHub):
+            hub.start()
         await runner.recover()
 
     async def shutdown() -> None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 from cursor_byok.transport.proto.aiserver.v1.error_details_pb2 import GrpcStatus
 from cursor_byok.transport.wire.codec import compact_json
 
@@ -168,3 +169,14 @@ def _status_details(error: WireError) -> str:
     for detail in error.details:
         status.details.add(type_url=f"type.googleapis.com/{detail.type_name}", value=detail.value)
     return base64.b64encode(status.SerializeToString()).decode().rstrip("=")
+
+
+def retryable(message: str, title: str, detail: str) -> WireError:
+    """An `unavailable` error whose details tell the client to retry: it
+    reconnects and resumes the turn rather than showing it as failed."""
+    details = errors_pb.ErrorDetails(
+        error=errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE,
+        details=errors_pb.CustomErrorDetails(title=title, detail=detail, is_retryable=True),
+        is_expected=True,
+    )
+    return WireError(Code.UNAVAILABLE, message, (ErrorDetail.of(details),))

@@ -26,9 +26,6 @@ from cursor_byok.transport.cursor.memory_budget import OverBudget
 from cursor_byok.transport.cursor.session import Session
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
-from cursor_byok.transport.proto.aiserver.v1 import (
-    error_details_pb2 as errors_pb,
-)
 from cursor_byok.transport.wire.append_body import decode_append, read_append_body
 from cursor_byok.transport.wire.codec import (
     Codec,
@@ -40,9 +37,9 @@ from cursor_byok.transport.wire.codec import (
 )
 from cursor_byok.transport.wire.errors import (
     Code,
-    ErrorDetail,
     WireError,
     grpc_web_trailers,
+    retryable,
     unary_error_body,
 )
 from cursor_byok.transport.wire.framing import (
@@ -53,7 +50,13 @@ from cursor_byok.transport.wire.framing import (
 )
 from cursor_byok.transport.wire.health import DatabaseReachable, reply_health
 from cursor_byok.transport.wire.request_body import RequestError, read_body, unwrap
-from cursor_byok.transport.wire.run_stream import RUN, RunHandler, run_framing
+from cursor_byok.transport.wire.run_stream import (
+    RUN,
+    Protocol,
+    RunHandler,
+    grpc_trailers,
+    run_framing,
+)
 from cursor_byok.transport.wire.stream_writer import (
     Receive,
     Send,
@@ -167,6 +170,7 @@ class CursorServer:
                 "over_budget": counters.over_budget_appends,
             }
             self.metrics.memory_held.set(self.hub.budget.used)
+            self.metrics.relayed_output_skipped.set(counters.undecodable_output)
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
             return
@@ -195,6 +199,10 @@ class CursorServer:
             message = self._unwrap(body, content_type)
             await _unary_reply(send, handler(message, content_type), content_type)
         except RequestError as refused:
+            framing = run_framing(headers.get("content-type")) if path == RUN else None
+            if framing is not None and framing.protocol is not Protocol.CONNECT:
+                await _trailers_only(send, refused.error, framing.media_type, refused.close)
+                return
             await _error_reply(send, refused.error, refused.status, close=refused.close)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -217,17 +225,10 @@ class CursorServer:
         if self.shutting_down:
             return
         self.shutting_down = True
-        details = errors_pb.ErrorDetails(
-            error=errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE,
-            details=errors_pb.CustomErrorDetails(
-                title="cursor-byok is restarting",
-                detail="The server is shutting down; retry in a moment.",
-                is_retryable=True,
-            ),
-            is_expected=True,
-        )
-        error = WireError(
-            Code.UNAVAILABLE, "cursor-byok is shutting down; retry", (ErrorDetail.of(details),)
+        error = retryable(
+            "cursor-byok is shutting down; retry",
+            "cursor-byok is restarting",
+            "The server is shutting down; retry in a moment.",
         )
         self.hub.end_all_streams(error)
         streams = self.open_streams  # streams with a reader now, not sessions
@@ -399,6 +400,17 @@ async def _unary_reply(send: Send, message: Message, content_type: ContentType) 
         return
     media = "application/json" if content_type.codec is Codec.JSON else "application/proto"
     await _respond(send, 200, data, media)
+
+
+async def _trailers_only(send: Send, error: WireError, media_type: str, close: bool) -> None:
+    """A gRPC or gRPC-Web call refused before its stream began: HTTP 200 with
+    the status in the headers and no body, as gRPC clients expect; a Connect
+    JSON error would read to them as a broken stream."""
+    headers = [(b"content-type", media_type.encode()), *grpc_trailers(error)]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _error_reply(

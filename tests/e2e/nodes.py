@@ -1,0 +1,52 @@
+"""Server processes on one PostgreSQL database, run in-process for tests:
+each a real service on a real socket with its own store pool and model."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from cursor_byok.runtime.leased_runner import LeasedRunner
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.transport.cursor.relay import RelayingHub
+from cursor_byok.transport.wire.app import Service, build_service, serving
+from tests.fakes import ScriptedLLM
+
+
+@dataclass
+class Node:
+    url: str
+    service: Service
+    store: PostgresStore
+    llm: ScriptedLLM
+
+    @property
+    def hub(self) -> RelayingHub:
+        assert isinstance(self.service.hub, RelayingHub)
+        return self.service.hub
+
+    @property
+    def runner(self) -> LeasedRunner:
+        assert isinstance(self.service.runner, LeasedRunner)
+        return self.service.runner
+
+    @property
+    def model_calls(self) -> int:
+        return len(self.llm.requests)
+
+
+@contextlib.asynccontextmanager
+async def node(url: PostgresURL, llm: ScriptedLLM, **options: Any) -> AsyncIterator[Node]:
+    """One server on the database at `url`; `options` go to `build_service`."""
+    store = PostgresStore(url, max_connections=4)
+    options = {"retry": RetryPolicy(2, 0.001, 0.01), "heartbeat_s": 0.5, **options}
+    service = build_service(store, llm, **options)
+    try:
+        async with serving(service) as base:
+            yield Node(base, service, store, llm)
+    finally:
+        store.close()

@@ -1,0 +1,398 @@
+"""A stream read on a process that does not own its conversation gets the
+owner's output: two servers on one PostgreSQL database, as two processes
+behind a load balancer. The owner hosts the request and stores its output;
+the stream's process feeds its client from those rows, in the client's codec."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx2
+import psycopg
+import pytest
+
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent, ToolResultMessage
+from cursor_byok.loop.state import Status
+from cursor_byok.runtime.leased_runner import LeasedRunner
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.lease import Notice, NoticeKind
+from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.transport.cursor.client import (
+    CODECS,
+    CursorClient,
+    End,
+    Stream,
+    exec_reply,
+    kind,
+    run_request,
+    stream_close,
+)
+from cursor_byok.transport.cursor.relay_rows import decode_item
+from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.cursor.session import EndOfStream
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.wire.errors import Code
+from tests.e2e import nodes
+from tests.e2e.nodes import Node
+from tests.e2e.test_restart import resume_request
+from tests.e2e.test_two_processes import ANSWER, READ_TURN, without_times
+from tests.factories import assistant, stream_of
+from tests.fakes import ScriptedLLM
+from tests.store.postgres_server import PostgresServer
+
+SECOND_ANSWER = assistant(TextContent("Still hello world."), timestamp=9)
+READ = pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="hello world\n", total_lines=1))
+
+
+@contextlib.asynccontextmanager
+async def node(
+    url: PostgresURL, scripts: list[list[ResponseEvent]], lease_s: float = 10.0, **options: Any
+) -> AsyncIterator[Node]:
+    async with nodes.node(url, ScriptedLLM(scripts), lease_s=lease_s, **options) as server:
+        yield server
+
+
+def tool_scripts() -> list[list[ResponseEvent]]:
+    return [stream_of(READ_TURN, chunk=3), stream_of(ANSWER, chunk=5)]
+
+
+async def drop(client: CursorClient, stream: Stream) -> None:
+    """The client's stream goes away (its connection closes)."""
+    if stream.task is not None:
+        stream.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await stream.task
+    await client.close()
+
+
+async def dropped_and_resumed(
+    first: str, second: str, appenders: list[str], codec: str, seed: int
+) -> tuple[list[str], list[str]]:
+    """A tool turn on `first`; its stream drops once the exec request came;
+    the client resumes on `second` (a new request id) and answers the exec
+    there, each append to a random one of `appenders` (the resume to the
+    first of them). The kinds each stream saw."""
+    opener = CursorClient(first, codec)
+    stream = await opener.open("req-1")
+    await opener.append("req-1", 0, run_request("What is in a.txt?"))
+    await stream.until(lambda item: kind(item) == "exec")
+    # The checkpoint after the exec request is the last thing before the tool's
+    # result: dropping after it leaves nothing unread for the resume to carry.
+    await stream.until(lambda item: kind(item) == "checkpoint")
+    await drop(opener, stream)
+
+    pick = random.Random(seed)
+    clients = {url: CursorClient(url, codec) for url in {second, *appenders}}
+    sent = 0
+
+    async def append(message: pb.AgentClientMessage) -> None:
+        nonlocal sent
+        url = appenders[0] if sent == 0 else pick.choice(appenders)
+        await clients[url].append("req-2", sent, message)
+        sent += 1
+
+    try:
+        resumed = await clients[second].open("req-2")
+        await append(resume_request())
+        exec_item = await resumed.until(lambda item: kind(item) == "exec")
+        assert isinstance(exec_item, pb.AgentServerMessage)
+        request = exec_item.exec_server_message
+        await append(exec_reply(request, read_result=READ))
+        await append(stream_close(request.id))
+        end = await resumed.until(lambda item: isinstance(item, End))
+        assert isinstance(end, End) and end.error is None, end
+    finally:
+        for client in clients.values():
+            await client.close()
+    return [kind(i) for i in stream.received], [kind(i) for i in resumed.received]
+
+
+async def eventually(holds: Callable[[], bool], seconds: float = 2.0) -> bool:
+    """Whether `holds()` comes true within `seconds`: a process finishes its
+    part (a pump stops once the end is stored, an append is applied after
+    the one before) a moment after another process may have seen its effect."""
+    for _ in range(int(seconds / 0.02)):
+        if holds():
+            return True
+        await asyncio.sleep(0.02)
+    return holds()
+
+
+async def hosting_ends(host: Node) -> bool:
+    return await eventually(lambda: not host.hub.hosted)
+
+
+def without_heartbeats(kinds: list[str]) -> list[str]:
+    return [k for k in kinds if k != "heartbeat"]
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_turn_resumed_on_a_process_that_does_not_own_it_completes(
+    postgres_server: PostgresServer, codec: str
+) -> None:
+    alone_db, shared_db = postgres_server.new_database(), postgres_server.new_database()
+    seed = 3 + CODECS.index(codec)  # the exec's reply and close: to a, a / a, b / b, b
+    async with node(alone_db, tool_scripts()) as alone:
+        alone_first, alone_second = await dropped_and_resumed(
+            alone.url, alone.url, [alone.url], codec, seed
+        )
+        alone_history = alone.store.load("conv-1")
+        alone_calls = alone.model_calls
+    async with node(shared_db, tool_scripts()) as a, node(shared_db, tool_scripts()) as b:
+        first, second = await dropped_and_resumed(a.url, b.url, [a.url, b.url], codec, seed)
+        shared_history = a.store.load("conv-1")
+        assert "req-2" in b.hub.piped and b.hub.piped["req-2"].host == a.hub.name
+        assert await hosting_ends(a)  # with the stream
+        assert a.model_calls == alone_calls == 2 and b.model_calls == 0
+        rows = a.store.relay().output_since("req-2")
+        assert rows and rows[-1][1] == "end"
+        assert b.hub.counters.failed_appends == a.hub.counters.failed_appends == 0
+    assert first.count("exec") == second.count("exec") == 1  # asked once per stream
+    assert second.count("turn_ended") == 1
+    assert without_heartbeats(second) == without_heartbeats(alone_second)
+    assert without_heartbeats(first) == without_heartbeats(alone_first)
+    assert alone_history is not None and shared_history is not None
+    shared = without_times(shared_history.state.messages)
+    assert shared == without_times(alone_history.state.messages)
+    assert sum(isinstance(m, ToolResultMessage) for m in shared) == 1  # applied once
+    assert shared_history.state.status.value == "final"
+
+
+async def one_turn(url: str, request_id: str, text: str, message_id: str) -> Stream:
+    client = CursorClient(url)
+    try:
+        stream = await client.open(request_id)
+        await client.append(request_id, 0, run_request(text, message_id=message_id))
+        await stream.until(lambda item: isinstance(item, End))
+    finally:
+        await client.close()
+    return stream
+
+
+def text_scripts() -> list[list[ResponseEvent]]:
+    return [stream_of(ANSWER, chunk=5), stream_of(SECOND_ANSWER, chunk=4)]
+
+
+async def test_a_second_turn_opened_on_another_process_right_away_is_relayed(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    # A long lease: the first process still holds the idle conversation.
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        first = await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert a.model_calls == 2 and b.model_calls == 0
+        assert "req-2" in b.hub.piped and len(a.store.relay().output_since("req-2")) > 2
+        history = a.store.load("conv-1")
+    for stream in (first, second):
+        end = stream.received[-1]
+        assert isinstance(end, End) and end.error is None
+        assert [kind(i) for i in stream.received].count("turn_ended") == 1
+    assert first.text() == "The file says: hello world"
+    assert second.text() == "Still hello world."
+    assert history is not None and len(history.state.messages) == 4
+
+
+@pytest.mark.parametrize("codec", ["proto", "json"])
+async def test_a_run_stream_over_http2_is_relayed(
+    postgres_server: PostgresServer, codec: str
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = await H2Client.connect(b.url)
+        try:
+            stream = await client.open(codec)
+            await stream.send(run_request("And now?", message_id="m2"))
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        assert len(b.hub.piped) == 1 and a.model_calls == 2 and b.model_calls == 0
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Still hello world."
+
+
+def wait_scripts() -> list[list[ResponseEvent]]:
+    return [stream_of(ANSWER, chunk=5), stream_of(READ_TURN, chunk=3)]
+
+
+async def piped_until_exec(a: Node, b: Node) -> tuple[CursorClient, Stream]:
+    """Turn 1 on `a`; turn 2 opened on `b`, piped to `a`, read until its tool request."""
+    await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+    client = CursorClient(b.url)
+    stream = await client.open("req-2")
+    await client.append("req-2", 0, run_request("Read it again", message_id="m2"))
+    await stream.until(lambda item: kind(item) == "exec")
+    assert "req-2" in b.hub.piped and a.hub.hosted["req-2"].reading
+    return client, stream
+
+
+async def status_within(store: PostgresStore, status: Status, seconds: float) -> Status | None:
+    """The conversation's status once it is `status`, or the last seen after `seconds`."""
+    seen = None
+    for _ in range(int(seconds / 0.05)):
+        loaded = store.load("conv-1")
+        seen = None if loaded is None else loaded.state.status
+        if seen is status:
+            break
+        await asyncio.sleep(0.05)
+    return seen
+
+
+async def test_a_piped_client_that_goes_away_cancels_the_turn_after_the_grace_period(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with (
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as a,
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as b,
+    ):
+        client, stream = await piped_until_exec(a, b)
+        await drop(client, stream)
+        assert await status_within(a.store, Status.CANCELED, 5.0) is Status.CANCELED
+
+
+async def test_a_pipe_that_falls_silent_counts_as_its_reader_gone(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with (
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as a,
+        node(url, wait_scripts(), 60.0, grace_s=0.5) as b,
+    ):
+        a.hub.reader_beat_s, a.hub.reader_silence_s, b.hub.reader_beat_s = 0.2, 0.8, 0.1
+        client, stream = await piped_until_exec(a, b)
+        # Heard of every 0.1 s, the far reader stays.
+        assert await status_within(a.store, Status.CANCELED, 1.5) is Status.WAITING_CLIENT
+        assert a.hub.hosted["req-2"].reading
+        b.hub.piped["req-2"].stop()  # as if its process died: no word, no beat
+        assert await status_within(a.store, Status.CANCELED, 5.0) is Status.CANCELED
+        await drop(client, stream)
+
+
+async def test_a_host_that_loses_the_lease_ends_the_piped_stream_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, wait_scripts(), 60.0) as a, node(url, wait_scripts(), 60.0) as b:
+        a.hub.reader_beat_s = 0.2
+        client, stream = await piped_until_exec(a, b)
+        runner = a.service.runner
+        assert isinstance(runner, LeasedRunner)
+        runner._forget("conv-1")  # what the keeper does when a renewal is refused
+        try:
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await drop(client, stream)
+        assert await hosting_ends(a) and runner._pinned == {}
+    assert is_retryable_unavailable(end), end
+
+
+async def test_undecodable_relayed_output_is_skipped_and_counted(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        # Damaged rows ahead of the host's: the host writes after them.
+        b.store.relay().put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert b.hub.counters.undecodable_output == 2
+        async with httpx2.AsyncClient(base_url=b.url) as http:
+            metrics = (await http.get("/metrics")).text
+        assert "cursor_byok_relayed_output_skipped 2.0" in metrics
+        assert a.store.relay().output_since("req-2")[2][0] == 2  # the host's first row
+    end = second.received[-1]
+    assert isinstance(end, End) and end.error is None
+    assert second.text() == "Still hello world."
+
+
+def is_retryable_unavailable(end: object) -> bool:
+    if not isinstance(end, End) or end.error is None:
+        return False
+    return end.error.get("code") == "unavailable"
+
+
+async def test_a_stream_piped_to_an_owner_that_is_gone_ends_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts()) as b:
+        # A process that took the conversation and died: its lease runs out.
+        assert b.store.leases("elsewhere", 2.0).acquire("conv-1")
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, run_request("hello"))
+            end = await stream.until(lambda item: isinstance(item, End), within=15)
+        finally:
+            await client.close()
+        assert b.hub.piped["req-1"].host == "elsewhere"
+        assert b.model_calls == 0
+    assert is_retryable_unavailable(end), end
+
+
+async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts()) as a:
+        assert a.store.leases("elsewhere", 60.0).acquire("conv-1")
+        relay = a.store.relay()
+        for _ in range(20):  # asked until answered, as a pipe does (a notice may be missed)
+            relay.announce(Notice(NoticeKind.HOST, "req-7", a.hub.name, "conv-1"))
+            await asyncio.sleep(0.25)
+            rows = relay.output_since("req-7")
+            if rows:
+                break
+        assert not a.hub.hosted and a.model_calls == 0
+    assert rows  # each ask is refused; the first end is the one a pipe reads
+    item = decode_item(rows[0][1], rows[0][2])
+    assert isinstance(item, EndOfStream) and item.error is not None
+    assert item.error.code is Code.UNAVAILABLE and item.error.details
+
+
+async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-2")
+            # Before any run request: applied here as nothing; the host skips them.
+            for seqno in range(5):
+                await client.append("req-2", seqno, stream_close(seqno + 1))
+            # Ahead of its turn: waits, and goes to the host with the run request.
+            await client.append_raw("req-2", 6, b"\xff\xff\xff")
+            await client.append("req-2", 5, run_request("And now?", message_id="m2"))
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        stored = [seqno for seqno, _ in a.store.relay().since("req-2")]
+        assert stored == [5, 6] and b.hub.piped["req-2"].first_seqno == 5
+        # Reached the host, counted there.
+        assert await eventually(lambda: a.hub.counters.undecodable_appends == 1)
+        assert a.hub.counters.unknown_exec_results == 0  # the stream closes stayed on b
+        assert b.hub.counters.failed_appends == a.hub.counters.failed_appends == 0
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Still hello world."
+
+
+async def test_a_pipe_that_cannot_store_its_run_request_ends_retryable(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        with psycopg.connect(str(url), autocommit=True) as conn:
+            conn.execute("ALTER TABLE relayed_appends RENAME TO relayed_appends_away")
+        stream = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert a.model_calls == 1 and b.model_calls == 0
+    assert is_retryable_unavailable(stream.received[-1]), stream.received[-1]

@@ -1,0 +1,99 @@
+"""Two servers on one PostgreSQL database, as two processes behind a load
+balancer: a client reads its RunSSE stream from one and sends each append to
+either, at random. The tool turn completes in every codec, and history is
+the same as when one server does everything."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from cursor_byok.llm.types import Message, TextContent, ToolResultMessage, UserMessage
+from cursor_byok.transport.cursor.client import (
+    CODECS,
+    CursorClient,
+    End,
+    exec_reply,
+    kind,
+    run_request,
+    stream_close,
+)
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.nodes import node
+from tests.factories import assistant, stream_of, tool_call
+from tests.fakes import ScriptedLLM
+from tests.store.postgres_server import PostgresServer
+
+READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))
+ANSWER = assistant(TextContent("The file says: hello world"), timestamp=5)
+
+
+def tool_llm() -> ScriptedLLM:
+    return ScriptedLLM([stream_of(READ_TURN, chunk=3), stream_of(ANSWER, chunk=5)])
+
+
+async def tool_turn(reader: str, appenders: list[str], codec: str, seed: int) -> list[str]:
+    """One read-a-file turn; each append goes to a random one of `appenders`
+    (the first to the last of them, so at least one crosses). The kinds seen."""
+    pick = random.Random(seed)
+    clients = {url: CursorClient(url, codec) for url in {reader, *appenders}}
+    sent = 0
+
+    async def append(message: pb.AgentClientMessage) -> None:
+        nonlocal sent
+        url = appenders[-1] if sent == 0 else pick.choice(appenders)
+        await clients[url].append("req-1", sent, message)
+        sent += 1
+
+    try:
+        stream = await clients[reader].open("req-1")
+        await append(run_request("What is in a.txt?"))
+        exec_item = await stream.until(lambda item: kind(item) == "exec")
+        assert isinstance(exec_item, pb.AgentServerMessage)
+        request = exec_item.exec_server_message
+        success = pb.ReadResult(
+            success=pb.ReadSuccess(path="a.txt", content="hello world\n", total_lines=1)
+        )
+        await append(exec_reply(request, read_result=success))
+        await append(stream_close(request.id))
+        end = await stream.until(lambda item: isinstance(item, End))
+        assert isinstance(end, End) and end.error is None
+    finally:
+        for client in clients.values():
+            await client.close()
+    return [kind(item) for item in stream.received]
+
+
+def without_times(messages: tuple[Message, ...]) -> list[Message]:
+    """The messages but for the clock times of the user's message and the tool
+    result, taken when they arrive and so different in every run."""
+    timed = (UserMessage, ToolResultMessage)
+    return [replace(m, timestamp=0) if isinstance(m, timed) else m for m in messages]
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_appends_sent_to_either_server_complete_the_turn(
+    postgres_server: PostgresServer, codec: str
+) -> None:
+    alone_db, shared_db = postgres_server.new_database(), postgres_server.new_database()
+    async with node(alone_db, tool_llm()) as alone:
+        alone_kinds = await tool_turn(alone.url, [alone.url], codec, seed=1)
+        alone_history = alone.store.load("conv-1")
+    async with node(shared_db, tool_llm()) as a, node(shared_db, tool_llm()) as b:
+        kinds = await tool_turn(a.url, [a.url, b.url], codec, seed=1)
+        shared_history = a.store.load("conv-1")
+        # Read on its stream opening and again on its announcement, a stored
+        # append may reach a's inbox twice; the turn and history show it applied once.
+        assert b.hub.relayed_out >= 1 and a.hub.relayed_in >= b.hub.relayed_out
+        assert a.hub.relayed_out == 0
+        assert len(a.llm.requests) == 2 and b.llm.requests == []
+    assert "turn_ended" in kinds
+    strip = ("heartbeat",)
+    assert [k for k in kinds if k not in strip] == [k for k in alone_kinds if k not in strip]
+    assert alone_history is not None and shared_history is not None
+    assert without_times(shared_history.state.messages) == without_times(
+        alone_history.state.messages
+    )
+    assert shared_history.state.status == alone_history.state.status

@@ -1,0 +1,215 @@
+"""One owner per conversation on a shared PostgreSQL database: two leased
+runners, each with its own pool, stand for two server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from cursor_byok.llm.events import ResponseEvent, TextDelta
+from cursor_byok.llm.types import TextContent
+from cursor_byok.loop import CallClient, Final, ToolResult
+from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres import PostgresStore
+from tests.factories import assistant, result, start, stream_of, tool_call
+from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM
+from tests.store.postgres_server import PostgresServer
+
+TTL_S = 0.6
+FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
+TOOL_REPLY = assistant(TextContent("Let me read it."), tool_call("t1", "a.txt"))
+FINAL_REPLY = assistant(TextContent("It says hello."), timestamp=4)
+
+
+class Process:
+    """What one server process holds: its own pool, model, sink and runner."""
+
+    def __init__(
+        self, url: PostgresURL, name: str, scripts: list[list[ResponseEvent]], pausing: bool
+    ) -> None:
+        self.store = PostgresStore(url, max_connections=4)
+        self.llm = PausingLLM(scripts) if pausing else ScriptedLLM(scripts, delay=0.005)
+        self.sink = RecordingSink()
+        leases = self.store.leases(name, TTL_S)
+        self.runner = LeasedRunner(self.store, self.llm, self.sink, retry=FAST, leases=leases)
+
+    async def die(self) -> None:
+        """Stop as kill -9 would: no lease released, nothing more written."""
+        keeper = self.runner._keeper
+        if keeper is not None:
+            keeper.cancel()
+        await Runner.close(self.runner)
+
+
+Start = Callable[..., Process]
+"""(name, scripts, pausing=False): a process; `pausing` holds its model's
+answers back until `llm.gate` is set."""
+
+
+@pytest.fixture
+async def process(postgres_server: PostgresServer) -> AsyncIterator[Start]:
+    url = postgres_server.new_database()
+    started: list[Process] = []
+
+    def make(name: str, scripts: list[list[ResponseEvent]], pausing: bool = False) -> Process:
+        started.append(Process(url, name, scripts, pausing))
+        return started[-1]
+
+    yield make
+    for one in started:
+        await one.runner.close()
+        one.store.close()
+
+
+async def test_a_conversation_owned_by_a_live_process_is_refused_elsewhere(
+    process: Start,
+) -> None:
+    a, b = process("a", [stream_of(TOOL_REPLY)]), process("b", [])
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("read a.txt"))
+    await a.sink.wait_for("c", CallClient)
+    with pytest.raises(NotOwner):
+        await b.runner.submit("c", "req:1", ToolResult(result("t1", "hello")))
+    await asyncio.sleep(3 * TTL_S)  # a renews while the turn waits for its tool
+    with pytest.raises(NotOwner):
+        await b.runner.submit("c", "req:1", ToolResult(result("t1", "hello")))
+    assert b.runner.adopted == [] and b.llm.requests == []
+
+
+async def test_a_dead_owner_waiting_for_a_tool_is_replaced_after_its_lease(
+    process: Start,
+) -> None:
+    a, b = process("a", [stream_of(TOOL_REPLY)]), process("b", [stream_of(FINAL_REPLY)])
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("read a.txt"))
+    [sent] = await a.sink.wait_for("c", CallClient)
+    await a.die()
+    died = time.monotonic()
+
+    [again] = await b.sink.wait_for("c", CallClient)
+    took = time.monotonic() - died
+    assert again == sent  # the same operation id: the client runs the tool once
+    assert TTL_S * 0.5 < took <= 2 * TTL_S
+    await asyncio.sleep(0.05)  # the adoption is noted once the resume returns
+    assert b.runner.adopted == ["c"]
+    await b.runner.submit("c", "req:1", ToolResult(result("t1", "hello")))
+    await b.sink.wait_for("c", Final)
+    loaded = b.store.load("c")
+    assert loaded is not None
+    assert loaded.state.messages == (
+        start("read a.txt").user_message,
+        TOOL_REPLY,
+        result("t1", "hello"),
+        FINAL_REPLY,
+    )
+    assert len(a.llm.requests) == 1 and len(b.llm.requests) == 1
+
+
+async def test_a_dead_owner_mid_stream_is_resumed_with_the_same_request(
+    process: Start,
+) -> None:
+    slow = stream_of(FINAL_REPLY, chunk=1)
+    a, b = process("a", [slow]), process("b", [stream_of(FINAL_REPLY)])
+    a.llm.delay = 0.05
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", TextDelta, count=2)
+    await a.die()
+
+    [final] = await b.sink.wait_for("c", Final)
+    assert isinstance(final, Final)
+    assert a.llm.requests == b.llm.requests  # the same call, the same bytes
+    loaded = b.store.load("c")
+    assert loaded is not None
+    assert loaded.state.messages == (start("go").user_message, FINAL_REPLY)
+
+
+async def test_a_long_turn_keeps_its_owner_and_an_idle_one_is_free_at_once(
+    process: Start,
+) -> None:
+    a = process("a", [stream_of(FINAL_REPLY, chunk=1)])
+    b = process("b", [stream_of(assistant(TextContent("Again."), timestamp=6))])
+    a.llm.delay = 4 * TTL_S / len(stream_of(FINAL_REPLY, chunk=1))
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", Final)  # longer than the lease: renewed meanwhile
+    assert b.runner.adopted == [] and b.llm.requests == []
+
+    await asyncio.sleep(TTL_S / 2)  # a's keeper releases the idle conversation
+    await b.runner.submit("c", "req:1", start("again", timestamp=5))
+    await b.sink.wait_for("c", Final)
+    loaded = b.store.load("c")
+    assert loaded is not None and len(loaded.state.messages) == 4
+    with pytest.raises(NotOwner):
+        await a.runner.submit("c", "req:2", start("from a", timestamp=7))
+
+
+def hold_keeper_back(one: Process) -> None:
+    """No more renewals, as from a keeper starved by an overloaded loop."""
+    keeper = one.runner._keeper
+    assert keeper is not None
+    keeper.cancel()
+
+
+async def test_a_commit_is_refused_once_the_lease_is_gone_and_the_version_check_backs_it(
+    process: Start,
+) -> None:
+    a, b = process("a", [stream_of(TOOL_REPLY)]), process("b", [stream_of(FINAL_REPLY)])
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("read a.txt"))
+    await a.sink.wait_for("c", CallClient)
+    hold_keeper_back(a)
+    await b.sink.wait_for("c", CallClient)  # b adopted it and asks for the tool again
+    await b.runner.submit("c", "req:1", ToolResult(result("t1", "hello")))
+    await b.sink.wait_for("c", Final)
+    committed = b.store.load("c")
+    assert committed is not None
+
+    # a still has the turn in memory, waiting for the tool; its claim is refused.
+    with pytest.raises(NotOwner):
+        await a.runner.submit("c", "req:1-on-a", ToolResult(result("t1", "hello")))
+    assert a.runner.lost == ["c"]
+    # Were a to believe it held the lease, its stale commit would still be
+    # refused by the version compare-and-swap: it reloads, and the result,
+    # now out of turn, changes nothing.
+    a.runner._held["c"] = time.monotonic() + 60
+    outcome = await a.runner.submit("c", "req:1-again", ToolResult(result("t1", "hello")))
+    assert not outcome.committed
+    after = b.store.load("c")
+    assert after is not None
+    assert (after.version, after.state) == (committed.version, committed.state)
+    assert len(a.llm.requests) == 1 and len(b.llm.requests) == 1
+
+
+async def test_the_keeper_keeps_the_lease_of_a_first_input_being_committed(
+    process: Start,
+) -> None:
+    a = process("a", [stream_of(FINAL_REPLY)], pausing=True)  # a slow first token
+    b = process("b", [stream_of(FINAL_REPLY)])
+    commit = a.store.commit_input
+
+    def slow_commit(*args: Any) -> int:
+        time.sleep(TTL_S)  # three keeper beats while the input is applied
+        return commit(*args)
+
+    a.store.commit_input = slow_commit  # type: ignore[method-assign,assignment]
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await asyncio.sleep(2 * TTL_S)  # the model is called; its stream is slow to start
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await a.sink.wait_for("c", Final)
+    assert a.runner.lost == [] and b.runner.adopted == [] and b.llm.requests == []
