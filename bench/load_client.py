@@ -195,12 +195,17 @@ async def direct_stream(pool: Pool, deltas: int, pace_ms: float, tag: str) -> St
 
 
 def run_request(text: str, conversation_id: str, turn: int) -> pb.AgentClientMessage:
+    """A run request as the IDE sends it, its request context included (a run
+    without one makes the server ask for it and wait, as for the CLI's print
+    mode, which is not what this bench measures)."""
+    context = pb.RequestContext(env=pb.RequestContextEnv(shell="bash", os_version="linux"))
     return pb.AgentClientMessage(
         run_request=pb.AgentRunRequest(
             conversation_id=conversation_id,
             action=pb.ConversationAction(
                 user_message_action=pb.UserMessageAction(
-                    user_message=pb.UserMessage(text=text, message_id=f"m{turn}")
+                    user_message=pb.UserMessage(text=text, message_id=f"m{turn}"),
+                    request_context=context,
                 )
             ),
             requested_model=pb.RequestedModel(model_id="bench"),

@@ -8,7 +8,8 @@ and router; it swaps only the object that serves the ASGI app
 (`transport.wire.http_server.HttpServer`) or the one that sends provider
 requests (`llm.http.make_client`).
 
-Stacks: hypercorn (as shipped: h11/h2, asyncio), uvicorn (h11, HTTP/1.1 only,
+Stacks: hypercorn (as shipped: h11/h2, asyncio), hypercorn-uvloop (the same
+on uvloop's event loop), uvicorn (h11, HTTP/1.1 only,
 the stack shipped before `Run`), uvicorn-fast (httptools, uvloop), granian
 (Rust HTTP/1.1 and HTTP/2, asyncio app loop).
 Clients: aiohttp (as shipped), httpx2 (the client shipped before; same
@@ -31,7 +32,7 @@ import httpx2
 
 from cursor_byok.transport.wire.http_server import HttpServer as ShippedServer
 
-STACKS = ("hypercorn", "uvicorn", "uvicorn-fast", "granian")
+STACKS = ("hypercorn", "hypercorn-uvloop", "uvicorn", "uvicorn-fast", "granian")
 CLIENTS = ("aiohttp", "httpx2")
 
 
@@ -134,14 +135,14 @@ SERVERS: dict[str, type[_Served]] = {
     "uvicorn-fast": UvicornFastServer,
     "granian": GranianServer,
 }
-HTTP2 = ("hypercorn", "granian")
+HTTP2 = ("hypercorn", "hypercorn-uvloop", "granian")
 """The stacks that serve `Run` (HTTP/2) besides HTTP/1.1."""
 
 
 def use_stack(stack: str) -> None:
     from cursor_byok.transport.wire import http_server  # noqa: PLC0415
 
-    if stack == "uvicorn-fast":
+    if stack in ("uvicorn-fast", "hypercorn-uvloop"):
         import uvloop  # noqa: PLC0415
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())

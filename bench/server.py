@@ -52,8 +52,8 @@ ROUNDS = {1: 10, 50: 3, 200: 2}
 DELTAS = 100
 PACE_MS = 10.0
 TURNS = 200
-STACKS = ("hypercorn", "uvicorn", "uvicorn-fast", "granian")
-HTTP2_STACKS = ("hypercorn", "granian")
+STACKS = ("hypercorn", "hypercorn-uvloop", "uvicorn", "uvicorn-fast", "granian")
+HTTP2_STACKS = ("hypercorn", "hypercorn-uvloop", "granian")
 PATHS = ("http1", "h2")
 """http1: RunSSE + BidiAppend over HTTP/1.1; h2: one `Run` stream per turn over h2c."""
 CLIENTS = ("aiohttp", "httpx2")

@@ -138,6 +138,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.sink": 2,
     "cursor_byok.transport.cursor.sessions": 2,
     "cursor_byok.transport.cursor.session": 2,
+    "cursor_byok.transport.cursor.outbox": 2,
     "cursor_byok.transport.cursor.handover": 2,
     "cursor_byok.transport.cursor.input_ids": 1,
     "cursor_byok.transport.cursor.relay": 2,

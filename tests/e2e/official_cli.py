@@ -94,8 +94,14 @@ class Appender:
                 self.failed = True
 
     async def drain(self) -> None:
+        """Until every append sent so far is answered. The finished ones are
+        dropped here, not left to their done callbacks: a gather of finished
+        tasks completes without yielding to the loop (Python 3.12), so those
+        callbacks would never run and this loop would never end."""
         while self.tasks:
-            await asyncio.gather(*list(self.tasks))
+            sent = list(self.tasks)
+            await asyncio.gather(*sent)
+            self.tasks.difference_update(sent)
 
 
 class OfficialCli:

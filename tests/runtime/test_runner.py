@@ -7,6 +7,7 @@ import asyncio
 import logging
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -277,8 +278,9 @@ async def test_a_saved_request_that_no_longer_matches_its_hash_is_never_sent(
 
 
 async def test_a_committed_call_streamed_twice_appends_one_message(make: Make) -> None:
-    # Two processes resume the same call: both stream it, one commits.
-    setup: Harness = make([[StartEvent()]], delay=0.0)
+    # Two processes resume the same call: both stream it, one commits. The
+    # first process stops while the call is still in flight (its model is slow).
+    setup: Harness = make([[StartEvent()]], delay=60.0)
     await setup.runner.submit("c", "req:0", start("go"))
     await setup.runner.close()
 
@@ -457,3 +459,94 @@ async def test_idle_conversations_are_forgotten_and_reloaded_on_demand(
     assert state is not None and "c" not in h.runner._conversations
     again = await h.runner.state_of("c")
     assert again is not None and again.messages[-1] == FINAL_REPLY
+
+
+async def test_deltas_keep_their_order_whether_the_worker_idles_or_has_work_queued(
+    make: Make,
+) -> None:
+    """An idle worker lets a delta through the loop at once; one busy with an
+    input (here, a resent message, looked up in the store off the event
+    loop) or with work queued has the deltas queue behind it. Either way the
+    sink sees the stream's events in order, each once."""
+    reply = assistant(TextContent("word " * 120), timestamp=4)
+    h: Harness = make([stream_of(reply, chunk=3)], delay=0.0005)
+    await h.runner.submit("c", "req:0", start("talk"))
+    looks = 0
+    while not any(isinstance(i, Final) for i in h.sink.of("c")):
+        again = await h.runner.submit("c", "req:0", start("talk"))
+        assert again.duplicate
+        await asyncio.gather(*(h.runner.state_of("c") for _ in range(3)))
+        looks += 1
+        await asyncio.sleep(0.002)
+    expected = [e for e in stream_of(reply, chunk=3) if not isinstance(e, DoneEvent)]
+    published = [i for i in h.sink.of("c") if not isinstance(i, Final | DoneEvent)]
+    assert looks > 3  # the worker had work while the stream went on
+    assert published == expected
+
+
+class HeldCommits:
+    """The real store, whose commits that plan a model call (flush=False)
+    wait until `go` is set: a commit still in flight, as seen by the runner."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+        self.go = threading.Event()
+        self.waiting = threading.Event()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+    def commit_input(self, *args: object) -> int:
+        if args[-1] is False:
+            self.waiting.set()
+            assert self.go.wait(10)
+        return self.store.commit_input(*args)  # type: ignore[arg-type]
+
+
+async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before_it_lands(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    held = HeldCommits(store)
+    llm, sink = ScriptedLLM([stream_of(FINAL_REPLY)]), RecordingSink()
+    runner = Runner(held, llm, sink, retry=FAST)  # type: ignore[arg-type]
+    try:
+        submitted = asyncio.ensure_future(runner.submit("c", "req:0", start("go")))
+        await asyncio.to_thread(held.waiting.wait, 10)
+        for _ in range(50):  # the model answers in full meanwhile
+            await asyncio.sleep(0.001)
+        assert len(llm.requests) == 1  # opened while the commit is in flight
+        assert sink.of("c") == []  # nothing of it published yet
+        held.go.set()
+        assert (await submitted).committed
+        await sink.wait_for("c", Final)
+        expected = [e for e in stream_of(FINAL_REPLY) if not isinstance(e, DoneEvent)]
+        assert [i for i in sink.of("c") if not isinstance(i, Final | DoneEvent)] == expected
+        loaded = store.load("c")
+        assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
+    finally:
+        held.go.set()
+        await runner.close()
+        store.close()
+
+
+async def test_without_early_calls_the_model_waits_for_the_planning_commit(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    held = HeldCommits(store)
+    llm, sink = ScriptedLLM([stream_of(FINAL_REPLY)]), RecordingSink()
+    runner = Runner(held, llm, sink, retry=FAST, early_calls=False)  # type: ignore[arg-type]
+    try:
+        submitted = asyncio.ensure_future(runner.submit("c", "req:0", start("go")))
+        await asyncio.to_thread(held.waiting.wait, 10)
+        await asyncio.sleep(0.05)
+        assert llm.requests == []
+        held.go.set()
+        await submitted
+        await sink.wait_for("c", Final)
+        assert len(llm.requests) == 1
+    finally:
+        held.go.set()
+        await runner.close()
+        store.close()

@@ -24,7 +24,8 @@ dropped and `on_lost` tells the transport, which ends the conversation's
 open stream with a retryable error so the client resumes where the new
 owner is. The store's version compare-and-swap stays the last word: a
 process that lost its lease while a commit was on the way sees a version
-conflict.
+conflict. A model event that skips the worker's queue (the runner's fast
+path for deltas) does so only while a claim would be free.
 """
 
 from __future__ import annotations
@@ -37,8 +38,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.loop.state import IDLE_STATUSES
-from cursor_byok.runtime.runner import Outcome, Runner, _Conversation, _External, _StreamEvent
+from cursor_byok.runtime.conversation import Conversation, External, StreamEvent
+from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Leases
 
@@ -57,6 +61,10 @@ class LeasedRunner(Runner):
     """A `Runner` that works only on the conversations whose lease it holds."""
 
     def __init__(self, *args: Any, leases: Leases, **kwargs: Any) -> None:
+        # No model call opens before its planning commit lands: with several
+        # processes that commit can lose to another one's, and a process that
+        # lost its lease unawares must not call the model at all.
+        kwargs.setdefault("early_calls", False)
         super().__init__(*args, **kwargs)
         self.leases = leases
         self._held: dict[str, float] = {}
@@ -143,11 +151,21 @@ class LeasedRunner(Runner):
             if not self._working[conversation_id]:
                 del self._working[conversation_id]
 
-    async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
+    async def _external(self, conversation: Conversation, item: External) -> Outcome:
         with self._at_work(conversation.conversation_id):
             return await super()._external(conversation, item)
 
-    async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
+    def _hand_over(self, conversation: Conversation, call_id: str, event: ResponseEvent) -> None:
+        """A model event skips the queue (and so the claim in `_ensure_loaded`)
+        only while the lease surely holds, when that claim would be free; else
+        it is queued, and the claim renews the lease or finds it lost."""
+        until = self._held.get(conversation.conversation_id)
+        if until is not None and until - time.monotonic() > self.leases.ttl_s / 2:
+            super()._hand_over(conversation, call_id, event)
+        else:
+            conversation.queue.put_nowait(StreamEvent(call_id, event))
+
+    async def _ensure_loaded(self, conversation: Conversation, resume: bool = True) -> None:
         conversation_id = conversation.conversation_id
         held = conversation_id in self._held
         try:
@@ -235,7 +253,7 @@ class LeasedRunner(Runner):
         log.warning("conversation %s: lease lost to another process", conversation_id)
         self.on_lost(conversation_id)
 
-    def _stop(self, conversation: _Conversation) -> None:
+    def _stop(self, conversation: Conversation) -> None:
         """Drop the model stream and the events it queued: the owner calls the
         model again. Queued client inputs stay (each is refused with
         `NotOwner` in turn); the state is loaded again if the lease comes back,
@@ -244,7 +262,7 @@ class LeasedRunner(Runner):
         kept = []
         while not conversation.queue.empty():
             item = conversation.queue.get_nowait()
-            if not isinstance(item, _StreamEvent):
+            if not isinstance(item, StreamEvent):
                 kept.append(item)
         for item in kept:
             conversation.queue.put_nowait(item)

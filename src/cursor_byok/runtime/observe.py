@@ -24,9 +24,12 @@ from cursor_byok.llm.events import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
 from cursor_byok.runtime.logsafe import logfmt_value
 
 log = logging.getLogger("cursor_byok.calls")
+turn_log = logging.getLogger("cursor_byok.runtime.runner")
+"""Turn lines keep the logger they were always written under: the runner's."""
 
 MAX_MODEL_LABELS = 64
 _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
@@ -36,6 +39,35 @@ _GAP_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 def logfmt(event: str, **fields: object) -> str:
     """One line, whatever the values hold (see `logsafe.logfmt_value`)."""
     return " ".join([event, *(f"{key}={logfmt_value(value)}" for key, value in fields.items())])
+
+
+def note_turn(
+    metrics: Metrics | None,
+    started: float | None,
+    before: ConversationState,
+    after: ConversationState,
+) -> float | None:
+    """One log line per finished turn (outcome, model calls, duration);
+    returns when the turn in progress started, None once it is over."""
+    if before.status in IDLE_STATUSES and after.status not in IDLE_STATUSES:
+        return time.monotonic()
+    if after.status not in IDLE_STATUSES or before.status in IDLE_STATUSES:
+        return started
+    outcome = after.status.value
+    turn_log.info(
+        logfmt(
+            "turn",
+            conversation=after.conversation_id,
+            turn=after.turn_id,
+            outcome=outcome,
+            model_calls=after.turn_calls,
+            messages=len(after.messages),
+            duration_ms=round((time.monotonic() - started) * 1000) if started else "",
+        )
+    )
+    if metrics is not None:
+        metrics.turns.labels(outcome).inc()
+    return None
 
 
 class Metrics:

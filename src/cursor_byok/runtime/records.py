@@ -4,6 +4,7 @@ which records exist is decided by the loop)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import assert_never
 
 from cursor_byok.llm.request_identity import RequestNotRebuilt, identify, rebuild
@@ -17,14 +18,17 @@ from cursor_byok.llm.serialize import (
     request_from_json,
     sha256_hex,
 )
-from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
+from cursor_byok.llm.types import JSONValue, Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
+from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
     ClientOperationRecord,
+    InputCommit,
     LLMCallRecord,
     OperationStatus,
+    Store,
 )
 
 _CALL_STATUS = {
@@ -32,6 +36,37 @@ _CALL_STATUS = {
     "failed": CallStatus.FAILED,
     "canceled": CallStatus.CANCELED,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedCommit:
+    """One input's commit, as `Store.commit_input` takes it."""
+
+    input_id: str
+    expected_version: int
+    state: ConversationState
+    result: JSONValue
+    calls: Sequence[LLMCallRecord | CallStatusUpdate]
+    operations: Sequence[ClientOperationRecord]
+    flush: bool
+
+    def apply(self, store: Store, checked: bool) -> int | InputCommit:
+        """The new version; with `checked`, the earlier commit of the same
+        input instead when there is one (nothing is written then). Both in
+        one call, so the runner pays one worker-thread hop, not two."""
+        if checked:
+            found = store.find_input_commit(self.state.conversation_id, self.input_id)
+            if found is not None:
+                return found
+        return store.commit_input(
+            self.input_id,
+            self.expected_version,
+            self.state,
+            self.result,
+            self.calls,
+            self.operations,
+            self.flush,
+        )
 
 
 def store_records(

@@ -2,25 +2,26 @@
 
 The seed's recursion `run -> run_command -> consume_llm -> read_llm -> run`
 is an async trampoline here: `_run` applies one input and commits,
-`_run_command` executes the command, `_consume_llm` starts the reader task
-and `_read_llm` feeds each model event back into the queue, so the next
-`_run` picks it up. No call stack grows with the length of a conversation.
+`_run_command` executes the command, `_consume_llm` starts the reader task,
+which hands each model event back (`_hand_over`). No call stack grows with
+the length of a conversation.
 
-Per conversation there is one worker task and one queue. External inputs
-(from the client) and the events of the model stream (from a reader task)
-enter the same queue, so they reach `transition` strictly one at a time and
-in arrival order; a cancel is never stuck behind a long response. The store's
-version compare-and-swap is the final arbiter: on a conflict the worker
-reloads and processes the input again.
+Per conversation there is one worker task and one queue. External inputs and
+the model's events reach `transition` strictly one at a time, in arrival
+order; a cancel is never stuck behind a long response. A delta that finds
+the worker idle with nothing queued is applied by the reader at once, which
+keeps that order. The store's version compare-and-swap is the final arbiter:
+on a conflict the worker reloads and processes the input again.
 
 Commit order: a transition that changes the committed state is committed in
-one transaction with its input id and the records the loop names (calls
-planned or ended, client operations), before anything it emits is published
-and before its command runs. So a model call's request is recorded before the
-upstream is opened, a tool call's operation id is saved before the client is
-asked, and deltas (which change no committed state) are published without
-touching the database. The commit that plans a model call is not flushed on
-its own (`Store.commit_input` says at what price): no fsync before the first token.
+one transaction with its input id and the records the loop names, before
+anything it emits is published and before its command runs; deltas change
+no committed state and touch no database. The commit that plans a model
+call is not flushed on its own (`Store.commit_input` says at what price), and
+the call is opened while that commit is in flight (`early_calls`): nothing
+it streams is published before the commit lands, and if the commit does not
+land the call is dropped. A crash between the two can make a model call
+twice; it cannot add to or lose history.
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol, TypeAlias, TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.llm.request_identity import RequestNotRebuilt
-from cursor_byok.llm.types import JSONValue, RequestMessages
+from cursor_byok.llm.types import RequestMessages
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
     CallClient,
@@ -48,24 +49,34 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     Ignored,
-    Transition,
     WaitInput,
 )
 from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
-from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState, Status
+from cursor_byok.loop.state import ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.runtime.conversation import (
+    Conversation,
+    EventGate,
+    External,
+    Inspect,
+    StreamEvent,
+)
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
-from cursor_byok.runtime.observe import Metrics, logfmt
-from cursor_byok.runtime.records import saved_call, store_records, tool_result_from
+from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
+from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.records import PlannedCommit, saved_call, store_records, tool_result_from
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
+    InputCommit,
     OperationStatus,
     Store,
     VersionConflict,
 )
 
 log = logging.getLogger(__name__)
+
+TERMINAL = (DoneEvent, ErrorEvent)
 
 Outbound: TypeAlias = Emit | CallClient | Final | Failed | Canceled
 """What a conversation's sink receives, in order: model and loop events (a
@@ -79,51 +90,7 @@ class Sink(Protocol):
     def publish(self, conversation_id: str, item: Outbound) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a submitted input led to. `duplicate` means it had been committed
-    before and nothing ran again; `result` is the recorded command."""
-
-    duplicate: bool
-    committed: bool
-    result: JSONValue
-
-
-@dataclass(slots=True)
-class _External:
-    input_id: str
-    input: Input
-    done: asyncio.Future[Outcome]
-
-
-@dataclass(slots=True)
-class _StreamEvent:
-    call_id: str
-    event: ResponseEvent
-
-
-@dataclass(slots=True)
-class _Inspect:
-    """Load (and on a first load, resume) in the worker, in queue order, so
-    loading never races an input being applied."""
-
-    done: asyncio.Future[ConversationState | None]
-
-
-@dataclass(slots=True)
-class _Conversation:
-    conversation_id: str
-    queue: asyncio.Queue[_External | _StreamEvent | _Inspect] = field(default_factory=asyncio.Queue)
-    state: RuntimeState | None = None
-    version: int = 0
-    reader: asyncio.Task[None] | None = None
-    worker: asyncio.Task[None] | None = None
-    turn_started: float | None = None
-    touched: float = field(default_factory=time.monotonic)
-
-
 T = TypeVar("T")
-
 IDLE_CONVERSATION_TTL_S = 900.0
 SWEEP_INTERVAL_S = 60.0
 
@@ -140,7 +107,11 @@ class Runner:
         retry: RetryPolicy | None = None,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
+        early_calls: bool = True,
     ) -> None:
+        """`early_calls`: open a model call while the commit that plans it is
+        in flight (see `EventGate`); a process crash in between can make the
+        same call twice, never add or lose history."""
         self._store = store
         self._sink = sink
         self._hooks = hooks
@@ -150,7 +121,10 @@ class Runner:
         )
         self.ignored: Counter[str] = Counter()
         """Inputs the loop found changed nothing, by reason."""
-        self._conversations: dict[str, _Conversation] = {}
+        self._conversations: dict[str, Conversation] = {}
+        self._early_calls = early_calls
+        self._gates: dict[str, EventGate] = {}
+        """Early calls whose planning commit is in flight, by call id."""
         self._closed = False
         self._last_sweep = time.monotonic()
 
@@ -161,7 +135,7 @@ class Runner:
         to be a duplicate, or ignored). Work it starts goes on afterwards."""
         conversation = self._conversation(conversation_id)
         done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        conversation.queue.put_nowait(_External(input_id, input_, done))
+        conversation.queue.put_nowait(External(input_id, input_, done))
         return await done
 
     async def recover(self) -> list[str]:
@@ -175,24 +149,22 @@ class Runner:
         """The committed state as this runner knows it (for inspection)."""
         conversation = self._conversation(conversation_id)
         done: asyncio.Future[ConversationState | None] = asyncio.get_running_loop().create_future()
-        conversation.queue.put_nowait(_Inspect(done))
+        conversation.queue.put_nowait(Inspect(done))
         return await done
 
     async def close(self) -> None:
         self._closed = True
-        tasks = []
-        for conversation in self._conversations.values():
-            for task in (conversation.reader, conversation.worker):
-                if task is not None:
-                    task.cancel()
-                    tasks.append(task)
+        running = ((c.reader, c.worker) for c in self._conversations.values())
+        tasks = [task for pair in running for task in pair if task is not None]
+        for task in tasks:
+            task.cancel()
         for failed in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(failed, Exception):  # closing goes on; what failed is logged
                 log.warning("a conversation task failed while closing: %r", failed)
 
     # -- the worker ----------------------------------------------------------------
 
-    def _conversation(self, conversation_id: str) -> _Conversation:
+    def _conversation(self, conversation_id: str) -> Conversation:
         if self._closed:
             raise RuntimeError("runner is closed")
         conversation = self._conversations.get(conversation_id)
@@ -200,7 +172,7 @@ class Runner:
             conversation.touched = time.monotonic()
             return conversation
         self._evict_idle()
-        conversation = _Conversation(conversation_id)
+        conversation = Conversation(conversation_id)
         self._conversations[conversation_id] = conversation
         conversation.worker = asyncio.create_task(
             self._work(conversation), name=f"conversation {conversation_id}"
@@ -215,34 +187,32 @@ class Runner:
             return
         self._last_sweep = now
         for conversation_id, conversation in list(self._conversations.items()):
-            state = conversation.state
-            idle = state is None or state.committed.status in IDLE_STATUSES
-            reading = conversation.reader is not None and not conversation.reader.done()
-            quiet = conversation.queue.empty() and not reading
-            if idle and quiet and now - conversation.touched > IDLE_CONVERSATION_TTL_S:
+            if conversation.idle_since(now - IDLE_CONVERSATION_TTL_S):
                 if conversation.worker is not None:
                     conversation.worker.cancel()
                 del self._conversations[conversation_id]
 
-    async def _work(self, conversation: _Conversation) -> None:
+    async def _work(self, conversation: Conversation) -> None:
         try:
             await self._work_items(conversation)
         finally:
             # Nobody will process what is still queued: release its waiters.
             while not conversation.queue.empty():
                 item = conversation.queue.get_nowait()
-                if isinstance(item, _External | _Inspect) and not item.done.done():
+                if isinstance(item, External | Inspect) and not item.done.done():
                     item.done.set_exception(RuntimeError("runner closed"))
 
-    async def _work_items(self, conversation: _Conversation) -> None:
+    async def _work_items(self, conversation: Conversation) -> None:
         while True:
+            conversation.busy = False
             item = await conversation.queue.get()
+            conversation.busy = True
             try:
-                if isinstance(item, _External):
+                if isinstance(item, External):
                     outcome = await self._external(conversation, item)
                     if not item.done.done():
                         item.done.set_result(outcome)
-                elif isinstance(item, _Inspect):
+                elif isinstance(item, Inspect):
                     await self._ensure_loaded(conversation)
                     state = conversation.state
                     if not item.done.done():
@@ -253,19 +223,19 @@ class Runner:
                 raise
             except Exception as error:  # one bad input must not kill the conversation
                 log.exception("conversation %s: input failed", conversation.conversation_id)
-                if isinstance(item, _External | _Inspect) and not item.done.done():
+                if isinstance(item, External | Inspect) and not item.done.done():
                     item.done.set_exception(error)
-                elif isinstance(item, _StreamEvent) and isinstance(item.event, DoneEvent):
+                elif isinstance(item, StreamEvent) and isinstance(item.event, DoneEvent):
                     # The answer could not be taken (e.g. unstorable content):
                     # end the call as failed rather than wait for it forever.
                     failure = local_error(f"the response could not be stored: {error}")
-                    conversation.queue.put_nowait(_StreamEvent(item.call_id, failure))
+                    conversation.queue.put_nowait(StreamEvent(item.call_id, failure))
 
     async def _io(self, function: Callable[..., T], *args: object) -> T:
         """Store calls run in a worker thread so a commit never stalls the loop."""
         return await asyncio.to_thread(function, *args)
 
-    async def _ensure_loaded(self, conversation: _Conversation, resume: bool = True) -> None:
+    async def _ensure_loaded(self, conversation: Conversation, resume: bool = True) -> None:
         """Load the committed state once. The first load in this process also
         resumes work a previous process left in flight; a reload after a
         version conflict does not (the work is not ours to repeat)."""
@@ -281,11 +251,11 @@ class Runner:
         if resume:
             await self._resume(conversation)
 
-    async def _reload(self, conversation: _Conversation) -> None:
+    async def _reload(self, conversation: Conversation) -> None:
         conversation.state = None
         await self._ensure_loaded(conversation, resume=False)
 
-    async def _resume(self, conversation: _Conversation) -> None:
+    async def _resume(self, conversation: Conversation) -> None:
         """Pick up work a previous process left in flight (seed §4, §13)."""
         assert conversation.state is not None
         state = conversation.state.committed
@@ -297,31 +267,36 @@ class Runner:
                 model, request = saved_call(state.call_id, record, state.messages)
             except RequestNotRebuilt as error:  # never send another request: the call ends
                 failure = local_error(f"the saved model request could not be rebuilt: {error}")
-                conversation.queue.put_nowait(_StreamEvent(state.call_id, failure))
+                conversation.queue.put_nowait(StreamEvent(state.call_id, failure))
                 return
             self._consume_llm(conversation, state.call_id, model, request)
         elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
             waiting = state.waiting
             await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
 
-    async def _external(self, conversation: _Conversation, item: _External) -> Outcome:
+    async def _external(self, conversation: Conversation, item: External) -> Outcome:
         await self._ensure_loaded(conversation)
         return await self._run(conversation, item.input_id, item.input)
 
-    async def _stream_event(self, conversation: _Conversation, item: _StreamEvent) -> None:
+    async def _stream_event(self, conversation: Conversation, item: StreamEvent) -> None:
         await self._ensure_loaded(conversation)
         await self._run(conversation, f"{item.call_id}:end", LLMEvent(item.call_id, item.event))
 
-    async def _run(self, conversation: _Conversation, input_id: str, input_: Input) -> Outcome:
+    async def _run(self, conversation: Conversation, input_id: str, input_: Input) -> Outcome:
+        """Apply one input. One that may be a resend (all but a streamed delta) is
+        looked up in its commit's worker-thread hop (the pure transition, made
+        first, is dropped for a duplicate), or before, if it opens a call early."""
         conversation_id = conversation.conversation_id
+        checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL)
         while True:
             assert conversation.state is not None
-            if not isinstance(input_, LLMEvent) or isinstance(input_.event, DoneEvent | ErrorEvent):
-                previous = await self._io(self._store.find_input_commit, conversation_id, input_id)
-                if previous is not None:
-                    return Outcome(duplicate=True, committed=True, result=previous.result)
             before = conversation.state
             result = transition(before, input_, self._hooks)
+            early = self._early_calls and isinstance(result.command, CallLLM)
+            if checked and (early or not result.commit):  # never open a call for a duplicate
+                found = await self._io(self._store.find_input_commit, conversation_id, input_id)
+                if found is not None:
+                    return Outcome(duplicate=True, committed=True, result=found.result)
             if not result.commit:
                 conversation.state = result.state
                 self._publish(conversation_id, result.emit)
@@ -329,57 +304,61 @@ class Runner:
                 return Outcome(duplicate=False, committed=False, result=None)
             record = command_to_json(result.command)
             calls, operations = store_records(conversation_id, result.records)
+            commit = PlannedCommit(
+                input_id,
+                conversation.version,
+                result.state.committed,
+                record,
+                calls,
+                operations,
+                flush=not isinstance(result.command, CallLLM),
+            )
+            gate = self._call_early(conversation, result.command) if early else None
             try:
-                conversation.version = await self._io(
-                    self._store.commit_input,
-                    input_id,
-                    conversation.version,
-                    result.state.committed,
-                    record,
-                    calls,
-                    operations,
-                    not isinstance(result.command, CallLLM),
-                )
+                committed = await self._io(commit.apply, self._store, checked and not early)
             except VersionConflict:
+                self._abandon(conversation, result.command)
                 log.info("conversation %s: version conflict, reloading", conversation_id)
                 await self._reload(conversation)
                 continue
+            if isinstance(committed, InputCommit):
+                self._abandon(conversation, result.command)
+                return Outcome(duplicate=True, committed=True, result=committed.result)
+            conversation.version = committed
             conversation.state = result.state
-            self._note_turn(conversation, before.committed, result)
+            conversation.turn_started = note_turn(
+                self._metrics, conversation.turn_started, before.committed, result.state.committed
+            )
             self._publish(conversation_id, result.emit)
-            await self._run_command(conversation, result.command)
+            if gate is None:
+                await self._run_command(conversation, result.command)
+            else:
+                self._gates.pop(gate.call_id, None)
+                gate.release()
             return Outcome(duplicate=False, committed=True, result=record)
 
-    def _note_turn(
-        self, conversation: _Conversation, before: ConversationState, result: Transition
-    ) -> None:
-        """One log line per finished turn: outcome, model calls, duration."""
-        after = result.state.committed
-        if before.status in IDLE_STATUSES and after.status not in IDLE_STATUSES:
-            conversation.turn_started = time.monotonic()
-        if after.status in IDLE_STATUSES and before.status not in IDLE_STATUSES:
-            started = conversation.turn_started
-            outcome = after.status.value
-            log.info(
-                logfmt(
-                    "turn",
-                    conversation=after.conversation_id,
-                    turn=after.turn_id,
-                    outcome=outcome,
-                    model_calls=after.turn_calls,
-                    messages=len(after.messages),
-                    duration_ms=round((time.monotonic() - started) * 1000) if started else "",
-                )
-            )
-            if self._metrics is not None:
-                self._metrics.turns.labels(outcome).inc()
-            conversation.turn_started = None
+    def _call_early(self, conversation: Conversation, command: Command) -> EventGate | None:
+        """Open the model call a commit plans while that commit is in flight
+        (`early_calls`), its events held until the commit lands."""
+        if not isinstance(command, CallLLM):
+            return None
+        forward = partial(self._hand_over, conversation, command.call_id)
+        gate = self._gates[command.call_id] = EventGate(command.call_id, forward)
+        self._consume_llm(conversation, command.call_id, command.model, command.request, gate)
+        return gate
+
+    def _abandon(self, conversation: Conversation, command: Command) -> None:
+        """The commit that planned an early call did not land: the call goes."""
+        gate = self._gates.pop(command.call_id, None) if isinstance(command, CallLLM) else None
+        if gate is not None:
+            gate.discard()
+            self._stop_reader(conversation)
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:
             self._sink.publish(conversation_id, event)
 
-    async def _run_command(self, conversation: _Conversation, command: Command) -> None:
+    async def _run_command(self, conversation: Conversation, command: Command) -> None:
         match command:
             case CallLLM(call_id=call_id, model=model, request=request):
                 self._consume_llm(conversation, call_id, model, request)
@@ -402,7 +381,7 @@ class Runner:
             case _:
                 assert_never(command)
 
-    async def _call_client(self, conversation: _Conversation, command: CallClient) -> None:
+    async def _call_client(self, conversation: Conversation, command: CallClient) -> None:
         """Operation ids make a tool run once: a completed operation feeds its
         saved result back instead of asking the client again."""
         saved = await self._io(self._store.get_client_operation, command.operation_id)
@@ -410,7 +389,7 @@ class Runner:
             message = tool_result_from(saved.result)
             if message is not None:
                 conversation.queue.put_nowait(
-                    _External(
+                    External(
                         f"{command.operation_id}:saved",
                         ToolResult(message),
                         asyncio.get_running_loop().create_future(),
@@ -422,27 +401,50 @@ class Runner:
     # -- the model stream ----------------------------------------------------------------
 
     def _consume_llm(
-        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
+        self,
+        conversation: Conversation,
+        call_id: str,
+        model: str,
+        request: RequestMessages,
+        gate: EventGate | None = None,
     ) -> None:
         self._stop_reader(conversation)
+        deliver = gate or partial(self._hand_over, conversation, call_id)
+        call = ModelCall(conversation.conversation_id, call_id, model, request)
         conversation.reader = asyncio.create_task(
-            self._read_llm(conversation, call_id, model, request), name=f"call {call_id}"
+            self._reader.read(call, deliver), name=f"call {call_id}"
         )
 
-    def _stop_reader(self, conversation: _Conversation) -> None:
+    def _stop_reader(self, conversation: Conversation) -> None:
         if conversation.reader is not None and not conversation.reader.done():
             conversation.reader.cancel()
         conversation.reader = None
 
-    async def _read_llm(
-        self, conversation: _Conversation, call_id: str, model: str, request: RequestMessages
-    ) -> None:
-        """Every event goes through the conversation's queue, in order."""
-        call = ModelCall(conversation.conversation_id, call_id, model, request)
+    def _hand_over(self, conversation: Conversation, call_id: str, event: ResponseEvent) -> None:
+        """A call's events reach the loop in order. A delta that finds the worker
+        waiting with nothing queued goes through the loop here, synchronously
+        (nothing can interleave): one hop and one task switch fewer per delta.
+        What commits, ends the call or needs more than publishing, or arrives
+        while the worker has work, goes through the queue."""
+        state = conversation.state
         queue = conversation.queue
-        await self._reader.read(call, lambda event: queue.put_nowait(_StreamEvent(call_id, event)))
+        if conversation.busy or state is None or isinstance(event, TERMINAL) or not queue.empty():
+            queue.put_nowait(StreamEvent(call_id, event))
+            return
+        try:
+            result = transition(state, LLMEvent(call_id, event), self._hooks)
+            if result.commit or not isinstance(result.command, WaitInput):
+                queue.put_nowait(StreamEvent(call_id, event))  # nothing applied
+                return
+            conversation.state = result.state
+            self._publish(conversation.conversation_id, result.emit)
+        except Exception:  # as in the worker: one bad event must not end the call
+            log.exception("conversation %s: input failed", conversation.conversation_id)
 
     async def _count_attempt(self, call_id: str, attempt: int) -> None:
-        """The plan is committed already; only a retry is worth a write (its count)."""
+        """The plan is committed already (an early call's once its gate
+        settles); only a retry is worth a write (its count)."""
+        if (gate := self._gates.get(call_id)) is not None:
+            await gate.settled.wait()
         update = CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt)
         await self._io(self._store.save_llm_call, update)

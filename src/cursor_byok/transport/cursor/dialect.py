@@ -241,7 +241,7 @@ def encode_event(
             context.streamed_chars = context.streamed_tokens = 0
             return user_messages_appended(context)
         case TextDelta(delta=delta) if delta:
-            return [_update(text_delta=pb.TextDeltaUpdate(text=delta)), *_tokens(context, delta)]
+            return [_text_delta(delta), *_tokens(context, delta)]
         case ThinkingStart():
             context.thinking_started = now
             return []
@@ -305,8 +305,18 @@ CHARS_PER_TOKEN = 4
 """A rough count while streaming; the usage at the end of the call corrects it."""
 
 
+def _text_delta(text: str) -> pb.AgentServerMessage:
+    """Set in place rather than built from nested constructors (each of which
+    copies): a third of the cost, on the path of every streamed delta."""
+    message = pb.AgentServerMessage()
+    message.interaction_update.text_delta.text = text
+    return message
+
+
 def _token_delta(tokens: int) -> pb.AgentServerMessage:
-    return _update(token_delta=pb.TokenDeltaUpdate(tokens=min(tokens, 2**31 - 1)))
+    message = pb.AgentServerMessage()  # in place, as `_text_delta`
+    message.interaction_update.token_delta.tokens = min(tokens, 2**31 - 1)
+    return message
 
 
 def _tokens(context: StreamContext, delta: str) -> list[pb.AgentServerMessage]:

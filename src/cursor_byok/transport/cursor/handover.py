@@ -15,7 +15,6 @@ for its execs.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from cursor_byok.loop.commands import CallClient
@@ -36,14 +35,9 @@ def take_over(session: Session, previous: Session) -> None:
     session.context = context
     session.execs = ExecTracker(context.exec_number)
     previous.execs.clear()  # the client canceled them; nothing will come
-    unread: list[pb.AgentServerMessage] = []
-    while not previous.outbox.empty():
-        item = previous.outbox.get_nowait()
+    for item in previous.outbox.clear():
         if isinstance(item, pb.AgentServerMessage) and not item.HasField("exec_server_message"):
-            unread.append(item)
-    previous.outbox = asyncio.Queue()
-    for item in unread:
-        session.put(item)
+            session.put(item)
 
 
 def name_model_call(session: Session) -> None:

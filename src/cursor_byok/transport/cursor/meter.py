@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import Message, ToolDefinition, Usage, UserMessage
@@ -38,15 +39,20 @@ CHARS_PER_TOKEN = 4
 UINT32_MAX = 2**32 - 1
 SIZES_KEPT = 8192
 
-_sizes: OrderedDict[int, tuple[Message, int]] = OrderedDict()
+_sizes: OrderedDict[int, tuple[object, int]] = OrderedDict()
+T = TypeVar("T")
 
 
 def tool_characters(tools: Iterable[ToolDefinition]) -> int:
-    """The characters of tool definitions as the model is sent them."""
+    """The characters of tool definitions as the model is sent them (a
+    schema's measured once per schema object: every Run meters them)."""
     return sum(
-        len(t.name) + len(t.description) + len(json.dumps(t.parameters, ensure_ascii=False))
-        for t in tools
+        len(t.name) + len(t.description) + _measured(t.parameters, _json_length) for t in tools
     )
+
+
+def _json_length(schema: object) -> int:
+    return len(json.dumps(schema, ensure_ascii=False))
 
 
 def history_characters(state: ConversationState) -> dict[str, int]:
@@ -63,15 +69,25 @@ def history_characters(state: ConversationState) -> dict[str, int]:
 
 def message_characters(message: Message) -> int:
     """`len(message_bytes(message))`, measured once per message object (the
-    meter runs on every Run, and history only grows). Keyed by identity with
-    the object kept, so an id is never reused while its entry lives."""
-    key = id(message)
+    meter runs on every Run, and history only grows)."""
+    return _measured(message, _message_length)
+
+
+def _message_length(message: Message) -> int:
+    return len(message_bytes(message))
+
+
+def _measured(thing: T, measure: Callable[[T], int]) -> int:
+    """`measure(thing)`, once per object while it is remembered: keyed by
+    identity with the object kept, so an id is never reused while its entry
+    lives."""
+    key = id(thing)
     known = _sizes.get(key)
-    if known is not None and known[0] is message:
+    if known is not None and known[0] is thing:
         _sizes.move_to_end(key)
         return known[1]
-    size = len(message_bytes(message))
-    _sizes[key] = (message, size)
+    size = measure(thing)
+    _sizes[key] = (thing, size)
     if len(_sizes) > SIZES_KEPT:
         _sizes.popitem(last=False)
     return size

@@ -27,8 +27,6 @@ from cursor_byok.transport.wire.errors import Code, WireError
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 256
-LOOK_AGAIN_S = 1.0
-"""How often an idle pump looks whether its session's queue was replaced."""
 RETRY_S = 0.5
 """How long a pump waits before storing a batch again after a database error."""
 READER_BEAT_S = 5.0
@@ -78,21 +76,18 @@ async def pump(session: Session, relay: Relay, seq: int) -> None:
 
 
 async def _next_batch(session: Session) -> list[QueueItem]:
-    """What is queued, up to the end of the stream; waits for the first item
-    (a resume that takes the conversation over gives the session a new queue,
-    so the pump looks at `session.outbox` afresh now and then)."""
-    while True:
-        outbox = session.outbox
-        try:
-            first = await asyncio.wait_for(outbox.get(), LOOK_AGAIN_S)
-        except TimeoutError:
-            continue
-        batch = [first]
-        while not isinstance(batch[-1], EndOfStream) and not outbox.empty():
-            if len(batch) >= MAX_BATCH:
-                break
-            batch.append(outbox.get_nowait())
-        return batch
+    """What is queued, up to the end of the stream and MAX_BATCH items; waits
+    for the first (a session keeps its one outbox through a take-over, so
+    waiting on it is enough)."""
+    outbox = session.outbox
+    while outbox.empty():
+        await outbox.wait()
+    batch = outbox.take(MAX_BATCH)
+    for index, item in enumerate(batch):
+        if isinstance(item, EndOfStream):
+            outbox.put_back(batch[index + 1 :])
+            return batch[: index + 1]
+    return batch
 
 
 async def refuse(relay: Relay, request_id: str, reason: str) -> None:

@@ -19,9 +19,9 @@ from cursor_byok.runtime.runner import Outbound
 from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.append_inbox import AppendInbox
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker
+from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox, QueueItem
 from cursor_byok.transport.cursor.request_context import ContextRequests
 from cursor_byok.transport.cursor.tools import ToolOutcome, ToolSet
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.errors import WireError
 
 log = logging.getLogger(__name__)
@@ -30,14 +30,7 @@ ToolFeedback = Callable[[str, CallClient, ToolOutcome], None]
 """Submit an outcome for a tool call the client was never asked to run."""
 
 
-@dataclass(frozen=True, slots=True)
-class EndOfStream:
-    """The last item of a stream: success (`error` None) or a Connect error."""
-
-    error: WireError | None = None
-
-
-QueueItem = pb.AgentServerMessage | EndOfStream
+__all__ = ["EndOfStream", "QueueItem", "Session", "ToolFeedback"]
 
 
 @dataclass(eq=False)
@@ -48,7 +41,7 @@ class Session:
     clock: Callable[[], float] = time.time
     inbox: AppendInbox = field(default_factory=AppendInbox)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    outbox: asyncio.Queue[QueueItem] = field(default_factory=asyncio.Queue)
+    outbox: Outbox = field(default_factory=Outbox)
     conversation_id: str | None = None
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
@@ -94,8 +87,10 @@ class Session:
         return f"{self.request_id}:{run}:{what}"
 
     def reset(self) -> None:
-        """The request id was reused for a new run (seqno restarted at 0)."""
-        self.outbox = asyncio.Queue()
+        """The request id was reused for a new run (seqno restarted at 0).
+        The outbox is emptied in place: a writer parked on it stays the
+        stream's writer."""
+        self.outbox.clear()
         self.context = dialect.StreamContext(stream_id=self.request_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()

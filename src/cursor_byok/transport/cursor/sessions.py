@@ -21,7 +21,8 @@ from typing import assert_never
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.commands import CallClient, Canceled
 from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
-from cursor_byok.runtime.runner import Outcome, Runner
+from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.cursor import dialect, input_ids
 from cursor_byok.transport.cursor.counters import Counters
 from cursor_byok.transport.cursor.exec_tracker import (

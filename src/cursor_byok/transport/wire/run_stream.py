@@ -25,7 +25,8 @@ from enum import Enum
 from typing import Any
 
 from cursor_byok.runtime.observe import Metrics
-from cursor_byok.transport.cursor.session import EndOfStream, QueueItem, Session
+from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox
+from cursor_byok.transport.cursor.session import Session
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
@@ -88,23 +89,6 @@ def run_framing(header: str | None) -> RunFraming | None:
     return None if known is None else RunFraming(known[0], known[1], media_type)
 
 
-class BoundedOutbox(asyncio.Queue[QueueItem]):
-    """A session queue that refuses to grow past `limit`: what does not fit is
-    dropped (the turn's history keeps it) and `overflowed` is set, which
-    fails the stream."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-        self.overflowed = asyncio.Event()
-
-    def put_nowait(self, item: QueueItem) -> None:
-        if self.qsize() >= self.limit and not isinstance(item, EndOfStream):
-            self.overflowed.set()
-            return
-        super().put_nowait(item)
-
-
 def grpc_trailers(error: WireError | None) -> list[tuple[bytes, bytes]]:
     """gRPC's `grpc-status` / `grpc-message` as HTTP/2 trailers."""
     block = grpc_web_trailers(error).decode()
@@ -129,19 +113,45 @@ def slow_reader_error() -> WireError:
 
 class RunWriter(StreamWriter):
     """The RunSSE writer, plus: a write gives up when the outbox overflows or
-    the client goes away, and gRPC ends with trailers."""
+    the client goes away, and gRPC ends with trailers.
+
+    A write stalled on HTTP/2 flow control is abandoned by cancelling the
+    writer's own task from the overflow or disconnect callback (and taking
+    that cancel back), so a write costs no Task of its own."""
 
     def __init__(
         self,
         heartbeat_s: float,
         framing: RunFraming,
-        overflowed: asyncio.Event,
+        outbox: Outbox,
         disconnected: asyncio.Future[None],
     ) -> None:
         super().__init__(heartbeat_s)
         self.framing = framing
-        self.overflowed = overflowed
+        self.outbox = outbox
         self.disconnected = disconnected
+        self._writing: asyncio.Task[Any] | None = None
+        self._aborted = False
+
+    def watch(self) -> None:
+        """Abandon a write in progress when the outbox overflows or the client goes."""
+        self.outbox.on_overflow(self._abort)
+        self.disconnected.add_done_callback(self._gone)
+
+    def unwatch(self) -> None:
+        self.outbox.on_overflow(None)
+        self.disconnected.remove_done_callback(self._gone)
+
+    def _gone(self, _: object) -> None:
+        self._abort()
+
+    def _abort(self) -> None:
+        if self._writing is not None and not self._aborted:
+            self._aborted = True
+            self._writing.cancel()
+
+    def stopped(self, outbox: Outbox, disconnected: asyncio.Future[None]) -> bool:
+        return outbox.overflowed or disconnected.done()
 
     async def finish(self, send: Send, error: WireError | None, content_type: ContentType) -> None:
         if self.framing.protocol is not Protocol.GRPC:
@@ -153,19 +163,19 @@ class RunWriter(StreamWriter):
     async def _write(self, send: Send, body: bytes, more: bool) -> bool:
         if not body:
             return True
-        if self.overflowed.is_set():
+        if self.stopped(self.outbox, self.disconnected):
             return False
-        sending = asyncio.ensure_future(super()._write(send, body, more))
-        overflow = asyncio.ensure_future(self.overflowed.wait())
-        watched: set[asyncio.Future[Any]] = {sending, overflow, self.disconnected}
-        done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
-        overflow.cancel()
-        if sending in done:
-            return sending.result()
-        sending.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await sending
-        return False
+        task = asyncio.current_task()
+        self._writing = task
+        try:
+            return await super()._write(send, body, more)
+        except asyncio.CancelledError:
+            if not self._aborted or task is None or task.uncancel() > 0:
+                raise  # a cancel from outside too: the stream is being torn down
+            return False
+        finally:
+            self._writing = None
+            self._aborted = False
 
 
 class RunHandler:
@@ -189,7 +199,7 @@ class RunHandler:
         """A session for a new stream, read from now on (so the memory budget
         never drops it meanwhile); OverBudget when there is no room."""
         session = self.hub.session(f"run-{uuid.uuid4().hex}")
-        session.outbox = BoundedOutbox(self.outbox_limit)
+        session.outbox.limit = self.outbox_limit
         self.hub.reader_attached(session)
         return session
 
@@ -205,7 +215,6 @@ class RunHandler:
         self, session: Session, framing: RunFraming, receive: Receive, send: Send
     ) -> None:
         outbox = session.outbox
-        assert isinstance(outbox, BoundedOutbox)
         headers = [(b"content-type", framing.media_type.encode()), (b"cache-control", b"no-cache")]
         if framing.protocol is Protocol.CONNECT:
             headers.append((b"connect-protocol-version", b"1"))
@@ -215,11 +224,13 @@ class RunHandler:
         await send(start)
         disconnected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         reader = asyncio.ensure_future(self._read(session, framing, receive, disconnected))
-        writer = RunWriter(self.heartbeat_s, framing, outbox.overflowed, disconnected)
+        writer = RunWriter(self.heartbeat_s, framing, outbox, disconnected)
+        writer.watch()
         self.metrics.active_streams.inc()
         try:
             await writer.pump(session, framing.content_type, send, disconnected)
-            if outbox.overflowed.is_set() and not disconnected.done():
+            writer.unwatch()
+            if outbox.overflowed and not disconnected.done():
                 log.info("run %s: the client stopped reading; stream failed", session.request_id)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(
@@ -227,6 +238,7 @@ class RunHandler:
                         FAIL_WRITE_S,
                     )
         finally:
+            writer.unwatch()
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
@@ -240,8 +252,7 @@ class RunHandler:
         if not session.ended:
             if session.conversation_id is not None:
                 self.hub.sink.release(session.conversation_id, session)
-            while not session.outbox.empty():
-                session.outbox.get_nowait()
+            session.outbox.clear()
         self.hub.reader_detached(session)
 
     async def _read(

@@ -1,18 +1,19 @@
-"""The one writer of a RunSSE stream: it drains the session's queue in
+"""The one writer of a RunSSE stream: it drains the session's outbox in
 order, batches what is ready into one write, sends heartbeats while the
-queue is idle and the end-of-stream last. Whatever could not be sent goes
-back to the head of the queue for the next reader."""
+outbox is idle and the end-of-stream last. Whatever could not be sent goes
+back to the head of the outbox for the next reader. It parks on the outbox
+(one future per idle spell) and its heartbeat is one re-armed timer: no
+Task, timeout or future per item."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.session import EndOfStream, QueueItem, Session
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox
+from cursor_byok.transport.cursor.session import Session
 from cursor_byok.transport.wire.codec import Codec, ContentType, encode_message
 from cursor_byok.transport.wire.errors import (
     EndStream,
@@ -32,6 +33,38 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_BATCH = 256
 
 
+class Heartbeat:
+    """One timer per stream, not one per wait: it fires `interval` after the
+    last write, re-arms itself from its own callback, and wakes the writer
+    only when nothing was sent meanwhile. A busy stream only records the
+    time of each write."""
+
+    __slots__ = ("_handle", "_interval", "_loop", "_outbox", "due", "last_write")
+
+    def __init__(self, interval: float, outbox: Outbox) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._interval = interval
+        self._outbox = outbox
+        self.due = False
+        self.last_write = self._loop.time()
+        self._handle = self._loop.call_at(self.last_write + interval, self._fire)
+
+    def _fire(self) -> None:
+        idle_until = self.last_write + self._interval
+        if self._loop.time() >= idle_until:
+            self.due = True
+            self._outbox.wake()
+            idle_until = self._loop.time() + self._interval
+        self._handle = self._loop.call_at(idle_until, self._fire)
+
+    def wrote(self) -> None:
+        self.due = False
+        self.last_write = self._loop.time()
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+
 class StreamWriter:
     def __init__(self, heartbeat_s: float) -> None:
         self.heartbeat_s = heartbeat_s
@@ -46,59 +79,59 @@ class StreamWriter:
         """The one writer of this stream: queue items in order, heartbeats
         while the queue is idle, the end-of-stream last. Whatever is queued
         goes out in one write, so a busy stream costs one send per batch, not
-        one per delta."""
+        one per delta; an idle one parks on its outbox, woken by an item, the
+        client leaving or a heartbeat due."""
+        outbox = session.outbox
+
+        def wake(_: object) -> None:
+            outbox.wake()
+
+        disconnected.add_done_callback(wake)
+        beat = Heartbeat(self.heartbeat_s, outbox)
+        try:
+            await self._pump(outbox, beat, content_type, send, disconnected)
+        finally:
+            beat.cancel()
+            disconnected.remove_done_callback(wake)
+
+    async def _pump(
+        self,
+        outbox: Outbox,
+        beat: Heartbeat,
+        content_type: ContentType,
+        send: Send,
+        disconnected: asyncio.Future[None],
+    ) -> None:
         while True:
-            if session.outbox.empty():
-                first = await self._wait_item(session, disconnected)
-                if first is None:
-                    return
-                batch = [first]
-            else:
-                batch = []
-            while not session.outbox.empty() and len(batch) < MAX_BATCH:
-                batch.append(session.outbox.get_nowait())
-            if disconnected.done():
-                # The server may drop writes after a disconnect without an error:
-                # keep the batch for the next reader instead.
-                for item in reversed(batch):
-                    requeue_first(session, item)
+            if outbox.empty() and not beat.due and not self.stopped(outbox, disconnected):
+                await outbox.wait()
+            if self.stopped(outbox, disconnected):
+                # The server may drop writes after a disconnect without an
+                # error: what is queued stays for the next reader.
                 return
+            batch = outbox.take(MAX_BATCH)
+            queued = bool(batch)
+            if not queued:
+                if not beat.due:
+                    continue
+                batch = [dialect.heartbeat()]
             frames: list[bytes] = []
-            for item in batch:
+            for index, item in enumerate(batch):
                 if isinstance(item, EndOfStream):
+                    outbox.put_back(batch[index + 1 :])
                     await self._write(send, b"".join(frames), more=True)
                     await self.finish(send, item.error, content_type)
                     return
                 frames.append(encode_envelope(encode_message(item, content_type.codec)))
             if not await self._write(send, b"".join(frames), more=True):
-                for item in reversed(batch):
-                    requeue_first(session, item)
+                if queued:
+                    outbox.put_back(batch)
                 return
+            beat.wrote()
 
-    async def _wait_item(
-        self, session: Session, disconnected: asyncio.Future[None]
-    ) -> QueueItem | None:
-        """The next item, a heartbeat after an idle interval, or None when
-        the client went away (an item taken meanwhile goes back first)."""
-        getter: asyncio.Future[QueueItem] = asyncio.ensure_future(session.outbox.get())
-        watched: set[asyncio.Future[Any]] = {getter, disconnected}
-        done, _ = await asyncio.wait(
-            watched, timeout=self.heartbeat_s, return_when=asyncio.FIRST_COMPLETED
-        )
-        if getter in done:
-            if disconnected in done:
-                requeue_first(session, getter.result())
-                return None
-            return getter.result()
-        getter.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await getter
-        taken = getter.result() if getter.done() and not getter.cancelled() else None
-        if disconnected in done:
-            if taken is not None:
-                requeue_first(session, taken)
-            return None
-        return taken if taken is not None else dialect.heartbeat()
+    def stopped(self, outbox: Outbox, disconnected: asyncio.Future[None]) -> bool:
+        """Whether the writer must stop taking items: the client went away."""
+        return disconnected.done()
 
     async def finish(self, send: Send, error: WireError | None, content_type: ContentType) -> None:
         """The last write of the stream: its end-of-stream frame."""
@@ -113,16 +146,6 @@ class StreamWriter:
         except OSError:
             return False
         return True
-
-
-def requeue_first(session: Session, item: pb.AgentServerMessage | EndOfStream) -> None:
-    """Put an unsent item back at the head of the queue for the next reader."""
-    rest: list[pb.AgentServerMessage | EndOfStream] = []
-    while not session.outbox.empty():
-        rest.append(session.outbox.get_nowait())
-    session.outbox.put_nowait(item)
-    for other in rest:
-        session.outbox.put_nowait(other)
 
 
 async def wait_disconnect(receive: Receive) -> None:

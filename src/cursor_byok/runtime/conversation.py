@@ -1,0 +1,91 @@
+"""A conversation as the runner holds it: its queue of inputs, in the order
+they reach the loop, and what the worker knows of its committed state."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.loop.inputs import Input
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, RuntimeState
+from cursor_byok.runtime.outcome import Outcome
+
+
+@dataclass(slots=True)
+class External:
+    input_id: str
+    input: Input
+    done: asyncio.Future[Outcome]
+
+
+@dataclass(slots=True)
+class StreamEvent:
+    call_id: str
+    event: ResponseEvent
+
+
+@dataclass(slots=True)
+class Inspect:
+    """Load (and on a first load, resume) in the worker, in queue order, so
+    loading never races an input being applied."""
+
+    done: asyncio.Future[ConversationState | None]
+
+
+@dataclass(slots=True)
+class Conversation:
+    conversation_id: str
+    queue: asyncio.Queue[External | StreamEvent | Inspect] = field(default_factory=asyncio.Queue)
+    state: RuntimeState | None = None
+    version: int = 0
+    reader: asyncio.Task[None] | None = None
+    worker: asyncio.Task[None] | None = None
+    turn_started: float | None = None
+    touched: float = field(default_factory=time.monotonic)
+    busy: bool = True
+    """The worker is applying an input (or not started yet): model events queue."""
+
+    def idle_since(self, moment: float) -> bool:
+        """Nothing happened since `moment`, nothing is in flight or queued."""
+        state = self.state
+        idle = state is None or state.committed.status in IDLE_STATUSES
+        reading = self.reader is not None and not self.reader.done()
+        return idle and not reading and self.queue.empty() and self.touched < moment
+
+
+class EventGate:
+    """A model call opened while the commit that plans it is in flight: its
+    events are held until that commit has landed, then passed on in order
+    (`release`); if it did not land (a version conflict, or the input was a
+    duplicate) they are dropped, and so is all the call says afterwards
+    (`discard`). So nothing of the call is published before its commit."""
+
+    __slots__ = ("_forward", "_held", "_open", "call_id", "settled")
+
+    def __init__(self, call_id: str, forward: Callable[[ResponseEvent], None]) -> None:
+        self.call_id = call_id
+        self._forward = forward
+        self._held: list[ResponseEvent] | None = []
+        self._open = False
+        self.settled = asyncio.Event()
+        """Set once the commit is known to have landed or not."""
+
+    def __call__(self, event: ResponseEvent) -> None:
+        if self._open:
+            self._forward(event)
+        elif self._held is not None:
+            self._held.append(event)
+
+    def release(self) -> None:
+        held, self._held = self._held or [], None
+        self._open = True
+        self.settled.set()
+        for event in held:
+            self._forward(event)
+
+    def discard(self) -> None:
+        self._held = None
+        self.settled.set()
