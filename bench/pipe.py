@@ -22,7 +22,6 @@ The database is used as given (new conversations each run, nothing dropped).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
@@ -34,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scale import Serve, postgresql, tree_cpu_s
+from scale import Serve, parser_for, postgresql, tree_cpu_s
 from server import HERE, LineProcess
 
 from cursor_byok.transport.cursor.client import CursorClient, End, Item, kind, run_request
@@ -102,12 +101,7 @@ async def phase(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument(
-        "--postgresql",
-        default=os.environ.get("CURSOR_BYOK_BENCH_POSTGRESQL"),
-        help="the database (default: $CURSOR_BYOK_BENCH_POSTGRESQL, else a server of its own)",
-    )
+    parser = parser_for(__doc__)
     parser.add_argument("--streams", type=int, default=20)
     parser.add_argument("--deltas", type=int, default=500)
     args = parser.parse_args(argv)

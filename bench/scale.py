@@ -184,14 +184,19 @@ def owner_of(database: str, conversation_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+def parser_for(doc: str | None) -> argparse.ArgumentParser:
+    """A bench's command line, with `--postgresql` (see `postgresql`)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0] if doc else None)
     parser.add_argument(
         "--postgresql",
         default=os.environ.get("CURSOR_BYOK_BENCH_POSTGRESQL"),
         help="the database (default: $CURSOR_BYOK_BENCH_POSTGRESQL, else a server of its own)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parser_for(__doc__).parse_args(argv)
     with postgresql(args.postgresql) as url:
         run(url)
 

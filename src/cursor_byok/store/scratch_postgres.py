@@ -86,19 +86,7 @@ class PostgresServer:
         )
         options = f"-c listen_addresses='' -k {self.root} -c fsync=off -c full_page_writes=off"
         try:
-            self._run(
-                "pg_ctl",
-                "-D",
-                str(self.data),
-                "-l",
-                str(self.log),
-                "-w",
-                "-t",
-                "60",
-                "-o",
-                options,
-                "start",
-            )
+            self._pg_ctl("-o", options, "start")
         except RuntimeError as error:
             log = self.log.read_text() if self.log.exists() else ""
             raise RuntimeError(f"{error}\nserver log:\n{log}") from error
@@ -134,19 +122,11 @@ class PostgresServer:
 
     def restart(self) -> None:
         """Stop (cutting every connection) and start again with the same settings."""
-        self._run(
-            "pg_ctl",
-            "-D",
-            str(self.data),
-            "-l",
-            str(self.log),
-            "-m",
-            "fast",
-            "-w",
-            "-t",
-            "60",
-            "restart",
-        )
+        self._pg_ctl("-m", "fast", "restart")
+
+    def _pg_ctl(self, *args: str) -> None:
+        """pg_ctl on our data directory and log, waiting up to a minute."""
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", *args)
 
     def stop(self) -> None:
         with contextlib.suppress(RuntimeError):
