@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Protocol, TypeAlias, TypeVar, assert_never
+from typing import TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
@@ -63,6 +63,7 @@ from cursor_byok.runtime.conversation import (
 )
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
+from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.outcome import Outcome
 from cursor_byok.runtime.records import PlannedCommit, saved_call, store_records, tool_result_from
 from cursor_byok.store.base import (
@@ -77,18 +78,6 @@ from cursor_byok.store.base import (
 log = logging.getLogger(__name__)
 
 TERMINAL = (DoneEvent, ErrorEvent)
-
-Outbound: TypeAlias = Emit | CallClient | Final | Failed | Canceled
-"""What a conversation's sink receives, in order: model and loop events (a
-compaction) and the commands the client must see (run a tool, turn ended)."""
-
-
-class Sink(Protocol):
-    """Where a conversation's output goes (the RunSSE send queue). `publish`
-    must not block: it only enqueues, preserving order."""
-
-    def publish(self, conversation_id: str, item: Outbound) -> None: ...
-
 
 T = TypeVar("T")
 IDLE_CONVERSATION_TTL_S = 900.0
