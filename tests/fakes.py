@@ -30,7 +30,7 @@ from cursor_byok.llm.http import UpstreamError
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import request_bytes
 from cursor_byok.llm.types import RequestMessages
-from cursor_byok.runtime.runner import Outbound
+from cursor_byok.runtime.outbound import Outbound
 
 
 @dataclass

@@ -4,6 +4,7 @@ loopback host from any other, and the `Host` names a server answers."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -32,9 +33,12 @@ class Redactor:
         return text
 
 
+@functools.lru_cache(maxsize=256)
 def is_loopback_host(host: str) -> bool:
     """`localhost`, or an IP address of the loopback range (127.0.0.0/8, ::1).
-    The whole name must match: `localhost.example.com` is not local."""
+    The whole name must match: `localhost.example.com` is not local. Kept per
+    name: every request's `Host` is checked, and parsing an address each time
+    is a visible part of a short request's cost."""
     name = host.strip().strip("[]").rstrip(".").lower()
     if name == "localhost":
         return True

@@ -197,3 +197,26 @@ async def test_a_forged_conversation_id_ends_the_stream_and_stores_nothing(
         assert "conversation_id must be" in str(end.error["message"])
         assert list(store.conversations()) == []
     assert all("forged" not in record.getMessage() for record in caplog.records)
+
+
+async def test_unary_replies_are_framed_by_length_on_a_kept_alive_connection(
+    tmp_path: Path,
+) -> None:
+    """Two appends on one connection: each reply declares its length (no
+    chunked framing), so a client reads it whole and the next one follows."""
+    async with running(tmp_path) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        request = (
+            b"POST /aiserver.v1.BidiService/BidiAppend HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/proto\r\nContent-Length: 0\r\n\r\n"
+        )
+        for _ in range(2):
+            writer.write(request)
+            await writer.drain()
+            async with asyncio.timeout(5):
+                head = await reader.readuntil(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200 "), head
+            assert b"\r\ncontent-length: 0\r\n" in head.lower()
+            assert b"transfer-encoding" not in head.lower()
+        writer.close()

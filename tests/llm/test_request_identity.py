@@ -6,8 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cursor_byok.llm.request_identity import identify, rebuild
-from cursor_byok.llm.serialize import messages_hash, request_bytes
-from cursor_byok.llm.types import RequestMessages, ToolDefinition
+from cursor_byok.llm.serialize import (
+    canonical_dumps,
+    messages_hash,
+    request_bytes,
+    tool_definition_to_json,
+)
+from cursor_byok.llm.types import JSONObject, RequestMessages, ToolDefinition
 from tests.factories import user
 
 TOOLS = (ToolDefinition("read_file", "Read a file.", {"type": "object"}),)
@@ -44,3 +49,16 @@ def test_the_parts_give_back_the_same_bytes() -> None:
         found.request_hash,
     )
     assert request_bytes(back) == request_bytes(request)
+
+
+def test_tool_bytes_kept_per_schema_still_follow_name_and_description() -> None:
+    """A new definition sharing a schema object with one seen before, but
+    named or described otherwise, gets its own bytes, equal to the list's
+    canonical JSON."""
+    schema: JSONObject = {"type": "object", "properties": {"path": {"type": "string"}}}
+    first = (ToolDefinition("read_file", "Read a file.", schema),)
+    renamed = (ToolDefinition("open_file", "Read a file.", schema),)
+    described = (ToolDefinition("read_file", "Read one file.", schema),)
+    for tools in (first, renamed, described, first, ()):
+        expected = canonical_dumps([tool_definition_to_json(t) for t in tools])
+        assert identify(RequestMessages(None, (), tools), "").tools == expected

@@ -146,6 +146,24 @@ async def test_a_duplicate_input_returns_the_recorded_result_and_runs_nothing(ma
     assert len([i for i in h.sink.of("c") if isinstance(i, CallClient)]) == 1
 
 
+async def test_a_resend_as_a_restarted_runner_s_first_input_is_a_duplicate(make: Make) -> None:
+    """The first input after a load is looked up in the load's read: a resend
+    is still recognized, and nothing is called or published again."""
+    first: Harness = make([stream_of(TOOL_REPLY)])
+    sent = await first.runner.submit("c", "req:0", start("go"))
+    await first.sink.wait_for("c", CallClient)
+    await first.runner.close()
+
+    second: Harness = make([stream_of(FINAL_REPLY)])
+    again = await second.runner.submit("c", "req:0", start("go"))
+    assert again.duplicate and again.result == sent.result
+    fresh = await second.runner.submit("c", "req:1", ToolResult(result("t1")))
+    assert fresh.committed and not fresh.duplicate
+    await second.sink.wait_for("c", Final)
+    assert len(second.llm.requests) == 1
+    assert [type(m).__name__ for m in second.history()].count("UserMessage") == 1
+
+
 async def test_the_same_tool_result_twice_appends_once(make: Make) -> None:
     h: Harness = make([stream_of(TOOL_REPLY), stream_of(FINAL_REPLY, chunk=50)], delay=0.01)
     await h.runner.submit("c", "req:0", start("go"))

@@ -32,7 +32,8 @@ from cursor_byok.llm.serialize import serialize_messages
 from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage
 from cursor_byok.loop import CallClient, Final, Status, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.runtime.runner import Outbound, Runner
+from cursor_byok.runtime.outbound import Outbound
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.database import open_store, parse_database
 from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call

@@ -22,13 +22,15 @@ from cursor_byok.llm.serialize import (
     tool_definition_from_json,
     tool_definition_to_json,
 )
-from cursor_byok.llm.types import JSONValue, Message, RequestMessages, ToolDefinition
+from cursor_byok.llm.types import JSONObject, JSONValue, Message, RequestMessages, ToolDefinition
 
 IDENTITY_VERSION = "request/2"
 """Names the recipe below: a record hashed another way is never mistaken for it."""
 
 TOOL_LISTS_KEPT = 64
 _tool_lists: OrderedDict[int, tuple[Sequence[ToolDefinition], bytes, str]] = OrderedDict()
+TOOLS_KEPT = 256
+_tools: dict[int, tuple[JSONObject, str, str, bytes]] = {}
 
 
 class RequestNotRebuilt(Exception):
@@ -51,7 +53,31 @@ def system_bytes(system_prompt: str | None) -> bytes:
 
 
 def tools_bytes(tools: Sequence[ToolDefinition]) -> bytes:
-    return canonical_dumps([tool_definition_to_json(t) for t in tools])
+    """`canonical_dumps` of the list, byte for byte: a compact JSON list is its
+    items' bytes joined by commas, and each item's bytes are kept per tool."""
+    return b"[" + b",".join(_tool_bytes(t) for t in tools) + b"]"
+
+
+def _tool_bytes(tool: ToolDefinition) -> bytes:
+    """One definition's bytes, computed once per schema object: a new
+    conversation gets new definition objects but the built-in tools' schemas
+    are the same objects every time (schemas are never changed in place)."""
+    known = _tools.get(id(tool.parameters))
+    if (
+        known is not None
+        and known[0] is tool.parameters
+        and known[1:3]
+        == (
+            tool.name,
+            tool.description,
+        )
+    ):
+        return known[3]
+    data = canonical_dumps(tool_definition_to_json(tool))
+    _tools[id(tool.parameters)] = (tool.parameters, tool.name, tool.description, data)
+    if len(_tools) > TOOLS_KEPT:
+        _tools.pop(next(iter(_tools)))
+    return data
 
 
 def combine(message_count: int, chain: str, system_hash: str, tools_hash: str) -> str:

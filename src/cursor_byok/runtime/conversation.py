@@ -55,6 +55,27 @@ class Conversation:
         reading = self.reader is not None and not self.reader.done()
         return idle and not reading and self.queue.empty() and self.touched < moment
 
+    def stop_reader(self) -> None:
+        if self.reader is not None and not self.reader.done():
+            self.reader.cancel()
+        self.reader = None
+
+    def fail_waiters(self, error: Exception) -> None:
+        """Nobody will process what is still queued: release its waiters."""
+        while not self.queue.empty():
+            item = self.queue.get_nowait()
+            if isinstance(item, External | Inspect) and not item.done.done():
+                item.done.set_exception(error)
+
+
+def evict_idle(conversations: dict[str, Conversation], moment: float) -> None:
+    """Forget the conversations idle since `moment` (their workers stop)."""
+    for conversation_id, conversation in list(conversations.items()):
+        if conversation.idle_since(moment):
+            if conversation.worker is not None:
+                conversation.worker.cancel()
+            del conversations[conversation_id]
+
 
 class EventGate:
     """A model call opened while the commit that plans it is in flight: its

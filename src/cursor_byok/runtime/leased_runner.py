@@ -42,6 +42,7 @@ from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.runtime.conversation import Conversation, External, StreamEvent
 from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.records import FirstLoad
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.lease import Leases
@@ -165,7 +166,9 @@ class LeasedRunner(Runner):
         else:
             conversation.queue.put_nowait(StreamEvent(call_id, event))
 
-    async def _ensure_loaded(self, conversation: Conversation, resume: bool = True) -> None:
+    async def _ensure_loaded(
+        self, conversation: Conversation, resume: bool = True, input_id: str | None = None
+    ) -> FirstLoad | None:
         conversation_id = conversation.conversation_id
         held = conversation_id in self._held
         try:
@@ -178,7 +181,7 @@ class LeasedRunner(Runner):
             raise
         if taken_anew:
             conversation.state = None  # another process may have written since
-        await super()._ensure_loaded(conversation, resume)
+        return await super()._ensure_loaded(conversation, resume, input_id)
 
     async def _claim(self, conversation_id: str) -> bool:
         """Hold the lease; True when taken anew rather than kept."""
@@ -258,7 +261,7 @@ class LeasedRunner(Runner):
         model again. Queued client inputs stay (each is refused with
         `NotOwner` in turn); the state is loaded again if the lease comes back,
         since a lease taken anew always reloads."""
-        self._stop_reader(conversation)
+        conversation.stop_reader()
         kept = []
         while not conversation.queue.empty():
             item = conversation.queue.get_nowait()

@@ -27,9 +27,27 @@ from cursor_byok.store.base import (
     ClientOperationRecord,
     InputCommit,
     LLMCallRecord,
+    Loaded,
     OperationStatus,
     Store,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class FirstLoad:
+    """A conversation's committed state and the named input's earlier
+    commit, if any: what its first input needs, read in one worker-thread
+    hop instead of two."""
+
+    loaded: Loaded | None
+    found: InputCommit | None
+
+
+def load_with_lookup(store: Store, conversation_id: str, input_id: str | None) -> FirstLoad:
+    loaded = store.load(conversation_id)
+    found = None if input_id is None else store.find_input_commit(conversation_id, input_id)
+    return FirstLoad(loaded, found)
+
 
 _CALL_STATUS = {
     "committed": CallStatus.COMMITTED,

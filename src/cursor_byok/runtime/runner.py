@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Protocol, TypeAlias, TypeVar, assert_never
+from typing import TypeVar, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
@@ -60,11 +60,20 @@ from cursor_byok.runtime.conversation import (
     External,
     Inspect,
     StreamEvent,
+    evict_idle,
 )
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
+from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.outcome import Outcome
-from cursor_byok.runtime.records import PlannedCommit, saved_call, store_records, tool_result_from
+from cursor_byok.runtime.records import (
+    FirstLoad,
+    PlannedCommit,
+    load_with_lookup,
+    saved_call,
+    store_records,
+    tool_result_from,
+)
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -77,18 +86,6 @@ from cursor_byok.store.base import (
 log = logging.getLogger(__name__)
 
 TERMINAL = (DoneEvent, ErrorEvent)
-
-Outbound: TypeAlias = Emit | CallClient | Final | Failed | Canceled
-"""What a conversation's sink receives, in order: model and loop events (a
-compaction) and the commands the client must see (run a tool, turn ended)."""
-
-
-class Sink(Protocol):
-    """Where a conversation's output goes (the RunSSE send queue). `publish`
-    must not block: it only enqueues, preserving order."""
-
-    def publish(self, conversation_id: str, item: Outbound) -> None: ...
-
 
 T = TypeVar("T")
 IDLE_CONVERSATION_TTL_S = 900.0
@@ -186,21 +183,13 @@ class Runner:
         if now - self._last_sweep < SWEEP_INTERVAL_S:
             return
         self._last_sweep = now
-        for conversation_id, conversation in list(self._conversations.items()):
-            if conversation.idle_since(now - IDLE_CONVERSATION_TTL_S):
-                if conversation.worker is not None:
-                    conversation.worker.cancel()
-                del self._conversations[conversation_id]
+        evict_idle(self._conversations, now - IDLE_CONVERSATION_TTL_S)
 
     async def _work(self, conversation: Conversation) -> None:
         try:
             await self._work_items(conversation)
         finally:
-            # Nobody will process what is still queued: release its waiters.
-            while not conversation.queue.empty():
-                item = conversation.queue.get_nowait()
-                if isinstance(item, External | Inspect) and not item.done.done():
-                    item.done.set_exception(RuntimeError("runner closed"))
+            conversation.fail_waiters(RuntimeError("runner closed"))
 
     async def _work_items(self, conversation: Conversation) -> None:
         while True:
@@ -235,21 +224,26 @@ class Runner:
         """Store calls run in a worker thread so a commit never stalls the loop."""
         return await asyncio.to_thread(function, *args)
 
-    async def _ensure_loaded(self, conversation: Conversation, resume: bool = True) -> None:
+    async def _ensure_loaded(
+        self, conversation: Conversation, resume: bool = True, input_id: str | None = None
+    ) -> FirstLoad | None:
         """Load the committed state once. The first load in this process also
         resumes work a previous process left in flight; a reload after a
-        version conflict does not (the work is not ours to repeat)."""
+        version conflict does not (the work is not ours to repeat). With
+        `input_id`, what is read includes that input's earlier commit."""
         if conversation.state is not None:
-            return
-        loaded = await self._io(self._store.load, conversation.conversation_id)
-        if loaded is None:
-            conversation.state = RuntimeState(ConversationState(conversation.conversation_id))
+            return None
+        cid = conversation.conversation_id
+        first = await self._io(load_with_lookup, self._store, cid, input_id)
+        if (loaded := first.loaded) is None:
+            conversation.state = RuntimeState(ConversationState(cid))
             conversation.version = 0
-            return
+            return first
         conversation.state = RuntimeState(loaded.state)
         conversation.version = loaded.version
         if resume:
             await self._resume(conversation)
+        return first
 
     async def _reload(self, conversation: Conversation) -> None:
         conversation.state = None
@@ -275,17 +269,24 @@ class Runner:
             await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
 
     async def _external(self, conversation: Conversation, item: External) -> Outcome:
-        await self._ensure_loaded(conversation)
-        return await self._run(conversation, item.input_id, item.input)
+        first = await self._ensure_loaded(conversation, input_id=item.input_id)
+        return await self._run(conversation, item.input_id, item.input, first)
 
     async def _stream_event(self, conversation: Conversation, item: StreamEvent) -> None:
         await self._ensure_loaded(conversation)
         await self._run(conversation, f"{item.call_id}:end", LLMEvent(item.call_id, item.event))
 
-    async def _run(self, conversation: Conversation, input_id: str, input_: Input) -> Outcome:
+    async def _run(
+        self,
+        conversation: Conversation,
+        input_id: str,
+        input_: Input,
+        first: FirstLoad | None = None,
+    ) -> Outcome:
         """Apply one input. One that may be a resend (all but a streamed delta) is
         looked up in its commit's worker-thread hop (the pure transition, made
-        first, is dropped for a duplicate), or before, if it opens a call early."""
+        first, is dropped for a duplicate), or before, if it opens a call early:
+        in the load's hop (`first`) when the input is the first since a load."""
         conversation_id = conversation.conversation_id
         checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL)
         while True:
@@ -294,7 +295,9 @@ class Runner:
             result = transition(before, input_, self._hooks)
             early = self._early_calls and isinstance(result.command, CallLLM)
             if checked and (early or not result.commit):  # never open a call for a duplicate
-                found = await self._io(self._store.find_input_commit, conversation_id, input_id)
+                found = None if first is None else first.found
+                if first is None:
+                    found = await self._io(self._store.find_input_commit, conversation_id, input_id)
                 if found is not None:
                     return Outcome(duplicate=True, committed=True, result=found.result)
             if not result.commit:
@@ -320,6 +323,7 @@ class Runner:
                 self._abandon(conversation, result.command)
                 log.info("conversation %s: version conflict, reloading", conversation_id)
                 await self._reload(conversation)
+                first = None
                 continue
             if isinstance(committed, InputCommit):
                 self._abandon(conversation, result.command)
@@ -352,7 +356,7 @@ class Runner:
         gate = self._gates.pop(command.call_id, None) if isinstance(command, CallLLM) else None
         if gate is not None:
             gate.discard()
-            self._stop_reader(conversation)
+            conversation.stop_reader()
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:
@@ -367,7 +371,7 @@ class Runner:
             case Final() | Failed():
                 self._sink.publish(conversation.conversation_id, command)
             case Canceled():
-                self._stop_reader(conversation)
+                conversation.stop_reader()
                 self._sink.publish(conversation.conversation_id, command)
             case WaitInput():
                 pass
@@ -408,17 +412,12 @@ class Runner:
         request: RequestMessages,
         gate: EventGate | None = None,
     ) -> None:
-        self._stop_reader(conversation)
+        conversation.stop_reader()
         deliver = gate or partial(self._hand_over, conversation, call_id)
         call = ModelCall(conversation.conversation_id, call_id, model, request)
         conversation.reader = asyncio.create_task(
             self._reader.read(call, deliver), name=f"call {call_id}"
         )
-
-    def _stop_reader(self, conversation: Conversation) -> None:
-        if conversation.reader is not None and not conversation.reader.done():
-            conversation.reader.cancel()
-        conversation.reader = None
 
     def _hand_over(self, conversation: Conversation, call_id: str, event: ResponseEvent) -> None:
         """A call's events reach the loop in order. A delta that finds the worker

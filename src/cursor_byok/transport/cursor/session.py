@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
-from cursor_byok.runtime.runner import Outbound
+from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.append_inbox import AppendInbox
 from cursor_byok.transport.cursor.exec_tracker import ExecTracker

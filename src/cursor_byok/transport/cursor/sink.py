@@ -23,7 +23,7 @@ from typing import Protocol
 from cursor_byok.llm.events import TextDelta, ThinkingDelta, ToolCallDelta
 from cursor_byok.loop.commands import Canceled, Failed, Final
 from cursor_byok.runtime.logsafe import logfmt_value
-from cursor_byok.runtime.runner import Outbound
+from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.transport.cursor.memory_budget import MemoryBudget
 from cursor_byok.transport.cursor.registry import ENDED_SESSION_TTL_S, IDLE_SESSION_TTL_S
 

@@ -16,7 +16,8 @@ from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.runtime.leased_runner import LeasedRunner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
-from cursor_byok.runtime.runner import Runner, Sink
+from cursor_byok.runtime.outbound import Sink
+from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
 from cursor_byok.store.lease import SharedStore
 from cursor_byok.transport.cursor.aux_rpcs import ModelEntry

@@ -153,7 +153,12 @@ class RunWriter(StreamWriter):
     def stopped(self, outbox: Outbox, disconnected: asyncio.Future[None]) -> bool:
         return outbox.overflowed or disconnected.done()
 
-    async def finish(self, send: Send, error: WireError | None, content_type: ContentType) -> None:
+    async def finish(
+        self, send: Send, error: WireError | None, content_type: ContentType, pending: bytes = b""
+    ) -> None:
+        # The pending frames go through `_write`, which a stalled write can be
+        # abandoned from; only then the end of the stream.
+        await self._write(send, pending, more=True)
         if self.framing.protocol is not Protocol.GRPC:
             await super().finish(send, error, content_type)
             return

@@ -385,7 +385,9 @@ def _unsupported(headers: Mapping[str, str]) -> RequestError:
 async def _respond(
     send: Send, status: int, body: bytes, media_type: str, close: bool = False
 ) -> None:
-    headers = [(b"content-type", media_type.encode())]
+    """A whole body, its length declared: over HTTP/1.1 the server then needs
+    no chunked framing and no closing chunk (a socket write per reply)."""
+    headers = [(b"content-type", media_type.encode()), (b"content-length", b"%d" % len(body))]
     if close:
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -119,8 +119,7 @@ class StreamWriter:
             for index, item in enumerate(batch):
                 if isinstance(item, EndOfStream):
                     outbox.put_back(batch[index + 1 :])
-                    await self._write(send, b"".join(frames), more=True)
-                    await self.finish(send, item.error, content_type)
+                    await self.finish(send, item.error, content_type, b"".join(frames))
                     return
                 frames.append(encode_envelope(encode_message(item, content_type.codec)))
             if not await self._write(send, b"".join(frames), more=True):
@@ -133,9 +132,13 @@ class StreamWriter:
         """Whether the writer must stop taking items: the client went away."""
         return disconnected.done()
 
-    async def finish(self, send: Send, error: WireError | None, content_type: ContentType) -> None:
-        """The last write of the stream: its end-of-stream frame."""
-        await send({"type": "http.response.body", "body": end_frame(error, content_type)})
+    async def finish(
+        self, send: Send, error: WireError | None, content_type: ContentType, pending: bytes = b""
+    ) -> None:
+        """The last write of the stream: the frames still `pending` and the
+        end-of-stream frame, in one send (a short turn's last messages and
+        its end would otherwise cost a write each)."""
+        await send({"type": "http.response.body", "body": pending + end_frame(error, content_type)})
 
     async def _write(self, send: Send, body: bytes, more: bool) -> bool:
         """False when the body could not be written (the batch is kept)."""
