@@ -20,7 +20,8 @@ Prints, from one run, per level N (the names are read by scripts):
   relay_cpu_us_per_delta[N]     server process CPU over the deltas it relayed
   relayed_deltas_per_s[N]       deltas reaching the clients per second (offered: N x 100)
 and, from one tool session of T turns (T = 200 unless --turns) on one conversation:
-  turn_cpu_ratio_T_over_5       server CPU per turn, turns T-9..T over turns 2..5
+  turn_cpu_ratio_T_over_5       server CPU per turn (the median turn, from the server's
+                                own CPU clock), turns T-9..T over turns 2..5
   db_bytes_per_turn_ratio_T_over_5   database growth per turn, same turns
 With several --stacks / --clients, every candidate serves at once and each
 round visits all of them in turn; the first candidate's figures use the names
@@ -30,6 +31,7 @@ above, the comparison follows as a table.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -61,6 +63,7 @@ CONFIG = """
 default_model = "bench"
 [server]
 durability = "full"
+metrics_public = true
 [providers.fake]
 api = "openai-chat"
 base_url = "{url}"
@@ -221,6 +224,20 @@ class Server:
         assert self.process is not None
         return cpu_s(self.process.pid)
 
+    def precise_cpu_s(self) -> float:
+        """The server's own CPU clock from /metrics: exact where /proc counts
+        10 ms ticks, a few per turn. Read between turns, never inside one."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as conn:
+            head = f"GET /metrics HTTP/1.1\r\nhost: 127.0.0.1:{self.port}\r\n"
+            conn.sendall(head.encode() + b"connection: close\r\n\r\n")
+            reply = b""
+            while chunk := conn.recv(65536):
+                reply += chunk
+        for line in reply.decode().splitlines():
+            if line.startswith("cursor_byok_process_cpu_seconds "):
+                return float(line.split()[1])
+        raise RuntimeError(f"{self.name}: no cursor_byok_process_cpu_seconds in /metrics")
+
     def db_bytes(self) -> int:
         """Pages in use (the WAL's included), free pages not counted."""
         db = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)
@@ -331,21 +348,40 @@ def side_name(server: Server, path: str) -> str:
     return server.name if path == "http1" else f"{server.name} h2"
 
 
-def tool_session(turns: int, client: LineProcess, server: Server) -> dict[int, tuple[float, int]]:
-    """Per turn: (server CPU seconds, database bytes added)."""
-    out: dict[int, tuple[float, int]] = {}
-    size = server.db_bytes()
+@dataclass
+class Session:
+    """One tool session: per turn, the server's CPU from its own exact clock
+    (read from /metrics between turns, the cost of one read taken off) and
+    the database bytes added."""
+
+    cpu_s: dict[int, float] = field(default_factory=dict)
+    db_bytes: dict[int, int] = field(default_factory=dict)
+
+    def cpu_ms_per_turn(self, first: int, last: int) -> float:
+        """The median turn of turns first..last: one turn that met a WAL
+        checkpoint or a garbage collection does not decide the figure."""
+        return statistics.median(self.cpu_s[t] for t in range(first, last + 1)) * 1000
+
+    def db_bytes_per_turn(self, first: int, last: int) -> float:
+        return statistics.fmean(self.db_bytes[t] for t in range(first, last + 1))
+
+
+def tool_session(turns: int, client: LineProcess, server: Server) -> Session:
+    session = Session()
+    reads = [server.precise_cpu_s() for _ in range(6)]
+    read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
+    clock, size = reads[-1], server.db_bytes()
     for turn in range(1, turns + 1):
-        before = server.cpu_s()
         seen = client.ask(
             {"op": "turn", "conversation": "session", "turn": turn, "url": server.url}
         )
         if seen["error"]:
             raise RuntimeError(f"tool session, turn {turn}: {seen['error']}")
-        cpu = server.cpu_s() - before
-        grown = server.db_bytes()
-        out[turn], size = (cpu, grown - size), grown
-    return out
+        now, grown = server.precise_cpu_s(), server.db_bytes()
+        session.cpu_s[turn] = now - clock - read_cost
+        session.db_bytes[turn] = grown - size
+        clock, size = now, grown
+    return session
 
 
 # -- reporting ------------------------------------------------------------------------
@@ -378,7 +414,7 @@ def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> 
 def report(
     levels: dict[int, dict[str, Side]],
     servers: Sequence[Server],
-    session: dict[int, tuple[float, int]],
+    session: Session | None,
     offered: float,
     out: TextIO,
 ) -> None:
@@ -414,14 +450,13 @@ def report(
                 errors = sorted({s["error"] for s in side.streams if s["error"]})
                 if errors:
                     line(f"#   errors: {errors[:2]}")
-    if session:
-        turns = max(session)
-        early = [session[t] for t in range(2, 6)]
-        late = [session[t] for t in range(max(turns - 9, 6), turns + 1)]
-        cpu_early = statistics.fmean(c for c, _ in early) * 1000
-        cpu_late = statistics.fmean(c for c, _ in late) * 1000
-        db_early = statistics.fmean(b for _, b in early)
-        db_late = statistics.fmean(b for _, b in late)
+    if session is not None and session.cpu_s:
+        turns = max(session.cpu_s)
+        late = max(turns - 9, 6)
+        cpu_early = session.cpu_ms_per_turn(2, 5)
+        cpu_late = session.cpu_ms_per_turn(late, turns)
+        db_early = session.db_bytes_per_turn(2, 5)
+        db_late = session.db_bytes_per_turn(late, turns)
         span = f"{max(turns - 9, 6)}-{turns}"
         line(f"# tool session on {first}: {turns} turns, each a read_file call and an answer")
         line(f"turn_cpu_ms[2-5] = {cpu_early:.2f}, turn_cpu_ms[{span}] = {cpu_late:.2f}")
@@ -478,7 +513,7 @@ def run(
                 n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers, "", paths)
                 for n in levels
             }
-            session = tool_session(turns, client, servers[0]) if turns >= 6 else {}
+            session = tool_session(turns, client, servers[0]) if turns >= 6 else None
         print(
             f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
             f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "

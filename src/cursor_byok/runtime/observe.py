@@ -83,6 +83,13 @@ class Metrics:
         self.active_streams = Gauge(
             "cursor_byok_active_streams", "RunSSE streams open now", registry=r
         )
+        # The standard process_cpu_seconds_total counts 10 ms ticks; a turn
+        # costs a few of them, too coarse to compare turns by.
+        Gauge(
+            "cursor_byok_process_cpu_seconds",
+            "CPU time of this process, all threads, at the clock's full precision",
+            registry=r,
+        ).set_function(time.process_time)
         self.ttft = Histogram(
             "cursor_byok_llm_ttft_seconds",
             "Time to the first streamed token of a model call",
