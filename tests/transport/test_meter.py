@@ -99,3 +99,40 @@ def test_a_message_is_measured_once_and_an_equal_new_one_again(
     twin = UserMessage(content="hello there", timestamp=1)
     assert meter.message_characters(twin) == len(real(twin))
     assert measured == [first, twin] and measured[1] is twin
+
+
+def test_a_growing_conversation_is_counted_from_its_last_count_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each run adds only its new messages to the conversation's count, and
+    any window that is not the last one grown (a compaction, a reload with
+    new message objects) is counted whole: the figure is always the sum."""
+    messages: list[Message] = []
+    looked_at: list[Message] = []
+    real = meter.message_characters
+
+    def counting(message: Message) -> int:
+        looked_at.append(message)
+        return real(message)
+
+    monkeypatch.setattr(meter, "message_characters", counting)
+
+    def counted(state: ConversationState) -> int:
+        looked_at.clear()
+        return meter.history_characters(state)["conversation"]
+
+    for turn in range(30):
+        messages += [UserMessage(f"question {turn}"), assistant(TextContent(f"answer {turn}"))]
+        state = ConversationState("grows", messages=tuple(messages))
+        assert counted(state) == sum(len(message_bytes(m)) for m in messages)
+        assert looked_at == messages[-2:]  # the new messages only
+    reloaded = tuple(UserMessage(m.content) if isinstance(m, UserMessage) else m for m in messages)
+    assert counted(ConversationState("grows", messages=reloaded)) == sum(
+        len(message_bytes(m)) for m in reloaded
+    )
+    assert len(looked_at) == len(reloaded)  # new first object: counted whole
+    summary = summary_message("all of it", 9)
+    compacted = ConversationState("grows", messages=(*reloaded, summary), resets=(len(reloaded),))
+    assert counted(compacted) == 0 and looked_at == []  # only the summary is left
+    other = ConversationState("other", messages=tuple(messages[:3]))
+    assert counted(other) == sum(len(message_bytes(m)) for m in messages[:3])

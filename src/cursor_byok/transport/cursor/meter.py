@@ -39,7 +39,12 @@ CHARS_PER_TOKEN = 4
 UINT32_MAX = 2**32 - 1
 SIZES_KEPT = 8192
 
+TOTALS_KEPT = 1024
+
 _sizes: OrderedDict[int, tuple[object, int]] = OrderedDict()
+_totals: OrderedDict[str, tuple[Message | None, Message | None, int, int]] = OrderedDict()
+"""Conversation id -> the first and last message of its last counted window,
+their count and their characters."""
 T = TypeVar("T")
 
 
@@ -57,14 +62,33 @@ def _json_length(schema: object) -> int:
 
 def history_characters(state: ConversationState) -> dict[str, int]:
     """The characters of what requests send of the history: a compaction
-    summary, and the conversation after it (O(messages sent), once a run)."""
+    summary, and the conversation after it (once a run)."""
     window = state.window
     summary = summary_of(window[0]) if window and isinstance(window[0], UserMessage) else None
     rest = window[1:] if summary is not None else window
     return {
         SUMMARY: len(summary or ""),
-        CONVERSATION: sum(map(message_characters, rest)),
+        CONVERSATION: _conversation_characters(state.conversation_id, rest),
     }
+
+
+def _conversation_characters(conversation_id: str, rest: tuple[Message, ...]) -> int:
+    """The sum of `message_characters` over `rest`, adding only the messages
+    since the conversation's last run: history only grows, so a window that
+    starts and reaches on with the same message objects as the last one
+    holds it whole. Anything else (a compaction, a reload) is summed anew."""
+    known = _totals.get(conversation_id)
+    start, total = 0, 0
+    if known is not None:
+        first, last, count, counted = known
+        if count and len(rest) >= count and rest[0] is first and rest[count - 1] is last:
+            start, total = count, counted
+    total += sum(map(message_characters, rest[start:]))
+    _totals[conversation_id] = (rest[0], rest[-1], len(rest), total) if rest else (None, None, 0, 0)
+    _totals.move_to_end(conversation_id)
+    if len(_totals) > TOTALS_KEPT:
+        _totals.popitem(last=False)
+    return total
 
 
 def message_characters(message: Message) -> int:
