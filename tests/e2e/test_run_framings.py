@@ -13,7 +13,7 @@ from cursor_byok.guards import HostCheck
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.cursor.client import End, run_request
-from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.cursor.run_client import H2Client, RunStream
 from cursor_byok.transport.proto.aiserver.v1 import server_config_pb2
 from cursor_byok.transport.wire.app import build_service, serving
 from cursor_byok.transport.wire.http_server import TLSFiles
@@ -94,19 +94,30 @@ async def test_with_http2_off_run_is_refused_and_clients_are_told(tmp_path: Path
     assert not chose_h2  # ALPN offers only http/1.1
 
 
+async def one_run(
+    url: str, framing: str = "proto", authority: str | None = None
+) -> tuple[RunStream, End]:
+    """One `Run` over h2c: the stream and how it ended."""
+    client = await H2Client.connect(url)
+    if authority is not None:
+        client.authority = authority
+    try:
+        stream = await client.open(framing)
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end)
+    finally:
+        await client.close()
+    assert isinstance(end, End)
+    return stream, end
+
+
 async def test_with_http2_off_a_run_over_h2c_is_unimplemented(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     service = build_service(store, ScriptedLLM([]), http2=False)
     async with serving(service) as url:
-        client = await H2Client.connect(url)
-        try:
-            stream = await client.open("proto")
-            await stream.send(run_request("hello"))
-            end = await stream.until(is_end)
-        finally:
-            await client.close()
+        _, end = await one_run(url)
     store.close()
-    assert isinstance(end, End) and end.error is not None
+    assert end.error is not None
     assert end.error["http_status"] == 501 and end.error["code"] == "unimplemented"
     assert "server.http2" in str(end.error["message"])
     assert service.hub.counters.undecodable_appends == 0 and len(service.hub.sessions) == 0
@@ -117,16 +128,10 @@ async def test_a_run_naming_a_foreign_host_is_refused_on_loopback(tmp_path: Path
     check = HostCheck("127.0.0.1")
     service = build_service(store, ScriptedLLM([]), host_allowed=check.allows)
     async with serving(service) as url:
-        client = await H2Client.connect(url)
-        client.authority = "attacker.example"  # a rebound DNS name, as a web page sends it
-        try:
-            stream = await client.open("proto")
-            await stream.send(run_request("hello"))
-            end = await stream.until(is_end)
-        finally:
-            await client.close()
+        # A rebound DNS name, as a web page sends it.
+        _, end = await one_run(url, authority="attacker.example")
     store.close()
-    assert isinstance(end, End) and end.error is not None
+    assert end.error is not None
     assert end.error["http_status"] == 421
     assert len(service.hub.sessions) == 0
 
@@ -140,17 +145,9 @@ async def test_a_grpc_run_refused_before_its_stream_gets_a_trailers_only_answer(
     service = build_service(store, ScriptedLLM([]), http2=False)
     ends: dict[str, End] = {}
     async with serving(service) as url:
-        client = await H2Client.connect(url)
-        try:
-            for framing in ("grpc", "grpc-web"):
-                stream = await client.open(framing)
-                await stream.send(run_request("hello"))
-                end = await stream.until(is_end)
-                assert isinstance(end, End)
-                assert stream.status == 200 and stream.content_type.startswith("application/grpc")
-                ends[framing] = end
-        finally:
-            await client.close()
+        for framing in ("grpc", "grpc-web"):
+            stream, ends[framing] = await one_run(url, framing)
+            assert stream.status == 200 and stream.content_type.startswith("application/grpc")
     store.close()
     for end in ends.values():
         assert end.error is not None
