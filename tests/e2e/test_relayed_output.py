@@ -57,6 +57,17 @@ async def node(
         yield server
 
 
+@contextlib.asynccontextmanager
+async def two_nodes(
+    url: PostgresURL, scripts: Callable[[], list[list[ResponseEvent]]], **options: Any
+) -> AsyncIterator[tuple[Node, Node]]:
+    """Two processes on one database, each with its own run of `scripts`;
+    a long lease (60 s) unless told, so the first keeps what it owns."""
+    options = {"lease_s": 60.0, **options}
+    async with node(url, scripts(), **options) as a, node(url, scripts(), **options) as b:
+        yield a, b
+
+
 def tool_scripts() -> list[list[ResponseEvent]]:
     return [stream_of(READ_TURN, chunk=3), stream_of(ANSWER, chunk=5)]
 
@@ -183,7 +194,7 @@ async def test_a_second_turn_opened_on_another_process_right_away_is_relayed(
 ) -> None:
     url = postgres_server.new_database()
     # A long lease: the first process still holds the idle conversation.
-    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+    async with two_nodes(url, text_scripts) as (a, b):
         first = await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         second = await one_turn(b.url, "req-2", "And now?", "m2")
         assert a.model_calls == 2 and b.model_calls == 0
@@ -203,7 +214,7 @@ async def test_a_run_stream_over_http2_is_relayed(
     postgres_server: PostgresServer, codec: str
 ) -> None:
     url = postgres_server.new_database()
-    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+    async with two_nodes(url, text_scripts) as (a, b):
         await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         client = await H2Client.connect(b.url)
         try:
@@ -248,10 +259,7 @@ async def test_a_piped_client_that_goes_away_cancels_the_turn_after_the_grace_pe
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    async with (
-        node(url, wait_scripts(), 60.0, grace_s=0.5) as a,
-        node(url, wait_scripts(), 60.0, grace_s=0.5) as b,
-    ):
+    async with two_nodes(url, wait_scripts, grace_s=0.5) as (a, b):
         client, stream = await piped_until_exec(a, b)
         await drop(client, stream)
         assert await status_within(a.store, Status.CANCELED, 5.0) is Status.CANCELED
@@ -261,10 +269,7 @@ async def test_a_pipe_that_falls_silent_counts_as_its_reader_gone(
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    async with (
-        node(url, wait_scripts(), 60.0, grace_s=0.5) as a,
-        node(url, wait_scripts(), 60.0, grace_s=0.5) as b,
-    ):
+    async with two_nodes(url, wait_scripts, grace_s=0.5) as (a, b):
         a.hub.reader_beat_s, a.hub.reader_silence_s, b.hub.reader_beat_s = 0.2, 0.8, 0.1
         client, stream = await piped_until_exec(a, b)
         # Heard of every 0.1 s, the far reader stays.
@@ -279,7 +284,7 @@ async def test_a_host_that_loses_the_lease_ends_the_piped_stream_retryable(
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    async with node(url, wait_scripts(), 60.0) as a, node(url, wait_scripts(), 60.0) as b:
+    async with two_nodes(url, wait_scripts) as (a, b):
         a.hub.reader_beat_s = 0.2
         client, stream = await piped_until_exec(a, b)
         runner = a.service.runner
@@ -297,7 +302,7 @@ async def test_undecodable_relayed_output_is_skipped_and_counted(
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+    async with two_nodes(url, text_scripts) as (a, b):
         await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         # Damaged rows ahead of the host's: the host writes after them.
         b.store.relay().put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
@@ -361,7 +366,7 @@ async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+    async with two_nodes(url, text_scripts) as (a, b):
         await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         client = CursorClient(b.url)
         try:
@@ -389,7 +394,7 @@ async def test_a_pipe_that_cannot_store_its_run_request_ends_retryable(
     postgres_server: PostgresServer,
 ) -> None:
     url = postgres_server.new_database()
-    async with node(url, text_scripts(), 60.0) as a, node(url, text_scripts(), 60.0) as b:
+    async with two_nodes(url, text_scripts) as (a, b):
         await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         with psycopg.connect(str(url), autocommit=True) as conn:
             conn.execute("ALTER TABLE relayed_appends RENAME TO relayed_appends_away")
