@@ -14,10 +14,10 @@ is a pipe.
   announcement was missed, is not lost. The append inbox orders by seqno and
   drops repeats, so an append that reaches the inbox twice is applied once.
 - A run request that meets a conversation owned elsewhere turns its session
-  into a pipe (`relay_pipe`): the appends of the request received so far
-  (their raw bytes are kept until the conversation is known) are stored,
-  the owner is asked to host the request, and from then on every append of
-  the request, wherever it lands, is stored for the host. The owner hosts it
+  into a pipe (`relay_pipe`): the run request and the appends waiting behind
+  it in the inbox are stored, the owner is asked to host the request from
+  the run request's seqno on, and from then on every append of the request,
+  wherever it lands, is stored for the host. The owner hosts it
   (`relay_host`): its session's output goes to a table the pipe feeds its
   stream from, and the pipe's reader counts as the session's reader.
 
@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 SWEEP_EVERY_S = 300.0
 KEEP_RELAYED_S = 3600.0
 """Stored appends and output older than this belong to runs long over."""
+NOT_OWNED_HERE = "this process no longer owns the conversation; retry to resume it"
+CHANGED_HANDS = "the conversation changed hands; retry"
 
 
 class RelayingHub(SessionHub):
@@ -157,12 +159,11 @@ class RelayingHub(SessionHub):
             await super()._run_started(session, event, input_id)
         except NotOwner:  # the lease went between the check and the work: retry
             self.sink.release(conversation_id, session)
-            session.put(EndOfStream(unavailable("the conversation changed hands; retry")))
+            session.put(EndOfStream(unavailable(CHANGED_HANDS)))
 
     async def _not_owner(self, session: Session, conversation_id: str) -> None:
         if session.request_id in self.hosted:
-            reason = "this process no longer owns the conversation; retry to resume it"
-            session.put(EndOfStream(unavailable(reason)))
+            session.put(EndOfStream(unavailable(NOT_OWNED_HERE)))
             return
         try:
             await self._pipe(session, conversation_id)
@@ -180,7 +181,7 @@ class RelayingHub(SessionHub):
         if owner is None or owner == self.name or run is None:
             # Nobody to pipe to, or a turn begun here whose lease went while
             # it waited for the client's context: the client's retry settles it.
-            session.put(EndOfStream(unavailable("the conversation changed hands; retry")))
+            session.put(EndOfStream(unavailable(CHANGED_HANDS)))
             return
         pipe = Pipe(session, conversation_id, owner, self.relay, self.leased.owner_of)
         pipe.counters, pipe.beat_s, pipe.first_seqno = self.counters, self.reader_beat_s, run[0]
@@ -248,8 +249,7 @@ class RelayingHub(SessionHub):
                 log.info("request %s: its pipe fell silent", request_id)
                 self._far_reader(request_id, False, hosted)
             if self.leased is not None and not self.leased.holds(conversation_id):
-                reason = "this process no longer owns the conversation; retry to resume it"
-                hosted.session.put(EndOfStream(unavailable(reason)))
+                hosted.session.put(EndOfStream(unavailable(NOT_OWNED_HERE)))
 
     def _far_reader(self, request_id: str, reading: bool, hosted: Hosted | None = None) -> None:
         """The pipe's client came or went: count it as a reader here."""
