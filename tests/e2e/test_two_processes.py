@@ -97,3 +97,24 @@ async def test_appends_sent_to_either_server_complete_the_turn(
         alone_history.state.messages
     )
     assert shared_history.state.status == alone_history.state.status
+
+
+async def test_an_append_after_its_stream_ended_is_taken_where_it_ended(
+    postgres_server: PostgresServer,
+) -> None:
+    """The request's stream ended on a: an append that reaches a afterwards
+    (a tool's stream close that lost the race with the turn's end) is taken
+    there, as on one process, not stored for a host that will never come."""
+    shared_db = postgres_server.new_database()
+    async with node(shared_db, tool_llm()) as a, node(shared_db, tool_llm()) as b:
+        await tool_turn(a.url, [a.url], "proto", seed=1)
+        client = CursorClient(a.url)
+        try:
+            await client.append("req-1", 3, stream_close(99))
+        finally:
+            await client.close()
+        session = a.hub.sessions.get("req-1")
+        history = a.store.load("conv-1")
+    assert a.hub.relayed_out == 0 and b.hub.relayed_in == 0
+    assert session is not None and session.inbox.next_seqno == 4  # taken in order, here
+    assert history is not None and len(history.state.messages) == 4

@@ -102,13 +102,17 @@ class RelayingHub(SessionHub):
         await super().close()
 
     def _read_here(self, request_id: str) -> Session | None:
-        """The session, when this process applies the request's appends."""
+        """The session, when this process applies the request's appends: its
+        stream is read here, or hosted here, or ended here (an append after
+        the end is late, and late here as on one process: nobody else would
+        ever read it)."""
         if request_id in self.piped:
             return None
         session = self.sessions.get(request_id)
         if session is None:
             return None
-        return session if session.readers > 0 or request_id in self.hosted else None
+        here = session.readers > 0 or session.ended or request_id in self.hosted
+        return session if here else None
 
     # -- appends ---------------------------------------------------------------------------
 
