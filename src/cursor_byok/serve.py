@@ -234,6 +234,7 @@ async def _run(
     printer: Printer,
     attach: Attach | None = None,
 ) -> None:
+    from cursor_byok.collector import settle_after_startup  # noqa: PLC0415
     from cursor_byok.routing import Router  # noqa: PLC0415
     from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
     from cursor_byok.transport.wire.app import build_service  # noqa: PLC0415
@@ -285,6 +286,7 @@ async def _run(
     # accepting, let the lifespan shutdown close the runners (every commit is
     # one transaction, so none is left half done), then exit 0.
     server.on_exit = service.server.begin_shutdown
+    settle_after_startup()
     with printer.status(f"serving on {url}") as update:
         ticker = asyncio.create_task(_tick(update, url, service))
         try:
