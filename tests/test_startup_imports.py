@@ -1,7 +1,7 @@
 """`cursor-byok --help` and every command's start-up pay only for the modules
-that command uses: importing the CLI must not load the server stack, protobuf
-or the HTTP client. Checked through `sys.modules` in a fresh interpreter (the
-speed itself is bench/startup.py's job)."""
+that command uses: importing the CLI must not load the server stack, protobuf,
+the HTTP client, asyncio, the loop or the store. Checked through `sys.modules`
+in a fresh interpreter (the speed itself is bench/startup.py's job)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,19 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("google.protobuf", "hypercorn", "httpx2", "aiohttp", "cursor_byok.transport.wire.server")
+HEAVY = (
+    "google.protobuf",
+    "hypercorn",
+    "httpx2",
+    "aiohttp",
+    "cursor_byok.transport.wire.server",
+    # the help text needs none of these either
+    "asyncio",
+    "sqlite3",
+    "cursor_byok.loop",
+    "cursor_byok.llm",
+    "cursor_byok.store.base",
+)
 
 PROBE = """
 import contextlib, io, json, sys

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from cursor_byok.cli_base import CHECK_TIMEOUT_S
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.guards import Redactor
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseStream
@@ -24,12 +25,12 @@ from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages, UserMessage
 
-if TYPE_CHECKING:  # imported when a check runs: `cursor-byok --help` reads DEFAULT_TIMEOUT_S
+if TYPE_CHECKING:  # imported when a check runs
     from cursor_byok.routing import Router
 
 CHECK_PROMPT = "Reply with the single word: ok"
 CHECK_MAX_OUTPUT = 16
-DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_TIMEOUT_S = CHECK_TIMEOUT_S
 
 
 @dataclass(frozen=True, slots=True)

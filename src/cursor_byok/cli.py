@@ -8,37 +8,34 @@ serve on is in use. Every error is one line that names the bad value.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from cursor_byok.check import DEFAULT_TIMEOUT_S
-from cursor_byok.config import DEFAULT_HOST, DEFAULT_PORT, Config, load_config
-from cursor_byok.config_reader import ConfigError
-from cursor_byok.ide.command import add_ide_parser, run_ide
-from cursor_byok.proxy.arguments import add_proxy_parser
-from cursor_byok.runtime.logsafe import printable
-from cursor_byok.serve import (
+from cursor_byok.cli_base import (
+    CHECK_TIMEOUT_S,
     EXIT_FAILED,
     EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
-    Attach,
-    ServeError,
     fail,
-    serve,
 )
+from cursor_byok.config_reader import ConfigError
+from cursor_byok.config_server import DEFAULT_HOST, DEFAULT_PORT
+from cursor_byok.ide.command import add_ide_parser, run_ide
+from cursor_byok.proxy.arguments import add_proxy_parser
+from cursor_byok.runtime.logsafe import printable
 from cursor_byok.store.database import PostgresURL, parse_database
 from cursor_byok.terminal import Printer
 
 # A command imports what it needs when it runs (`--help` must not load the
-# server, protobuf or the HTTP client): these names are for type hints only.
+# server, the store, the loop, asyncio, protobuf or the HTTP client): these
+# names are for type hints only.
 if TYPE_CHECKING:
+    from cursor_byok.config import Config
     from cursor_byok.llm.types import Message
+    from cursor_byok.serve import Attach
     from cursor_byok.store.base import Store
 
 DATABASE_HELP = "SQLite file or postgresql:// URL (default: from config)"
@@ -114,9 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--timeout",
         type=_seconds,
-        default=DEFAULT_TIMEOUT_S,
+        default=CHECK_TIMEOUT_S,
         metavar="SECONDS",
-        help=f"give up on a provider after this long (default {DEFAULT_TIMEOUT_S:g})",
+        help=f"give up on a provider after this long (default {CHECK_TIMEOUT_S:g})",
     )
     demo = commands.add_parser(
         "demo",
@@ -196,11 +193,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         parser.print_help(out)
         return EXIT_OK
     if args.command == "demo":  # independent of the user's configuration and keys
+        import asyncio  # noqa: PLC0415
+
         from cursor_byok.demo import run_demo  # noqa: PLC0415
 
         return EXIT_OK if asyncio.run(run_demo(out, pace_s=max(args.pace, 0.0))) else EXIT_FAILED
     if args.command == "ide":  # Cursor's settings only: works with a broken configuration
         return run_ide(args, out)
+    from cursor_byok.config import load_config  # noqa: PLC0415
+    from cursor_byok.serve import ServeError, serve  # noqa: PLC0415
+
     try:
         config = load_config(args.config)
     except ConfigError as error:
@@ -244,6 +246,8 @@ def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             EXIT_FAILED,
         )
 
+    from cursor_byok.serve import ServeError, serve  # noqa: PLC0415
+
     def serve_beside(attach: Attach) -> int:
         host, port = config.server.host, config.server.port
         return serve(config, host, port, config.server.database, Printer(sys.stderr), attach)
@@ -255,6 +259,8 @@ def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _check(config: Config, timeout: float, out: TextIO) -> int:
+    import asyncio  # noqa: PLC0415
+
     from cursor_byok.check import check_all, render  # noqa: PLC0415
 
     printer = Printer(out)
@@ -304,6 +310,8 @@ def _models(config: Config, out: TextIO) -> int:
 
 def _open(database: Path | PostgresURL) -> Store | int:
     """The store, or the exit code after saying why there is none."""
+    import sqlite3  # noqa: PLC0415
+
     from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
 
     if isinstance(database, PostgresURL):
@@ -349,6 +357,8 @@ def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
 
 
 def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out: TextIO) -> int:
+    import json  # noqa: PLC0415
+
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cursor_byok.big_buffers import map_big_buffers
+from cursor_byok.cli_base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_USAGE
 from cursor_byok.config import Config
 from cursor_byok.guards import HostCheck, Redactor, is_loopback_host
 from cursor_byok.runtime.logsafe import PrintableLogs
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from cursor_byok.store.sqlite import SQLiteStore
     from cursor_byok.transport.wire.app import Service
     from cursor_byok.transport.wire.http_server import HttpServer
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_PORT_IN_USE = 0, 1, 2, 3, 4
 
 
 class ServeError(Exception):
@@ -328,9 +327,3 @@ async def _tick(update: Callable[[str], None], url: str, service: Service) -> No
             f"up {up // 3600}h{up // 60 % 60:02d}m{up % 60:02d}s · Ctrl-C to stop"
         )
         await asyncio.sleep(1.0)
-
-
-def fail(message: str, code: int, printer: Printer | None = None) -> int:
-    """Print the one-line error (red on a terminal) and return its exit code."""
-    (printer or Printer(sys.stderr)).line(("cursor-byok: ", None), (message, "red"))
-    return code

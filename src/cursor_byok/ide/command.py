@@ -7,18 +7,9 @@ import os
 from pathlib import Path
 from typing import TextIO, TypeVar
 
-from cursor_byok.ide.settings import SettingsError, cursor_settings_path, setup, undo
-from cursor_byok.ide.status import (
-    PROBE_HOST,
-    check_settings,
-    probe,
-    render,
-    routing_note,
-    trust_note,
-)
+from cursor_byok.cli_base import EXIT_FAILED, EXIT_OK, fail
+from cursor_byok.ide import PROBE_HOST
 from cursor_byok.proxy import DEFAULT_PROXY_PORT
-from cursor_byok.proxy.ca import CAFiles, default_ca_dir
-from cursor_byok.serve import EXIT_FAILED, EXIT_OK, fail
 
 DEFAULT_PROXY_URL = f"http://127.0.0.1:{DEFAULT_PROXY_PORT}"
 SETTINGS_HELP = "Cursor's settings.json (default: the one of this user and platform)"
@@ -27,6 +18,13 @@ ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 
 
 def run_ide(args: argparse.Namespace, out: TextIO) -> int:
+    from cursor_byok.ide.settings import (  # noqa: PLC0415 (--help does not load it)
+        SettingsError,
+        cursor_settings_path,
+        setup,
+        undo,
+    )
+
     settings = args.settings or cursor_settings_path()
     try:
         match args.ide_command:
@@ -46,6 +44,15 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
+    from cursor_byok.ide.status import (  # noqa: PLC0415
+        check_settings,
+        probe,
+        render,
+        routing_note,
+        trust_note,
+    )
+    from cursor_byok.proxy.ca import CAFiles, default_ca_dir  # noqa: PLC0415
+
     checks, proxy_url = check_settings(settings)
     ca = CAFiles(default_ca_dir())
     checks.append(probe(proxy_url or DEFAULT_PROXY_URL, ca.certificate, args.probe_host))

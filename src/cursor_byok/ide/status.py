@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from cursor_byok.ide import PROBE_HOST
 from cursor_byok.ide.jsonc import JsoncError, loads
 from cursor_byok.ide.settings import wanted_settings
 from cursor_byok.proxy.routes import ANSWERED_PATHS
 
-PROBE_HOST = "api2.cursor.sh"
 PROBE_PATH = "/agent.v1.AgentService/GetUsableModels"
 """A path the proxy answers locally: the probe never reaches Cursor's servers."""
 

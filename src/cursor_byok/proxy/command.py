@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
+from cursor_byok.cli_base import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 from cursor_byok.config import Config
 from cursor_byok.guards import is_loopback_host
 from cursor_byok.proxy.addon import Target
@@ -18,7 +19,7 @@ from cursor_byok.proxy.ca import CAError, CAFiles, ensure_ca
 from cursor_byok.proxy.metrics import count_flows
 from cursor_byok.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
 from cursor_byok.proxy.runner import ProxyError, ProxySettings, ProxyThread
-from cursor_byok.serve import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Attach, fail
+from cursor_byok.serve import Attach
 from cursor_byok.transport.wire.app import Service
 
 log = logging.getLogger("cursor_byok.proxy")

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from cursor_byok.store.base import Store, StoreError
+if TYPE_CHECKING:  # the store itself loads when one is opened, not when a URL is parsed
+    from cursor_byok.store.base import Store
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -76,6 +77,8 @@ def open_store(database: Path | PostgresURL, durability: Durability = "full") ->
         from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
 
         return SQLiteStore(database, synchronous="FULL" if durability == "full" else "NORMAL")
+    from cursor_byok.store.base import StoreError  # noqa: PLC0415
+
     try:
         from cursor_byok.store.postgres import PostgresStore  # noqa: PLC0415
     except ImportError as error:
