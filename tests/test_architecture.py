@@ -27,8 +27,8 @@ ALLOWED: dict[str, set[str]] = {
 
 COMMAND_PACKAGES: dict[str, set[str]] = {
     # The IDE takeover, for `cli` only: it reaches the server over a socket.
-    "proxy": {"proxy", "guards", "config", "serve", "runtime", "transport"},
-    "ide": {"ide", "config", "serve", "proxy"},
+    "proxy": {"proxy", "guards", "config", "cli_base", "serve", "runtime", "transport"},
+    "ide": {"ide", "config", "cli_base", "serve", "proxy"},
 }
 
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.
@@ -158,10 +158,12 @@ speaks it), 2 sessions, 3 the server. A module imports its own level or lower.""
 TOP_LEVEL_ORDER = [
     "guards",
     "big_buffers",
+    "collector",
     "secret",
     "config_reader",
     "config_server",
     "terminal",
+    "cli_base",
     "config",
     "demo_provider",
     "routing",
