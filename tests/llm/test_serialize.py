@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
 
+from cursor_byok.llm import serialize
+from cursor_byok.llm.encodings import Encodings
 from cursor_byok.llm.serialize import (
     EMPTY_MESSAGES_HASH,
     DecodeError,
@@ -26,6 +29,8 @@ from cursor_byok.llm.types import (
     AssistantMessage,
     Cost,
     ImageContent,
+    JSONValue,
+    Message,
     RequestMessages,
     TextContent,
     ThinkingContent,
@@ -161,3 +166,44 @@ def test_requests_round_trip_and_hash_their_bytes() -> None:
     assert request_from_json(json.loads(data)) == request
     assert request_hash(request) == request_hash(request_from_json(request_to_json(request)))
     assert request_hash(request) != request_hash(RequestMessages(None, request.messages))
+
+
+def test_a_message_is_encoded_once_and_an_equal_new_one_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hashing, storing and measuring the same message object reuse one
+    encoding; an equal but new object is encoded on its own."""
+    encoded: list[object] = []
+    real = serialize.message_to_json
+
+    def counting(message: Message) -> dict[str, JSONValue]:
+        encoded.append(message)
+        return real(message)
+
+    monkeypatch.setattr(serialize, "message_to_json", counting)
+    first = user("hello there")
+    data = message_bytes(first)
+    assert message_hash(first) == hashlib.sha256(data).hexdigest()
+    assert message_bytes(first) is data and message_hash(first) == message_hash(first)
+    twin = user("hello there")
+    assert message_bytes(twin) == data
+    assert len(encoded) == 2 and encoded[0] is first and encoded[1] is twin
+
+
+def test_remembered_encodings_stay_within_their_count_and_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encodings = Encodings(serialize._encode, count=3, size=400)
+    monkeypatch.setattr(serialize, "_encodings", encodings)
+    small = [user(f"m{i}") for i in range(5)]
+    for message in small:
+        message_bytes(message)
+    assert [e.message for e in encodings.kept.values()] == small[2:]  # the newest three
+    big = user("x" * 300)
+    message_bytes(big)
+    kept = list(encodings.kept.values())
+    assert kept[-1].message is big
+    assert sum(len(e.data) for e in kept) == encodings.kept_bytes <= 400
+    huge = user("y" * 1000)  # over the whole budget: encoded, not kept
+    assert json.loads(message_bytes(huge))["content"] == "y" * 1000
+    assert encodings.kept == {} and encodings.kept_bytes == 0

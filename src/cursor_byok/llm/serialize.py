@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from cursor_byok.llm.encodings import Encodings
 from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
@@ -316,13 +317,24 @@ def message_from_json(doc: Any) -> Message:
     raise DecodeError(f"unknown message role {role!r}")
 
 
-def message_bytes(message: Message) -> bytes:
-    """The canonical bytes of one message: what is stored and hashed."""
+def _encode(message: Message) -> bytes:
     return canonical_dumps(message_to_json(message))
 
 
+_encodings = Encodings(_encode)
+
+
+def message_bytes(message: Message) -> bytes:
+    """The canonical bytes of one message: what is stored and hashed."""
+    return _encodings.of(message).data
+
+
 def message_hash(message: Message) -> str:
-    return sha256_hex(message_bytes(message))
+    encoded = _encodings.of(message)
+    digest = encoded.digest
+    if digest is None:
+        digest = encoded.digest = sha256_hex(encoded.data)
+    return digest
 
 
 def extend_messages_hash(previous: str, new_message_hash: str) -> str:

@@ -15,7 +15,7 @@ from cursor_byok.llm.serialize import (
     EMPTY_MESSAGES_HASH,
     extend_messages_hash,
     message_bytes,
-    sha256_hex,
+    message_hash,
 )
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.base import HistoryRewrite, VersionConflict
@@ -53,7 +53,7 @@ def new_message_rows(
     rows: list[MessageRow] = []
     for offset, message in enumerate(next_state.messages[count:]):
         data = message_bytes(message)
-        digest = sha256_hex(data)
+        digest = message_hash(message)
         link = extend_messages_hash(link, digest)
         rows.append((conversation_id, count + offset, data, digest))
     if link != next_state.messages_hash:
