@@ -198,11 +198,11 @@ def test_remembered_encodings_stay_within_their_count_and_bytes(
     small = [user(f"m{i}") for i in range(5)]
     for message in small:
         message_bytes(message)
-    assert [e.message for e in encodings.kept.values()] == small[2:]  # the newest three
+    assert [e.value for e in encodings.kept.values()] == small[2:]  # the newest three
     big = user("x" * 300)
     message_bytes(big)
     kept = list(encodings.kept.values())
-    assert kept[-1].message is big
+    assert kept[-1].value is big
     assert sum(len(e.data) for e in kept) == encodings.kept_bytes <= 400
     huge = user("y" * 1000)  # over the whole budget: encoded, not kept
     assert json.loads(message_bytes(huge))["content"] == "y" * 1000

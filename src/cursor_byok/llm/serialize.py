@@ -321,7 +321,7 @@ def _encode(message: Message) -> bytes:
     return canonical_dumps(message_to_json(message))
 
 
-_encodings = Encodings(_encode)
+_encodings: Encodings[Message] = Encodings(_encode)
 
 
 def message_bytes(message: Message) -> bytes:

@@ -55,8 +55,19 @@ def _user_message_from_json(doc: Any) -> UserMessage:
     return message
 
 
-def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
-    """The state without its messages (they are stored one row each)."""
+def settings_to_json(settings: TurnSettings) -> dict[str, JSONValue]:
+    return {
+        "model": settings.model,
+        "systemPrompt": settings.system_prompt,
+        "tools": [tool_definition_to_json(t) for t in settings.tools],
+        "maxModelCalls": settings.max_model_calls,
+        "contextWindow": settings.context_window,
+        "compactShare": settings.compact_share,
+    }
+
+
+def state_fields(state: ConversationState) -> dict[str, JSONValue]:
+    """The state document but its settings."""
     waiting = state.waiting
     return {
         "conversationId": state.conversation_id,
@@ -64,14 +75,6 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
         "messageCount": len(state.messages),
         "messagesHash": state.messages_hash,
         "status": state.status.value,
-        "settings": {
-            "model": state.settings.model,
-            "systemPrompt": state.settings.system_prompt,
-            "tools": [tool_definition_to_json(t) for t in state.settings.tools],
-            "maxModelCalls": state.settings.max_model_calls,
-            "contextWindow": state.settings.context_window,
-            "compactShare": state.settings.compact_share,
-        },
         "callSeq": state.call_seq,
         "turnCalls": state.turn_calls,
         "callId": state.call_id,
@@ -90,6 +93,11 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
         if state.compaction is None
         else {"requested": state.compaction.requested},
     }
+
+
+def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
+    """The state without its messages (they are stored one row each)."""
+    return {**state_fields(state), "settings": settings_to_json(state.settings)}
 
 
 def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> ConversationState:

@@ -9,6 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cursor_byok.llm.encodings import Encodings
+from cursor_byok.llm.serialize import canonical_dumps
+from cursor_byok.loop.codec import settings_to_json, state_fields
+from cursor_byok.loop.state import ConversationState, TurnSettings
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -129,4 +133,25 @@ def operation_from_row(row: Sequence[Any]) -> ClientOperationRecord:
         request=bytes(row[5]),
         status=OperationStatus(row[6]),
         result=None if row[7] is None else bytes(row[7]),
+    )
+
+
+def _encode_settings(settings: TurnSettings) -> bytes:
+    return canonical_dumps(settings_to_json(settings))
+
+
+_settings: Encodings[TurnSettings] = Encodings(_encode_settings, count=256)
+
+
+def state_bytes(state: ConversationState) -> bytes:
+    """`canonical_dumps(state_to_json(state))`, byte for byte, with the
+    settings' bytes made once per settings object: every commit of a
+    conversation stores them, and their tool schemas are most of the
+    document. Keys sorted, compact: the settings go between the fields
+    before and after their key."""
+    fields = state_fields(state)
+    before = canonical_dumps({k: v for k, v in fields.items() if k < "settings"})
+    after = canonical_dumps({k: v for k, v in fields.items() if k > "settings"})
+    return b"".join(
+        (before[:-1], b',"settings":', _settings.of(state.settings).data, b",", after[1:])
     )

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 from cursor_byok.llm.serialize import canonical_dumps, canonical_loads, message_from_json
 from cursor_byok.llm.types import JSONValue
-from cursor_byok.loop.codec import state_from_json, state_to_json
+from cursor_byok.loop.codec import state_from_json
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
 from cursor_byok.store.base import (
     CallStatusUpdate,
@@ -45,6 +45,7 @@ from cursor_byok.store.rows import (
     operation_from_row,
     operation_row,
     request_part_rows,
+    state_bytes,
 )
 
 
@@ -200,7 +201,7 @@ class SQLStore(ABC):
                 next_state.status.value,
                 len(next_state.messages),
                 next_state.messages_hash,
-                canonical_dumps(state_to_json(next_state)),
+                state_bytes(next_state),
             )
             now = now_ms()
             if head is None:
