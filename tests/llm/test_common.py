@@ -8,9 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from cursor_byok.llm.provider import ModelSpec
-from cursor_byok.llm.providers.common import arguments_text, encode_body, loads, safe_id
-from cursor_byok.llm.serialize import request_bytes, request_from_json
-from cursor_byok.llm.types import ToolCall
+from cursor_byok.llm.providers.common import (
+    arguments_text,
+    encode_body,
+    frozen_tools,
+    loads,
+    safe_id,
+)
+from cursor_byok.llm.providers.render_cache import FrozenMessage
+from cursor_byok.llm.serialize import canonical_dumps, request_bytes, request_from_json
+from cursor_byok.llm.types import JSONObject, ToolCall, ToolDefinition
 from tests.llm.conversation import reply, standard_turns, three_requests
 from tests.llm.request_digests import CALL, CASES
 
@@ -65,3 +72,40 @@ def test_a_request_reloaded_from_the_store_renders_the_same_bytes() -> None:
             reloaded = request_from_json(json.loads(request_bytes(request)))
             original = encode_body(build(spec, request, None))
             assert encode_body(build(spec, reloaded, None)) == original, api
+
+
+def test_frozen_items_are_spliced_into_the_canonical_bytes() -> None:
+    """Frozen items (rendered history, tool definitions) keep their bytes; a
+    body made of them encodes to `canonical_dumps` of its plain form, byte
+    for byte, wherever the frozen lists sit among the keys."""
+    one, two = FrozenMessage({"role": "user", "é": "\ud800"}), FrozenMessage({"b": [1, 2.5]})
+    bodies: list[dict[str, Any]] = [
+        {"a": 1, "messages": [{"x": None}, one, two], "z": True},
+        {"messages": [one], "tools": [two], "a": {"k": "v"}},
+        {"tools": [two, one], "b": "s", "messages": [one]},
+        {"messages": [one, two]},
+        {"model": "m", "tools": [], "messages": [one]},
+    ]
+    for body in bodies:
+        plain = json.loads(json.dumps(body))
+        assert encode_body(body) == canonical_dumps(plain) == encode_body(plain)
+
+
+def test_tool_definitions_are_rendered_once_per_schema_object() -> None:
+    schema: JSONObject = {"type": "object", "properties": {"p": {"type": "string"}}}
+
+    def render(tool: ToolDefinition) -> dict[str, Any]:
+        return {"name": tool.name, "schema": tool.parameters}
+
+    def other(tool: ToolDefinition) -> dict[str, Any]:
+        return {"other": tool.name}
+
+    first = frozen_tools([ToolDefinition("read", "Reads.", schema)], render)
+    again = frozen_tools([ToolDefinition("read", "Reads.", schema)], render)
+    assert again[0] is first[0] and first[0] == {"name": "read", "schema": schema}
+    renamed = frozen_tools([ToolDefinition("look", "Reads.", schema)], render)
+    assert renamed[0] == {"name": "look", "schema": schema}
+    equal = frozen_tools([ToolDefinition("look", "Reads.", dict(schema))], render)
+    assert equal[0] == renamed[0] and equal[0] is not renamed[0]
+    assert frozen_tools([ToolDefinition("look", "Reads.", schema)], other)[0] == {"other": "look"}
+    assert first is not again  # each request gets its own list to mark

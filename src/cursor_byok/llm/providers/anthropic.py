@@ -26,7 +26,7 @@ from cursor_byok.llm.providers.anthropic_cache import (
     place_breakpoints,
 )
 from cursor_byok.llm.providers.base import SSEAdapter
-from cursor_byok.llm.providers.common import loads, safe_id
+from cursor_byok.llm.providers.common import frozen_tools, loads, safe_id
 from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
@@ -39,6 +39,7 @@ from cursor_byok.llm.types import (
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserContent,
     UserMessage,
@@ -159,6 +160,10 @@ def _thinking_can_continue(messages: list[dict[str, Any]]) -> bool:
     return bool(last["content"][0]["type"] in ("thinking", "redacted_thinking"))
 
 
+def _tool(tool: ToolDefinition) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+
+
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
@@ -166,10 +171,7 @@ def build_request(
     body: dict[str, Any] = {"model": spec.model}
     # Thinking counts inside max_tokens, and a budget must stay below it.
     body["max_tokens"] = plan.max_output
-    tools = [
-        {"name": t.name, "description": t.description, "input_schema": t.parameters}
-        for t in request.tools
-    ]
+    tools = frozen_tools(request.tools, _tool)
     system = [{"type": "text", "text": request.system_prompt}] if request.system_prompt else []
     messages = RENDERED.render(
         cache_key(API, spec, ctx),

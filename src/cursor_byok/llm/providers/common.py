@@ -4,17 +4,46 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import jiter
 
 from cursor_byok.llm.providers.render_cache import FrozenMessage
 from cursor_byok.llm.serialize import canonical_dumps
-from cursor_byok.llm.types import ImageContent, ToolCall
+from cursor_byok.llm.types import ImageContent, ToolCall, ToolDefinition
 
-HISTORY_FIELDS = ("messages", "contents", "input")
-"""Where each API's request body carries the rendered history (Chat and
-Anthropic, Gemini, Responses)."""
+TOOL_ITEMS_KEPT = 1024
+_tool_items: dict[tuple[Callable[..., Any], int], tuple[ToolDefinition, FrozenMessage]] = {}
+
+
+def frozen_tools(
+    tools: Iterable[ToolDefinition], render: Callable[[ToolDefinition], dict[str, Any]]
+) -> list[Any]:
+    """`[render(t) for t in tools]`, each item frozen with its bytes kept per
+    schema object: every call of a conversation sends the same (often large)
+    definitions, and a new conversation's definitions share the built-in
+    tools' schema objects (schemas are never changed in place). A caller may
+    replace an item in the list (a cache breakpoint), never change one."""
+    items: list[Any] = []
+    for tool in tools:
+        key = (render, id(tool.parameters))
+        known = _tool_items.get(key)
+        if known is None or not _same_tool(known[0], tool):
+            known = (tool, FrozenMessage(render(tool)))
+            _tool_items[key] = known
+            if len(_tool_items) > TOOL_ITEMS_KEPT:
+                del _tool_items[next(iter(_tool_items))]
+        items.append(known[1])
+    return items
+
+
+def _same_tool(known: ToolDefinition, tool: ToolDefinition) -> bool:
+    return (
+        known.parameters is tool.parameters
+        and known.name == tool.name
+        and known.description == tool.description
+    )
 
 
 def encode_body(body: dict[str, Any]) -> bytes:
@@ -24,32 +53,45 @@ def encode_body(body: dict[str, Any]) -> bytes:
     elsewhere (tool schemas, tool-call arguments) and their key order differs
     between a value built in memory and the same value reloaded from the
     store; a resumed or retried call must send the very same bytes."""
-    for field in HISTORY_FIELDS:
-        items = body.get(field)
-        if isinstance(items, list) and any(isinstance(m, FrozenMessage) for m in items):
-            return _with_cached_items(body, field, items)
-    return canonical_dumps(body)
+    frozen = {key for key, value in body.items() if _has_frozen(value)}
+    return _with_cached_items(body, frozen) if frozen else canonical_dumps(body)
 
 
-def _with_cached_items(body: dict[str, Any], field: str, items: list[Any]) -> bytes:
-    """`canonical_dumps(body)`, byte for byte, with each cached item's bytes
-    reused (keys in sorted order, compact separators). The history's bytes
-    are copied once, into the body: at a long history's size, each extra
-    copy of it costs more than the Python work per item."""
-    keys = sorted(body)
-    split = keys.index(field)
-    before = [_field(key, body[key]) for key in keys[:split]]
-    after = [_field(key, body[key]) for key in keys[split + 1 :]]
-    head = b"{" + b"".join(f + b"," for f in before) + canonical_dumps(field) + b":["
-    tail = b"]" + b"".join(b"," + f for f in after) + b"}"
-    encoded = [m.encoded() if type(m) is FrozenMessage else canonical_dumps(m) for m in items]
-    encoded[0] = head + encoded[0]
-    encoded[-1] = encoded[-1] + tail
-    return b",".join(encoded)
+def _has_frozen(value: Any) -> bool:
+    return type(value) is list and any(type(item) is FrozenMessage for item in value)
 
 
-def _field(key: str, value: Any) -> bytes:
-    return canonical_dumps(key) + b":" + canonical_dumps(value)
+def _with_cached_items(body: dict[str, Any], frozen: set[str]) -> bytes:
+    """`canonical_dumps(body)`, byte for byte, with each frozen item's kept
+    bytes reused (the rendered history, tool definitions; keys in sorted
+    order, compact separators): the other fields are encoded a run of
+    neighbouring keys at a time. The history's bytes are copied once, into
+    the body: at a long history's size, each extra copy of it costs more
+    than the Python work per item."""
+    pieces: list[bytes] = []
+    plain: dict[str, Any] = {}
+    for key in sorted(body):
+        value = body[key]
+        if key not in frozen:
+            plain[key] = value
+            continue
+        if plain:
+            pieces += (canonical_dumps(plain)[1:-1], b",")
+            plain = {}
+        pieces.append(canonical_dumps(key) + b":[")
+        for item in value:
+            pieces += (
+                item.encoded() if type(item) is FrozenMessage else canonical_dumps(item),
+                b",",
+            )
+        pieces[-1] = b"],"
+    if plain:
+        pieces.append(canonical_dumps(plain)[1:-1])
+    else:
+        pieces[-1] = b"]"
+    pieces[0] = b"{" + pieces[0]
+    pieces.append(b"}")
+    return b"".join(pieces)
 
 
 def arguments_text(call: ToolCall) -> str:

@@ -22,7 +22,13 @@ from cursor_byok.llm.assembler import Assembler, OpenBlock
 from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
 from cursor_byok.llm.providers.base import SSEAdapter
-from cursor_byok.llm.providers.common import arguments_text, data_url, loads, safe_id
+from cursor_byok.llm.providers.common import (
+    arguments_text,
+    data_url,
+    frozen_tools,
+    loads,
+    safe_id,
+)
 from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.sse import SSEEvent
@@ -35,6 +41,7 @@ from cursor_byok.llm.types import (
     RequestMessages,
     TextContent,
     ThinkingContent,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
@@ -183,6 +190,17 @@ def render_messages(
     return out
 
 
+def _tool(tool: ToolDefinition) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
@@ -204,17 +222,7 @@ def build_request(
         body["stream_options"] = {"include_usage": True}
     body[compat.max_tokens_field] = plan.max_output
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                },
-            }
-            for t in request.tools
-        ]
+        body["tools"] = frozen_tools(request.tools, _tool)
     elif any(isinstance(m, AssistantMessage) and m.tool_calls for m in request.messages):
         body["tools"] = []
     if plan.level is not None:

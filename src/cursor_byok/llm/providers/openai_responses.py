@@ -20,6 +20,7 @@ from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
     arguments_text,
     data_url,
+    frozen_tools,
     loads,
     safe_id,
 )
@@ -33,6 +34,7 @@ from cursor_byok.llm.types import (
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserContent,
     UserMessage,
@@ -152,6 +154,16 @@ def render_input(spec: ModelSpec, request: RequestMessages) -> list[dict[str, An
     return out
 
 
+def _tool(tool: ToolDefinition) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.parameters,
+        "strict": False,
+    }
+
+
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
@@ -164,16 +176,7 @@ def build_request(
         lambda part: render_input(spec, replace(request, messages=tuple(part))),
     )
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.parameters,
-                "strict": False,
-            }
-            for t in request.tools
-        ]
+        body["tools"] = frozen_tools(request.tools, _tool)
     plan = request_thinking(spec, API)
     body["max_output_tokens"] = plan.max_output
     if plan.level is not None:
