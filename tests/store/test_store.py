@@ -55,6 +55,18 @@ def test_a_committed_state_loads_back_equal(store: SQLStore) -> None:
     assert store.load("nobody") is None
 
 
+def test_a_first_input_reads_its_state_and_earlier_commit_together(store: SQLStore) -> None:
+    assert store.load_for_input("conv-1", "in-1") == (None, None)
+    state = grown(ConversationState("conv-1"), "a")
+    store.commit_input("in-1", 0, state, {"command": "CallLLM"})
+    loaded, found = store.load_for_input("conv-1", "in-1")
+    assert loaded == store.load("conv-1") and loaded is not None and loaded.state == state
+    assert found == store.find_input_commit("conv-1", "in-1") and found is not None
+    assert found.result == {"command": "CallLLM"}
+    assert store.load_for_input("conv-1", "in-2") == (loaded, None)
+    assert store.load_for_input("conv-2", "in-1") == (None, None)
+
+
 def test_a_stale_version_is_a_conflict(store: SQLStore) -> None:
     state = grown(ConversationState("conv-1"), "a")
     store.commit_input("in-1", 0, state, None)

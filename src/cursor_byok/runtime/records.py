@@ -44,9 +44,9 @@ class FirstLoad:
 
 
 def load_with_lookup(store: Store, conversation_id: str, input_id: str | None) -> FirstLoad:
-    loaded = store.load(conversation_id)
-    found = None if input_id is None else store.find_input_commit(conversation_id, input_id)
-    return FirstLoad(loaded, found)
+    if input_id is None:
+        return FirstLoad(store.load(conversation_id), None)
+    return FirstLoad(*store.load_for_input(conversation_id, input_id))
 
 
 _CALL_STATUS = {

@@ -127,6 +127,12 @@ class Store(Protocol):
 
     def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None: ...
 
+    def load_for_input(
+        self, conversation_id: str, input_id: str
+    ) -> tuple[Loaded | None, InputCommit | None]:
+        """`load` and `find_input_commit` of the same conversation, read together."""
+        ...
+
     def commit_input(
         self,
         input_id: str,

@@ -120,6 +120,11 @@ UPSERT_OPERATION = (
 )
 
 
+def _decode_state(row: Any, rows: list[Any]) -> Loaded:
+    messages = tuple(message_from_json(canonical_loads(r[0])) for r in rows)
+    return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -150,30 +155,49 @@ class SQLStore(ABC):
 
     def load(self, conversation_id: str) -> Loaded | None:
         with self._read() as db:
-            row = db.execute(
-                "SELECT version, state_json, message_count FROM conversations"
-                " WHERE conversation_id = ?",
-                (conversation_id,),
-            ).fetchone()
-            if row is None:
-                return None
-            # Bounded by the row's count: a commit landing between the two
-            # reads adds messages this version does not have.
-            rows = db.execute(
-                "SELECT message_json FROM messages WHERE conversation_id = ? AND idx < ?"
-                " ORDER BY idx",
-                (conversation_id, row[2]),
-            ).fetchall()
-        messages = tuple(message_from_json(canonical_loads(r[0])) for r in rows)
-        return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
+            stored = self._read_state(db, conversation_id)
+        return None if stored is None else _decode_state(*stored)
+
+    def load_for_input(
+        self, conversation_id: str, input_id: str
+    ) -> tuple[Loaded | None, InputCommit | None]:
+        """`load` and `find_input_commit` in one read transaction. A
+        conversation with no row has no committed input: an input commit is
+        written in the transaction that writes its conversation's row."""
+        with self._read() as db:
+            stored = self._read_state(db, conversation_id)
+            found = None if stored is None else self._find(db, conversation_id, input_id)
+        return (None if stored is None else _decode_state(*stored)), found
+
+    @staticmethod
+    def _read_state(db: Executor, conversation_id: str) -> tuple[Any, list[Any]] | None:
+        """The conversation row and its message rows (decoded after the read)."""
+        row = db.execute(
+            "SELECT version, state_json, message_count FROM conversations"
+            " WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        # Bounded by the row's count: a commit landing between the two
+        # reads adds messages this version does not have.
+        rows = db.execute(
+            "SELECT message_json FROM messages WHERE conversation_id = ? AND idx < ? ORDER BY idx",
+            (conversation_id, row[2]),
+        ).fetchall()
+        return row, rows
 
     def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None:
         with self._read() as db:
-            row = db.execute(
-                "SELECT committed_version, result_json FROM input_commits"
-                " WHERE conversation_id = ? AND input_id = ?",
-                (conversation_id, input_id),
-            ).fetchone()
+            return self._find(db, conversation_id, input_id)
+
+    @staticmethod
+    def _find(db: Executor, conversation_id: str, input_id: str) -> InputCommit | None:
+        row = db.execute(
+            "SELECT committed_version, result_json FROM input_commits"
+            " WHERE conversation_id = ? AND input_id = ?",
+            (conversation_id, input_id),
+        ).fetchone()
         if row is None:
             return None
         return InputCommit(input_id, row[0], canonical_loads(row[1]))
