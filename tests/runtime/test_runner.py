@@ -146,6 +146,27 @@ async def test_a_duplicate_input_returns_the_recorded_result_and_runs_nothing(ma
     assert len([i for i in h.sink.of("c") if isinstance(i, CallClient)]) == 1
 
 
+async def test_a_turn_s_lookups_are_read_at_once_and_only_its_commits_hop(make: Make) -> None:
+    """The store tells at once that a new conversation has nothing to load
+    and whether an input was committed before: only a turn's two commits
+    go to a worker thread, a new conversation's first turn as a later one."""
+    h: Harness = make([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)])
+    hops: list[str] = []
+    hop = h.runner._io
+
+    async def counting(function: Callable[..., object], *args: object) -> object:
+        hops.append(getattr(function, "__name__", repr(function)))
+        return await hop(function, *args)
+
+    h.runner._io = counting  # type: ignore[method-assign,assignment]
+    for turn in range(2):
+        hops.clear()
+        await h.runner.submit("c", f"req:{turn}", start(f"go {turn}"))
+        await h.sink.wait_for("c", Final, count=turn + 1)
+        assert hops == ["apply", "apply"], turn
+    assert len(h.history()) == 4
+
+
 async def test_a_resend_as_a_restarted_runner_s_first_input_is_a_duplicate(make: Make) -> None:
     """The first input after a load is looked up in the load's read: a resend
     is still recognized, and nothing is called or published again."""

@@ -3,8 +3,10 @@ CAS, append-only history, exactly-once records."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +22,13 @@ from cursor_byok.store.base import (
     HistoryRewrite,
     LLMCallRecord,
     OperationStatus,
+    QuickLookup,
     RequestMismatch,
     StoreError,
     VersionConflict,
 )
 from cursor_byok.store.sql_store import SQLStore
+from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import fresh, start, tool_call, user
 from tests.store.conftest import Backend
 
@@ -65,6 +69,50 @@ def test_a_first_input_reads_its_state_and_earlier_commit_together(store: SQLSto
     assert found.result == {"command": "CallLLM"}
     assert store.load_for_input("conv-1", "in-2") == (loaded, None)
     assert store.load_for_input("conv-2", "in-1") == (None, None)
+
+
+def test_an_input_is_looked_up_at_once_where_that_costs_no_wait(
+    store: SQLStore, backend: Backend
+) -> None:
+    """SQLite answers on the caller's thread, even while a writer holds its
+    write lock (WAL readers do not wait); a networked database never does."""
+    if backend.name == "postgresql":
+        assert store.lookup_now("conv-1", "in-1") is None
+        return
+    assert store.lookup_now("conv-1", "in-1") == QuickLookup(stored=False, found=None)
+    store.commit_input("in-1", 0, grown(ConversationState("conv-1"), "a"), {"command": "X"})
+    found = store.find_input_commit("conv-1", "in-1")
+    assert found is not None
+    assert store.lookup_now("conv-1", "in-1") == QuickLookup(stored=True, found=found)
+    assert store.lookup_now("conv-1", "in-2") == QuickLookup(stored=True, found=None)
+    assert isinstance(backend.database, Path)
+    with sqlite3.connect(backend.database, isolation_level=None) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("DELETE FROM input_commits")  # not committed: unseen
+        assert store.lookup_now("conv-1", "in-1") == QuickLookup(stored=True, found=found)
+        writer.execute("ROLLBACK")
+
+
+def test_a_busy_quick_lookup_says_so_instead_of_waiting(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "state.sqlite3")
+    try:
+        held = threading.Event()
+        done = threading.Event()
+
+        def hold() -> None:
+            with store._now_lock:  # another caller's lookup in progress
+                held.set()
+                done.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert held.wait(10)
+        assert store.lookup_now("conv-1", "in-1") is None
+        done.set()
+        holder.join()
+        assert store.lookup_now("conv-1", "in-1") == QuickLookup(stored=False, found=None)
+    finally:
+        store.close()
 
 
 def test_a_stale_version_is_a_conflict(store: SQLStore) -> None:

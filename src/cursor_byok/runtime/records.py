@@ -3,9 +3,9 @@ which records exist is decided by the loop)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Protocol, TypeVar, assert_never
 
 from cursor_byok.llm.request_identity import RequestNotRebuilt, identify, rebuild
 from cursor_byok.llm.serialize import (
@@ -32,6 +32,8 @@ from cursor_byok.store.base import (
     Store,
 )
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True, slots=True)
 class FirstLoad:
@@ -47,6 +49,34 @@ def load_with_lookup(store: Store, conversation_id: str, input_id: str | None) -
     if input_id is None:
         return FirstLoad(store.load(conversation_id), None)
     return FirstLoad(*store.load_for_input(conversation_id, input_id))
+
+
+class ThreadIO(Protocol):
+    """How the runner calls the store in a worker thread."""
+
+    def __call__(self, function: Callable[..., T], /, *args: object) -> Awaitable[T]: ...
+
+
+async def first_load(
+    store: Store, io: ThreadIO, conversation_id: str, input_id: str | None
+) -> FirstLoad:
+    """`load_with_lookup` in a worker thread, unless the store tells at once
+    (`lookup_now`) that the conversation has no row: nothing to load then."""
+    quick = None if input_id is None else store.lookup_now(conversation_id, input_id)
+    if quick is not None and not quick.stored:
+        return FirstLoad(None, None)
+    return await io(load_with_lookup, store, conversation_id, input_id)
+
+
+async def find_input(
+    store: Store, io: ThreadIO, conversation_id: str, input_id: str
+) -> InputCommit | None:
+    """An input's earlier commit, read at once when the store can (no thread
+    hop on the way to the first token), else in a worker thread."""
+    quick = store.lookup_now(conversation_id, input_id)
+    if quick is not None:
+        return quick.found
+    return await io(store.find_input_commit, conversation_id, input_id)
 
 
 _CALL_STATUS = {

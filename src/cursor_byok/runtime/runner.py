@@ -69,7 +69,8 @@ from cursor_byok.runtime.outcome import Outcome
 from cursor_byok.runtime.records import (
     FirstLoad,
     PlannedCommit,
-    load_with_lookup,
+    find_input,
+    first_load,
     saved_call,
     store_records,
     tool_result_from,
@@ -234,7 +235,7 @@ class Runner:
         if conversation.state is not None:
             return None
         cid = conversation.conversation_id
-        first = await self._io(load_with_lookup, self._store, cid, input_id)
+        first = await first_load(self._store, self._io, cid, input_id)
         if (loaded := first.loaded) is None:
             conversation.state = RuntimeState(ConversationState(cid))
             conversation.version = 0
@@ -297,7 +298,7 @@ class Runner:
             if checked and (early or not result.commit):  # never open a call for a duplicate
                 found = None if first is None else first.found
                 if first is None:
-                    found = await self._io(self._store.find_input_commit, conversation_id, input_id)
+                    found = await find_input(self._store, self._io, conversation_id, input_id)
                 if found is not None:
                     return Outcome(duplicate=True, committed=True, result=found.result)
             if not result.commit:

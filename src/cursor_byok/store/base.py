@@ -61,6 +61,15 @@ class InputCommit:
 
 
 @dataclass(frozen=True, slots=True)
+class QuickLookup:
+    """What a store told at once of an input: whether its conversation is
+    stored, and the input's earlier commit."""
+
+    stored: bool
+    found: InputCommit | None
+
+
+@dataclass(frozen=True, slots=True)
 class LLMCallRecord:
     """One model call, named by what identifies its request rather than a
     copy of it (which would grow with history): the message count and chain
@@ -131,6 +140,13 @@ class Store(Protocol):
         self, conversation_id: str, input_id: str
     ) -> tuple[Loaded | None, InputCommit | None]:
         """`load` and `find_input_commit` of the same conversation, read together."""
+        ...
+
+    def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
+        """The lookup an input needs before anything else, answered on the
+        caller's thread (the event loop) when that costs no wait: a point
+        read of a local file on a free connection. None when it would wait
+        (a networked database, a busy connection): ask in a worker thread."""
         ...
 
     def commit_input(

@@ -30,6 +30,7 @@ from cursor_byok.store.base import (
     InputCommit,
     LLMCallRecord,
     Loaded,
+    QuickLookup,
     RequestMismatch,
     StoreError,
     VersionConflict,
@@ -86,6 +87,12 @@ INSERT_MESSAGE = (
 INSERT_INPUT_COMMIT = (
     "INSERT INTO input_commits (conversation_id, input_id, committed_version, result_json,"
     " committed_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, input_id) DO NOTHING"
+)
+# The conversation's row, and the input's earlier commit joined to it.
+LOOKUP_INPUT = (
+    "SELECT i.committed_version, i.result_json FROM conversations c"
+    " LEFT JOIN input_commits i ON i.conversation_id = c.conversation_id AND i.input_id = ?"
+    " WHERE c.conversation_id = ?"
 )
 # A late "streaming" never hides how a call ended.
 UPDATE_CALL_STATUS = (
@@ -186,6 +193,19 @@ class SQLStore(ABC):
             (conversation_id, row[2]),
         ).fetchall()
         return row, rows
+
+    def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
+        """A networked database always makes the caller wait."""
+        return None
+
+    @staticmethod
+    def _lookup(db: Executor, conversation_id: str, input_id: str) -> QuickLookup:
+        row = db.execute(LOOKUP_INPUT, (input_id, conversation_id)).fetchone()
+        if row is None:
+            return QuickLookup(stored=False, found=None)
+        if row[0] is None:
+            return QuickLookup(stored=True, found=None)
+        return QuickLookup(True, InputCommit(input_id, row[0], canonical_loads(row[1])))
 
     def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None:
         with self._read() as db:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+from cursor_byok.store.base import QuickLookup
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
 
@@ -53,11 +54,31 @@ class SQLiteStore(SQLStore):
         self._reader = sqlite3.connect(
             self.path, isolation_level=None, check_same_thread=False, timeout=30.0
         )
+        self._now_lock = threading.Lock()
+        self._now = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=0.0
+        )
 
     def close(self) -> None:
-        with self._lock, self._read_lock:
+        with self._lock, self._read_lock, self._now_lock:
             self._db.close()
             self._reader.close()
+            self._now.close()
+
+    def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
+        """One indexed read on a connection of its own, never waited for: if
+        another caller holds it, or the file is busy (WAL readers do not wait
+        for writers, but a checkpoint's reset can briefly refuse one), the
+        answer is None and the caller asks in a worker thread instead. A
+        thread hop costs far more than this read."""
+        if not self._now_lock.acquire(blocking=False):
+            return None
+        try:
+            return self._lookup(self._now, conversation_id, input_id)
+        except sqlite3.OperationalError:
+            return None
+        finally:
+            self._now_lock.release()
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
