@@ -30,7 +30,7 @@ from cursor_byok.runtime import runner as runner_module
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.base import CallStatus, OperationStatus
+from cursor_byok.store.base import CallStatus, InputCommit, OperationStatus
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
     SETTINGS,
@@ -536,10 +536,17 @@ class HeldCommits:
         return getattr(self.store, name)
 
     def commit_input(self, *args: object) -> int:
+        self._hold(args)
+        return self.store.commit_input(*args)  # type: ignore[arg-type]
+
+    def commit_new_input(self, *args: object) -> int | InputCommit:
+        self._hold(args)
+        return self.store.commit_new_input(*args)  # type: ignore[arg-type]
+
+    def _hold(self, args: tuple[object, ...]) -> None:
         if args[-1] is False:
             self.waiting.set()
             assert self.go.wait(10)
-        return self.store.commit_input(*args)  # type: ignore[arg-type]
 
 
 async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before_it_lands(

@@ -34,6 +34,7 @@ from cursor_byok.loop import CallClient, Final, Status, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.base import InputCommit
 from cursor_byok.store.database import open_store, parse_database
 from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
@@ -77,6 +78,10 @@ class KillingStore:
 
     def commit_input(self, *args: Any) -> int:
         return int(self._write("commit_input", *args))
+
+    def commit_new_input(self, *args: Any) -> int | InputCommit:
+        value: int | InputCommit = self._write("commit_new_input", *args)
+        return value
 
     def save_llm_call(self, *args: Any) -> None:
         self._write("save_llm_call", *args)

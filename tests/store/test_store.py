@@ -20,6 +20,7 @@ from cursor_byok.store.base import (
     CallStatusUpdate,
     ClientOperationRecord,
     HistoryRewrite,
+    InputCommit,
     LLMCallRecord,
     OperationStatus,
     QuickLookup,
@@ -113,6 +114,22 @@ def test_a_busy_quick_lookup_says_so_instead_of_waiting(tmp_path: Path) -> None:
         assert store.lookup_now("conv-1", "in-1") == QuickLookup(stored=False, found=None)
     finally:
         store.close()
+
+
+def test_a_new_input_commits_and_a_committed_one_returns_its_commit(
+    store: SQLStore, backend: Backend
+) -> None:
+    state = grown(ConversationState("conv-1"), "a")
+    assert store.commit_new_input("in-1", 0, state, {"command": "CallLLM"}) == 1
+    again = store.commit_new_input("in-1", 0, grown(state, "b"), None, flush=False)
+    assert again == store.find_input_commit("conv-1", "in-1")
+    assert isinstance(again, InputCommit) and again.result == {"command": "CallLLM"}
+    loaded = store.load("conv-1")
+    assert loaded is not None and loaded.version == 1  # nothing written, no conflict
+    assert backend.rows("SELECT count(*) FROM messages") == [(1,)]
+    with pytest.raises(VersionConflict):  # a new input is checked as commit_input does
+        store.commit_new_input("in-2", 0, grown(state, "b"), None)
+    assert store.commit_new_input("in-2", 1, grown(state, "b"), None) == 2
 
 
 def test_a_stale_version_is_a_conflict(store: SQLStore) -> None:

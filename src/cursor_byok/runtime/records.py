@@ -100,13 +100,10 @@ class PlannedCommit:
 
     def apply(self, store: Store, checked: bool) -> int | InputCommit:
         """The new version; with `checked`, the earlier commit of the same
-        input instead when there is one (nothing is written then). Both in
-        one call, so the runner pays one worker-thread hop, not two."""
-        if checked:
-            found = store.find_input_commit(self.state.conversation_id, self.input_id)
-            if found is not None:
-                return found
-        return store.commit_input(
+        input instead when there is one (nothing is written then), looked up
+        in the same transaction: one worker-thread hop, one transaction."""
+        commit = store.commit_new_input if checked else store.commit_input
+        return commit(
             self.input_id,
             self.expected_version,
             self.state,

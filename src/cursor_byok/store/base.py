@@ -176,6 +176,20 @@ class Store(Protocol):
         and every commit before it stays."""
         ...
 
+    def commit_new_input(
+        self,
+        input_id: str,
+        expected_version: int,
+        next_state: ConversationState,
+        result: JSONValue,
+        llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
+        operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
+    ) -> int | InputCommit:
+        """`commit_input`, unless the input was committed before: then that
+        earlier commit, and nothing is written (one transaction)."""
+        ...
+
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:
         """Save a new call (what identifies its request) or a change of its status."""
         ...

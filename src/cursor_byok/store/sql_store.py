@@ -232,42 +232,74 @@ class SQLStore(ABC):
         operations: Sequence[ClientOperationRecord] = (),
         flush: bool = True,
     ) -> int:
-        conversation_id = next_state.conversation_id
         with self._transaction(flush) as db:
-            row = db.execute(
-                "SELECT version, message_count, messages_hash FROM conversations"
-                " WHERE conversation_id = ?" + self.lock_row,
-                (conversation_id,),
-            ).fetchone()
-            head = StoredHead(*row) if row is not None else None
-            messages = new_message_rows(head, expected_version, next_state)
-            state = (
-                next_state.status.value,
-                len(next_state.messages),
-                next_state.messages_hash,
-                state_bytes(next_state),
+            commit = (input_id, expected_version, next_state, result, llm_calls, operations)
+            return self._commit(db, *commit)
+
+    def commit_new_input(
+        self,
+        input_id: str,
+        expected_version: int,
+        next_state: ConversationState,
+        result: JSONValue,
+        llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = (),
+        operations: Sequence[ClientOperationRecord] = (),
+        flush: bool = True,
+    ) -> int | InputCommit:
+        """`commit_input`, unless the input was committed before: then that
+        commit, and nothing is written. The lookup is the write transaction's
+        first read, on the writer's connection (whose cache no other writer
+        makes stale), rather than a read transaction of its own."""
+        with self._transaction(flush) as db:
+            found = self._find(db, next_state.conversation_id, input_id)
+            commit = (input_id, expected_version, next_state, result, llm_calls, operations)
+            return found if found is not None else self._commit(db, *commit)
+
+    def _commit(
+        self,
+        db: Executor,
+        input_id: str,
+        expected_version: int,
+        next_state: ConversationState,
+        result: JSONValue,
+        llm_calls: Sequence[LLMCallRecord | CallStatusUpdate],
+        operations: Sequence[ClientOperationRecord],
+    ) -> int:
+        conversation_id = next_state.conversation_id
+        row = db.execute(
+            "SELECT version, message_count, messages_hash FROM conversations"
+            " WHERE conversation_id = ?" + self.lock_row,
+            (conversation_id,),
+        ).fetchone()
+        head = StoredHead(*row) if row is not None else None
+        messages = new_message_rows(head, expected_version, next_state)
+        state = (
+            next_state.status.value,
+            len(next_state.messages),
+            next_state.messages_hash,
+            state_bytes(next_state),
+        )
+        now = now_ms()
+        if head is None:
+            written = db.execute(INSERT_CONVERSATION, (conversation_id, *state, now, now))
+        else:
+            written = db.execute(
+                UPDATE_CONVERSATION, (*state, now, conversation_id, expected_version)
             )
-            now = now_ms()
-            if head is None:
-                written = db.execute(INSERT_CONVERSATION, (conversation_id, *state, now, now))
-            else:
-                written = db.execute(
-                    UPDATE_CONVERSATION, (*state, now, conversation_id, expected_version)
-                )
-            if written.rowcount != 1:
-                raise VersionConflict(f"conversation {conversation_id!r} changed")
-            db.executemany(INSERT_MESSAGE, messages)
-            version = expected_version + 1
-            recorded = db.execute(
-                INSERT_INPUT_COMMIT,
-                (conversation_id, input_id, version, canonical_dumps(result), now),
-            )
-            if recorded.rowcount != 1:
-                raise VersionConflict(f"input {input_id!r} is already committed")
-            for call in llm_calls:
-                self._upsert_llm_call(db, call)
-            for operation in operations:
-                db.execute(UPSERT_OPERATION, operation_row(operation, now))
+        if written.rowcount != 1:
+            raise VersionConflict(f"conversation {conversation_id!r} changed")
+        db.executemany(INSERT_MESSAGE, messages)
+        version = expected_version + 1
+        recorded = db.execute(
+            INSERT_INPUT_COMMIT,
+            (conversation_id, input_id, version, canonical_dumps(result), now),
+        )
+        if recorded.rowcount != 1:
+            raise VersionConflict(f"input {input_id!r} is already committed")
+        for call in llm_calls:
+            self._upsert_llm_call(db, call)
+        for operation in operations:
+            db.execute(UPSERT_OPERATION, operation_row(operation, now))
         return version
 
     def active_conversations(self) -> list[str]:
