@@ -6,7 +6,8 @@ from __future__ import annotations
 from cursor_byok.llm.serialize import messages_hash, serialize_messages
 from cursor_byok.llm.types import TextContent, ThinkingContent
 from cursor_byok.loop import CallLLM, ToolResult
-from tests.factories import assistant, fresh, result, start, stream_of, tool_call
+from cursor_byok.loop.steps import append
+from tests.factories import assistant, fresh, result, start, stream_of, tool_call, user
 from tests.loop.drive import Trace
 
 
@@ -34,3 +35,14 @@ def test_three_consecutive_requests_extend_each_other_byte_for_byte() -> None:
     for request in requests:
         assert request.messages_hash == messages_hash(request.request.messages)
     assert len({r.call_id for r in requests}) == 3
+
+
+def test_appending_makes_its_other_changes_in_the_same_copy() -> None:
+    state = fresh().committed
+    same = append(state, ())
+    assert same is state
+    renamed = append(state, (), call_id="x")
+    assert renamed.call_id == "x" and renamed.messages == state.messages
+    grown = append(state, (user("a"), user("b")), turn_seq=5)
+    assert grown.messages == (user("a"), user("b")) and grown.turn_seq == 5
+    assert grown.messages_hash == messages_hash(grown.messages)

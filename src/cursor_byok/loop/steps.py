@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import assert_never
+from typing import Any, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, TextDelta, TextEnd, TextStart
 from cursor_byok.llm.serialize import extend_messages_hash, message_hash, messages_hash
@@ -75,13 +75,17 @@ def operation_id_for(state: ConversationState, tool_call: ToolCall) -> str:
     return f"{state.turn_id}:call:{state.call_seq}:tool:{tool_call.id}"
 
 
-def append(state: ConversationState, messages: tuple[Message, ...]) -> ConversationState:
+def append(
+    state: ConversationState, messages: tuple[Message, ...], **changes: Any
+) -> ConversationState:
+    """`state` with `messages` added to history and any other `changes` made
+    with them (one copy of the state, not one per change)."""
     if not messages:
-        return state
+        return replace(state, **changes) if changes else state
     chain = state.messages_hash
     for message in messages:
         chain = extend_messages_hash(chain, message_hash(message))
-    return replace(state, messages=state.messages + messages, messages_hash=chain)
+    return replace(state, messages=state.messages + messages, messages_hash=chain, **changes)
 
 
 def ignore(state: RuntimeState, reason: str) -> Transition:

@@ -47,7 +47,7 @@ with a notice the client sees as text, which never becomes history.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import assert_never
+from typing import Any, assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -149,14 +149,18 @@ def _on_user_messages(
     hooks: Hooks,
 ) -> Transition:
     conv = state.committed
-    if settings is not None:
-        conv = replace(conv, settings=settings)
+    chosen: dict[str, Any] = {} if settings is None else {"settings": settings}
     if conv.status not in IDLE_STATUSES:
-        conv = replace(conv, queued=conv.queued + messages)
+        conv = replace(conv, queued=conv.queued + messages, **chosen)
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
-    conv = append(conv, (*conv.queued, *messages))
-    conv = replace(
-        conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
+    conv = append(
+        conv,
+        (*conv.queued, *messages),
+        turn_seq=conv.turn_seq + 1,
+        turn_calls=0,
+        last_error=None,
+        interrupted_call=None,
+        **chosen,
     )
     return call_llm(conv, input_, hooks)
 
