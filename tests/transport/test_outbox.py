@@ -50,6 +50,22 @@ async def test_two_parked_writers_are_both_woken() -> None:
     await asyncio.wait_for(asyncio.gather(first, second), 1)
 
 
+async def test_a_writer_parks_again_after_a_wake_and_after_a_cancel() -> None:
+    outbox = Outbox()
+    cancelled = asyncio.ensure_future(outbox.wait())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    await asyncio.gather(cancelled, return_exceptions=True)
+    for _ in range(2):  # woken once, then parked anew and woken again
+        parked = asyncio.ensure_future(outbox.wait())
+        await asyncio.sleep(0)
+        assert not parked.done()
+        outbox.put_nowait(dialect.heartbeat())
+        outbox.put_nowait(dialect.heartbeat())  # a second item finds nobody parked
+        await asyncio.wait_for(parked, 1)
+        assert outbox.take(10) == [dialect.heartbeat()] * 2
+
+
 async def test_a_wait_with_something_queued_returns_at_once() -> None:
     outbox = Outbox()
     outbox.put_nowait(dialect.heartbeat())

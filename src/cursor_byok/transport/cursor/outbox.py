@@ -122,10 +122,15 @@ class Outbox:
         return len(self._items)
 
     def wake(self) -> None:
-        """Let the parked writers look again (an item, a disconnect, a beat)."""
-        for waiter in self._waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        """Let the parked writers look again (an item, a disconnect, a beat).
+        A woken writer is no longer parked: the items put before it runs
+        do not look at it again."""
+        waiters = self._waiters
+        if waiters:
+            self._waiters = []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def on_overflow(self, callback: Callable[[], None] | None) -> None:
         """Call `callback` (once per overflow) when an item did not fit."""
@@ -149,4 +154,5 @@ class Outbox:
         try:
             await waiter
         finally:
-            self._waiters.remove(waiter)
+            if waiter in self._waiters:  # not woken (the writer was cancelled)
+                self._waiters.remove(waiter)
