@@ -329,14 +329,13 @@ MAX_TOKEN_DELTA = 2**31 - 1
 def token_delta(tokens: int) -> pb.AgentServerMessage:
     """A step of the live token counter (see `Outbox.add_tokens`)."""
     message = pb.AgentServerMessage()  # in place, as `_text_delta`
-    message.interaction_update.token_delta.tokens = min(tokens, MAX_TOKEN_DELTA)
+    set_tokens(message, tokens)
     return message
 
 
-def add_tokens(message: pb.AgentServerMessage, tokens: int) -> None:
-    """Add `tokens` to the step a `token_delta` message carries."""
-    step = message.interaction_update.token_delta
-    step.tokens = min(step.tokens + tokens, MAX_TOKEN_DELTA)
+def set_tokens(message: pb.AgentServerMessage, tokens: int) -> None:
+    """Make a `token_delta` message carry a step of `tokens`."""
+    message.interaction_update.token_delta.tokens = min(tokens, MAX_TOKEN_DELTA)
 
 
 def _count_tokens(context: StreamContext, delta: str) -> None:

@@ -45,7 +45,16 @@ QueueItem = pb.AgentServerMessage | EndOfStream
 
 
 class Outbox:
-    __slots__ = ("_counter", "_items", "_on_overflow", "_waiters", "limit", "most", "overflowed")
+    __slots__ = (
+        "_counted",
+        "_counter",
+        "_items",
+        "_on_overflow",
+        "_waiters",
+        "limit",
+        "most",
+        "overflowed",
+    )
 
     def __init__(self, limit: int | None = None) -> None:
         self._items: deque[QueueItem] = deque()
@@ -54,6 +63,9 @@ class Outbox:
         self._counter: pb.AgentServerMessage | None = None
         """The queued token_delta later tokens are added to; None once a reader
         may have taken it (a message taken is never changed)."""
+        self._counted = 0
+        """The tokens `_counter` stands for: written into it when a reader
+        comes, not on every delta."""
         self.limit = limit
         self.overflowed = False
         self.most = 0
@@ -76,13 +88,21 @@ class Outbox:
     def add_tokens(self, tokens: int) -> None:
         """Move the client's live token counter by `tokens`: onto the
         token_delta still queued if there is one, else as a new one."""
-        counter = self._counter
-        if counter is not None:
-            dialect.add_tokens(counter, tokens)
+        if self._counter is not None:
+            self._counted += tokens
             return
         message = dialect.token_delta(tokens)
         if self.put_nowait(message):
             self._counter = message
+            self._counted = tokens
+
+    def _settle(self) -> None:
+        """A reader comes: the queued counter step gets its sum and is no
+        longer added to."""
+        counter = self._counter
+        if counter is not None:
+            self._counter = None
+            dialect.set_tokens(counter, self._counted)
 
     def put_back(self, items: Iterable[QueueItem]) -> None:
         """Items taken but not sent go back to the head, in their order."""
@@ -91,15 +111,13 @@ class Outbox:
 
     def get_nowait(self) -> QueueItem:
         """The oldest item; IndexError when empty."""
-        item = self._items.popleft()
-        if item is self._counter:
-            self._counter = None
-        return item
+        self._settle()
+        return self._items.popleft()
 
     def take(self, limit: int) -> list[QueueItem]:
         """Up to `limit` items, oldest first."""
         items = self._items
-        self._counter = None
+        self._settle()
         if len(items) <= limit:
             batch = list(items)
             items.clear()
@@ -109,9 +127,9 @@ class Outbox:
     def clear(self) -> list[QueueItem]:
         """Everything queued, oldest first; the outbox is empty (and not
         overflowed) after."""
+        self._settle()
         taken = list(self._items)
         self._items.clear()
-        self._counter = None
         self.overflowed = False
         return taken
 
