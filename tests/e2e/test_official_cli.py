@@ -282,11 +282,24 @@ async def test_a_read_range_is_cut_server_side_when_the_client_sent_the_whole_fi
 @pytest.mark.parametrize("codec", CODECS)
 async def test_the_token_counter_moves_while_the_answer_streams(tmp_path: Path, codec: str) -> None:
     text = "A streamed answer of a few dozen characters."
-    async with rig(tmp_path, codec, [answer(text)]) as r:
+    async with rig(tmp_path, codec, [answer(text)], delay=0.005) as r:
         turn = await r.cli.run(user_message("hi", r.cli.context), "sonnet")
     clean(turn)
     assert len(turn.token_deltas) >= 5 and all(step > 0 for step in turn.token_deltas)
     assert sum(turn.token_deltas) == -(-len(text) // 4)  # the estimate beats the scripted usage
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_burst_of_deltas_moves_the_token_counter_in_fewer_steps_to_the_same_sum(
+    tmp_path: Path, codec: str
+) -> None:
+    text = "A streamed answer of a few dozen characters."
+    async with rig(tmp_path, codec, [answer(text)]) as r:  # every delta at once
+        turn = await r.cli.run(user_message("hi", r.cli.context), "sonnet")
+    clean(turn)
+    assert turn.text == text
+    assert 1 <= len(turn.token_deltas) < turn.order.count("text_delta")
+    assert sum(turn.token_deltas) == -(-len(text) // 4)
 
 
 @pytest.mark.parametrize("codec", CODECS)

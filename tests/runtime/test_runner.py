@@ -20,6 +20,7 @@ from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
     ResponseEvent,
+    ResponseStream,
     StartEvent,
     TextDelta,
 )
@@ -41,7 +42,7 @@ from tests.factories import (
     stream_of,
     tool_call,
 )
-from tests.fakes import RecordingSink, ScriptedLLM
+from tests.fakes import RecordingSink, ScriptedLLM, ScriptedStream
 
 Make = Callable[..., "Harness"]
 FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
@@ -258,6 +259,32 @@ async def test_a_stream_that_ends_without_done_fails_cleanly(make: Make) -> None
     await h.runner.submit("c", "req:0", start("go"))
     [failed] = await h.sink.wait_for("c", Failed)
     assert "without a final event" in (failed.message.error_message or "")  # type: ignore[union-attr]
+    assert h.history() == (start("go").user_message,)
+
+
+class RaisingStream(ScriptedStream):
+    """Plays its events, then fails as an adapter bug would."""
+
+    async def recv(self) -> ResponseEvent:
+        if self.position == len(self.events) and not self.closed:
+            raise KeyError("choices")
+        return await super().recv()
+
+
+async def test_an_adapter_that_raises_mid_stream_fails_the_call_cleanly(
+    make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h: Harness = make([])
+    played = stream_of(FINAL_REPLY)[:3]
+
+    async def call(*_: object) -> ResponseStream:
+        return RaisingStream(list(played))
+
+    monkeypatch.setattr(h.llm, "call", call)
+    await h.runner.submit("c", "req:0", start("go"))
+    [failed] = await h.sink.wait_for("c", Failed)
+    text = failed.message.error_message or ""  # type: ignore[union-attr]
+    assert text == "the model stream failed: KeyError: 'choices'"
     assert h.history() == (start("go").user_message,)
 
 

@@ -19,7 +19,7 @@ from cursor_byok.transport.cursor.run_request import (
     decode_run_request,
     refused_error,
 )
-from cursor_byok.transport.cursor.tools import ToolSet
+from cursor_byok.transport.cursor.session import Session
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from cursor_byok.transport.wire.errors import grpc_web_trailers
@@ -151,19 +151,43 @@ def test_a_read_the_client_already_cut_or_did_not_narrow_is_kept() -> None:
     assert apply_range(pb.ReadArgs(path="f"), whole) == whole
 
 
+def _token_steps(session: Session) -> list[int]:
+    """The token_delta steps the stream's writer would take now."""
+    return [
+        item.interaction_update.token_delta.tokens
+        for item in session.outbox.take(1000)
+        if isinstance(item, pb.AgentServerMessage)
+        and item.interaction_update.HasField("token_delta")
+    ]
+
+
 def test_the_token_counter_estimates_while_streaming_and_the_usage_tops_it_up() -> None:
-    context = dialect.StreamContext(stream_id="r")
-    tools = ToolSet.for_run()
-    dialect.encode_event(StartEvent(), context, tools, 0)
+    session = Session("r", feedback=lambda *_: None, release=lambda *_: None)
+    session.show(StartEvent())
     steps = []
     for piece in ("Hello", " wor", "ld"):
-        for message in dialect.encode_event(TextDelta(0, piece), context, tools, 0):
-            if message.interaction_update.HasField("token_delta"):
-                steps.append(message.interaction_update.token_delta.tokens)
+        session.show(TextDelta(0, piece))
+        steps += _token_steps(session)  # the writer takes each delta at once
     assert steps == [2, 1]  # 5 characters -> 2 tokens, 9 -> 3, 11 -> still 3
     done = assistant(TextContent("Hello world"))  # the provider counted 5 output tokens
-    [top_up] = dialect.encode_event(DoneEvent("stop", done), context, tools, 0)
-    assert top_up.interaction_update.token_delta.tokens == 2
+    session.show(DoneEvent("stop", done))
+    assert _token_steps(session) == [2]
+
+
+def test_a_burst_of_deltas_moves_the_token_counter_once_by_the_same_sum() -> None:
+    session = Session("r", feedback=lambda *_: None, release=lambda *_: None)
+    session.show(StartEvent())
+    for piece in ("Hello", " wor", "ld"):
+        session.show(TextDelta(0, piece))
+    session.show(DoneEvent("stop", assistant(TextContent("Hello world"))))
+    queued = session.outbox.take(1000)
+    updates = [
+        item.interaction_update for item in queued if isinstance(item, pb.AgentServerMessage)
+    ]
+    texts = [u.text_delta.text for u in updates if u.HasField("text_delta")]
+    assert texts == ["Hello", " wor", "ld"]  # every delta, in order
+    assert [u.token_delta.tokens for u in updates if u.HasField("token_delta")] == [5]
+    assert updates[1].HasField("token_delta")  # after the first delta it counts
 
 
 def test_a_cancel_is_a_user_abort_for_the_client() -> None:

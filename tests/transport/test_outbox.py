@@ -1,13 +1,15 @@
 """The stream outbox: order kept, unsent items back at the head, parked
 writers woken by an item or by `wake()`, a bound that drops what does not
-fit but never the end of the stream."""
+fit but never the end of the stream, token counter steps that join the one
+still queued."""
 
 from __future__ import annotations
 
 import asyncio
 
 from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox
+from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox, QueueItem
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 
 def test_items_come_out_in_order_and_unsent_ones_go_back_first() -> None:
@@ -48,6 +50,22 @@ async def test_two_parked_writers_are_both_woken() -> None:
     await asyncio.wait_for(asyncio.gather(first, second), 1)
 
 
+async def test_a_writer_parks_again_after_a_wake_and_after_a_cancel() -> None:
+    outbox = Outbox()
+    cancelled = asyncio.ensure_future(outbox.wait())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    await asyncio.gather(cancelled, return_exceptions=True)
+    for _ in range(2):  # woken once, then parked anew and woken again
+        parked = asyncio.ensure_future(outbox.wait())
+        await asyncio.sleep(0)
+        assert not parked.done()
+        outbox.put_nowait(dialect.heartbeat())
+        outbox.put_nowait(dialect.heartbeat())  # a second item finds nobody parked
+        await asyncio.wait_for(parked, 1)
+        assert outbox.take(10) == [dialect.heartbeat()] * 2
+
+
 async def test_a_wait_with_something_queued_returns_at_once() -> None:
     outbox = Outbox()
     outbox.put_nowait(dialect.heartbeat())
@@ -75,3 +93,55 @@ def test_clear_empties_the_same_outbox_and_returns_what_it_held() -> None:
     assert outbox.overflowed
     assert outbox.clear() == [dialect.heartbeat()]
     assert outbox.empty() and not outbox.overflowed
+
+
+def _tokens(items: list[QueueItem]) -> list[int]:
+    """The token_delta steps among `items`, in order."""
+    return [
+        item.interaction_update.token_delta.tokens
+        for item in items
+        if isinstance(item, pb.AgentServerMessage)
+        and item.interaction_update.HasField("token_delta")
+    ]
+
+
+def test_tokens_join_the_counter_step_still_queued() -> None:
+    outbox = Outbox()
+    outbox.add_tokens(2)
+    outbox.put_nowait(dialect.heartbeat())
+    outbox.add_tokens(3)
+    outbox.add_tokens(1)
+    assert outbox.qsize() == 2
+    assert _tokens(outbox.take(10)) == [6]
+
+
+def test_a_counter_step_taken_by_a_reader_is_never_changed() -> None:
+    for take in (
+        lambda outbox: outbox.take(10),
+        lambda outbox: outbox.take(1),  # only part of the queue: the step is not added to
+        lambda outbox: [outbox.get_nowait()],
+        lambda outbox: outbox.clear(),
+    ):
+        outbox = Outbox()
+        outbox.add_tokens(2)
+        outbox.put_nowait(dialect.heartbeat())
+        taken = take(outbox)
+        outbox.add_tokens(5)
+        assert _tokens(taken) == [2]
+        assert _tokens(taken + outbox.take(10)) == [2, 5]
+
+
+def test_a_counter_step_that_did_not_fit_is_not_added_to() -> None:
+    outbox = Outbox(limit=1)
+    outbox.put_nowait(dialect.heartbeat())
+    outbox.add_tokens(4)
+    assert outbox.overflowed
+    outbox.add_tokens(1)
+    assert _tokens(outbox.clear()) == []
+
+
+def test_a_counter_step_stays_an_int32() -> None:
+    outbox = Outbox()
+    outbox.add_tokens(2**31 - 10)
+    outbox.add_tokens(100)
+    assert _tokens(outbox.take(10)) == [2**31 - 1]

@@ -12,12 +12,13 @@ stream, the fixture tests and the CPU benchmark.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
-    """One dispatched event. `event` is empty when the server sent no `event:` line."""
+class SSEEvent(NamedTuple):
+    """One dispatched event. `event` is empty when the server sent no `event:` line.
+    (Immutable as a tuple: one is made per streamed event, and a named tuple is
+    built in about two thirds of a frozen dataclass's time.)"""
 
     event: str
     data: str

@@ -100,6 +100,9 @@ from cursor_byok.loop.steps import (
 
 __all__ = ["DEFAULT_HOOKS", "TRUNCATED_CALL", "Hooks", "limit_text", "transition"]
 
+_WAIT = WaitInput()
+"""Shared: a command without fields, returned for every streamed event."""
+
 TRUNCATED_CALL = (
     "Not run: the response hit the output token limit, so this call's arguments may be "
     "incomplete. Make the call again with a smaller output."
@@ -108,12 +111,12 @@ TRUNCATED_CALL = (
 
 def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS) -> Transition:
     match input_:
+        case LLMEvent():  # first: nearly every input is a streamed delta
+            return _on_llm_event(state, input_, hooks)
         case Start(user_message=user_message, context=context, settings=settings):
             return _on_user_messages(state, input_, (*context, user_message), settings, hooks)
         case UserInput(message=message):
             return _on_user_messages(state, input_, (message,), None, hooks)
-        case LLMEvent():
-            return _on_llm_event(state, input_, hooks)
         case ToolResult():
             return _on_tool_result(state, input_, hooks)
         case Cancel():
@@ -179,20 +182,13 @@ def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transi
     if pending is None or pending.call_id != input_.call_id:
         pending = PendingResponse(input_.call_id)
     match event:
+        case TextDelta() | ThinkingDelta() | ToolCallDelta():
+            pass  # the most frequent by far: matched first
         case StartEvent():
             pending = PendingResponse(input_.call_id)
         case ToolCallStart(id=tool_call_id):
             pending = replace(pending, tool_call_ids=(*pending.tool_call_ids, tool_call_id))
-        case (
-            TextStart()
-            | TextDelta()
-            | TextEnd()
-            | ThinkingStart()
-            | ThinkingDelta()
-            | ThinkingEnd()
-            | ToolCallDelta()
-            | ToolCallEnd()
-        ):
+        case TextStart() | TextEnd() | ThinkingStart() | ThinkingEnd() | ToolCallEnd():
             pass
         case DoneEvent() if conv.compaction is not None:
             return _on_summary(conv, input_, event, hooks)
@@ -204,7 +200,9 @@ def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transi
             assert_never(event)
     # A summary streams for history, not for the reader: nothing is passed on.
     emit: tuple[Emit, ...] = () if conv.compaction is not None else (event,)
-    return Transition(RuntimeState(conv, pending), emit, WaitInput(), commit=False)
+    # Most events change nothing the rules keep: the state is not copied then.
+    after = state if pending is state.pending else RuntimeState(conv, pending)
+    return Transition(after, emit, _WAIT, commit=False)
 
 
 def _on_done(

@@ -77,6 +77,8 @@ class ModelCall:
     request: RequestMessages
 
 
+_TERMINAL = (DoneEvent, ErrorEvent)
+
 PARTIAL_WAIT_S = 1.0
 """How long a stopped stream may take to hand over its partial response."""
 
@@ -130,39 +132,54 @@ class CallReader:
         passed_on = False
         try:
             while True:
-                event = await _next_event(stream)
-                retry = (
-                    isinstance(event, ErrorEvent)
-                    and event.reason == "error"
-                    and event.retryable
-                    and not passed_on
-                    and attempt < self.retry.max_attempts
-                )
-                if retry and isinstance(event, ErrorEvent):
-                    ended = self.retry.beyond_budget(event, waited)
-                    retry = ended is None
-                    event = ended or event
-                if retry and isinstance(event, ErrorEvent):
-                    watch.retrying(event)
-                    wait = self.retry.delay(attempt, event.retry_after, self.rng)
-                    log.warning(
-                        "call %s attempt %d failed (%s); retrying in %.2fs",
-                        call.call_id,
-                        attempt,
-                        event.message.error_message,
-                        wait,
-                    )
-                    return wait
+                # Read here, not in a helper: one coroutine less per delta.
+                # A stream that ends without a terminal event, or an adapter
+                # bug, still ends the call as an error, never as a hang.
+                try:
+                    event = await stream.recv()
+                except StopAsyncIteration:
+                    event = local_error("the model stream ended without a final event")
+                except Exception as error:  # an adapter bug: the call ends as an error
+                    log.exception("model stream raised")
+                    event = local_error(f"the model stream failed: {type(error).__name__}: {error}")
+                terminal = isinstance(event, _TERMINAL)  # a delta is tested once only
+                if terminal and isinstance(event, ErrorEvent) and not passed_on:
+                    retried = self._retry(call, attempt, waited, watch, event)
+                    if not isinstance(retried, ErrorEvent):
+                        return retried
+                    event = retried
                 watch.see(event)
                 passed_on = passed_on or not isinstance(event, StartEvent)
                 deliver(event)
-                if isinstance(event, DoneEvent | ErrorEvent):
+                if terminal:
                     return None
         except asyncio.CancelledError:
             await _pass_partial(stream, call.call_id, deliver)
             raise
         finally:
             await _close(stream, call.call_id)
+
+    def _retry(
+        self, call: ModelCall, attempt: int, waited: float, watch: CallWatch, event: ErrorEvent
+    ) -> float | ErrorEvent:
+        """The wait before another attempt, or the error that ends the call
+        (a provider's wait beyond the budget says when to try again)."""
+        retry = event.reason == "error" and event.retryable and attempt < self.retry.max_attempts
+        if not retry:
+            return event
+        ended = self.retry.beyond_budget(event, waited)
+        if ended is not None:
+            return ended
+        watch.retrying(event)
+        wait = self.retry.delay(attempt, event.retry_after, self.rng)
+        log.warning(
+            "call %s attempt %d failed (%s); retrying in %.2fs",
+            call.call_id,
+            attempt,
+            event.message.error_message,
+            wait,
+        )
+        return wait
 
 
 async def _pass_partial(
@@ -188,20 +205,6 @@ async def _close(stream: ResponseStream, call_id: str) -> None:
         await stream.aclose()
     except Exception:  # closing is best effort; the call's outcome is already known
         log.warning("call %s: closing the stream failed", call_id, exc_info=True)
-
-
-async def _next_event(stream: ResponseStream) -> ResponseEvent:
-    """An adapter bug or a stream that ends without a terminal event still
-    ends the call as an error, never as a silent hang or a crash."""
-    try:
-        return await stream.recv()
-    except StopAsyncIteration:
-        return local_error("the model stream ended without a final event")
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:  # an adapter bug: the call ends as an error
-        log.exception("model stream raised")
-        return local_error(f"the model stream failed: {type(error).__name__}: {error}")
 
 
 def local_error(text: str) -> ErrorEvent:

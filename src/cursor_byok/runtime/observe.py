@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -19,12 +18,12 @@ from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
     ResponseEvent,
-    StartEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
 )
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
+from cursor_byok.runtime.counted_histogram import Buckets, CountedHistogram
 from cursor_byok.runtime.logsafe import logfmt_value
 
 log = logging.getLogger("cursor_byok.calls")
@@ -34,6 +33,7 @@ turn_log = logging.getLogger("cursor_byok.runtime.runner")
 MAX_MODEL_LABELS = 64
 _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
 _GAP_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+_DELTAS = (TextDelta, ThinkingDelta, ToolCallDelta)
 
 
 def logfmt(event: str, **fields: object) -> str:
@@ -97,12 +97,13 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
             registry=r,
         )
-        self.inter_token = Histogram(
+        # Observed on every delta: plain counts, exported as the same histogram.
+        self.inter_token = CountedHistogram(
             "cursor_byok_llm_inter_token_seconds",
             "Time between streamed deltas",
-            ["model"],
-            buckets=_GAP_BUCKETS,
-            registry=r,
+            "model",
+            _GAP_BUCKETS,
+            r,
         )
         self.tokens = Counter(
             "cursor_byok_llm_tokens",
@@ -207,9 +208,8 @@ class CallWatch:
     label: str = ""
     first_token: float | None = None
     last_delta: float | None = None
-    events: int = 0
-    gap: Any = None
-    """The inter-token histogram's child for this model, looked up once per
+    gap: Buckets | None = None
+    """The inter-token histogram's counts for this model, looked up once per
     call rather than once per delta."""
 
     def __post_init__(self) -> None:
@@ -218,19 +218,19 @@ class CallWatch:
             self.gap = self.metrics.inter_token.labels(self.label)
 
     def see(self, event: ResponseEvent) -> None:
-        now = time.monotonic()
-        self.events += 1
-        if isinstance(event, StartEvent):
-            return
-        if isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
-            if self.first_token is None:
+        """Times the first delta and the gaps between deltas (a delta is
+        tested first: it is nearly every event); reports the call at its end."""
+        if isinstance(event, _DELTAS):
+            now = time.monotonic()
+            last = self.last_delta
+            if last is None:  # the first of this attempt
                 self.first_token = now
                 if self.metrics is not None:
                     self.metrics.ttft.labels(self.label).observe(now - self.started)
-            elif self.last_delta is not None and self.gap is not None:
-                self.gap.observe(now - self.last_delta)
+            elif self.gap is not None:
+                self.gap.observe(now - last)
             self.last_delta = now
-        if isinstance(event, DoneEvent):
+        elif isinstance(event, DoneEvent):
             self._finish("done", event)
         elif isinstance(event, ErrorEvent):
             self._finish(event.reason, event)

@@ -250,6 +250,9 @@ _FINISH: dict[str, DoneReason] = {
 }
 
 
+_REASONING = frozenset(REASONING_FIELDS)
+
+
 class ChatStreamParser:
     """Chunks in, assembler calls out. Tool calls are keyed by `index`, so
     parallel calls stay apart even when a server leaves `id` off later chunks."""
@@ -274,7 +277,7 @@ class ChatStreamParser:
         if asm.response_id is None and isinstance(chunk.get("id"), str):
             asm.response_id = chunk["id"]
         usage = chunk.get("usage")
-        if isinstance(usage, dict):
+        if usage is not None and isinstance(usage, dict):  # most chunks: null or absent
             self._usage(usage)
         if event.event == "error" or "error" in chunk:
             asm.fail(error_in_stream(chunk))
@@ -282,7 +285,7 @@ class ChatStreamParser:
         for choice in chunk.get("choices") or ():
             self._choice(choice)
             usage = choice.get("usage")
-            if isinstance(usage, dict):
+            if usage is not None and isinstance(usage, dict):
                 self._usage(usage)
 
     def on_end(self) -> None:
@@ -309,19 +312,13 @@ class ChatStreamParser:
     def _choice(self, choice: dict[str, Any]) -> None:
         asm = self.assembler
         delta = choice.get("delta") or {}
-        for name in REASONING_FIELDS:
-            piece = delta.get(name)
-            if isinstance(piece, str) and piece:
-                block = asm.block
-                if block is None or block.kind != "thinking":
-                    asm.open_thinking(signature=name)
-                asm.delta(piece)
-                break
+        if not _REASONING.isdisjoint(delta):  # one look for the three names
+            self._reasoning(delta)
         details = delta.get("reasoning_details")
         if details:
             self._merge_details(details)
         content = delta.get("content")
-        if isinstance(content, str) and content:
+        if content and isinstance(content, str):
             block = asm.block
             if block is None or block.kind != "text":
                 self._close_thinking(block)
@@ -336,6 +333,17 @@ class ChatStreamParser:
                 self._filtered = finish
             else:
                 asm.stop_reason = mapped
+
+    def _reasoning(self, delta: dict[str, Any]) -> None:
+        asm = self.assembler
+        for name in REASONING_FIELDS:
+            piece = delta.get(name)
+            if isinstance(piece, str) and piece:
+                block = asm.block
+                if block is None or block.kind != "thinking":
+                    asm.open_thinking(signature=name)
+                asm.delta(piece)
+                return
 
     def _close_thinking(self, block: OpenBlock | None) -> None:
         if block is not None and block.kind == "thinking" and self._details:

@@ -179,6 +179,9 @@ class StreamContext:
     streamed_chars: int = 0
     streamed_tokens: int = 0
     """Text and thinking of the current model call, for the live token counter."""
+    unsent_tokens: int = 0
+    """How far the live token counter moved that no token_delta carries yet:
+    the session adds it to its outbox (`Outbox.add_tokens`) after each event."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
     typed: list[pb.UserMessage] = field(default_factory=list)
     """Messages typed during the turn, queued by the loop and not yet
@@ -222,8 +225,13 @@ def encode_event(
     event: Emit, context: StreamContext, tools: ToolSet, now: float
 ) -> list[pb.AgentServerMessage]:
     """A model or loop event as the messages Cursor renders; most events map
-    to one update, bookkeeping events (start, text start/end) to none."""
+    to one update, bookkeeping events (start, text start/end) to none. The
+    live token counter's step is left in `context.unsent_tokens`. (A text
+    delta, by far the most frequent event, is matched first.)"""
     match event:
+        case TextDelta(delta=delta) if delta:
+            _count_tokens(context, delta)
+            return [_text_delta(delta)]
         case SummaryStarted():
             return [_update(summary_started=pb.SummaryStartedUpdate())]
         case SummaryDone(summary=summary):
@@ -240,14 +248,13 @@ def encode_event(
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
             context.streamed_chars = context.streamed_tokens = 0
             return user_messages_appended(context)
-        case TextDelta(delta=delta) if delta:
-            return [_text_delta(delta), *_tokens(context, delta)]
         case ThinkingStart():
             context.thinking_started = now
             return []
         case ThinkingDelta(delta=delta) if delta:
             update = pb.ThinkingDeltaUpdate(text=delta, thinking_style=pb.THINKING_STYLE_DEFAULT)
-            return [_update(thinking_delta=update), *_tokens(context, delta)]
+            _count_tokens(context, delta)
+            return [_update(thinking_delta=update)]
         case ThinkingEnd():
             started = context.thinking_started if context.thinking_started is not None else now
             context.thinking_started = None
@@ -274,8 +281,10 @@ def encode_event(
             context.turn.add_answer(message)
             # The provider's count replaces the estimate: send what is missing.
             rest = usage.output - context.streamed_tokens
-            context.streamed_tokens = max(usage.output, context.streamed_tokens)
-            return [_token_delta(rest)] if rest > 0 else []
+            if rest > 0:
+                context.streamed_tokens = usage.output
+                context.unsent_tokens += rest
+            return []
         case (
             TextStart()
             | TextDelta()
@@ -313,21 +322,30 @@ def _text_delta(text: str) -> pb.AgentServerMessage:
     return message
 
 
-def _token_delta(tokens: int) -> pb.AgentServerMessage:
+MAX_TOKEN_DELTA = 2**31 - 1
+"""`token_delta.tokens` is an int32."""
+
+
+def token_delta(tokens: int) -> pb.AgentServerMessage:
+    """A step of the live token counter (see `Outbox.add_tokens`)."""
     message = pb.AgentServerMessage()  # in place, as `_text_delta`
-    message.interaction_update.token_delta.tokens = min(tokens, 2**31 - 1)
+    set_tokens(message, tokens)
     return message
 
 
-def _tokens(context: StreamContext, delta: str) -> list[pb.AgentServerMessage]:
+def set_tokens(message: pb.AgentServerMessage, tokens: int) -> None:
+    """Make a `token_delta` message carry a step of `tokens`."""
+    message.interaction_update.token_delta.tokens = min(tokens, MAX_TOKEN_DELTA)
+
+
+def _count_tokens(context: StreamContext, delta: str) -> None:
     """The live token counter's step for one streamed piece, if it moved."""
     context.streamed_chars += len(delta)
     estimate = -(-context.streamed_chars // CHARS_PER_TOKEN)
     step = estimate - context.streamed_tokens
-    if step <= 0:
-        return []
-    context.streamed_tokens = estimate
-    return [_token_delta(step)]
+    if step > 0:
+        context.streamed_tokens = estimate
+        context.unsent_tokens += step
 
 
 def encode_call_client(

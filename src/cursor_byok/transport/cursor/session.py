@@ -122,8 +122,18 @@ class Session:
                 self.show(item)  # typed: a new kind of output fails the type check here
 
     def show(self, event: Emit) -> None:
-        for message in dialect.encode_event(event, self.context, self.tools, self.clock()):
-            self.put(message)
+        """An event's updates (never the end of the stream), then the token
+        counter's step, which joins one still queued."""
+        context = self.context
+        messages = dialect.encode_event(event, context, self.tools, self.clock())
+        tokens, context.unsent_tokens = context.unsent_tokens, 0
+        if self.ended:
+            return
+        outbox = self.outbox
+        for message in messages:
+            outbox.put_nowait(message)
+        if tokens:
+            outbox.add_tokens(tokens)
 
     def ask(self, conversation_id: str, command: CallClient) -> None:
         """tool_call_started -> checkpoint -> exec request, once per stream."""

@@ -116,12 +116,15 @@ class StreamWriter:
                     continue
                 batch = [dialect.heartbeat()]
             frames: list[bytes] = []
+            proto = content_type.codec is Codec.PROTO
             for index, item in enumerate(batch):
                 if isinstance(item, EndOfStream):
                     outbox.put_back(batch[index + 1 :])
                     await self.finish(send, item.error, content_type, b"".join(frames))
                     return
-                frames.append(encode_envelope(encode_message(item, content_type.codec)))
+                # Protobuf (what clients speak) serialized here: a call less per message.
+                payload = item.SerializeToString() if proto else encode_message(item, Codec.JSON)
+                frames.append(encode_envelope(payload))
             if not await self._write(send, b"".join(frames), more=True):
                 if queued:
                     outbox.put_back(batch)
