@@ -38,7 +38,7 @@ _GAP_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 
 def logfmt(event: str, **fields: object) -> str:
     """One line, whatever the values hold (see `logsafe.logfmt_value`)."""
-    return " ".join([event, *(f"{key}={logfmt_value(value)}" for key, value in fields.items())])
+    return " ".join([event, *[f"{key}={logfmt_value(value)}" for key, value in fields.items()]])
 
 
 def note_turn(
