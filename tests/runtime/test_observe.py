@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import logging
+from typing import Any
+
+import prometheus_client
+import pytest
 
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.runtime.observe import MAX_MODEL_LABELS, Metrics, logfmt
@@ -59,3 +63,21 @@ def test_secrets_are_taken_out_before_escaping_and_the_message_is_formatted_once
 def test_logfmt_values_keep_their_form() -> None:
     line = logfmt("turn", n=-3, flag=True, big=10**20, name="naïve", space="a b", eq="a=b")
     assert line == 'turn n=-3 flag=True big=100000000000000000000 name=naïve space="a b" eq="a=b"'
+
+
+def test_a_labelled_child_is_looked_up_in_prometheus_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[object, ...]] = []
+    original = prometheus_client.Counter.labels
+
+    def counting(self: Any, *values: object, **named: object) -> Any:
+        asked.append(values)
+        return original(self, *values, **named)
+
+    monkeypatch.setattr(prometheus_client.Counter, "labels", counting)
+    metrics = Metrics()
+    first = metrics.requests.labels("/x", "200")
+    first.inc()
+    metrics.requests.labels("/x", "200").inc()
+    assert metrics.requests.labels(path="/x", status="200") is first
+    assert asked == [("/x", "200"), ()]  # the named form is not kept
+    assert b'cursor_byok_requests_total{path="/x",status="200"} 2.0' in metrics.render()
