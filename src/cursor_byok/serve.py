@@ -128,19 +128,6 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-class RedactSecrets(logging.Filter):
-    """Replaces every configured key in log records, whatever logged them."""
-
-    def __init__(self, secrets: list[str]) -> None:
-        super().__init__()
-        self.redact = Redactor(secrets)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if self.redact:
-            record.msg, record.args = self.redact(record.getMessage()), None
-        return True
-
-
 Attach = Callable[["Service"], contextlib.AbstractContextManager[None]]
 """Something that runs beside the server while it listens (the IDE proxy)."""
 
@@ -218,8 +205,15 @@ def _log_to(printer: Printer, config: Config) -> None:
     else:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactSecrets(config.secrets()))
-    handler.addFilter(PrintableLogs())
+    redact = Redactor(config.secrets())
+    handler.addFilter(PrintableLogs(redact if redact else None))
+    # What each record would look up and the formats never print: the
+    # caller's frame, thread, process and task (the logging HOWTO's
+    # "Optimization" switches).
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
+    if sys.version_info >= (3, 12):
+        logging.logAsyncioTasks = False
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
 
 

@@ -220,3 +220,22 @@ async def test_unary_replies_are_framed_by_length_on_a_kept_alive_connection(
             assert b"\r\ncontent-length: 0\r\n" in head.lower()
             assert b"transfer-encoding" not in head.lower()
         writer.close()
+
+
+async def test_replies_carry_a_date_and_do_not_name_the_server_stack(tmp_path: Path) -> None:
+    """HTTP wants a `date` on every reply; a `server` header would only tell
+    a prober which stack (and which of its bugs) sits behind the port."""
+    async with (
+        running(tmp_path) as (url, _service, _store),
+        httpx2.AsyncClient(base_url=url) as http,
+    ):
+        unary = await http.post(
+            "/aiserver.v1.BidiService/BidiAppend",
+            content=b"",
+            headers={"content-type": "application/proto"},
+        )
+        health = await http.get("/healthz")
+    for reply in (unary, health):
+        assert reply.status_code == 200
+        assert "date" in reply.headers
+        assert "server" not in reply.headers

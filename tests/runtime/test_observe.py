@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import logging
+from typing import Any
+
+import prometheus_client
+import pytest
 
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.runtime.observe import MAX_MODEL_LABELS, Metrics, logfmt
@@ -32,3 +37,47 @@ def test_every_log_message_has_its_control_characters_escaped() -> None:
     )
     assert PrintableLogs().filter(record)
     assert record.getMessage() == "request a\\nb\\x1b[31m failed"
+
+
+def test_secrets_are_taken_out_before_escaping_and_the_message_is_formatted_once() -> None:
+    formatted: list[str] = []
+
+    class Arg:
+        def __str__(self) -> str:
+            formatted.append("once")
+            return "key sk-SECRET-1234\x1b[2J" if len(formatted) == 1 else "plain"
+
+    record = logging.LogRecord("cursor_byok", logging.INFO, __file__, 1, "sent %s", (Arg(),), None)
+    handler = logging.StreamHandler(io.StringIO())
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(PrintableLogs(lambda text: text.replace("sk-SECRET-1234", "***")))
+    handler.handle(record)
+    assert handler.stream.getvalue() == "INFO cursor_byok: sent key ***\\x1b[2J\n"
+    assert formatted == ["once"]
+    plain = logging.LogRecord("cursor_byok", logging.INFO, __file__, 1, "%s", (Arg(),), None)
+    handler.filters = [PrintableLogs()]  # nothing to redact, nothing to escape
+    handler.handle(plain)
+    assert formatted == ["once", "once"]
+
+
+def test_logfmt_values_keep_their_form() -> None:
+    line = logfmt("turn", n=-3, flag=True, big=10**20, name="naïve", space="a b", eq="a=b")
+    assert line == 'turn n=-3 flag=True big=100000000000000000000 name=naïve space="a b" eq="a=b"'
+
+
+def test_a_labelled_child_is_looked_up_in_prometheus_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[object, ...]] = []
+    original = prometheus_client.Counter.labels
+
+    def counting(self: Any, *values: object, **named: object) -> Any:
+        asked.append(values)
+        return original(self, *values, **named)
+
+    monkeypatch.setattr(prometheus_client.Counter, "labels", counting)
+    metrics = Metrics()
+    first = metrics.requests.labels("/x", "200")
+    first.inc()
+    metrics.requests.labels("/x", "200").inc()
+    assert metrics.requests.labels(path="/x", status="200") is first
+    assert asked == [("/x", "200"), ()]  # the named form is not kept
+    assert b'cursor_byok_requests_total{path="/x",status="200"} 2.0' in metrics.render()

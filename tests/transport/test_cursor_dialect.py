@@ -415,3 +415,14 @@ def test_shell_output_is_kept_only_up_to_what_the_model_can_see() -> None:
     final = collector.feed(shell_message(exit=pb.ShellStreamExit(code=0)))
     assert final is not None
     assert len(final.shell_result.success.stdout) == SHELL_KEEP_CHARS
+
+
+def test_every_run_offers_the_same_builtin_definitions_and_its_own_mcp_tools() -> None:
+    plain = ToolSet.for_run().definitions()
+    assert plain == tuple(tool.definition() for tool in BUILTIN)
+    assert all(a is b for a, b in zip(plain, ToolSet.for_run([]).definitions(), strict=True))
+    definition = pb.McpToolDefinition(name="gh", tool_name="issue", input_schema_json="{}")
+    with_mcp = ToolSet.for_run([definition]).definitions()
+    assert with_mcp[: len(plain)] == plain and with_mcp[-1].name == "mcp_server_issue"
+    read_only = ToolSet.for_run(only=frozenset({"read_file"})).definitions()
+    assert [d.name for d in read_only] == ["read_file"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -75,7 +75,7 @@ class HTTPResponse:
         self.status: int = response.status
         self.headers: Mapping[str, str] = {k.lower(): v for k, v in response.headers.items()}
 
-    async def chunks(self) -> AsyncIterator[bytes]:
+    async def chunks(self) -> AsyncGenerator[bytes]:
         """Body bytes as received; a network failure raises `TransportError`."""
         import aiohttp  # noqa: PLC0415
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -61,7 +61,7 @@ class SSEResponseStream:
         self._sse = SSEParser()
         self._pending: deque[ResponseEvent] = deque()
         self._response: HTTPResponse | None = None
-        self._chunks: AsyncIterator[bytes] | None = None
+        self._chunks: AsyncGenerator[bytes] | None = None
         self._started = False
         self._closed = False
 
@@ -165,6 +165,11 @@ class SSEResponseStream:
         if self._closed:
             return
         self._closed = True
-        self._chunks = None
+        chunks, self._chunks = self._chunks, None
+        if chunks is not None:
+            # The body's generator stops at the stream's last event, before
+            # its end: closed here, not left to the collector, whose hook
+            # wakes the loop from a thread-safe call to schedule a task.
+            await chunks.aclose()
         if self._response is not None:
             self._response.close()

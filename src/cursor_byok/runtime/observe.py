@@ -11,8 +11,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Any, Self
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import Counter as _Counter
+from prometheus_client import Gauge as _Gauge
+from prometheus_client import Histogram as _Histogram
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -38,7 +42,7 @@ _DELTAS = (TextDelta, ThinkingDelta, ToolCallDelta)
 
 def logfmt(event: str, **fields: object) -> str:
     """One line, whatever the values hold (see `logsafe.logfmt_value`)."""
-    return " ".join([event, *(f"{key}={logfmt_value(value)}" for key, value in fields.items())])
+    return " ".join([event, *[f"{key}={logfmt_value(value)}" for key, value in fields.items()]])
 
 
 def note_turn(
@@ -68,6 +72,38 @@ def note_turn(
     if metrics is not None:
         metrics.turns.labels(outcome).inc()
     return None
+
+
+class _Children:
+    """`labels(...)` answered from a dict once the values were seen: the
+    prometheus call validates the values, turns each into text and takes a
+    lock every time, several times per turn. Keyed by what prometheus keeps
+    (no children are ever removed here), so the dict grows no further."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._children: dict[tuple[object, ...], Self] = {}
+
+    def labels(self, *values: object, **named: object) -> Self:
+        known = self._children.get(values) if not named else None
+        if known is not None:
+            return known
+        child: Self = super().labels(*values, **named)  # type: ignore[misc]
+        if not named:
+            self._children[values] = child
+        return child
+
+
+class Counter(_Children, _Counter):
+    pass
+
+
+class Gauge(_Children, _Gauge):
+    pass
+
+
+class Histogram(_Children, _Histogram):
+    pass
 
 
 class Metrics:

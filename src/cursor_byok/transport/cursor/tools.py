@@ -7,8 +7,9 @@ and `mcp_tools`; this module gathers them into the set one run offers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sized
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from cursor_byok.llm.types import ToolDefinition
 from cursor_byok.transport.cursor.file_tools import (
@@ -64,6 +65,15 @@ BUILTIN: tuple[NativeTool, ...] = (
 READ_ONLY = frozenset({"read_file", "list_dir", "grep", "glob", "read_lints"})
 """The tools that only look: what plan mode offers."""
 
+_BUILTIN_DEFINITIONS = {tool.name: (tool, tool.definition()) for tool in BUILTIN}
+"""Each built-in tool with its definition, made once: every run offers them
+(and the meter measures a schema once per definition object)."""
+
+
+def _definition(tool: NativeTool) -> ToolDefinition:
+    builtin = _BUILTIN_DEFINITIONS.get(tool.name)
+    return builtin[1] if builtin is not None and builtin[0] is tool else tool.definition()
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSet:
@@ -80,6 +90,8 @@ class ToolSet:
         """The built-in tools and the client's MCP tools; with `only`, just
         the built-in tools of those names (plan mode: nothing that changes
         the workspace)."""
+        if only is None and isinstance(mcp_definitions, Sized) and not mcp_definitions:
+            return _ALL_BUILTIN
         tools: dict[str, NativeTool] = {
             tool.name: tool for tool in BUILTIN if only is None or tool.name in only
         }
@@ -89,7 +101,12 @@ class ToolSet:
         return cls(tools)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
-        return tuple(tool.definition() for tool in self.tools.values())
+        return tuple([_definition(tool) for tool in self.tools.values()])
 
     def get(self, name: str) -> NativeTool | None:
         return self.tools.get(name)
+
+
+_ALL_BUILTIN = ToolSet(MappingProxyType({tool.name: tool for tool in BUILTIN}))
+"""The set a run without MCP tools offers, and a session holds until its run
+starts: one shared, read-only set instead of a new one per request id."""

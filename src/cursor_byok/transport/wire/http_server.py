@@ -52,6 +52,10 @@ def hypercorn_config(
     config.keep_alive_timeout = keepalive_timeout_s
     config.loglevel = "WARNING"
     config.accesslog = None
+    # No `server: hypercorn-h11` on every response: it names the stack to
+    # anyone who asks, and h11 validates each response header three or four
+    # times over (framing headers are set on a fresh copy each time).
+    config.include_server_header = False
     config.graceful_timeout = SHUTDOWN_GRACE_S
     config.h2_max_concurrent_streams = MAX_CONCURRENT_STREAMS
     config.alpn_protocols = ["h2", "http/1.1"] if http2 else ["http/1.1"]

@@ -37,36 +37,37 @@ async def read_body(
 ) -> bytes:
     """The whole body, decompressed; RequestError when it is too big, too
     slow, or the client went away. `hold` is asked for room for each chunk
-    (the memory budget); when it says no, the request is refused."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
+    (the memory budget); when it says no, the request is refused. One
+    deadline covers the whole body: one timer per request, not per chunk."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
     chunks: list[bytes] = []
     size = 0
-    while True:
-        try:
-            message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0.0))
-        except TimeoutError:
-            slow = f"the request body did not arrive within {timeout_s:g} s"
-            raise RequestError(WireError(Code.DEADLINE_EXCEEDED, slow), 408, close=True) from None
-        if message["type"] == "http.disconnect":
-            raise RequestError(WireError(Code.CANCELED, "the client went away"))
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > max_bytes:
-            await _drain(receive, message, deadline)
-            raise RequestError(
-                WireError(
-                    Code.RESOURCE_EXHAUSTED, f"request body exceeds the limit of {max_bytes} bytes"
-                ),
-                close=True,
-            )
-        if not hold(len(chunk)):
-            await _drain(receive, message, deadline)
-            full = "the server's memory budget is in use; retry later"
-            raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, full), close=True)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
+    refused: WireError | None = None
+    try:
+        async with asyncio.timeout_at(deadline):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise RequestError(WireError(Code.CANCELED, "the client went away"))
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > max_bytes:
+                    limit = f"request body exceeds the limit of {max_bytes} bytes"
+                    refused = WireError(Code.RESOURCE_EXHAUSTED, limit)
+                    break
+                if not hold(len(chunk)):
+                    full = "the server's memory budget is in use; retry later"
+                    refused = WireError(Code.RESOURCE_EXHAUSTED, full)
+                    break
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+    except TimeoutError:
+        slow = f"the request body did not arrive within {timeout_s:g} s"
+        raise RequestError(WireError(Code.DEADLINE_EXCEEDED, slow), 408, close=True) from None
+    if refused is not None:
+        await _drain(receive, message, deadline)
+        raise RequestError(refused, close=True)
     body = b"".join(chunks)
     if headers.get("content-encoding", "").lower() == "gzip":
         try:

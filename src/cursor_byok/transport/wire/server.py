@@ -124,6 +124,8 @@ class CursorServer:
         self.unary: dict[str, Callable[[bytes, ContentType], Message]] = AuxRpcs(
             models, default_model, http2
         ).routes()
+        self.counted_paths = frozenset((*self.unary, RUN_SSE, BIDI_APPEND, RUN, "/metrics"))
+        """The paths the request counter names; any other is counted as `other`."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -132,8 +134,7 @@ class CursorServer:
         if scope["type"] != "http":
             return
         path = scope["path"]
-        streams = (RUN_SSE, BIDI_APPEND, RUN, "/metrics")
-        label = path if path in self.unary or path in streams else "other"
+        label = path if path in self.counted_paths else "other"
 
         async def counted(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
