@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cursor_byok.llm.events import ResponseEvent
@@ -75,38 +74,3 @@ def evict_idle(conversations: dict[str, Conversation], moment: float) -> None:
             if conversation.worker is not None:
                 conversation.worker.cancel()
             del conversations[conversation_id]
-
-
-class EventGate:
-    """A model call opened while the commit that plans it is in flight: its
-    events are held until that commit has landed, then passed on in order
-    (`release`); if it did not land (a version conflict, or the input was a
-    duplicate) they are dropped, and so is all the call says afterwards
-    (`discard`). So nothing of the call is published before its commit."""
-
-    __slots__ = ("_forward", "_held", "_open", "call_id", "settled")
-
-    def __init__(self, call_id: str, forward: Callable[[ResponseEvent], None]) -> None:
-        self.call_id = call_id
-        self._forward = forward
-        self._held: list[ResponseEvent] | None = []
-        self._open = False
-        self.settled = asyncio.Event()
-        """Set once the commit is known to have landed or not."""
-
-    def __call__(self, event: ResponseEvent) -> None:
-        if self._open:
-            self._forward(event)
-        elif self._held is not None:
-            self._held.append(event)
-
-    def release(self) -> None:
-        held, self._held = self._held or [], None
-        self._open = True
-        self.settled.set()
-        for event in held:
-            self._forward(event)
-
-    def discard(self) -> None:
-        self._held = None
-        self.settled.set()

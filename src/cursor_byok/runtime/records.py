@@ -203,7 +203,14 @@ def saved_request(record: LLMCallRecord, history: Sequence[Message]) -> RequestM
     )
 
 
-def tool_result_from(data: bytes) -> ToolResultMessage | None:
-    """A completed operation's saved result, when it is a tool result."""
-    message = message_from_json(canonical_loads(data))
+async def saved_tool_result(
+    store: Store, io: ThreadIO, operation_id: str
+) -> ToolResultMessage | None:
+    """A completed operation's saved result, when it is a tool result:
+    operation ids make a tool run once, so it is fed back instead of asking
+    the client again."""
+    saved = await io(store.get_client_operation, operation_id)
+    if saved is None or saved.status is not OperationStatus.COMPLETED or not saved.result:
+        return None
+    message = message_from_json(canonical_loads(saved.result))
     return message if isinstance(message, ToolResultMessage) else None

@@ -56,12 +56,12 @@ from cursor_byok.loop.state import ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
 from cursor_byok.runtime.conversation import (
     Conversation,
-    EventGate,
     External,
     Inspect,
     StreamEvent,
     evict_idle,
 )
+from cursor_byok.runtime.early_calls import EarlyCalls, EventGate
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
 from cursor_byok.runtime.outbound import Sink
@@ -72,14 +72,13 @@ from cursor_byok.runtime.records import (
     find_input,
     first_load,
     saved_call,
+    saved_tool_result,
     store_records,
-    tool_result_from,
 )
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
     InputCommit,
-    OperationStatus,
     Store,
     VersionConflict,
 )
@@ -121,8 +120,7 @@ class Runner:
         """Inputs the loop found changed nothing, by reason."""
         self._conversations: dict[str, Conversation] = {}
         self._early_calls = early_calls
-        self._gates: dict[str, EventGate] = {}
-        """Early calls whose planning commit is in flight, by call id."""
+        self._gates = EarlyCalls()
         self._closed = False
         self._last_sweep = time.monotonic()
 
@@ -246,10 +244,6 @@ class Runner:
             await self._resume(conversation)
         return first
 
-    async def _reload(self, conversation: Conversation) -> None:
-        conversation.state = None
-        await self._ensure_loaded(conversation, resume=False)
-
     async def _resume(self, conversation: Conversation) -> None:
         """Pick up work a previous process left in flight (seed §4, §13)."""
         assert conversation.state is not None
@@ -323,7 +317,8 @@ class Runner:
             except VersionConflict:
                 self._abandon(conversation, result.command)
                 log.info("conversation %s: version conflict, reloading", conversation_id)
-                await self._reload(conversation)
+                conversation.state = None
+                await self._ensure_loaded(conversation, resume=False)
                 first = None
                 continue
             if isinstance(committed, InputCommit):
@@ -338,8 +333,7 @@ class Runner:
             if gate is None:
                 await self._run_command(conversation, result.command)
             else:
-                self._gates.pop(gate.call_id, None)
-                gate.release()
+                self._gates.landed(conversation, gate)
             return Outcome(duplicate=False, committed=True, result=record)
 
     def _call_early(self, conversation: Conversation, command: Command) -> EventGate | None:
@@ -348,15 +342,13 @@ class Runner:
         if not isinstance(command, CallLLM):
             return None
         forward = partial(self._hand_over, conversation, command.call_id)
-        gate = self._gates[command.call_id] = EventGate(command.call_id, forward)
+        gate = self._gates.open(command.call_id, forward)
         self._consume_llm(conversation, command.call_id, command.model, command.request, gate)
         return gate
 
     def _abandon(self, conversation: Conversation, command: Command) -> None:
         """The commit that planned an early call did not land: the call goes."""
-        gate = self._gates.pop(command.call_id, None) if isinstance(command, CallLLM) else None
-        if gate is not None:
-            gate.discard()
+        if isinstance(command, CallLLM) and self._gates.abandon(command.call_id):
             conversation.stop_reader()
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
@@ -387,20 +379,17 @@ class Runner:
                 assert_never(command)
 
     async def _call_client(self, conversation: Conversation, command: CallClient) -> None:
-        """Operation ids make a tool run once: a completed operation feeds its
-        saved result back instead of asking the client again."""
-        saved = await self._io(self._store.get_client_operation, command.operation_id)
-        if saved is not None and saved.status is OperationStatus.COMPLETED and saved.result:
-            message = tool_result_from(saved.result)
-            if message is not None:
-                conversation.queue.put_nowait(
-                    External(
-                        f"{command.operation_id}:saved",
-                        ToolResult(message),
-                        asyncio.get_running_loop().create_future(),
-                    )
+        """A completed operation's saved result is fed back (`saved_tool_result`)."""
+        message = await saved_tool_result(self._store, self._io, command.operation_id)
+        if message is not None:
+            conversation.queue.put_nowait(
+                External(
+                    f"{command.operation_id}:saved",
+                    ToolResult(message),
+                    asyncio.get_running_loop().create_future(),
                 )
-                return
+            )
+            return
         self._sink.publish(conversation.conversation_id, command)
 
     # -- the model stream ----------------------------------------------------------------
@@ -445,7 +434,6 @@ class Runner:
     async def _count_attempt(self, call_id: str, attempt: int) -> None:
         """The plan is committed already (an early call's once its gate
         settles); only a retry is worth a write (its count)."""
-        if (gate := self._gates.get(call_id)) is not None:
-            await gate.settled.wait()
+        await self._gates.settled(call_id)
         update = CallStatusUpdate(call_id, CallStatus.STREAMING, attempts=attempt)
         await self._io(self._store.save_llm_call, update)
