@@ -213,3 +213,25 @@ async def test_the_keeper_keeps_the_lease_of_a_first_input_being_committed(
     a.llm.gate.set()
     await a.sink.wait_for("c", Final)
     assert a.runner.lost == [] and b.runner.adopted == [] and b.llm.requests == []
+
+
+async def test_the_state_is_read_from_memory_only_while_the_lease_surely_holds(
+    process: Start,
+) -> None:
+    """`state_of` skips the worker while the claim it would make is free;
+    once the lease may be gone it claims first, so a process that lost the
+    conversation never answers from what it remembers."""
+    a = process("a", [stream_of(FINAL_REPLY)])
+    b = process("b", [stream_of(assistant(TextContent("Again."), timestamp=6))])
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", Final)
+    asking = a.runner.state_of("c")
+    with pytest.raises(StopIteration) as answered:
+        asking.send(None)  # no trip through the worker
+    assert answered.value.value.messages[-1] == FINAL_REPLY
+
+    await asyncio.sleep(TTL_S * 1.2)  # a has no keeper: its lease runs out
+    await b.runner.submit("c", "req:1", start("again", timestamp=5))
+    await b.sink.wait_for("c", Final)
+    with pytest.raises(NotOwner):
+        await a.runner.state_of("c")

@@ -623,3 +623,42 @@ async def test_without_early_calls_the_model_waits_for_the_planning_commit(
         held.go.set()
         await runner.close()
         store.close()
+
+
+async def test_the_state_is_answered_at_once_only_while_the_worker_rests(
+    tmp_path: Path,
+) -> None:
+    """A stream asks for the state just as the model starts to answer: with
+    the worker at rest the answer needs no trip through its queue (the
+    deltas arriving meanwhile would queue behind it); with an input in hand
+    the answer waits for that input, in queue order."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    held = HeldCommits(store)
+    llm, sink = ScriptedLLM([stream_of(FINAL_REPLY)] * 2), RecordingSink()
+    runner = Runner(held, llm, sink, retry=FAST)  # type: ignore[arg-type]
+    try:
+        held.go.set()
+        await runner.submit("c", "req:0", start("one"))
+        await sink.wait_for("c", Final)
+        asking = runner.state_of("c")
+        with pytest.raises(StopIteration) as answered:
+            asking.send(None)  # no trip through the worker
+        loaded = store.load("c")
+        assert loaded is not None and answered.value.value == loaded.state
+
+        held.go.clear()
+        held.waiting.clear()
+        submitted = asyncio.ensure_future(runner.submit("c", "req:1", start("two")))
+        await asyncio.to_thread(held.waiting.wait, 10)  # the worker is committing it
+        inspected = asyncio.ensure_future(runner.state_of("c"))
+        await asyncio.sleep(0.01)
+        assert not inspected.done()
+        held.go.set()
+        state = await inspected
+        assert state is not None
+        assert [getattr(m, "content", None) for m in state.messages].count("two") == 1
+        assert (await submitted).committed
+    finally:
+        held.go.set()
+        await runner.close()
+        store.close()

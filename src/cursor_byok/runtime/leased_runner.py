@@ -160,11 +160,21 @@ class LeasedRunner(Runner):
         """A model event skips the queue (and so the claim in `_ensure_loaded`)
         only while the lease surely holds, when that claim would be free; else
         it is queued, and the claim renews the lease or finds it lost."""
-        until = self._held.get(conversation.conversation_id)
-        if until is not None and until - time.monotonic() > self.leases.ttl_s / 2:
+        if self._claim_is_free(conversation.conversation_id):
             super()._hand_over(conversation, call_id, event)
         else:
             conversation.queue.put_nowait(StreamEvent(call_id, event))
+
+    def _at_rest(self, conversation: Conversation) -> bool:
+        """`state_of` answers without the worker only while the claim an
+        `Inspect` makes would be free: else the worker claims (and on a lease
+        taken anew, reloads and resumes) first."""
+        return super()._at_rest(conversation) and self._claim_is_free(conversation.conversation_id)
+
+    def _claim_is_free(self, conversation_id: str) -> bool:
+        """Our lease surely holds for a while yet: `_claim` would do nothing."""
+        until = self._held.get(conversation_id)
+        return until is not None and until - time.monotonic() > self.leases.ttl_s / 2
 
     async def _ensure_loaded(
         self, conversation: Conversation, resume: bool = True, input_id: str | None = None

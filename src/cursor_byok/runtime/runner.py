@@ -142,8 +142,14 @@ class Runner:
         return active
 
     async def state_of(self, conversation_id: str) -> ConversationState | None:
-        """The committed state as this runner knows it (for inspection)."""
+        """The committed state as this runner knows it (for inspection). Asked
+        while the worker rests, it is answered at once: an `Inspect` would
+        read the same, and the model events that arrive meanwhile (a turn's
+        first deltas, as a stream asks at its start) keep the fast path."""
         conversation = self._conversation(conversation_id)
+        state = conversation.state
+        if state is not None and self._at_rest(conversation):
+            return state.committed
         done: asyncio.Future[ConversationState | None] = asyncio.get_running_loop().create_future()
         conversation.queue.put_nowait(Inspect(done))
         return await done
@@ -183,6 +189,11 @@ class Runner:
             return
         self._last_sweep = now
         evict_idle(self._conversations, now - IDLE_CONVERSATION_TTL_S)
+
+    def _at_rest(self, conversation: Conversation) -> bool:
+        """The worker waits with nothing queued: its state is the committed one
+        and nothing it would do first (here, nothing) is left to do."""
+        return not conversation.busy and conversation.queue.empty()
 
     async def _work(self, conversation: Conversation) -> None:
         try:
