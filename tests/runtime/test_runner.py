@@ -28,6 +28,7 @@ from cursor_byok.llm.serialize import canonical_dumps, message_to_json, serializ
 from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime import runner as runner_module
+from cursor_byok.runtime.conversation import Conversation, StreamEvent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
@@ -583,6 +584,14 @@ async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before
     held = HeldCommits(store)
     llm, sink = ScriptedLLM([stream_of(FINAL_REPLY)]), RecordingSink()
     runner = Runner(held, llm, sink, retry=FAST)  # type: ignore[arg-type]
+    through_worker: list[ResponseEvent] = []
+    stream_event = runner._stream_event
+
+    async def spied(conversation: Conversation, item: StreamEvent) -> None:
+        through_worker.append(item.event)
+        await stream_event(conversation, item)
+
+    runner._stream_event = spied  # type: ignore[method-assign]
     try:
         submitted = asyncio.ensure_future(runner.submit("c", "req:0", start("go")))
         await asyncio.to_thread(held.waiting.wait, 10)
@@ -595,6 +604,9 @@ async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before
         await sink.wait_for("c", Final)
         expected = [e for e in stream_of(FINAL_REPLY) if not isinstance(e, DoneEvent)]
         assert [i for i in sink.of("c") if not isinstance(i, Final | DoneEvent)] == expected
+        # Once it lands, the held deltas go through the loop at once; only
+        # the answer's end (a commit) goes through the worker.
+        assert [type(e) for e in through_worker] == [DoneEvent]
         loaded = store.load("c")
         assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
     finally:

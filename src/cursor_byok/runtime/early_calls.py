@@ -59,10 +59,16 @@ class EarlyCalls:
         return gate
 
     def landed(self, conversation: Conversation, gate: EventGate) -> None:
-        """The planning commit landed: what the call streamed meanwhile is
-        passed on."""
+        """The planning commit landed and its input is applied: what the call
+        streamed meanwhile is handed over as if it arrived now, so its deltas
+        take the reader's path (at once while nothing is queued ahead of
+        them) rather than each queuing behind the worker."""
         self._gates.pop(gate.call_id, None)
-        gate.release()
+        conversation.busy = False
+        try:
+            gate.release()
+        finally:
+            conversation.busy = True
 
     def abandon(self, call_id: str) -> bool:
         """The planning commit did not land: nothing of the call is passed
