@@ -16,6 +16,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "==> Installing cursor-byok and its dependencies (about a minute on a fresh machine)"
 	$(PY) -m pip install --disable-pip-version-check -e '.[dev]'
+	@echo "==> Compiling the package's bytecode (every start reads it, even with PYTHONDONTWRITEBYTECODE)"
+	$(PY) -m compileall -q src
 	@echo "==> Installed; $(VENV) is ready"
 	touch $@
 

@@ -10,10 +10,9 @@ import socket
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cursor_byok.llm.provider import ModelRouter
-from cursor_byok.runtime.leased_runner import LeasedRunner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
@@ -26,7 +25,6 @@ from cursor_byok.transport.cursor.memory_budget import (
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
-from cursor_byok.transport.cursor.relay import RelayingHub
 from cursor_byok.transport.cursor.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.cursor.sessions import SessionHub
 from cursor_byok.transport.cursor.sink import OutputSink
@@ -42,6 +40,9 @@ from cursor_byok.transport.wire.server import (
     MAX_BODY_BYTES,
     CursorServer,
 )
+
+if TYPE_CHECKING:
+    from cursor_byok.transport.cursor.relay import RelayingHub
 
 HEALTH_TIMEOUT_S = 3.0
 """How long /healthz waits for the database before calling it unreachable."""
@@ -73,6 +74,9 @@ def _runner(
     """The plain runner for a store of one process; a leased one for a store
     that several processes share."""
     if isinstance(store, SharedStore):
+        # Several processes only: one process on SQLite does not load it.
+        from cursor_byok.runtime.leased_runner import LeasedRunner  # noqa: PLC0415
+
         owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         leases = store.leases(owner, lease_s)
         return LeasedRunner(store, llm, sink, retry=retry, metrics=metrics, leases=leases)
@@ -120,17 +124,19 @@ def build_service(
         "budget": budget,
         "context_wait_s": context_wait_s,
     }
-    hub = (
-        RelayingHub(runner, sink, relay=store.relay(), **hub_options)
-        if isinstance(store, SharedStore)
-        else SessionHub(runner, sink, **hub_options)
-    )
-    if isinstance(runner, LeasedRunner):
-        runner.on_lost = hub.conversation_moved
+    relaying: RelayingHub | None = None
+    if isinstance(store, SharedStore):
+        from cursor_byok.runtime.leased_runner import LeasedRunner  # noqa: PLC0415
+        from cursor_byok.transport.cursor.relay import RelayingHub  # noqa: PLC0415
+
+        assert isinstance(runner, LeasedRunner)
+        relaying = RelayingHub(runner, sink, relay=store.relay(), **hub_options)
+        runner.on_lost = relaying.conversation_moved
+    hub = relaying if relaying is not None else SessionHub(runner, sink, **hub_options)
 
     async def startup() -> None:
-        if isinstance(hub, RelayingHub):
-            hub.start()
+        if relaying is not None:
+            relaying.start()
         await runner.recover()
 
     async def shutdown() -> None:
