@@ -9,7 +9,7 @@ from typing import Any
 
 import jiter
 
-from cursor_byok.llm.providers.render_cache import FrozenMessage
+from cursor_byok.llm.providers.render_cache import FrozenMessage, encoded_items
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall, ToolDefinition
 
@@ -79,11 +79,11 @@ def _with_cached_items(body: dict[str, Any], frozen: set[str]) -> bytes:
             pieces += (canonical_dumps(plain)[1:-1], b",")
             plain = {}
         pieces.append(canonical_dumps(key) + b":[")
-        for item in value:
-            pieces += (
-                item.encoded() if type(item) is FrozenMessage else canonical_dumps(item),
-                b",",
-            )
+        # Items and separators interleaved by slice assignment: no Python
+        # step per item beyond reading its bytes.
+        run = [b","] * (2 * len(value))
+        run[0::2] = encoded_items(value)
+        pieces += run
         pieces[-1] = b"],"
     if plain:
         pieces.append(canonical_dumps(plain)[1:-1])

@@ -75,6 +75,23 @@ class FrozenMessage(dict[str, Any]):
         return self._encoded
 
 
+def encoded_items(items: Sequence[Any]) -> list[bytes]:
+    """Each item's canonical bytes, in one pass: a frozen message's kept
+    bytes are read without a call (a long history has hundreds of them in
+    every request), any other item (a marked copy, a plain dict) is
+    encoded now."""
+    return [
+        item._encoded
+        if type(item) is FrozenMessage and item._encoded is not None
+        else _encode_item(item)
+        for item in items
+    ]
+
+
+def _encode_item(item: Any) -> bytes:
+    return item.encoded() if type(item) is FrozenMessage else canonical_dumps(item)
+
+
 @dataclass(slots=True)
 class _Entry:
     messages: Sequence[Message]
