@@ -41,6 +41,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/parse_cost.py
 	$(PY) bench/render_cost.py
 	$(PY) bench/server.py
+	$(PY) bench/turn_cost.py
 	$(PY) bench/server.py --turns 0 --stacks hypercorn uvicorn uvicorn-fast granian
 	$(PY) bench/server.py --levels 200 --turns 0 --clients aiohttp httpx2
 	$(PY) bench/proxy.py
