@@ -220,7 +220,7 @@ def _on_done(
     # A message without content is a notice the server wrote (no key, a
     # refusal note): the client saw it streamed, the history never has it.
     kept = message if message.content else None
-    conv = replace(append(conv, (message,) if kept else ()), call_id=None)
+    conv = append(conv, (message,) if kept else (), call_id=None)
     ended: tuple[Record, ...] = (CallEnded(input_.call_id, "committed", kept),)
     tool_calls = message.tool_calls
     if tool_calls and event.reason == "length":
@@ -237,7 +237,7 @@ def _on_done(
             )
             for call in tool_calls
         )
-        conv = replace(append(conv, unrun), status=Status.FINAL)
+        conv = append(conv, unrun, status=Status.FINAL)
         return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
     if tool_calls:
         waiting = WaitingClient(tool_calls, 0, operation_id_for(conv, tool_calls[0]))
@@ -327,7 +327,7 @@ def _on_interrupted(conv: ConversationState, event: ErrorEvent) -> Transition:
     """The partial response of a call canceled mid-stream: what had streamed
     becomes a new message, marked interrupted (unless a new turn began)."""
     kept = interrupted_messages(event.message, conv.last_error or "canceled")
-    conv = replace(append(conv, kept), interrupted_call=None)
+    conv = append(conv, kept, interrupted_call=None)
     return Transition(RuntimeState(conv), (), WaitInput())
 
 

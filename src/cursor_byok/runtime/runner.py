@@ -437,8 +437,7 @@ class Runner:
                 queue.put_nowait(StreamEvent(call_id, event))  # nothing applied
                 return
             conversation.state = result.state
-            for emitted in result.emit:  # `_publish`, one call less per delta
-                self._sink.publish(conversation.conversation_id, emitted)
+            self._publish(conversation.conversation_id, result.emit)
         except Exception:  # as in the worker: one bad event must not end the call
             log.exception("conversation %s: input failed", conversation.conversation_id)
 

@@ -10,8 +10,10 @@ names (`append_seqno`) and ignore unknown names, as tolerant peers do.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from operator import methodcaller
 from typing import TypeVar
 
 from google.protobuf import json_format
@@ -61,6 +63,22 @@ def encode_message(message: Message, codec: Codec) -> bytes:
     if codec is Codec.PROTO:
         return message.SerializeToString()
     return compact_json(json_format.MessageToDict(message))
+
+
+def message_encoder(codec: Codec) -> Callable[[Message], bytes]:
+    """`encode_message` with the codec chosen once, for a stream that encodes
+    every message alike: for protobuf, the message's own serializer, with no
+    Python call of ours per message."""
+    if codec is Codec.PROTO:
+        return _serialize
+    return _encode_json
+
+
+_serialize: Callable[[Message], bytes] = methodcaller("SerializeToString")
+
+
+def _encode_json(message: Message) -> bytes:
+    return encode_message(message, Codec.JSON)
 
 
 def compact_json(obj: object) -> bytes:

@@ -14,7 +14,7 @@ from typing import Any
 from cursor_byok.transport.cursor import dialect
 from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox
 from cursor_byok.transport.cursor.session import Session
-from cursor_byok.transport.wire.codec import Codec, ContentType, encode_message
+from cursor_byok.transport.wire.codec import Codec, ContentType, message_encoder
 from cursor_byok.transport.wire.errors import (
     EndStream,
     WireError,
@@ -116,15 +116,13 @@ class StreamWriter:
                     continue
                 batch = [dialect.heartbeat()]
             frames: list[bytes] = []
-            proto = content_type.codec is Codec.PROTO
+            encode = message_encoder(content_type.codec)
             for index, item in enumerate(batch):
                 if isinstance(item, EndOfStream):
                     outbox.put_back(batch[index + 1 :])
                     await self.finish(send, item.error, content_type, b"".join(frames))
                     return
-                # Protobuf (what clients speak) serialized here: a call less per message.
-                payload = item.SerializeToString() if proto else encode_message(item, Codec.JSON)
-                frames.append(encode_envelope(payload))
+                frames.append(encode_envelope(encode(item)))
             if not await self._write(send, b"".join(frames), more=True):
                 if queued:
                     outbox.put_back(batch)
