@@ -159,6 +159,7 @@ TOP_LEVEL_ORDER = [
     "guards",
     "big_buffers",
     "collector",
+    "allocator",
     "secret",
     "config_reader",
     "config_server",

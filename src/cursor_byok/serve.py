@@ -227,6 +227,7 @@ async def _run(
     printer: Printer,
     attach: Attach | None = None,
 ) -> None:
+    from cursor_byok.allocator import keep_large_blocks  # noqa: PLC0415
     from cursor_byok.collector import settle_after_startup  # noqa: PLC0415
     from cursor_byok.routing import Router  # noqa: PLC0415
     from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
@@ -280,6 +281,7 @@ async def _run(
     # one transaction, so none is left half done), then exit 0.
     server.on_exit = service.server.begin_shutdown
     settle_after_startup()
+    keep_large_blocks()
     with printer.status(f"serving on {url}") as update:
         ticker = asyncio.create_task(_tick(update, url, service))
         try:
