@@ -9,7 +9,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,7 +32,13 @@ from cursor_byok.runtime.conversation import Conversation, StreamEvent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.base import CallStatus, InputCommit, OperationStatus
+from cursor_byok.store.base import (
+    CallStatus,
+    CommitRequest,
+    InputCommit,
+    OperationStatus,
+    StoreError,
+)
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
     SETTINGS,
@@ -151,7 +157,8 @@ async def test_a_duplicate_input_returns_the_recorded_result_and_runs_nothing(ma
 async def test_a_turn_s_lookups_are_read_at_once_and_only_its_commits_hop(make: Make) -> None:
     """The store tells at once that a new conversation has nothing to load
     and whether an input was committed before: only a turn's two commits
-    go to a worker thread, a new conversation's first turn as a later one."""
+    leave the loop, to the commit writer's thread, a new conversation's
+    first turn as a later one; no other worker-thread hop."""
     h: Harness = make([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)])
     hops: list[str] = []
     hop = h.runner._io
@@ -163,9 +170,11 @@ async def test_a_turn_s_lookups_are_read_at_once_and_only_its_commits_hop(make: 
     h.runner._io = counting  # type: ignore[method-assign,assignment]
     for turn in range(2):
         hops.clear()
+        batches = h.runner._commits.batches
         await h.runner.submit("c", f"req:{turn}", start(f"go {turn}"))
         await h.sink.wait_for("c", Final, count=turn + 1)
-        assert hops == ["apply", "apply"], turn
+        assert hops == [], turn
+        assert h.runner._commits.batches - batches == 2, turn
     assert len(h.history()) == 4
 
 
@@ -563,18 +572,13 @@ class HeldCommits:
     def __getattr__(self, name: str) -> object:
         return getattr(self.store, name)
 
-    def commit_input(self, *args: object) -> int:
-        self._hold(args)
-        return self.store.commit_input(*args)  # type: ignore[arg-type]
-
-    def commit_new_input(self, *args: object) -> int | InputCommit:
-        self._hold(args)
-        return self.store.commit_new_input(*args)  # type: ignore[arg-type]
-
-    def _hold(self, args: tuple[object, ...]) -> None:
-        if args[-1] is False:
+    def commit_batch(
+        self, requests: Sequence[CommitRequest]
+    ) -> list[int | InputCommit | StoreError]:
+        if any(not request.flush for request in requests):
             self.waiting.set()
             assert self.go.wait(10)
+        return self.store.commit_batch(requests)
 
 
 async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before_it_lands(

@@ -18,9 +18,8 @@ from cursor_byok.llm.serialize import (
     request_from_json,
     sha256_hex,
 )
-from cursor_byok.llm.types import JSONValue, Message, RequestMessages, ToolResultMessage
+from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
-from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -84,34 +83,6 @@ _CALL_STATUS = {
     "failed": CallStatus.FAILED,
     "canceled": CallStatus.CANCELED,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedCommit:
-    """One input's commit, as `Store.commit_input` takes it."""
-
-    input_id: str
-    expected_version: int
-    state: ConversationState
-    result: JSONValue
-    calls: Sequence[LLMCallRecord | CallStatusUpdate]
-    operations: Sequence[ClientOperationRecord]
-    flush: bool
-
-    def apply(self, store: Store, checked: bool) -> int | InputCommit:
-        """The new version; with `checked`, the earlier commit of the same
-        input instead when there is one (nothing is written then), looked up
-        in the same transaction: one worker-thread hop, one transaction."""
-        commit = store.commit_new_input if checked else store.commit_input
-        return commit(
-            self.input_id,
-            self.expected_version,
-            self.state,
-            self.result,
-            self.calls,
-            self.operations,
-            self.flush,
-        )
 
 
 def store_records(

@@ -54,6 +54,7 @@ from cursor_byok.loop.commands import (
 from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
 from cursor_byok.loop.state import ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.runtime.commit_queue import CommitQueue
 from cursor_byok.runtime.conversation import (
     Conversation,
     External,
@@ -68,7 +69,6 @@ from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.outcome import Outcome
 from cursor_byok.runtime.records import (
     FirstLoad,
-    PlannedCommit,
     find_input,
     first_load,
     saved_call,
@@ -78,6 +78,7 @@ from cursor_byok.runtime.records import (
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
+    CommitRequest,
     InputCommit,
     Store,
     VersionConflict,
@@ -121,6 +122,7 @@ class Runner:
         self._conversations: dict[str, Conversation] = {}
         self._early_calls = early_calls
         self._gates = EarlyCalls()
+        self._commits = CommitQueue(store, self._io)
         self._closed = False
         self._last_sweep = time.monotonic()
 
@@ -163,6 +165,7 @@ class Runner:
         for failed in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(failed, Exception):  # closing goes on; what failed is logged
                 log.warning("a conversation task failed while closing: %r", failed)
+        await asyncio.to_thread(self._commits.close)
 
     # -- the worker ----------------------------------------------------------------
 
@@ -313,7 +316,7 @@ class Runner:
                 return Outcome(duplicate=False, committed=False, result=None)
             record = command_to_json(result.command)
             calls, operations = store_records(conversation_id, result.records)
-            commit = PlannedCommit(
+            commit = CommitRequest(
                 input_id,
                 conversation.version,
                 result.state.committed,
@@ -321,10 +324,11 @@ class Runner:
                 calls,
                 operations,
                 flush=not isinstance(result.command, CallLLM),
+                checked=checked and not early,
             )
             gate = self._call_early(conversation, result.command) if early else None
             try:
-                committed = await self._io(commit.apply, self._store, checked and not early)
+                committed = await self._commits.commit(commit)
             except VersionConflict:
                 self._abandon(conversation, result.command)
                 log.info("conversation %s: version conflict, reloading", conversation_id)

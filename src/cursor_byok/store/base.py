@@ -131,7 +131,27 @@ class ConversationSummary:
     updated_at_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class CommitRequest:
+    """One input's commit as `Store.commit_batch` takes it: `commit_input`'s
+    arguments, and `checked` for `commit_new_input`'s lookup of an earlier
+    commit of the same input."""
+
+    input_id: str
+    expected_version: int
+    next_state: ConversationState
+    result: JSONValue
+    llm_calls: Sequence[LLMCallRecord | CallStatusUpdate] = ()
+    operations: Sequence[ClientOperationRecord] = ()
+    flush: bool = True
+    checked: bool = False
+
+
 class Store(Protocol):
+    serial_writer: bool
+    """Whether commits are serialized on one connection anyway (SQLite), so
+    that batching them (`commit_batch`) costs no parallelism."""
+
     def load(self, conversation_id: str) -> Loaded | None: ...
 
     def find_input_commit(self, conversation_id: str, input_id: str) -> InputCommit | None: ...
@@ -188,6 +208,18 @@ class Store(Protocol):
     ) -> int | InputCommit:
         """`commit_input`, unless the input was committed before: then that
         earlier commit, and nothing is written (one transaction)."""
+        ...
+
+    def commit_batch(
+        self, requests: Sequence[CommitRequest]
+    ) -> list[int | InputCommit | StoreError]:
+        """Several inputs' commits, of any conversations, in one transaction,
+        in order, each in a savepoint of its own. The answer has one item per
+        request: the new version, the earlier commit of a `checked` input (a
+        duplicate: nothing written), or the StoreError that refused it (a
+        version conflict, a history rewrite...), which rolled back that
+        request alone. One flush covers the batch if any request asks for
+        one. An error of the transaction itself is raised: none landed."""
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:

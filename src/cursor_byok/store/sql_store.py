@@ -26,6 +26,7 @@ from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
 from cursor_byok.store.base import (
     CallStatusUpdate,
     ClientOperationRecord,
+    CommitRequest,
     ConversationSummary,
     InputCommit,
     LLMCallRecord,
@@ -139,6 +140,8 @@ def now_ms() -> int:
 class SQLStore(ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
+    serial_writer: bool = False
+    """One writer connection serializes commits (set where that holds)."""
     lock_row: ClassVar[str] = ""
     """Appended to the read of the conversation row a commit checks."""
     insertion_order: ClassVar[str] = "rowid"
@@ -254,6 +257,36 @@ class SQLStore(ABC):
             found = self._find(db, next_state.conversation_id, input_id)
             commit = (input_id, expected_version, next_state, result, llm_calls, operations)
             return found if found is not None else self._commit(db, *commit)
+
+    def commit_batch(
+        self, requests: Sequence[CommitRequest]
+    ) -> list[int | InputCommit | StoreError]:
+        answers: list[int | InputCommit | StoreError] = []
+        with self._transaction(any(request.flush for request in requests)) as db:
+            for request in requests:
+                db.execute("SAVEPOINT one_input")
+                try:
+                    answers.append(self._commit_request(db, request))
+                except StoreError as refused:
+                    db.execute("ROLLBACK TO SAVEPOINT one_input")
+                    answers.append(refused)
+                db.execute("RELEASE SAVEPOINT one_input")
+        return answers
+
+    def _commit_request(self, db: Executor, request: CommitRequest) -> int | InputCommit:
+        if request.checked:
+            found = self._find(db, request.next_state.conversation_id, request.input_id)
+            if found is not None:
+                return found
+        return self._commit(
+            db,
+            request.input_id,
+            request.expected_version,
+            request.next_state,
+            request.result,
+            request.llm_calls,
+            request.operations,
+        )
 
     def _commit(
         self,

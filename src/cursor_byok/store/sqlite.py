@@ -38,6 +38,8 @@ class SQLiteStore(SQLStore):
     """A `Store` over one SQLite file. Thread-safe: calls are serialized on
     one connection, so it can be used from a worker thread."""
 
+    serial_writer = True
+
     def __init__(self, path: str | os.PathLike[str], synchronous: Synchronous = "FULL") -> None:
         self.path = Path(path)
         _create_private(self.path)

@@ -1,0 +1,159 @@
+"""Group commit over a real SQLite file: commits that wait while a batch is
+written go together as the next one; each caller gets its own answer."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.loop import ConversationState
+from cursor_byok.runtime.commit_queue import CommitQueue
+from cursor_byok.store.base import CommitRequest, InputCommit, StoreError, VersionConflict
+from cursor_byok.store.sqlite import SQLiteStore
+from tests.store.test_store import grown
+
+
+class GatedStore:
+    """The real store; its next batch waits for `go` once `hold` is set, so
+    the test decides what queues meanwhile."""
+
+    def __init__(self, store: SQLiteStore, serial_writer: bool = True) -> None:
+        self.store = store
+        self.serial_writer = serial_writer
+        self.hold = False
+        self.go = threading.Event()
+        self.writing = threading.Event()
+        self.batches: list[list[str]] = []
+        self.fail_next = False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+    def commit_batch(
+        self, requests: Sequence[CommitRequest]
+    ) -> list[int | InputCommit | StoreError]:
+        self.batches.append([request.input_id for request in requests])
+        self.writing.set()
+        if self.hold:
+            assert self.go.wait(10)
+        if self.fail_next:
+            self.fail_next = False
+            raise OSError("disk I/O error")
+        return self.store.commit_batch(requests)
+
+
+@pytest.fixture
+def gated(tmp_path: Path) -> Iterator[GatedStore]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    try:
+        yield GatedStore(store)
+    finally:
+        store.close()
+
+
+def new(conversation_id: str, version: int = 0) -> CommitRequest:
+    state = grown(ConversationState(conversation_id), "hello")
+    return CommitRequest(f"{conversation_id}:in", version, state, {"c": conversation_id})
+
+
+async def thread_io(function: Callable[..., object], *args: object) -> object:
+    return await asyncio.to_thread(function, *args)
+
+
+async def test_commits_that_wait_for_a_batch_go_together_as_the_next(gated: GatedStore) -> None:
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    gated.hold = True
+    lone = asyncio.ensure_future(queue.commit(new("c0")))
+    await asyncio.to_thread(gated.writing.wait, 10)
+    waiting = [asyncio.ensure_future(queue.commit(new(f"c{i}"))) for i in range(1, 31)]
+    await asyncio.sleep(0.01)
+    gated.go.set()
+    assert await lone == 1
+    assert await asyncio.gather(*waiting) == [1] * 30
+    assert gated.batches == [["c0:in"], [f"c{i}:in" for i in range(1, 31)]]
+    assert queue.batches == 2
+    for i in range(31):
+        loaded = gated.store.load(f"c{i}")
+        assert loaded is not None and loaded.version == 1
+    queue.close()
+
+
+async def test_a_batch_is_bounded(gated: GatedStore) -> None:
+    queue = CommitQueue(gated, thread_io, max_batch=4)  # type: ignore[arg-type]
+    gated.hold = True
+    first = asyncio.ensure_future(queue.commit(new("c0")))
+    await asyncio.to_thread(gated.writing.wait, 10)
+    rest = [asyncio.ensure_future(queue.commit(new(f"c{i}"))) for i in range(1, 10)]
+    gated.go.set()
+    await asyncio.gather(first, *rest)
+    assert [len(batch) for batch in gated.batches] == [1, 4, 4, 1]
+    queue.close()
+
+
+async def test_a_refused_commit_fails_its_own_caller_only(gated: GatedStore) -> None:
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    assert await queue.commit(new("c1")) == 1
+    gated.hold = True
+    gated.writing.clear()
+    blocker = asyncio.ensure_future(queue.commit(new("c0")))
+    await asyncio.to_thread(gated.writing.wait, 10)
+    stale = asyncio.ensure_future(queue.commit(new("c1", version=0)))
+    fine = asyncio.ensure_future(queue.commit(new("c2")))
+    gated.go.set()
+    assert await blocker == 1
+    with pytest.raises(VersionConflict):
+        await stale
+    assert await fine == 1
+    queue.close()
+
+
+async def test_a_failed_transaction_fails_its_batch_and_the_next_goes_on(
+    gated: GatedStore,
+) -> None:
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    gated.hold, gated.fail_next = True, True
+    first = asyncio.ensure_future(queue.commit(new("c0")))
+    await asyncio.to_thread(gated.writing.wait, 10)
+    gated.go.set()
+    with pytest.raises(OSError, match="disk I/O"):
+        await first
+    assert gated.store.load("c0") is None
+    assert await queue.commit(new("c0")) == 1
+    queue.close()
+
+
+async def test_a_cancelled_caller_s_commit_still_lands(gated: GatedStore) -> None:
+    """As with any thread hop: the caller stops waiting, the write goes on."""
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    gated.hold = True
+    gone = asyncio.ensure_future(queue.commit(new("c0")))
+    await asyncio.to_thread(gated.writing.wait, 10)
+    gone.cancel()
+    staying = asyncio.ensure_future(queue.commit(new("c1")))
+    gated.go.set()
+    assert await staying == 1
+    assert gone.cancelled()
+    assert gated.store.load("c0") is not None
+    queue.close()
+
+
+async def test_a_store_with_parallel_writers_gets_one_hop_per_commit(gated: GatedStore) -> None:
+    gated.serial_writer = False
+    hops: list[str] = []
+
+    async def counting(function: Callable[..., object], *args: object) -> object:
+        hops.append(getattr(function, "__name__", "?"))
+        return await thread_io(function, *args)
+
+    queue = CommitQueue(gated, counting)  # type: ignore[arg-type]
+    answers = await asyncio.gather(*(queue.commit(new(f"c{i}")) for i in range(3)))
+    assert answers == [1, 1, 1]
+    assert hops == ["commit_one"] * 3 and gated.batches == []
+    resend = replace(new("c0", version=1), checked=True)  # a resend is looked up there too
+    assert await queue.commit(resend) == InputCommit("c0:in", 1, {"c": "c0"})
+    queue.close()
