@@ -19,11 +19,14 @@ from cursor_byok.llm.serialize import (
     sha256_hex,
 )
 from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
+from cursor_byok.loop.codec import command_to_json
+from cursor_byok.loop.commands import CallLLM, Transition
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
     ClientOperationRecord,
+    CommitRequest,
     InputCommit,
     LLMCallRecord,
     Loaded,
@@ -83,6 +86,24 @@ _CALL_STATUS = {
     "failed": CallStatus.FAILED,
     "canceled": CallStatus.CANCELED,
 }
+
+
+def planned_commit(input_id: str, version: int, step: Transition, checked: bool) -> CommitRequest:
+    """The commit of one transition: its state, its command as the input's
+    result and the rows its records name. The commit that plans a model call
+    is not flushed on its own (see `Store.commit_input`)."""
+    conversation_id = step.state.committed.conversation_id
+    calls, operations = store_records(conversation_id, step.records)
+    return CommitRequest(
+        input_id,
+        version,
+        step.state.committed,
+        command_to_json(step.command),
+        calls,
+        operations,
+        flush=not isinstance(step.command, CallLLM),
+        checked=checked,
+    )
 
 
 def store_records(

@@ -39,7 +39,6 @@ from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.llm.request_identity import RequestNotRebuilt
 from cursor_byok.llm.types import RequestMessages
-from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import (
     CallClient,
     CallLLM,
@@ -71,14 +70,13 @@ from cursor_byok.runtime.records import (
     FirstLoad,
     find_input,
     first_load,
+    planned_commit,
     saved_call,
     saved_tool_result,
-    store_records,
 )
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
-    CommitRequest,
     InputCommit,
     Store,
     VersionConflict,
@@ -314,18 +312,7 @@ class Runner:
                 self._publish(conversation_id, result.emit)
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
-            record = command_to_json(result.command)
-            calls, operations = store_records(conversation_id, result.records)
-            commit = CommitRequest(
-                input_id,
-                conversation.version,
-                result.state.committed,
-                record,
-                calls,
-                operations,
-                flush=not isinstance(result.command, CallLLM),
-                checked=checked and not early,
-            )
+            commit = planned_commit(input_id, conversation.version, result, checked and not early)
             gate = self._call_early(conversation, result.command) if early else None
             try:
                 committed = await self._commits.commit(commit)
@@ -349,7 +336,7 @@ class Runner:
                 await self._run_command(conversation, result.command)
             else:
                 self._gates.landed(conversation, gate)
-            return Outcome(duplicate=False, committed=True, result=record)
+            return Outcome(duplicate=False, committed=True, result=commit.result)
 
     def _call_early(self, conversation: Conversation, command: Command) -> EventGate | None:
         """Open the model call a commit plans while that commit is in flight
