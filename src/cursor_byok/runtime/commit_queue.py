@@ -37,15 +37,7 @@ writer (each commit costs well under a millisecond of it)."""
 def commit_one(store: Store, request: CommitRequest) -> Answer:
     """One request in a transaction of its own."""
     commit = store.commit_new_input if request.checked else store.commit_input
-    return commit(
-        request.input_id,
-        request.expected_version,
-        request.next_state,
-        request.result,
-        request.llm_calls,
-        request.operations,
-        request.flush,
-    )
+    return commit(*request.arguments())
 
 
 class CommitQueue:

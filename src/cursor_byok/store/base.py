@@ -146,6 +146,28 @@ class CommitRequest:
     flush: bool = True
     checked: bool = False
 
+    def arguments(
+        self,
+    ) -> tuple[
+        str,
+        int,
+        ConversationState,
+        JSONValue,
+        Sequence[LLMCallRecord | CallStatusUpdate],
+        Sequence[ClientOperationRecord],
+        bool,
+    ]:
+        """`commit_input`'s arguments, in its order."""
+        return (
+            self.input_id,
+            self.expected_version,
+            self.next_state,
+            self.result,
+            self.llm_calls,
+            self.operations,
+            self.flush,
+        )
+
 
 class Store(Protocol):
     serial_writer: bool

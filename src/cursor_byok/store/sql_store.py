@@ -237,7 +237,7 @@ class SQLStore(ABC):
     ) -> int:
         with self._transaction(flush) as db:
             commit = (input_id, expected_version, next_state, result, llm_calls, operations)
-            return self._commit(db, *commit)
+            return self._commit(db, CommitRequest(*commit))
 
     def commit_new_input(
         self,
@@ -254,9 +254,8 @@ class SQLStore(ABC):
         first read, on the writer's connection (whose cache no other writer
         makes stale), rather than a read transaction of its own."""
         with self._transaction(flush) as db:
-            found = self._find(db, next_state.conversation_id, input_id)
             commit = (input_id, expected_version, next_state, result, llm_calls, operations)
-            return found if found is not None else self._commit(db, *commit)
+            return self._commit_request(db, CommitRequest(*commit, checked=True))
 
     def commit_batch(
         self, requests: Sequence[CommitRequest]
@@ -274,30 +273,17 @@ class SQLStore(ABC):
         return answers
 
     def _commit_request(self, db: Executor, request: CommitRequest) -> int | InputCommit:
+        """The request's commit; a `checked` one's earlier commit instead,
+        looked up first in the same write transaction."""
         if request.checked:
             found = self._find(db, request.next_state.conversation_id, request.input_id)
             if found is not None:
                 return found
-        return self._commit(
-            db,
-            request.input_id,
-            request.expected_version,
-            request.next_state,
-            request.result,
-            request.llm_calls,
-            request.operations,
-        )
+        return self._commit(db, request)
 
-    def _commit(
-        self,
-        db: Executor,
-        input_id: str,
-        expected_version: int,
-        next_state: ConversationState,
-        result: JSONValue,
-        llm_calls: Sequence[LLMCallRecord | CallStatusUpdate],
-        operations: Sequence[ClientOperationRecord],
-    ) -> int:
+    def _commit(self, db: Executor, request: CommitRequest) -> int:
+        input_id, expected_version = request.input_id, request.expected_version
+        next_state, result = request.next_state, request.result
         conversation_id = next_state.conversation_id
         row = db.execute(
             "SELECT version, message_count, messages_hash FROM conversations"
@@ -329,9 +315,9 @@ class SQLStore(ABC):
         )
         if recorded.rowcount != 1:
             raise VersionConflict(f"input {input_id!r} is already committed")
-        for call in llm_calls:
+        for call in request.llm_calls:
             self._upsert_llm_call(db, call)
-        for operation in operations:
+        for operation in request.operations:
             db.execute(UPSERT_OPERATION, operation_row(operation, now))
         return version
 
