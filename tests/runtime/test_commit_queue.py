@@ -13,7 +13,7 @@ import pytest
 
 from cursor_byok.loop import ConversationState
 from cursor_byok.runtime.commit_queue import CommitQueue
-from cursor_byok.store.base import CommitRequest, InputCommit, StoreError, VersionConflict
+from cursor_byok.store.base import CommitRequest, InputCommit, VersionConflict
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.store.test_store import grown
 
@@ -36,7 +36,7 @@ class GatedStore:
 
     def commit_batch(
         self, requests: Sequence[CommitRequest]
-    ) -> list[int | InputCommit | StoreError]:
+    ) -> list[int | InputCommit | Exception]:
         self.batches.append([request.input_id for request in requests])
         self.writing.set()
         if self.hold:

@@ -37,7 +37,6 @@ from cursor_byok.store.base import (
     CommitRequest,
     InputCommit,
     OperationStatus,
-    StoreError,
 )
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
@@ -574,7 +573,7 @@ class HeldCommits:
 
     def commit_batch(
         self, requests: Sequence[CommitRequest]
-    ) -> list[int | InputCommit | StoreError]:
+    ) -> list[int | InputCommit | Exception]:
         if any(not request.flush for request in requests):
             self.waiting.set()
             assert self.go.wait(10)

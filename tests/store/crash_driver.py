@@ -34,7 +34,7 @@ from cursor_byok.loop import CallClient, Final, Status, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.base import InputCommit, StoreError
+from cursor_byok.store.base import InputCommit
 from cursor_byok.store.database import open_store, parse_database
 from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
@@ -83,8 +83,8 @@ class KillingStore:
         value: int | InputCommit = self._write("commit_new_input", *args)
         return value
 
-    def commit_batch(self, *args: Any) -> list[int | InputCommit | StoreError]:
-        answers: list[int | InputCommit | StoreError] = self._write("commit_batch", *args)
+    def commit_batch(self, *args: Any) -> list[int | InputCommit | Exception]:
+        answers: list[int | InputCommit | Exception] = self._write("commit_batch", *args)
         return answers
 
     def save_llm_call(self, *args: Any) -> None:

@@ -64,16 +64,33 @@ def test_a_checked_resend_answers_its_earlier_commit_and_writes_nothing(store: S
     assert loaded is not None and loaded.version == 1
 
 
-def test_a_failed_transaction_lands_nothing(store: SQLStore) -> None:
-    """An error that is not a refusal (here a result that cannot be stored)
-    aborts the whole batch: the commits before it are not kept either."""
+def test_a_request_that_cannot_be_stored_fails_alone(store: SQLStore) -> None:
+    """An error of one request's own (here a result that cannot be encoded)
+    is its answer, as a refusal is: the commits around it still land."""
     fine = first("c1", "a")
     broken = CommitRequest("c2:in-1", 0, grown(ConversationState("c2"), "b"), {"n": object()})  # type: ignore[dict-item]
-    with pytest.raises(TypeError):
-        store.commit_batch([fine, broken])
-    assert store.load("c1") is None
+    answers = store.commit_batch([fine, broken, first("c3", "c")])
+    assert answers[0] == 1 and answers[2] == 1
+    assert isinstance(answers[1], TypeError)
+    assert store.load("c1") is not None and store.load("c3") is not None
     assert store.load("c2") is None
-    assert store.commit_batch([fine]) == [1]  # the store is usable after it
+
+
+def test_a_transaction_that_cannot_commit_lands_nothing(
+    store: SQLStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch's own failure (here its transaction cannot be opened) is
+    raised to the caller, and nothing of it is kept."""
+
+    def broken(flush: bool = True) -> object:
+        raise OSError("disk I/O error")
+
+    monkeypatch.setattr(store, "_transaction", broken)
+    with pytest.raises(OSError, match="disk I/O"):
+        store.commit_batch([first("c1", "a")])
+    monkeypatch.undo()
+    assert store.load("c1") is None
+    assert store.commit_batch([first("c1", "a")]) == [1]  # the store is usable after it
 
 
 def test_only_sqlite_serializes_its_writers(store: SQLStore, backend: Backend) -> None:

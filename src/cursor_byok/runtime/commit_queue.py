@@ -65,7 +65,7 @@ class CommitQueue:
 
     async def commit(self, request: CommitRequest) -> Answer:
         """What `Store.commit_new_input` (checked) or `commit_input` answers,
-        or the StoreError that refused the request, raised."""
+        or the error that refused the request, raised."""
         if self._writer is None:
             self.batches += 1
             answer: Answer = await self._io(commit_one, self._store, request)
@@ -97,7 +97,7 @@ class CommitQueue:
         self,
         loop: asyncio.AbstractEventLoop,
         batch: list[Waiting],
-        written: asyncio.Future[list[Answer | StoreError]],
+        written: asyncio.Future[list[Answer | Exception]],
     ) -> None:
         self._writing = False
         answers: list[Answer | BaseException]

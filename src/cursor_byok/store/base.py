@@ -234,14 +234,16 @@ class Store(Protocol):
 
     def commit_batch(
         self, requests: Sequence[CommitRequest]
-    ) -> list[int | InputCommit | StoreError]:
+    ) -> list[int | InputCommit | Exception]:
         """Several inputs' commits, of any conversations, in one transaction,
         in order, each in a savepoint of its own. The answer has one item per
         request: the new version, the earlier commit of a `checked` input (a
-        duplicate: nothing written), or the StoreError that refused it (a
-        version conflict, a history rewrite...), which rolled back that
-        request alone. One flush covers the batch if any request asks for
-        one. An error of the transaction itself is raised: none landed."""
+        duplicate: nothing written), or the error that refused it (a
+        StoreError: a version conflict, a history rewrite...; or an error of
+        that request's own, such as a value that cannot be stored), which
+        rolled back that request alone. One flush covers the batch if any
+        request asks for one. An error of the transaction itself is raised:
+        none landed."""
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:

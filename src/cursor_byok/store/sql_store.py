@@ -259,14 +259,17 @@ class SQLStore(ABC):
 
     def commit_batch(
         self, requests: Sequence[CommitRequest]
-    ) -> list[int | InputCommit | StoreError]:
-        answers: list[int | InputCommit | StoreError] = []
+    ) -> list[int | InputCommit | Exception]:
+        answers: list[int | InputCommit | Exception] = []
         with self._transaction(any(request.flush for request in requests)) as db:
             for request in requests:
                 db.execute("SAVEPOINT one_input")
                 try:
                     answers.append(self._commit_request(db, request))
-                except StoreError as refused:
+                except Exception as refused:  # noqa: BLE001 (that request's answer)
+                    # A refusal, or an error of this request's own (a value
+                    # that cannot be stored, a constraint): rolled back alone.
+                    # If the transaction itself broke, this rollback raises.
                     db.execute("ROLLBACK TO SAVEPOINT one_input")
                     answers.append(refused)
                 db.execute("RELEASE SAVEPOINT one_input")
