@@ -9,6 +9,10 @@ It reads one JSON command a line on stdin and answers with one JSON line:
       h2c (`server-h2`, up to 100 streams per connection). Answers per
       stream: time to the first delta, the gaps between reads (HTTP/2: messages)
       that carried deltas, how many deltas arrived, first/last arrival.
+      With `"turns": K`, a steady load instead of a burst: N slots of K
+      streams back to back, their starts spread over one stream's length;
+      it answers the streams begun while all N were open and the deltas
+      per second that arrived meanwhile (`rate`).
   {"op": "turn", "conversation": C, "turn": K, "url": server URL}
       one turn of a tool session through the server: the model calls read_file,
       the client answers, the model answers in text.
@@ -27,7 +31,7 @@ import json
 import resource
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +144,7 @@ class Stream:
     """What one stream saw, perf_counter() seconds."""
 
     ttft_s: float = 0.0
+    start_s: float = 0.0
     deltas: int = 0
     first_s: float = 0.0
     last_s: float = 0.0
@@ -152,7 +157,7 @@ class Stream:
         if self.deltas:
             self.gaps_ms.append((now - self.last_s) * 1000)
         else:
-            self.ttft_s, self.first_s = now - sent, now
+            self.ttft_s, self.first_s, self.start_s = now - sent, now, sent
         self.deltas += text_chars // TOKEN_CHARS
         self.last_s = now
 
@@ -302,9 +307,11 @@ class H2Pool:
         self.opened = 0
         self._lock = asyncio.Lock()
 
-    async def open(self) -> RunStream:
+    async def open(self, slot: int | None = None) -> RunStream:
+        """A new Run stream: on the next connection with room, or with `slot`
+        (steady load: one stream at a time per slot) on that slot's."""
         async with self._lock:
-            index = self.opened // STREAMS_PER_CONNECTION
+            index = (self.opened if slot is None else slot) // STREAMS_PER_CONNECTION
             self.opened += 1
             while len(self.connections) <= index:
                 self.connections.append(await H2Client.connect(self.url))
@@ -318,12 +325,14 @@ class H2Pool:
         self.opened = 0
 
 
-async def server_h2_turn(pool: H2Pool, text: str, conversation_id: str, turn: int) -> Stream:
+async def server_h2_turn(
+    pool: H2Pool, text: str, conversation_id: str, turn: int, slot: int | None = None
+) -> Stream:
     """One turn as one Run stream: the run request and the exec answers go up
     the request stream while the answer streams down."""
     seen = Stream()
     try:
-        stream = await pool.open()
+        stream = await pool.open(slot)
         sent = time.perf_counter()
         await stream.send(run_request(text, conversation_id, turn))
         while not isinstance(item := await stream.next(within=300), End):
@@ -355,31 +364,66 @@ class Client:
             self.servers[url] = Pool(url)
         return self.servers[url]
 
-    async def streams(self, command: dict[str, Any]) -> dict[str, Any]:
-        n, deltas, pace_ms, tag = (
-            command["n"],
-            command["deltas"],
-            command["pace_ms"],
-            command["tag"],
-        )
-        began = time.perf_counter()
+    def one_stream(self, command: dict[str, Any]) -> Callable[[str, int], Awaitable[Stream]]:
+        """What one stream of a `streams` command is: (tag, slot) -> Stream."""
+        deltas, pace_ms = command["deltas"], command["pace_ms"]
+        text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] say something"
         if command["mode"] == "direct":
-            done = await asyncio.gather(
-                *(direct_stream(self.provider, deltas, pace_ms, f"{tag}-{i}") for i in range(n))
-            )
-        elif command["mode"] == "server-h2":
-            text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] say something"
+            return lambda tag, _: direct_stream(self.provider, deltas, pace_ms, tag)
+        if command["mode"] == "server-h2":
             pool = self.h2.setdefault(command["url"], H2Pool(command["url"]))
             pool.new_round()
-            done = await asyncio.gather(
-                *(server_h2_turn(pool, text, f"{tag}-{i}", 1) for i in range(n))
-            )
-        else:
-            text = f"[bench deltas={deltas} pace_ms={pace_ms:g}] say something"
-            done = await asyncio.gather(
-                *(server_turn(self.server(command["url"]), text, f"{tag}-{i}", 1) for i in range(n))
-            )
+            steady = command.get("turns", 0) > 0
+            return lambda tag, slot: server_h2_turn(pool, text, tag, 1, slot if steady else None)
+        server = self.server(command["url"])
+        return lambda tag, _: server_turn(server, text, tag, 1)
+
+    async def streams(self, command: dict[str, Any]) -> dict[str, Any]:
+        """A burst (all N streams at once), or with `turns` a steady load."""
+        if command.get("turns", 0) > 0:
+            return await self.steady(command)
+        n, tag = command["n"], command["tag"]
+        began = time.perf_counter()
+        one = self.one_stream(command)
+        done = await asyncio.gather(*(one(f"{tag}-{i}", i) for i in range(n)))
         return {"wall_s": time.perf_counter() - began, "streams": [asdict(s) for s in done]}
+
+    async def steady(self, command: dict[str, Any]) -> dict[str, Any]:
+        """N slots, each running `turns` streams back to back, their starts
+        spread evenly over one stream's length: from the last slot's start
+        until the first slot's end, N streams are open at every moment and
+        the offered load is a steady N x (1000 / pace_ms) deltas/s. Answers
+        the streams that started in that window and the deltas per second
+        that arrived in it."""
+        n, tag, turns = command["n"], command["tag"], command["turns"]
+        length_s = command["deltas"] * command["pace_ms"] / 1000
+        one = self.one_stream(command)
+        began = time.perf_counter()
+
+        async def slot(i: int) -> list[Stream]:
+            await asyncio.sleep(max(0.0, began + i * length_s / n - time.perf_counter()))
+            return [await one(f"{tag}-{i}-{k}", i) for k in range(turns)]
+
+        slots = await asyncio.gather(*(slot(i) for i in range(n)))
+        opened = began + (n - 1) * length_s / n  # the last slot's start
+        closing = min(max(s.last_s for s in streams) for streams in slots)
+        window = [s for streams in slots for s in streams if opened <= s.start_s < closing]
+        if closing <= opened:  # too few turns for a steady window
+            window, rate = [s for streams in slots for s in streams], None
+        else:
+            rate = sum(
+                s.deltas * overlap(s.first_s, s.last_s, opened, closing)
+                for streams in slots
+                for s in streams
+                if s.error is None
+            ) / (closing - opened)
+        failed = [s for streams in slots for s in streams if s.error is not None]
+        return {
+            "wall_s": time.perf_counter() - began,
+            "streams": [asdict(s) for s in window + [f for f in failed if f not in window]],
+            "rate": rate,
+            "deltas": sum(s.deltas for streams in slots for s in streams),
+        }
 
     async def turn(self, command: dict[str, Any]) -> dict[str, Any]:
         turn = command["turn"]
@@ -387,6 +431,14 @@ class Client:
         pool = self.server(command["url"])
         seen = await server_turn(pool, text, command["conversation"], turn)
         return asdict(seen)
+
+
+def overlap(first: float, last: float, start: float, end: float) -> float:
+    """The share of a stream's deltas that arrived in [start, end], its
+    deltas taken as evenly paced between its first and last."""
+    if last <= first:
+        return 1.0 if start <= first <= end else 0.0
+    return max(0.0, min(last, end) - max(first, start)) / (last - first)
 
 
 async def main(provider_url: str) -> None:

@@ -19,6 +19,14 @@ Prints, from one run, per level N (the names are read by scripts):
   added_gap_p99_ms[N]           gap between reads carrying deltas, p99, through - direct
   relay_cpu_us_per_delta[N]     server process CPU over the deltas it relayed
   relayed_deltas_per_s[N]       deltas reaching the clients per second (offered: N x 100)
+Those are burst rounds: a round opens its N streams at once. At N > 1 the
+same figures follow suffixed [steady], from steady rounds: N slots each run
+4 streams back to back (--steady-turns), their starts spread over one
+stream's length, so N streams are open at every moment and the offered load
+is N x 100 deltas/s throughout; the figures come from the streams begun
+while all N were open, the rate from the deltas that arrived meanwhile. A
+burst lets the server take many streams' deltas per wake-up; a steady load
+is what it must sustain.
 and, from one tool session of T turns (T = 200 unless --turns) on one conversation:
   turn_cpu_ratio_T_over_5       server CPU per turn (the median turn, from the server's
                                 own CPU clock), turns T-9..T over turns 2..5
@@ -54,6 +62,10 @@ ROUNDS = {1: 10, 50: 3, 200: 2}
 DELTAS = 100
 PACE_MS = 10.0
 TURNS = 200
+STEADY_TURNS = 4
+"""Streams per slot in a steady round: the first and last are ramps, the
+middle ones run with all N open."""
+STEADY_ROUNDS = 2
 STACKS = ("hypercorn", "hypercorn-uvloop", "uvicorn", "uvicorn-fast", "granian")
 HTTP2_STACKS = ("hypercorn", "hypercorn-uvloop", "granian")
 PATHS = ("http1", "h2")
@@ -86,6 +98,10 @@ def required_keys(levels: Sequence[int], turns: int) -> list[str]:
         f"relay_cpu_us_per_delta[{high}][h2]",
         f"turn_cpu_ratio_{turns}_over_5",
         f"db_bytes_per_turn_ratio_{turns}_over_5",
+        f"added_ttft_p50_ms[{high}][steady]",
+        f"added_gap_p99_ms[{high}][steady]",
+        f"relay_cpu_us_per_delta[{high}][steady]",
+        f"relayed_deltas_per_s[{high}][steady]",
     ]
 
 
@@ -269,12 +285,20 @@ class Side:
     streams: list[dict[str, Any]] = field(default_factory=list)
     cpu_s: float = 0.0
     rates: list[float] = field(default_factory=list)
+    relayed: int = 0
+    """Every delta of the rounds (a steady round answers the streams of its
+    steady window only, but the server's CPU covers all of them)."""
 
     def add(self, answer: dict[str, Any], cpu: float) -> None:
         done = [s for s in answer["streams"] if s["error"] is None and s["deltas"]]
         self.streams += answer["streams"]
         self.cpu_s += cpu
-        if done:
+        burst = sum(s["deltas"] for s in answer["streams"] if s["error"] is None)
+        self.relayed += answer.get("deltas", burst)
+        if "rate" in answer:  # steady: the load client measured its window
+            if answer["rate"] is not None:
+                self.rates.append(answer["rate"])
+        elif done:
             window = max(s["last_s"] for s in done) - min(s["first_s"] for s in done)
             # A one-delta window is no rate: count it over the pace instead.
             self.rates.append(sum(s["deltas"] for s in done) / max(window, 1e-3))
@@ -289,7 +313,7 @@ class Side:
 
     @property
     def deltas(self) -> int:
-        return sum(s["deltas"] for s in self.ok)
+        return self.relayed
 
     def ttft_ms(self, q: float) -> float:
         return percentile([s["ttft_s"] * 1000 for s in self.ok if s["deltas"]], q)
@@ -307,10 +331,13 @@ def run_level(
     servers: Sequence[Server],
     label: str = "",
     paths: Sequence[str] = PATHS,
+    steady: int = 0,
 ) -> dict[str, Side]:
     """`rounds` paired rounds of N streams; every conversation is new (`label` +
     level + round + candidate + index). Each server is visited once per path
-    it serves (the HTTP/2 path only on stacks that speak it)."""
+    it serves (the HTTP/2 path only on stacks that speak it). With `steady`,
+    a round is a steady load of N slots of `steady` streams each, instead of
+    a burst of N streams (load_client.py)."""
     order: list[tuple[Server, str] | None] = [None]
     for server in servers:
         order += [(server, path) for path in paths if path == "http1" or server.speaks_h2]
@@ -326,6 +353,7 @@ def run_level(
                 "pace_ms": pace_ms,
                 "tag": f"{label}n{n}-r{r}",
                 "mode": "direct",
+                "turns": steady,
             }
             if visit is None:
                 sides["direct"].add(client.ask(command), 0.0)
@@ -417,6 +445,7 @@ def report(
     session: Session | None,
     offered: float,
     out: TextIO,
+    steady: dict[int, dict[str, Side]] | None = None,
 ) -> None:
     def line(text: str) -> None:
         print(text, file=out, flush=True)
@@ -428,6 +457,17 @@ def report(
             line(text)
         if f"{first} h2" in sides:  # the same figures for the HTTP/2 path, suffixed [h2]
             for text in level_lines(n, sides, f"{first} h2", "[h2]"):
+                line(text)
+    for n, sides in (steady or {}).items():  # the same figures, suffixed [steady]
+        line(
+            f"# N={n} steady: {n} streams open at every moment, {n * offered:.0f} deltas/s "
+            "offered throughout (starts spread over one stream's length, each slot's "
+            "streams back to back); figures from the streams begun while all were open"
+        )
+        for text in level_lines(n, sides, first, "[steady]"):
+            line(text)
+        if f"{first} h2" in sides:
+            for text in level_lines(n, sides, f"{first} h2", "[h2][steady]"):
                 line(text)
     names = [name for name in next(iter(levels.values()), {}) if name != "direct"]
     if len(names) > 1:
@@ -500,6 +540,7 @@ def run(
     out: TextIO = sys.stdout,
     keep: Path | None = None,
     paths: Sequence[str] = PATHS,
+    steady_turns: int = STEADY_TURNS,
 ) -> None:
     """The whole benchmark; `keep` keeps the servers' folders (logs, databases)."""
     rounds = rounds or ROUNDS
@@ -513,6 +554,13 @@ def run(
                 n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers, "", paths)
                 for n in levels
             }
+            steady = {
+                n: run_level(
+                    n, STEADY_ROUNDS, deltas, pace_ms, client, servers, "s-", paths, steady_turns
+                )
+                for n in levels
+                if n > 1 and steady_turns > 0
+            }
             session = tool_session(turns, client, servers[0]) if turns >= 6 else None
         print(
             f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
@@ -520,7 +568,7 @@ def run(
             f"{', '.join(s.name for s in servers)}",
             file=out,
         )
-        report(results, servers, session, 1000 / pace_ms, out)
+        report(results, servers, session, 1000 / pace_ms, out, steady)
     finally:
         if keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -565,6 +613,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="http1: RunSSE + BidiAppend; h2: Run over h2c (stacks that speak HTTP/2)",
     )
     parser.add_argument(
+        "--steady-turns",
+        type=int,
+        default=STEADY_TURNS,
+        help="streams per slot of the steady rounds at N > 1 (0: burst rounds only)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="a few seconds: levels 1 and 4, 20 deltas, a 12-turn session",
@@ -583,6 +637,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             clients=args.clients,
             keep=args.keep,
             paths=args.paths,
+            steady_turns=3,
         )
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
@@ -596,6 +651,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.clients,
         keep=args.keep,
         paths=args.paths,
+        steady_turns=args.steady_turns,
     )
 
 
