@@ -471,13 +471,15 @@ def report(
                 line(text)
     names = [name for name in next(iter(levels.values()), {}) if name != "direct"]
     if len(names) > 1:
-        line("# side by side (same rounds, alternating):")
+        line("# side by side (same rounds, alternating; N followed by s: steady rounds):")
         line(
             f"# {'candidate':<24} {'N':>4} {'cpu us/delta':>12} {'+ttft p50':>10} "
             f"{'+gap p99':>9} {'deltas/s':>9} {'failed':>6}"
         )
+        rows = [(f"{n}", sides) for n, sides in levels.items()]
+        rows += [(f"{n}s", sides) for n, sides in (steady or {}).items()]  # 200s: steady
         for name in names:
-            for n, sides in levels.items():
+            for n, sides in rows:
                 side, direct = sides[name], sides["direct"]
                 cpu = side.cpu_s / side.deltas * 1e6 if side.deltas else float("nan")
                 rate = statistics.fmean(side.rates) if side.rates else float("nan")
