@@ -160,6 +160,10 @@ class _Httpx2Response:
         self._response = response
         self.status = response.status_code
         self.headers: Mapping[str, str] = response.headers
+        self._body = self.chunks()
+
+    async def read(self) -> bytes:
+        return await anext(self._body, b"")
 
     async def chunks(self) -> AsyncIterator[bytes]:
         from cursor_byok.llm.http import TransportError, UpstreamError  # noqa: PLC0415

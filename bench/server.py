@@ -476,15 +476,15 @@ def report(
             f"# {'candidate':<24} {'N':>4} {'cpu us/delta':>12} {'+ttft p50':>10} "
             f"{'+gap p99':>9} {'deltas/s':>9} {'failed':>6}"
         )
-        rows = [(f"{n}", sides) for n, sides in levels.items()]
-        rows += [(f"{n}s", sides) for n, sides in (steady or {}).items()]  # 200s: steady
+        rows = [(f"{level}", sides) for level, sides in levels.items()]
+        rows += [(f"{level}s", sides) for level, sides in (steady or {}).items()]  # steady
         for name in names:
-            for n, sides in rows:
+            for row, sides in rows:
                 side, direct = sides[name], sides["direct"]
                 cpu = side.cpu_s / side.deltas * 1e6 if side.deltas else float("nan")
                 rate = statistics.fmean(side.rates) if side.rates else float("nan")
                 line(
-                    f"# {name:<24} {n:>4} {cpu:>12.1f} "
+                    f"# {name:<24} {row:>4} {cpu:>12.1f} "
                     f"{side.ttft_ms(50) - direct.ttft_ms(50):>10.2f} "
                     f"{side.gap_ms(99) - direct.gap_ms(99):>9.2f} {rate:>9.0f} "
                     f"{side.failures:>6}"

@@ -75,16 +75,19 @@ class HTTPResponse:
         self.status: int = response.status
         self.headers: Mapping[str, str] = {k.lower(): v for k, v in response.headers.items()}
 
-    async def chunks(self) -> AsyncGenerator[bytes]:
-        """Body bytes as received; a network failure raises `TransportError`."""
-        import aiohttp  # noqa: PLC0415
-
+    async def read(self) -> bytes:
+        """The body bytes received since the last read (waiting for some), b""
+        once the body has ended; a network failure raises `TransportError`.
+        One coroutine per chunk: a streamed answer reads one per delta."""
         try:
-            async for chunk in self._response.content.iter_any():
-                yield chunk
-        except (TimeoutError, OSError, aiohttp.ClientError) as exc:
-            waited = ("read", self._read_timeout) if isinstance(exc, TimeoutError) else None
-            raise TransportError(error_from_exception(exc), waited) from exc
+            return await self._response.content.readany()
+        except Exception as exc:
+            raise _body_error(exc, self._read_timeout) from exc
+
+    async def chunks(self) -> AsyncGenerator[bytes]:
+        """Body bytes as received (`read` until the end)."""
+        while chunk := await self.read():
+            yield chunk
 
     def close(self) -> None:
         """Done with the body: a fully read connection goes back to the pool."""
@@ -146,6 +149,17 @@ class HTTPClient:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _body_error(exc: Exception, read_timeout: float) -> Exception:
+    """A failure while reading a body as the `TransportError` it means; any
+    other exception (a bug) is raised as it is."""
+    import aiohttp  # noqa: PLC0415
+
+    if not isinstance(exc, TimeoutError | OSError | aiohttp.ClientError):
+        return exc
+    waited = ("read", read_timeout) if isinstance(exc, TimeoutError) else None
+    return TransportError(error_from_exception(exc), waited)
 
 
 def make_client(**options: Any) -> HTTPClient:

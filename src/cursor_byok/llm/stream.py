@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncGenerator
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -61,7 +60,8 @@ class SSEResponseStream:
         self._sse = SSEParser()
         self._pending: deque[ResponseEvent] = deque()
         self._response: HTTPResponse | None = None
-        self._chunks: AsyncGenerator[bytes] | None = None
+        self._body: HTTPResponse | None = None
+        """The response whose body is being read (None before and after)."""
         self._started = False
         self._closed = False
 
@@ -94,19 +94,21 @@ class SSEResponseStream:
         if not self._started:
             self._started = True
             await self._open()
-        elif self._chunks is not None:
+        elif self._body is not None:
             try:
-                chunk = await anext(self._chunks)
-            except StopAsyncIteration:
-                for event in self._sse.flush():
-                    if self._assembler.terminated:
-                        break
-                    self._parser.on_event(event)
-                self._parser.on_end()
+                chunk = await self._body.read()
             except TransportError as exc:
                 self._assembler.fail(self._transport_error(exc))
             else:
-                feed_bytes(self._sse, self._parser, chunk)
+                if chunk:
+                    feed_bytes(self._sse, self._parser, chunk)
+                else:
+                    self._body = None
+                    for event in self._sse.flush():
+                        if self._assembler.terminated:
+                            break
+                        self._parser.on_event(event)
+                    self._parser.on_end()
         self._drain()
 
     async def _open(self) -> None:
@@ -124,7 +126,7 @@ class SSEResponseStream:
             await self._release()
             self._assembler.fail(error_from_response(response.status, response.headers, body))
             return
-        self._chunks = response.chunks()
+        self._body = response
         self._pending.append(StartEvent())
 
     def _transport_error(self, exc: TransportError) -> UpstreamError:
@@ -165,11 +167,6 @@ class SSEResponseStream:
         if self._closed:
             return
         self._closed = True
-        chunks, self._chunks = self._chunks, None
-        if chunks is not None:
-            # The body's generator stops at the stream's last event, before
-            # its end: closed here, not left to the collector, whose hook
-            # wakes the loop from a thread-safe call to schedule a task.
-            await chunks.aclose()
+        self._body = None
         if self._response is not None:
             self._response.close()
