@@ -14,6 +14,7 @@ only says whether a retry can help and how long the provider asked to wait.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncGenerator, Mapping
@@ -67,22 +68,48 @@ class TransportError(Exception):
 
 
 class HTTPResponse:
-    """A response whose body is read as it arrives."""
+    """A response whose body is read as it arrives.
+
+    The stall timeout on the body is kept here, not by aiohttp: its
+    `sock_read` timer is cancelled and made anew on every chunk received, a
+    timer handle per delta, and cancelled handles pile up in the loop's heap
+    by the thousand under load. Here one timer per response fires when the
+    timeout could first have run out, and re-arms itself for the latest
+    chunk's deadline if data came meanwhile. (aiohttp's timer still covers
+    the wait for the response head.)"""
 
     def __init__(self, response: aiohttp.ClientResponse, read_timeout: float) -> None:
         self._response = response
         self._read_timeout = read_timeout
         self.status: int = response.status
         self.headers: Mapping[str, str] = {k.lower(): v for k, v in response.headers.items()}
+        self._loop = asyncio.get_running_loop()
+        self._last_read = self._loop.time()
+        self._stall: asyncio.TimerHandle | None = None
+        connection = response.connection
+        protocol = connection.protocol if connection is not None else None
+        if protocol is not None and read_timeout > 0:
+            protocol.read_timeout = None  # from the next chunk on, aiohttp sets no timer
+            self._stall = self._loop.call_at(self._last_read + read_timeout, self._check_stall)
+
+    def _check_stall(self) -> None:
+        deadline = self._last_read + self._read_timeout
+        if self._loop.time() < deadline:
+            self._stall = self._loop.call_at(deadline, self._check_stall)
+            return
+        self._stall = None
+        self._response.content.set_exception(TimeoutError("no body data within the stall timeout"))
 
     async def read(self) -> bytes:
         """The body bytes received since the last read (waiting for some), b""
         once the body has ended; a network failure raises `TransportError`.
         One coroutine per chunk: a streamed answer reads one per delta."""
         try:
-            return await self._response.content.readany()
+            chunk = await self._response.content.readany()
         except Exception as exc:
             raise _body_error(exc, self._read_timeout) from exc
+        self._last_read = self._loop.time()
+        return chunk
 
     async def chunks(self) -> AsyncGenerator[bytes]:
         """Body bytes as received (`read` until the end)."""
@@ -91,6 +118,9 @@ class HTTPResponse:
 
     def close(self) -> None:
         """Done with the body: a fully read connection goes back to the pool."""
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
         self._response.release()
 
 
