@@ -314,6 +314,13 @@ class Runner:
                 return Outcome(duplicate=False, committed=False, result=None)
             commit = planned_commit(input_id, conversation.version, result, checked and not early)
             gate = self._call_early(conversation, result.command) if early else None
+            if gate is not None:
+                # One loop step for the call's first: on a warm connection it
+                # builds and writes its request before the commit reaches the
+                # store's writer thread, whose Python would otherwise hold the
+                # GIL while the request is built (0.5 ms of the first token at
+                # one stream). Nothing is published before the commit lands.
+                await asyncio.sleep(0)
             try:
                 committed = await self._commits.commit(commit)
             except VersionConflict:
