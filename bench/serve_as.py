@@ -8,9 +8,12 @@ and router; it swaps only the object that serves the ASGI app
 (`transport.wire.http_server.HttpServer`) or the one that sends provider
 requests (`llm.http.make_client`).
 
-Stacks: hypercorn (as shipped: h11/h2, asyncio), hypercorn-uvloop (the same
-on uvloop's event loop), uvicorn (h11, HTTP/1.1 only,
-the stack shipped before `Run`), uvicorn-fast (httptools, uvloop), granian
+Stacks: one-port (as shipped: uvicorn's httptools for HTTP/1.1 and hypercorn
+for h2c on one port, asyncio), hypercorn (hypercorn for both: h11/h2, the
+stack shipped before), hypercorn-uvloop (that on uvloop's event loop),
+uvicorn (h11, HTTP/1.1 only,
+the stack shipped before `Run`), uvicorn-httptools (httptools, asyncio's
+loop), uvicorn-fast (httptools, uvloop), granian
 (Rust HTTP/1.1 and HTTP/2, asyncio app loop).
 Clients: aiohttp (as shipped), httpx2 (the client shipped before; same
 connection limit as aiohttp here, so only the library differs).
@@ -32,7 +35,15 @@ import httpx2
 
 from cursor_byok.transport.wire.http_server import HttpServer as ShippedServer
 
-STACKS = ("hypercorn", "hypercorn-uvloop", "uvicorn", "uvicorn-fast", "granian")
+STACKS = (
+    "one-port",
+    "hypercorn",
+    "hypercorn-uvloop",
+    "uvicorn",
+    "uvicorn-httptools",
+    "uvicorn-fast",
+    "granian",
+)
 CLIENTS = ("aiohttp", "httpx2")
 
 
@@ -78,6 +89,20 @@ class _Served:
             loop.add_signal_handler(sig, self.stop)
 
 
+class HypercornServer(ShippedServer):
+    """hypercorn alone on the port, HTTP/1.1 and HTTP/2 (the stack shipped
+    before HTTP/1.1 went to httptools)."""
+
+    async def serve(self) -> None:
+        from hypercorn.asyncio import serve  # noqa: PLC0415
+
+        if self.signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self.stop)
+        await serve(self.app, self.config, shutdown_trigger=self._stop.wait)
+
+
 class UvicornServer(_Served):
     """uvicorn, HTTP/1.1 only (the stack shipped before HTTP/2)."""
 
@@ -103,8 +128,14 @@ class UvicornServer(_Served):
         await task
 
 
-class UvicornFastServer(UvicornServer):
+class UvicornHttptoolsServer(UvicornServer):
+    """uvicorn's httptools protocol on asyncio's own event loop."""
+
     http = "httptools"
+
+
+class UvicornFastServer(UvicornHttptoolsServer):
+    """httptools on uvloop."""
 
 
 class GranianServer(_Served):
@@ -130,12 +161,15 @@ class GranianServer(_Served):
         await task
 
 
-SERVERS: dict[str, type[_Served]] = {
+SERVERS: dict[str, type[Any]] = {
+    "hypercorn": HypercornServer,
+    "hypercorn-uvloop": HypercornServer,
     "uvicorn": UvicornServer,
+    "uvicorn-httptools": UvicornHttptoolsServer,
     "uvicorn-fast": UvicornFastServer,
     "granian": GranianServer,
 }
-HTTP2 = ("hypercorn", "hypercorn-uvloop", "granian")
+HTTP2 = ("one-port", "hypercorn", "hypercorn-uvloop", "granian")
 """The stacks that serve `Run` (HTTP/2) besides HTTP/1.1."""
 
 

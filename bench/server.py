@@ -66,8 +66,16 @@ STEADY_TURNS = 4
 """Streams per slot in a steady round: the first and last are ramps, the
 middle ones run with all N open."""
 STEADY_ROUNDS = 2
-STACKS = ("hypercorn", "hypercorn-uvloop", "uvicorn", "uvicorn-fast", "granian")
-HTTP2_STACKS = ("hypercorn", "hypercorn-uvloop", "granian")
+STACKS = (
+    "one-port",
+    "hypercorn",
+    "hypercorn-uvloop",
+    "uvicorn",
+    "uvicorn-httptools",
+    "uvicorn-fast",
+    "granian",
+)
+HTTP2_STACKS = ("one-port", "hypercorn", "hypercorn-uvloop", "granian")
 PATHS = ("http1", "h2")
 """http1: RunSSE + BidiAppend over HTTP/1.1; h2: one `Run` stream per turn over h2c."""
 CLIENTS = ("aiohttp", "httpx2")

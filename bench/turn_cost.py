@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="bench-turn-cost-"))
     try:
-        with processes(["hypercorn"], ["aiohttp"], workdir) as (client, servers):
+        with processes(["one-port"], ["aiohttp"], workdir) as (client, servers):
             server = servers[0]
             for i in range(10):  # warm: connections, pages, lazy imports
                 turn_cpu(client, server, args.short, 0.0, f"warm-{i}", 0.0)

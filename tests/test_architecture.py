@@ -117,6 +117,7 @@ TRANSPORT_LEVELS: dict[str, int] = {
     "cursor_byok.transport.cursor.read_range": 1,
     "cursor_byok.transport.cursor.mcp_tools": 1,
     "cursor_byok.transport.wire.request_body": 0,
+    "cursor_byok.transport.wire.one_port": 0,
     "cursor_byok.transport.wire.http_server": 0,
     "cursor_byok.transport.cursor.run_client": 1,
     "cursor_byok.transport.cursor.tools": 1,

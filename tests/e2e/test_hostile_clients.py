@@ -64,7 +64,14 @@ async def test_a_half_sent_body_gets_408_and_the_connection_is_closed(tmp_path: 
     assert waited < 4  # closed by the body timeout, not left open
 
 
-@pytest.mark.parametrize("sent", [b"", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"])
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",
+        b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+        b"PRI * HTTP/2.0\r\n",  # the start of the HTTP/2 preface, then nothing
+    ],
+)
 async def test_a_request_head_that_never_completes_is_closed(tmp_path: Path, sent: bytes) -> None:
     # A connection without a complete request head is idle: the idle limit closes it.
     async with running(tmp_path, keepalive_s=1, body_timeout_s=0.5) as (url, _service, _store):
@@ -239,3 +246,70 @@ async def test_replies_carry_a_date_and_do_not_name_the_server_stack(tmp_path: P
         assert reply.status_code == 200
         assert "date" in reply.headers
         assert "server" not in reply.headers
+
+
+async def test_a_second_request_head_trickled_on_a_kept_alive_connection_is_closed(
+    tmp_path: Path,
+) -> None:
+    """One byte of a head now and then keeps no connection open: the head
+    must be whole within the idle limit, the first request or a later one."""
+    async with running(tmp_path, keepalive_s=1) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await writer.drain()
+        async with asyncio.timeout(5):
+            head = await reader.readuntil(b"\r\n\r\n")
+            await reader.readexactly(3)  # "ok\n"
+        assert head.startswith(b"HTTP/1.1 200 ")
+        started = time.monotonic()
+        closed = False
+        for byte in b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n":
+            try:
+                writer.write(bytes([byte]))
+                await writer.drain()
+            except ConnectionError:
+                closed = True
+                break
+            await asyncio.sleep(0.1)
+            if reader.at_eof():
+                closed = True
+                break
+        waited = time.monotonic() - started
+        if not closed:
+            closed = await read_until_closed(reader, within=3) == b""
+        writer.close()
+    assert closed and waited < 3
+
+
+async def test_a_request_head_over_64_kib_gets_431(tmp_path: Path) -> None:
+    async with running(tmp_path) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for _ in range(70):
+            writer.write(b"x-filler: " + b"a" * 1014 + b"\r\n")
+        await writer.drain()
+        reply = await read_until_closed(reader, within=5)
+        writer.close()
+    assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]
+
+
+async def test_a_large_body_sent_with_its_head_is_not_taken_for_a_large_head(
+    tmp_path: Path,
+) -> None:
+    """The head's cap counts the head only: a 200 KB body in the same write
+    reaches the app (which answers an unknown path with 501, unimplemented)."""
+    async with running(tmp_path) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        body = b"z" * 200_000
+        writer.write(
+            b"POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/proto\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
+        await writer.drain()
+        async with asyncio.timeout(5):
+            head = await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+    assert head.startswith(b"HTTP/1.1 501 "), head[:80]

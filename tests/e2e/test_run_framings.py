@@ -16,6 +16,7 @@ from cursor_byok.transport.cursor.client import End, run_request
 from cursor_byok.transport.cursor.run_client import H2Client, RunStream
 from cursor_byok.transport.proto.aiserver.v1 import server_config_pb2
 from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.wire.framing import encode_envelope
 from cursor_byok.transport.wire.http_server import TLSFiles
 from tests.e2e.test_run_http2 import answer, is_end, running
 from tests.factories import assistant, stream_of
@@ -155,3 +156,23 @@ async def test_a_grpc_run_refused_before_its_stream_gets_a_trailers_only_answer(
         assert isinstance(trailers, dict)
         assert trailers["grpc-status"] == "12"  # UNIMPLEMENTED
         assert "server.http2" in trailers["grpc-message"]
+
+
+async def test_a_grpc_run_over_http1_is_refused_in_its_headers(tmp_path: Path) -> None:
+    """gRPC ends a stream with trailers, which an HTTP/1.1 reply cannot carry:
+    the call is refused at once, with its status in the headers, as gRPC
+    clients read a trailers-only answer."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([answer("Hi")]))
+    async with serving(service) as url, httpx2.AsyncClient(base_url=url) as http:
+        reply = await http.post(
+            "/agent.v1.AgentService/Run",
+            content=encode_envelope(run_request("hello").SerializeToString()),
+            headers={"content-type": "application/grpc", "te": "trailers"},
+        )
+    store.close()
+    assert reply.http_version == "HTTP/1.1"
+    assert reply.status_code == 200 and reply.content == b""
+    assert reply.headers["grpc-status"] == "12"
+    assert "HTTP/2" in reply.headers["grpc-message"]
+    assert len(service.hub.sessions) == 0

@@ -1,9 +1,11 @@
-"""The HTTP server under the ASGI app: hypercorn, one port for every client.
+"""The HTTP server under the ASGI app: one port for every client.
 
 Cursor's clients speak `Run` over HTTP/2 by default and RunSSE + BidiAppend
 over HTTP/1.1 when HTTP/2 is off, so one port serves both: HTTP/1.1 and h2c
 with prior knowledge in plain text, or TLS whose ALPN offers `h2` and
-`http/1.1`. hypercorn does all of that on the app's own asyncio loop, with
+`http/1.1`. In plain text each connection goes to the stack made for its
+protocol (`one_port`: uvicorn's httptools for HTTP/1.1, hypercorn for
+HTTP/2); under TLS hypercorn serves both, on the app's own asyncio loop, with
 HTTP/2 flow control and trailers (chosen by measurement: README,
 "Performance").
 """
@@ -21,6 +23,8 @@ from typing import Any
 
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
+
+from cursor_byok.transport.wire.one_port import OnePort
 
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
@@ -85,6 +89,9 @@ class HttpServer:
         self.host = host
         self.port = port
         self.config = hypercorn_config(host, port, http2, tls, keepalive_timeout_s, sock)
+        self.tls = tls
+        self.sock = sock
+        self.keepalive_timeout_s = keepalive_timeout_s
         self.signals = signals
         self.on_exit: Callable[[], None] | None = None
         self._stop = asyncio.Event()
@@ -102,7 +109,11 @@ class HttpServer:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, self.stop)
         try:
-            await serve(self.app, self.config, shutdown_trigger=self._stop.wait)
+            if self.tls is not None:
+                await serve(self.app, self.config, shutdown_trigger=self._stop.wait)
+            else:
+                port = OnePort(self.app, self.config, self.keepalive_timeout_s)
+                await port.serve(self.sock, self.host, self.port, self._stop.wait)
         finally:
             if self.signals:
                 for sig in (signal.SIGINT, signal.SIGTERM):

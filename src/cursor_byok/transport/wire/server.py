@@ -186,7 +186,7 @@ class CursorServer:
                 await self._run_sse(headers, content_type, receive, send)
                 return
             if path == RUN:
-                await self._run(headers, receive, send)
+                await self._run(headers, scope.get("http_version", "1.1"), receive, send)
                 return
             if content_type is None:
                 raise _unsupported(headers)
@@ -281,12 +281,20 @@ class CursorServer:
 
     # -- Run (HTTP/2) ------------------------------------------------------------------------
 
-    async def _run(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+    async def _run(
+        self, headers: Mapping[str, str], http_version: str, receive: Receive, send: Send
+    ) -> None:
         if not self.http2:
             raise RequestError(WireError(Code.UNIMPLEMENTED, "Run is off here (server.http2)"))
         framing = run_framing(headers.get("content-type"))
         if framing is None:
             raise _unsupported(headers)
+        if framing.protocol is Protocol.GRPC and http_version.startswith("1"):
+            # gRPC ends a stream with HTTP trailers, which HTTP/1 replies here
+            # cannot carry.
+            raise RequestError(
+                WireError(Code.UNIMPLEMENTED, "gRPC needs HTTP/2; over HTTP/1.1 use gRPC-Web")
+            )
         try:
             session = self.run.open()
         except OverBudget as no_room:

@@ -1,0 +1,282 @@
+"""One plain-text port, two HTTP stacks: each connection goes to the one
+made for what its first bytes speak.
+
+HTTP/1.1 (RunSSE + BidiAppend, the IDE's path with HTTP/2 off, and every
+unary call) goes to uvicorn's httptools protocol: a C parser, and about a
+quarter less server CPU per relayed delta at 200 streams than hypercorn's
+pure-Python h11 (README, "Performance"). A connection that opens with the
+HTTP/2 preface (h2c with prior knowledge: `Run`) goes to hypercorn, which
+keeps HTTP/2's flow control and trailers. Both run on this loop and serve the
+same ASGI app; TLS (ALPN picks the protocol) stays with hypercorn alone.
+
+Neither library takes a connection accepted elsewhere through its public
+interface, so this module builds each one's per-connection object the way
+its own server does (uvicorn's `HttpToolsProtocol`, hypercorn's `TCPServer`);
+the versions are pinned in pyproject.toml.
+
+What hypercorn gave HTTP/1.1 and uvicorn lacks is added here: a connection
+that sends no complete request head within the idle limit is closed (uvicorn
+has no deadline on a head, so a client trickling one byte at a time kept a
+connection forever), a head larger than `MAX_HEAD_BYTES` gets 431, and the
+Date header is made once a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from email.utils import formatdate
+from typing import Any
+
+from hypercorn.app_wrappers import ASGIWrapper
+from hypercorn.asyncio.tcp_server import TCPServer
+from hypercorn.asyncio.worker_context import WorkerContext
+from hypercorn.config import Config as HypercornConfig
+from uvicorn.config import Config as UvicornConfig
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+log = logging.getLogger(__name__)
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+MAX_HEAD_BYTES = 64 * 1024
+"""The largest HTTP/1.1 request head taken (request line and headers)."""
+BACKLOG = 1024
+"""Pending connections the kernel keeps: a client opening hundreds at once
+is not made to retry its SYNs."""
+
+REPLY_431 = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    b"content-type: text/plain; charset=utf-8\r\ncontent-length: 32\r\n"
+    b"connection: close\r\n\r\nthe request head is over 64 KiB\n"
+)
+
+
+class HeadGuardedProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline and a size cap on each
+    request head: from its first byte to its blank line."""
+
+    def __init__(self, *args: Any, head_timeout_s: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head_timeout_s = head_timeout_s
+        self._in_head = True
+        self._head_bytes = 0
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_head:
+            self._head_bytes += len(data)
+        super().data_received(data)
+        # Still in a head after the parser took the chunk: every byte counted
+        # since the head began is the head's (a head that ended in this chunk
+        # reset the count, so a large body never counts).
+        if not self._in_head or self.transport.is_closing():
+            return
+        if self._head_bytes > MAX_HEAD_BYTES:
+            self._drop_head_timer()
+            self.transport.write(REPLY_431)
+            self.transport.close()
+        elif self._head_timer is None:
+            self._head_timer = self.loop.call_later(self._head_timeout_s, self._head_late)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._head_bytes = 0
+        self._drop_head_timer()
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        # What comes next on the connection is the next request's head.
+        self._in_head = True
+        self._head_bytes = 0
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._drop_head_timer()
+        super().connection_lost(exc)
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self.cycle is not None and not self.cycle.response_complete:
+            # A head sent ahead while a reply still streams waits for it.
+            self._head_timer = self.loop.call_later(self._head_timeout_s, self._head_late)
+        elif not self.transport.is_closing():
+            self.transport.close()
+
+    def _drop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+
+class Sniffer(asyncio.Protocol):
+    """A new connection until its first bytes say which stack serves it;
+    one that says nothing within the idle limit is closed."""
+
+    def __init__(self, port: OnePort) -> None:
+        self._port = port
+        self._seen = b""
+        self._transport: asyncio.Transport | None = None
+        self._idle: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._idle = asyncio.get_running_loop().call_later(
+            self._port.idle_timeout_s, transport.close
+        )
+
+    def data_received(self, data: bytes) -> None:
+        self._seen += data
+        seen = self._seen
+        if len(seen) < len(H2_PREFACE) and H2_PREFACE.startswith(seen):
+            return  # still the preface's prefix: wait for the rest
+        self._stop_idle()
+        assert self._transport is not None
+        if seen.startswith(H2_PREFACE):
+            self._port.to_hypercorn(self._transport, seen)
+        else:
+            self._port.to_uvicorn(self._transport, seen)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_idle()
+
+    def _stop_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+
+
+class OnePort:
+    """The two stacks behind one listening socket, with one shutdown."""
+
+    def __init__(self, app: Any, config: HypercornConfig, idle_timeout_s: int) -> None:
+        self.app = app
+        self.idle_timeout_s = idle_timeout_s
+        self._hypercorn_config = config
+        self._hypercorn_app = ASGIWrapper(app)
+        self._context = WorkerContext(None)
+        self._hypercorn_tasks: set[asyncio.Task[None]] = set()
+        self._uvicorn_config = UvicornConfig(
+            app,
+            interface="asgi3",
+            http="httptools",
+            ws="none",
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            date_header=False,  # made here once a second (`_keep_date`)
+            timeout_keep_alive=idle_timeout_s,
+        )
+        self._uvicorn_config.load()
+        self._state = ServerState()
+        self._date_task: asyncio.Task[None] | None = None
+
+    def to_uvicorn(self, transport: asyncio.Transport, first: bytes) -> None:
+        protocol = HeadGuardedProtocol(
+            config=self._uvicorn_config,
+            server_state=self._state,
+            app_state={},
+            head_timeout_s=self.idle_timeout_s,
+        )
+        transport.set_protocol(protocol)
+        protocol.connection_made(transport)
+        protocol.data_received(first)
+
+    def to_hypercorn(self, transport: asyncio.Transport, first: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=2**16, loop=loop)
+        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        transport.set_protocol(protocol)
+        protocol.connection_made(transport)
+        protocol.data_received(first)
+        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+        server = TCPServer(
+            self._hypercorn_app, loop, self._hypercorn_config, self._context, {}, reader, writer
+        )
+        task = loop.create_task(server.run())
+        self._hypercorn_tasks.add(task)
+        task.add_done_callback(self._hypercorn_tasks.discard)
+
+    async def serve(
+        self, sock: socket.socket | None, host: str, port: int, stop: Callable[[], Awaitable[Any]]
+    ) -> None:
+        """Listen until `stop()` returns, then let open connections finish
+        (up to the hypercorn config's graceful timeout)."""
+        loop = asyncio.get_running_loop()
+        self._keep_date()
+        self._date_task = loop.create_task(self._date_ticker())
+        async with _lifespan(self.app):
+            if sock is not None:
+                listener = await loop.create_server(
+                    lambda: Sniffer(self), sock=sock, backlog=BACKLOG
+                )
+            else:
+                listener = await loop.create_server(
+                    lambda: Sniffer(self), host, port, backlog=BACKLOG, reuse_address=True
+                )
+            try:
+                await stop()
+            finally:
+                listener.close()
+                await self._drain(float(self._hypercorn_config.graceful_timeout))
+                self._date_task.cancel()
+
+    async def _drain(self, grace_s: float) -> None:
+        await self._context.terminated.set()  # hypercorn: GOAWAY, close when idle
+        for connection in list(self._state.connections):
+            connection.shutdown()  # uvicorn: close now if idle, else after its reply
+        # Requests in flight (uvicorn) and connections (hypercorn) are tasks:
+        # wait for them, then cut what is left.
+        pending = {*self._state.tasks, *self._hypercorn_tasks}
+        if pending:
+            await asyncio.wait(pending, timeout=grace_s)
+        for task in (*self._state.tasks, *self._hypercorn_tasks):
+            task.cancel()
+        for connection in list(self._state.connections):
+            connection.transport.abort()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._hypercorn_tasks, *self._state.tasks)
+
+    def _keep_date(self) -> None:
+        self._state.default_headers = [(b"date", formatdate(usegmt=True).encode("ascii"))]
+
+    async def _date_ticker(self) -> None:
+        while True:
+            await asyncio.sleep(1 - time.time() % 1)
+            self._keep_date()
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: Any) -> Any:
+    """The ASGI lifespan protocol around serving: startup before the port
+    listens, shutdown after the last connection."""
+    inbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+    replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
+    task = asyncio.create_task(app(scope, inbox.get, replies.put))
+
+    async def step(kind: str) -> None:
+        await inbox.put({"type": f"lifespan.{kind}"})
+        reply = asyncio.ensure_future(replies.get())
+        await asyncio.wait({reply, task}, return_when=asyncio.FIRST_COMPLETED)
+        if not reply.done():
+            reply.cancel()
+            task.result()  # the app's own error
+            raise RuntimeError(f"the app ended its lifespan before {kind} completed")
+        message = reply.result()
+        if message["type"] != f"lifespan.{kind}.complete":
+            raise RuntimeError(f"lifespan {kind} failed: {message.get('message', '')}")
+
+    await step("startup")
+    try:
+        yield
+    finally:
+        await step("shutdown")
+        await task
