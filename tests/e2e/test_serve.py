@@ -4,6 +4,7 @@ replaying a recorded stream."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -156,6 +157,30 @@ async def test_shutdown_counts_open_streams_not_sessions(
     assert isinstance(end, End) and end.error is not None and end.error["code"] == "unavailable"
     _, stderr = process.communicate(timeout=20)
     assert "shutting down: ended 1 open stream with a retryable error" in stderr
+
+
+async def test_shutdown_does_not_wait_for_idle_connections_of_either_protocol(
+    serve_without_keys: tuple[str, Path, subprocess.Popen[str]],
+) -> None:
+    """An idle HTTP/1.1 keep-alive connection and an HTTP/2 one with no
+    stream open are closed at once: SIGTERM exits well inside the grace
+    period (10 s)."""
+    url, _database, process = serve_without_keys
+    port = int(url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    await writer.drain()
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
+    idle_h2 = await H2Client.connect(url)
+    try:
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(process.communicate, timeout=20)
+        took = time.monotonic() - started
+    finally:
+        await idle_h2.close()
+        writer.close()
+    assert process.returncode == 0 and took < 5, took
 
 
 def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:

@@ -160,7 +160,7 @@ class OnePort:
         self._hypercorn_config = config
         self._hypercorn_app = ASGIWrapper(app)
         self._context = WorkerContext(None)
-        self._hypercorn_tasks: set[asyncio.Task[None]] = set()
+        self._hypercorn_tasks: dict[asyncio.Task[None], TCPServer] = {}
         self._uvicorn_config = UvicornConfig(
             app,
             interface="asgi3",
@@ -201,8 +201,8 @@ class OnePort:
             self._hypercorn_app, loop, self._hypercorn_config, self._context, {}, reader, writer
         )
         task = loop.create_task(server.run())
-        self._hypercorn_tasks.add(task)
-        task.add_done_callback(self._hypercorn_tasks.discard)
+        self._hypercorn_tasks[task] = server
+        task.add_done_callback(self._hypercorn_tasks.pop)
 
     async def serve(
         self, sock: socket.socket | None, host: str, port: int, stop: Callable[[], Awaitable[Any]]
@@ -233,10 +233,17 @@ class OnePort:
         for connection in list(self._state.connections):
             connection.shutdown()  # uvicorn: close now if idle, else after its reply
         # Requests in flight (uvicorn) and connections (hypercorn) are tasks:
-        # wait for them, then cut what is left.
-        pending = {*self._state.tasks, *self._hypercorn_tasks}
-        if pending:
-            await asyncio.wait(pending, timeout=grace_s)
+        # wait for them, then cut what is left. hypercorn closes an HTTP/2
+        # connection at shutdown only when one of its streams ends, so one
+        # with no stream open is closed here.
+        deadline = time.monotonic() + grace_s
+        while (pending := {*self._state.tasks, *self._hypercorn_tasks}) and (
+            left := deadline - time.monotonic()
+        ) > 0:
+            for server in self._hypercorn_tasks.values():
+                if _h2_idle(server):
+                    server.writer.close()
+            await asyncio.wait(pending, timeout=min(left, 0.05))
         for task in (*self._state.tasks, *self._hypercorn_tasks):
             task.cancel()
         for connection in list(self._state.connections):
@@ -251,6 +258,13 @@ class OnePort:
         while True:
             await asyncio.sleep(1 - time.time() % 1)
             self._keep_date()
+
+
+def _h2_idle(server: TCPServer) -> bool:
+    """Whether a hypercorn connection has no stream open (its protocol is
+    known once it has read the preface)."""
+    wrapper = getattr(server, "protocol", None)
+    return bool(getattr(getattr(wrapper, "protocol", None), "idle", False))
 
 
 @contextlib.asynccontextmanager
