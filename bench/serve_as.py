@@ -100,7 +100,7 @@ class HypercornServer(ShippedServer):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, self.stop)
-        await serve(self.app, self.config, shutdown_trigger=self._stop.wait)
+        await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
 
 
 class UvicornServer(_Served):

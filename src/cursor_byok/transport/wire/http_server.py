@@ -19,12 +19,12 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
+from typing import TYPE_CHECKING, Any
 
 from cursor_byok.transport.wire.one_port import OnePort
+
+if TYPE_CHECKING:
+    from hypercorn.config import Config
 
 SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
@@ -48,6 +48,8 @@ def hypercorn_config(
     keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
     sock: socket.socket | None = None,
 ) -> Config:
+    from hypercorn.config import Config  # noqa: PLC0415 (loaded when HTTP/2 or TLS needs it)
+
     config = Config()
     if sock is not None:
         config.bind = [f"fd://{sock.fileno()}"]
@@ -88,13 +90,19 @@ class HttpServer:
         self.app = app
         self.host = host
         self.port = port
-        self.config = hypercorn_config(host, port, http2, tls, keepalive_timeout_s, sock)
+        self.http2 = http2
         self.tls = tls
         self.sock = sock
         self.keepalive_timeout_s = keepalive_timeout_s
         self.signals = signals
         self.on_exit: Callable[[], None] | None = None
         self._stop = asyncio.Event()
+
+    def config(self) -> Config:
+        """hypercorn's config for this server (importing hypercorn)."""
+        return hypercorn_config(
+            self.host, self.port, self.http2, self.tls, self.keepalive_timeout_s, self.sock
+        )
 
     def stop(self) -> None:
         if self._stop.is_set():
@@ -110,9 +118,13 @@ class HttpServer:
                 loop.add_signal_handler(sig, self.stop)
         try:
             if self.tls is not None:
-                await serve(self.app, self.config, shutdown_trigger=self._stop.wait)
+                from hypercorn.asyncio import serve  # noqa: PLC0415
+
+                await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
             else:
-                port = OnePort(self.app, self.config, self.keepalive_timeout_s)
+                port = OnePort(
+                    self.app, self.config, self.keepalive_timeout_s, float(SHUTDOWN_GRACE_S)
+                )
                 await port.serve(self.sock, self.host, self.port, self._stop.wait)
         finally:
             if self.signals:

@@ -12,7 +12,10 @@ same ASGI app; TLS (ALPN picks the protocol) stays with hypercorn alone.
 Neither library takes a connection accepted elsewhere through its public
 interface, so this module builds each one's per-connection object the way
 its own server does (uvicorn's `HttpToolsProtocol`, hypercorn's `TCPServer`);
-the versions are pinned in pyproject.toml.
+the versions are pinned in pyproject.toml. hypercorn (about 40 ms of imports)
+is loaded on a worker thread once the port listens, so neither start-up nor
+a client that never speaks HTTP/2 waits for it; an HTTP/2 connection that
+comes first waits for that load.
 
 What hypercorn gave HTTP/1.1 and uvicorn lacks is added here: a connection
 that sends no complete request head within the idle limit is closed (uvicorn
@@ -29,16 +32,18 @@ import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from email.utils import formatdate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hypercorn.app_wrappers import ASGIWrapper
-from hypercorn.asyncio.tcp_server import TCPServer
-from hypercorn.asyncio.worker_context import WorkerContext
-from hypercorn.config import Config as HypercornConfig
 from uvicorn.config import Config as UvicornConfig
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
+
+if TYPE_CHECKING:
+    from hypercorn.asyncio.tcp_server import TCPServer
+    from hypercorn.asyncio.worker_context import WorkerContext
+    from hypercorn.config import Config as HypercornConfig
 
 log = logging.getLogger(__name__)
 
@@ -151,15 +156,41 @@ class Sniffer(asyncio.Protocol):
             self._idle = None
 
 
-class OnePort:
-    """The two stacks behind one listening socket, with one shutdown."""
+@dataclass(frozen=True, slots=True)
+class Hypercorn:
+    """What the HTTP/2 side needs, once hypercorn is loaded."""
 
-    def __init__(self, app: Any, config: HypercornConfig, idle_timeout_s: int) -> None:
+    config: HypercornConfig
+    app: Any
+    context: WorkerContext
+    server_class: type[TCPServer]
+
+
+def load_hypercorn(app: Any, make_config: Callable[[], HypercornConfig]) -> Hypercorn:
+    from hypercorn.app_wrappers import ASGIWrapper  # noqa: PLC0415
+    from hypercorn.asyncio.tcp_server import TCPServer  # noqa: PLC0415
+    from hypercorn.asyncio.worker_context import WorkerContext  # noqa: PLC0415
+
+    return Hypercorn(make_config(), ASGIWrapper(app), WorkerContext(None), TCPServer)
+
+
+class OnePort:
+    """The two stacks behind one listening socket, with one shutdown.
+    `make_config` builds hypercorn's config (called once it is loaded)."""
+
+    def __init__(
+        self,
+        app: Any,
+        make_config: Callable[[], HypercornConfig],
+        idle_timeout_s: int,
+        grace_s: float,
+    ) -> None:
         self.app = app
         self.idle_timeout_s = idle_timeout_s
-        self._hypercorn_config = config
-        self._hypercorn_app = ASGIWrapper(app)
-        self._context = WorkerContext(None)
+        self._grace_s = grace_s
+        self._make_config = make_config
+        self._hypercorn: asyncio.Future[Hypercorn] | None = None
+        self._handovers: set[asyncio.Task[None]] = set()
         self._hypercorn_tasks: dict[asyncio.Task[None], TCPServer] = {}
         self._uvicorn_config = UvicornConfig(
             app,
@@ -190,6 +221,39 @@ class OnePort:
         protocol.data_received(first)
 
     def to_hypercorn(self, transport: asyncio.Transport, first: bytes) -> None:
+        loaded = self._load_hypercorn()
+        if loaded.done() and loaded.exception() is None:
+            self._start_hypercorn(loaded.result(), transport, first)
+            return
+        transport.pause_reading()  # until hypercorn is there to read it
+        task = asyncio.get_running_loop().create_task(self._when_loaded(transport, first))
+        self._handovers.add(task)
+        task.add_done_callback(self._handovers.discard)
+
+    async def _when_loaded(self, transport: asyncio.Transport, first: bytes) -> None:
+        try:
+            # Shielded: cancelling this handover must not cancel the load.
+            hypercorn = await asyncio.shield(self._load_hypercorn())
+        except Exception:
+            log.exception("the HTTP/2 server could not be loaded")
+            transport.abort()
+            raise
+        if transport.is_closing():
+            return
+        self._start_hypercorn(hypercorn, transport, first)
+        transport.resume_reading()
+
+    def _load_hypercorn(self) -> asyncio.Future[Hypercorn]:
+        if self._hypercorn is None:
+            loop = asyncio.get_running_loop()
+            self._hypercorn = loop.run_in_executor(
+                None, load_hypercorn, self.app, self._make_config
+            )
+        return self._hypercorn
+
+    def _start_hypercorn(
+        self, hypercorn: Hypercorn, transport: asyncio.Transport, first: bytes
+    ) -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2**16, loop=loop)
         protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
@@ -197,8 +261,8 @@ class OnePort:
         protocol.connection_made(transport)
         protocol.data_received(first)
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-        server = TCPServer(
-            self._hypercorn_app, loop, self._hypercorn_config, self._context, {}, reader, writer
+        server = hypercorn.server_class(
+            hypercorn.app, loop, hypercorn.config, hypercorn.context, {}, reader, writer
         )
         task = loop.create_task(server.run())
         self._hypercorn_tasks[task] = server
@@ -208,7 +272,7 @@ class OnePort:
         self, sock: socket.socket | None, host: str, port: int, stop: Callable[[], Awaitable[Any]]
     ) -> None:
         """Listen until `stop()` returns, then let open connections finish
-        (up to the hypercorn config's graceful timeout)."""
+        (up to the grace period)."""
         loop = asyncio.get_running_loop()
         self._keep_date()
         self._date_task = loop.create_task(self._date_ticker())
@@ -221,15 +285,21 @@ class OnePort:
                 listener = await loop.create_server(
                     lambda: Sniffer(self), host, port, backlog=BACKLOG, reuse_address=True
                 )
+            self._load_hypercorn()  # on a worker thread, while the port already serves
             try:
                 await stop()
             finally:
                 listener.close()
-                await self._drain(float(self._hypercorn_config.graceful_timeout))
+                await self._drain(self._grace_s)
                 self._date_task.cancel()
 
     async def _drain(self, grace_s: float) -> None:
-        await self._context.terminated.set()  # hypercorn: GOAWAY, close when idle
+        for task in self._handovers:
+            task.cancel()
+        if self._hypercorn is not None:
+            with contextlib.suppress(Exception):
+                hypercorn = await self._hypercorn
+                await hypercorn.context.terminated.set()  # GOAWAY, close when idle
         for connection in list(self._state.connections):
             connection.shutdown()  # uvicorn: close now if idle, else after its reply
         # Requests in flight (uvicorn) and connections (hypercorn) are tasks:

@@ -1,0 +1,68 @@
+"""One port, two stacks, over a real socket: HTTP/1.1 answered while the
+HTTP/2 side is still loading, and an HTTP/2 connection that comes before it
+is loaded waiting for it rather than failing."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import httpx2
+from hypercorn.config import Config
+
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.cursor.client import End, run_request
+from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.wire.app import build_service
+from cursor_byok.transport.wire.http_server import free_port, hypercorn_config
+from cursor_byok.transport.wire.one_port import OnePort
+from tests.e2e.test_run_http2 import answer
+from tests.fakes import ScriptedLLM
+
+
+async def test_http1_is_served_while_http2_loads_and_an_early_run_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([answer("Hi")]))
+    port = free_port()
+    release = threading.Event()
+
+    def slow_config() -> Config:
+        # Runs on the loading thread: the HTTP/2 side is not ready until released.
+        release.wait(10)
+        return hypercorn_config("127.0.0.1", port)
+
+    stop = asyncio.Event()
+    one_port = OnePort(service.server, slow_config, idle_timeout_s=5, grace_s=2)
+    serving = asyncio.create_task(one_port.serve(None, "127.0.0.1", port, stop.wait))
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                async with httpx2.AsyncClient(base_url=url) as http:
+                    health = await http.get("/healthz")
+                break
+            except httpx2.ConnectError:
+                await asyncio.sleep(0.01)
+        assert health.status_code == 200  # HTTP/1.1, with HTTP/2 not loaded yet
+
+        client = await H2Client.connect(url)
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            await asyncio.sleep(0.2)
+            assert not serving.done()
+            release.set()
+            end = await stream.until(lambda item: isinstance(item, End), within=10)
+        finally:
+            await client.close()
+        assert isinstance(end, End) and end.error is None
+        assert stream.text() == "Hi"
+    finally:
+        release.set()
+        service.server.begin_shutdown()
+        stop.set()
+        await asyncio.wait_for(serving, 10)
+        store.close()
