@@ -313,3 +313,24 @@ async def test_a_large_body_sent_with_its_head_is_not_taken_for_a_large_head(
             head = await reader.readuntil(b"\r\n\r\n")
         writer.close()
     assert head.startswith(b"HTTP/1.1 501 "), head[:80]
+
+
+async def test_an_h2c_upgrade_offer_is_answered_in_http1_without_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """curl --http2 offers `Upgrade: h2c` on every request: the reply is
+    plain HTTP/1.1 and nothing is logged for it."""
+    caplog.set_level(logging.WARNING)
+    async with running(tmp_path) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(
+            b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+            b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n"
+        )
+        await writer.drain()
+        async with asyncio.timeout(5):
+            head = await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+    assert head.startswith(b"HTTP/1.1 200 "), head[:80]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -104,6 +104,15 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         self._drop_head_timer()
         super().connection_lost(exc)
 
+    def _should_upgrade(self) -> bool:
+        return False  # no WebSockets here; an `Upgrade: h2c` is answered in HTTP/1.1
+
+    def _unsupported_upgrade_warning(self) -> None:
+        # uvicorn warns, and suggests installing a WebSocket library, on every
+        # request that offers an upgrade (curl --http2 offers h2c on each);
+        # ignoring the offer is what HTTP/1.1 allows.
+        log.debug("an Upgrade offer was ignored; the request is answered in HTTP/1.1")
+
     def _head_late(self) -> None:
         self._head_timer = None
         if self.cycle is not None and not self.cycle.response_complete:
