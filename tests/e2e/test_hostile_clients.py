@@ -315,11 +315,12 @@ async def test_a_large_body_sent_with_its_head_is_not_taken_for_a_large_head(
     assert head.startswith(b"HTTP/1.1 501 "), head[:80]
 
 
-async def test_an_h2c_upgrade_offer_is_answered_in_http1_without_a_warning(
+async def test_an_h2c_upgrade_offer_on_a_first_request_is_taken_without_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """curl --http2 offers `Upgrade: h2c` on every request: the reply is
-    plain HTTP/1.1 and nothing is logged for it."""
+    """curl --http2 offers `Upgrade: h2c` with its first request: the
+    connection switches to HTTP/2 (101), as hypercorn alone did, and
+    nothing is logged for it."""
     caplog.set_level(logging.WARNING)
     async with running(tmp_path) as (url, _service, _store):
         parts = urlsplit(url)
@@ -332,5 +333,19 @@ async def test_an_h2c_upgrade_offer_is_answered_in_http1_without_a_warning(
         async with asyncio.timeout(5):
             head = await reader.readuntil(b"\r\n\r\n")
         writer.close()
-    assert head.startswith(b"HTTP/1.1 200 "), head[:80]
+    assert head.startswith(b"HTTP/1.1 101 "), head[:80]
+    assert b"upgrade: h2c" in head.lower()
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+async def test_a_head_over_64_kib_in_one_write_gets_431(tmp_path: Path) -> None:
+    async with running(tmp_path) as (url, _service, _store):
+        parts = urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        writer.write(
+            b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nx-filler: " + b"a" * 100_000 + b"\r\n\r\n"
+        )
+        await writer.drain()
+        reply = await read_until_closed(reader, within=5)
+        writer.close()
+    assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]

@@ -66,3 +66,32 @@ async def test_http1_is_served_while_http2_loads_and_an_early_run_waits_for_it(
         stop.set()
         await asyncio.wait_for(serving, 10)
         store.close()
+
+
+async def test_shutdown_closes_a_connection_that_has_not_spoken_yet(tmp_path: Path) -> None:
+    """A connection accepted but silent is closed at shutdown, not left to
+    send a request to an app whose lifespan has ended."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([]))
+    port = free_port()
+    stop = asyncio.Event()
+    one_port = OnePort(
+        service.server, lambda: hypercorn_config("127.0.0.1", port), idle_timeout_s=30, grace_s=2
+    )
+    serving = asyncio.create_task(one_port.serve(None, "127.0.0.1", port, stop.wait))
+    try:
+        for _ in range(200):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # accepted, and sniffing
+        stop.set()
+        await asyncio.wait_for(serving, 5)
+        async with asyncio.timeout(2):  # far inside the 30 s idle limit
+            assert await reader.read() == b""
+        writer.close()
+    finally:
+        stop.set()
+        store.close()

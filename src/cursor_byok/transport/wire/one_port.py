@@ -69,48 +69,75 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._head_timeout_s = head_timeout_s
         self._in_head = True
-        self._head_bytes = 0
+        self._head_bytes = 0  # the head's parsed parts (URL, headers)
+        self._raw_head_bytes = 0  # bytes received since the head began
+        self._too_large = False
         self._head_timer: asyncio.TimerHandle | None = None
 
     def data_received(self, data: bytes) -> None:
-        if self._in_head:
-            self._head_bytes += len(data)
-        super().data_received(data)
-        # Still in a head after the parser took the chunk: every byte counted
-        # since the head began is the head's (a head that ended in this chunk
-        # reset the count, so a large body never counts).
-        if not self._in_head or self.transport.is_closing():
+        if self._too_large:
             return
-        if self._head_bytes > MAX_HEAD_BYTES:
+        if self._in_head:
+            self._raw_head_bytes += len(data)
+        super().data_received(data)
+        # Still in a head after the parser took the chunk: every byte since
+        # it began is the head's (one that ended in this chunk reset the
+        # count, so a body never counts).
+        if self._in_head and self._raw_head_bytes > MAX_HEAD_BYTES:
+            self._too_large = True
+        if self._too_large and not self.transport.is_closing():
             self._drop_head_timer()
-            self.transport.write(REPLY_431)
-            self.transport.close()
-        elif self._head_timer is None:
-            self._head_timer = self.loop.call_later(self._head_timeout_s, self._head_late)
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.write(REPLY_431)
+            self.transport.close()  # (a reply still streaming is cut, not corrupted)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        # A head's first byte: it must be whole within the idle limit.
+        self._drop_head_timer()
+        self._head_timer = self.loop.call_later(self._head_timeout_s, self._head_late)
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         self._in_head = False
-        self._head_bytes = 0
+        self._head_bytes = self._raw_head_bytes = 0
         self._drop_head_timer()
+        if self._too_large:
+            return  # never reaches the app; refused once the parser returns
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
+        if self._too_large:
+            return
         super().on_message_complete()
         # What comes next on the connection is the next request's head.
         self._in_head = True
-        self._head_bytes = 0
+        self._head_bytes = self._raw_head_bytes = 0
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._drop_head_timer()
         super().connection_lost(exc)
 
+    def _count(self, size: int) -> None:
+        self._head_bytes += size
+        if self._head_bytes > MAX_HEAD_BYTES:
+            self._too_large = True
+
     def _should_upgrade(self) -> bool:
-        return False  # no WebSockets here; an `Upgrade: h2c` is answered in HTTP/1.1
+        return False  # no WebSockets here
 
     def _unsupported_upgrade_warning(self) -> None:
         # uvicorn warns, and suggests installing a WebSocket library, on every
-        # request that offers an upgrade (curl --http2 offers h2c on each);
-        # ignoring the offer is what HTTP/1.1 allows.
+        # request that offers an upgrade; ignoring the offer is what HTTP/1.1
+        # allows. (A first request offering h2c never gets here: `Sniffer`
+        # hands its connection to hypercorn, which takes the upgrade.)
         log.debug("an Upgrade offer was ignored; the request is answered in HTTP/1.1")
 
     def _head_late(self) -> None:
@@ -127,9 +154,21 @@ class HeadGuardedProtocol(HttpToolsProtocol):
             self._head_timer = None
 
 
+def offers_h2c(head: bytes) -> bool:
+    """Whether a request head carries `Upgrade: h2c` (RFC 7540 3.2)."""
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        tokens = (token.strip().lower() for token in value.split(b","))
+        if name.strip().lower() == b"upgrade" and b"h2c" in tokens:
+            return True
+    return False
+
+
 class Sniffer(asyncio.Protocol):
-    """A new connection until its first bytes say which stack serves it;
-    one that says nothing within the idle limit is closed."""
+    """A new connection until its first bytes say which stack serves it:
+    the HTTP/2 preface, or a first head offering `Upgrade: h2c`, goes to
+    hypercorn, anything else to uvicorn. One that says nothing (or no whole
+    first head) within the idle limit is closed."""
 
     def __init__(self, port: OnePort) -> None:
         self._port = port
@@ -140,6 +179,7 @@ class Sniffer(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
+        self._port.sniffing.add(transport)
         self._idle = asyncio.get_running_loop().call_later(
             self._port.idle_timeout_s, transport.close
         )
@@ -149,15 +189,22 @@ class Sniffer(asyncio.Protocol):
         seen = self._seen
         if len(seen) < len(H2_PREFACE) and H2_PREFACE.startswith(seen):
             return  # still the preface's prefix: wait for the rest
+        head_end = seen.find(b"\r\n\r\n")
+        if not seen.startswith(H2_PREFACE) and head_end < 0 and len(seen) <= MAX_HEAD_BYTES:
+            return  # the first head, whole, says whether it offers h2c
         self._stop_idle()
-        assert self._transport is not None
-        if seen.startswith(H2_PREFACE):
-            self._port.to_hypercorn(self._transport, seen)
+        transport = self._transport
+        assert transport is not None
+        self._port.sniffing.discard(transport)
+        if seen.startswith(H2_PREFACE) or (head_end >= 0 and offers_h2c(seen[:head_end])):
+            self._port.to_hypercorn(transport, seen)
         else:
-            self._port.to_uvicorn(self._transport, seen)
+            self._port.to_uvicorn(transport, seen)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
+        if self._transport is not None:
+            self._port.sniffing.discard(self._transport)
 
     def _stop_idle(self) -> None:
         if self._idle is not None:
@@ -200,6 +247,8 @@ class OnePort:
         self._make_config = make_config
         self._hypercorn: asyncio.Future[Hypercorn] | None = None
         self._handovers: set[asyncio.Task[None]] = set()
+        self.sniffing: set[asyncio.Transport] = set()
+        """Connections that have not yet said which protocol they speak."""
         self._hypercorn_tasks: dict[asyncio.Task[None], TCPServer] = {}
         self._uvicorn_config = UvicornConfig(
             app,
@@ -243,10 +292,13 @@ class OnePort:
         try:
             # Shielded: cancelling this handover must not cancel the load.
             hypercorn = await asyncio.shield(self._load_hypercorn())
+        except asyncio.CancelledError:
+            transport.abort()  # shutting down before it was served
+            raise
         except Exception:
             log.exception("the HTTP/2 server could not be loaded")
             transport.abort()
-            raise
+            return
         if transport.is_closing():
             return
         self._start_hypercorn(hypercorn, transport, first)
@@ -299,10 +351,14 @@ class OnePort:
                 await stop()
             finally:
                 listener.close()
-                await self._drain(self._grace_s)
-                self._date_task.cancel()
+                try:
+                    await self._drain(self._grace_s)
+                finally:
+                    self._date_task.cancel()
 
     async def _drain(self, grace_s: float) -> None:
+        for transport in list(self.sniffing):
+            transport.close()  # accepted, but no request yet
         for task in self._handovers:
             task.cancel()
         if self._hypercorn is not None:
@@ -327,8 +383,8 @@ class OnePort:
             task.cancel()
         for connection in list(self._state.connections):
             connection.transport.abort()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*self._hypercorn_tasks, *self._state.tasks)
+        # Cancelled hypercorn connections end in its task group's errors.
+        await asyncio.gather(*self._hypercorn_tasks, *self._state.tasks, return_exceptions=True)
 
     def _keep_date(self) -> None:
         self._state.default_headers = [(b"date", formatdate(usegmt=True).encode("ascii"))]
