@@ -32,19 +32,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import httpx2
+from server import CLIENTS, STACKS
 
 from cursor_byok.transport.wire.http_server import HttpServer as ShippedServer
-
-STACKS = (
-    "one-port",
-    "hypercorn",
-    "hypercorn-uvloop",
-    "uvicorn",
-    "uvicorn-httptools",
-    "uvicorn-fast",
-    "granian",
-)
-CLIENTS = ("aiohttp", "httpx2")
 
 
 class _Served:
@@ -91,16 +81,10 @@ class _Served:
 
 class HypercornServer(ShippedServer):
     """hypercorn alone on the port, HTTP/1.1 and HTTP/2 (the stack shipped
-    before HTTP/1.1 went to httptools)."""
+    before HTTP/1.1 went to httptools), as the server runs it under TLS."""
 
-    async def serve(self) -> None:
-        from hypercorn.asyncio import serve  # noqa: PLC0415
-
-        if self.signals:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, self.stop)
-        await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
+    async def serve_one_port(self) -> None:
+        await self.serve_hypercorn()
 
 
 class UvicornServer(_Served):
@@ -169,8 +153,6 @@ SERVERS: dict[str, type[Any]] = {
     "uvicorn-fast": UvicornFastServer,
     "granian": GranianServer,
 }
-HTTP2 = ("one-port", "hypercorn", "hypercorn-uvloop", "granian")
-"""The stacks that serve `Run` (HTTP/2) besides HTTP/1.1."""
 
 
 def use_stack(stack: str) -> None:

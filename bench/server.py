@@ -75,10 +75,12 @@ STACKS = (
     "uvicorn-fast",
     "granian",
 )
+"""The servers to compare (bench/serve_as.py builds them); the first ships."""
 HTTP2_STACKS = ("one-port", "hypercorn", "hypercorn-uvloop", "granian")
+"""The stacks that serve `Run` (HTTP/2) besides HTTP/1.1."""
+CLIENTS = ("aiohttp", "httpx2")
 PATHS = ("http1", "h2")
 """http1: RunSSE + BidiAppend over HTTP/1.1; h2: one `Run` stream per turn over h2c."""
-CLIENTS = ("aiohttp", "httpx2")
 CONFIG = """
 default_model = "bench"
 [server]

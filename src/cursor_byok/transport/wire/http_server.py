@@ -118,18 +118,25 @@ class HttpServer:
                 loop.add_signal_handler(sig, self.stop)
         try:
             if self.tls is not None:
-                from hypercorn.asyncio import serve  # noqa: PLC0415
-
-                await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
+                await self.serve_hypercorn()
             else:
-                port = OnePort(
-                    self.app, self.config, self.keepalive_timeout_s, float(SHUTDOWN_GRACE_S)
-                )
-                await port.serve(self.sock, self.host, self.port, self._stop.wait)
+                await self.serve_one_port()
         finally:
             if self.signals:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
+
+    async def serve_one_port(self) -> None:
+        """Plain text: each connection to the stack made for its protocol."""
+        port = OnePort(self.app, self.config, self.keepalive_timeout_s, float(SHUTDOWN_GRACE_S))
+        await port.serve(self.sock, self.host, self.port, self._stop.wait)
+
+    async def serve_hypercorn(self) -> None:
+        """hypercorn alone on the port: under TLS, where ALPN picks the
+        protocol during the handshake."""
+        from hypercorn.asyncio import serve  # noqa: PLC0415
+
+        await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
 
     async def started(self, task: asyncio.Task[None]) -> bool:
         """Wait until the port accepts connections: True, or False when the

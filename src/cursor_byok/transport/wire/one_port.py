@@ -338,14 +338,10 @@ class OnePort:
         self._keep_date()
         self._date_task = loop.create_task(self._date_ticker())
         async with _lifespan(self.app):
-            if sock is not None:
-                listener = await loop.create_server(
-                    lambda: Sniffer(self), sock=sock, backlog=BACKLOG
-                )
-            else:
-                listener = await loop.create_server(
-                    lambda: Sniffer(self), host, port, backlog=BACKLOG, reuse_address=True
-                )
+            where: dict[str, Any] = (
+                {"sock": sock} if sock else {"host": host, "port": port, "reuse_address": True}
+            )
+            listener = await loop.create_server(lambda: Sniffer(self), backlog=BACKLOG, **where)
             self._load_hypercorn()  # on a worker thread, while the port already serves
             try:
                 await stop()
