@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ class GatedStore:
         self.go = threading.Event()
         self.writing = threading.Event()
         self.batches: list[list[str]] = []
+        self.began: list[float] = []
         self.fail_next = False
 
     def __getattr__(self, name: str) -> object:
@@ -38,6 +40,7 @@ class GatedStore:
         self, requests: Sequence[CommitRequest]
     ) -> list[int | InputCommit | Exception]:
         self.batches.append([request.input_id for request in requests])
+        self.began.append(time.monotonic())
         self.writing.set()
         if self.hold:
             assert self.go.wait(10)
@@ -80,6 +83,28 @@ async def test_commits_that_wait_for_a_batch_go_together_as_the_next(gated: Gate
     for i in range(31):
         loaded = gated.store.load(f"c{i}")
         assert loaded is not None and loaded.version == 1
+    queue.close()
+
+
+async def test_the_next_batch_is_written_while_the_event_loop_is_busy(
+    gated: GatedStore,
+) -> None:
+    """The writer thread goes on to what waits as soon as a batch is written;
+    the loop only takes the answers (it used to start each batch itself, so a
+    busy loop left the writer idle while commits piled up)."""
+    queue = CommitQueue(gated, thread_io, max_batch=2)  # type: ignore[arg-type]
+    gated.hold = True
+    commits = [asyncio.ensure_future(queue.commit(new("c0")))]
+    await asyncio.to_thread(gated.writing.wait, 10)
+    commits += [asyncio.ensure_future(queue.commit(new(f"c{i}"))) for i in range(1, 5)]
+    await asyncio.sleep(0)  # all five are queued
+    gated.go.set()
+    busy_from = time.monotonic()
+    time.sleep(0.5)  # noqa: ASYNC251 (the loop thread is busy: no callback of it runs)
+    busy_to = time.monotonic()
+    assert await asyncio.gather(*commits) == [1] * 5
+    assert [len(batch) for batch in gated.batches] == [1, 2, 2]
+    assert all(busy_from <= began < busy_to for began in gated.began[1:])
     queue.close()
 
 
