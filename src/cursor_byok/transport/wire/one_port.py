@@ -112,6 +112,9 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         if self._too_large:
             return  # never reaches the app; refused once the parser returns
         super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None:  # its task has not run yet: it will send through this
+            cycle.send = _one_write_replies(cycle)  # type: ignore[method-assign,assignment]
 
     def on_message_complete(self) -> None:
         if self._too_large:
@@ -152,6 +155,65 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
+
+
+class _Gathered:
+    """Stands in for a connection's transport while a reply is written: the
+    writes are kept and go out as one."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+
+    def flush(self) -> None:
+        if self.parts:
+            data = b"".join(self.parts)
+            self.parts.clear()
+            self.transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
+def _one_write_replies(cycle: Any) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    """A reply whose length is declared goes out in one write, head and
+    body: uvicorn writes its head on `http.response.start`, so a unary reply
+    cost two sends (and woke its client twice). A streamed reply's head
+    still goes at once: the client may wait for it before sending more."""
+    send = cycle.send
+    held: dict[str, Any] | None = None
+
+    async def one_write(message: dict[str, Any]) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start":
+            # (One held and never written is replaced: uvicorn's own 500
+            # after an app failed between head and body.)
+            held = None
+            if any(name.lower() == b"content-length" for name, _ in message.get("headers", ())):
+                held = message
+                return
+        if held is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        start, held = held, None
+        transport = cycle.transport
+        gathered = _Gathered(transport)
+        cycle.transport = gathered
+        try:
+            await send(start)
+            await send(message)
+        finally:
+            cycle.transport = transport
+            gathered.flush()
+
+    return one_write
 
 
 def offers_h2c(head: bytes) -> bool:
