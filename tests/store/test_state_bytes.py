@@ -9,6 +9,7 @@ import pytest
 
 from cursor_byok.llm.encodings import Encodings
 from cursor_byok.llm.serialize import canonical_dumps
+from cursor_byok.llm.types import ToolDefinition
 from cursor_byok.loop import CallLLM, TurnSettings, codec
 from cursor_byok.loop.codec import state_to_json
 from cursor_byok.loop.state import Compaction
@@ -46,3 +47,18 @@ def test_the_stored_bytes_are_the_canonical_bytes_of_the_document(
         assert state_bytes(state) == canonical_dumps(state_to_json(state))
     settings = (empty.settings, waiting.settings, compacting.settings, asking.settings)
     assert [id(s) for s in encoded] == [id(s) for s in settings]
+
+
+def test_settings_bytes_join_the_kept_tool_bytes_into_the_canonical_document() -> None:
+    """The settings' bytes reuse each tool's kept bytes: the same bytes as
+    encoding the settings whole, with no tools, with built-in and odd ones."""
+    odd = ToolDefinition("é_tool", 'naïve \ud800 quote"', {"type": "object", "b": [1, 2.5, None]})
+    plain = ToolDefinition("ls", "", {})
+    for settings in (
+        TurnSettings(),
+        TurnSettings(model="m", system_prompt="sys é", tools=(plain,)),
+        TurnSettings(system_prompt=None, tools=(odd, plain, odd)),
+        TurnSettings(tools=fresh().committed.settings.tools, max_model_calls=3),
+    ):
+        expected = canonical_dumps(codec.settings_to_json(settings))
+        assert rows._encode_settings(settings) == expected

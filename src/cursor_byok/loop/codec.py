@@ -57,9 +57,16 @@ def _user_message_from_json(doc: Any) -> UserMessage:
 
 def settings_to_json(settings: TurnSettings) -> dict[str, JSONValue]:
     return {
+        **settings_fields(settings),
+        "tools": [tool_definition_to_json(t) for t in settings.tools],
+    }
+
+
+def settings_fields(settings: TurnSettings) -> dict[str, JSONValue]:
+    """The settings document but its tools."""
+    return {
         "model": settings.model,
         "systemPrompt": settings.system_prompt,
-        "tools": [tool_definition_to_json(t) for t in settings.tools],
         "maxModelCalls": settings.max_model_calls,
         "contextWindow": settings.context_window,
         "compactShare": settings.compact_share,

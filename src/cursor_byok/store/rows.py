@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from cursor_byok.llm.encodings import Encodings
+from cursor_byok.llm.request_identity import tools_bytes
 from cursor_byok.llm.serialize import canonical_dumps
-from cursor_byok.loop.codec import settings_to_json, state_fields
+from cursor_byok.loop.codec import settings_fields, state_fields
 from cursor_byok.loop.state import ConversationState, TurnSettings
 from cursor_byok.store.base import (
     CallStatus,
@@ -137,7 +138,12 @@ def operation_from_row(row: Sequence[Any]) -> ClientOperationRecord:
 
 
 def _encode_settings(settings: TurnSettings) -> bytes:
-    return canonical_dumps(settings_to_json(settings))
+    """`canonical_dumps(settings_to_json(settings))`, byte for byte. Every new
+    turn brings a new settings object, but its tools are mostly the built-in
+    definitions, whose bytes `tools_bytes` keeps per schema: only the rest
+    is encoded here. "tools" sorts last among the keys."""
+    rest = canonical_dumps(settings_fields(settings))
+    return b"".join((rest[:-1], b',"tools":', tools_bytes(settings.tools), b"}"))
 
 
 _settings: Encodings[TurnSettings] = Encodings(_encode_settings, count=256)
