@@ -12,23 +12,26 @@ Each delta's text is a 6-character token (`t0042 `): a client counts the
 deltas relayed to it by the length of the text it got.
 
 Every stream's deltas are due at fixed times from its start (no drift from
-late wake-ups), written by one ticker for all streams: the provider spends
-as little CPU as it can, its CPU is not the server's.
+late wake-ups), written by one timer for all streams: the provider spends
+as little CPU as it can, its CPU is not the server's (a real provider's is
+on another machine).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import heapq
 import itertools
 import json
 import re
 import sys
-import time
 from dataclasses import dataclass, field
 
 TOKEN_CHARS = 6
+TICK_S = 0.001
+"""The loop clock's step on uvloop."""
 _MARKER = re.compile(rb"\[bench ([^\]]*)\]")
 _HEAD = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
@@ -73,8 +76,10 @@ def token(n: int) -> str:
     return f"t{n % 10000:04d} "
 
 
+@functools.cache
 def text_answer(deltas: int) -> list[bytes]:
-    """The role chunk, `deltas` content chunks, finish + usage + [DONE]."""
+    """The role chunk, `deltas` content chunks, finish + usage + [DONE]
+    (the same bytes for every request asking for that many: made once)."""
     return [_ROLE, *(_chunk({"content": token(n)}) for n in range(deltas)), _STOP + _TAIL]
 
 
@@ -98,54 +103,70 @@ def tool_call(call_id: str) -> bytes:
     return b"".join([*parts, _chunk({}, "tool_calls"), _TAIL])
 
 
-@dataclass(order=True)
-class _Due:
-    at: float
-    order: int
-    writer: asyncio.StreamWriter = field(compare=False)
-    parts: list[bytes] = field(compare=False)
-    index: int = field(compare=False, default=0)
-    pace_s: float = field(compare=False, default=0.0)
-    start: float = field(compare=False, default=0.0)
-    done: asyncio.Event = field(compare=False, default_factory=asyncio.Event)
+def _future() -> asyncio.Future[None]:
+    return asyncio.get_running_loop().create_future()
+
+
+@dataclass(eq=False)
+class _Stream:
+    writer: asyncio.StreamWriter
+    parts: list[bytes]
+    pace_s: float
+    start: float
+    index: int = 0
+    done: asyncio.Future[None] = field(default_factory=_future)
 
 
 class FakeProvider:
-    def __init__(self) -> None:
-        self._heap: list[_Due] = []
-        self._order = itertools.count()
-        self._wake = asyncio.Event()
-        self._calls = itertools.count()
+    """Writes every stream's parts when due, from one timer callback for all
+    streams. The clock is the loop's own, which its timers keep: on uvloop
+    that is whole milliseconds, and a timer cannot wait less than one, so a
+    part due within the current millisecond is written now (up to 1 ms
+    early) rather than the loop spinning on timers until the clock moves
+    (which had this process at a core at 200 streams)."""
 
-    async def ticker(self) -> None:
-        """Write every part that is due; sleep until the next one is."""
-        while True:
-            if not self._heap:
-                self._wake.clear()
-                await self._wake.wait()
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, _Stream]] = []
+        self._order = itertools.count()
+        self._calls = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = float("inf")
+
+    def _arm(self) -> None:
+        if not self._heap:
+            return
+        at = self._heap[0][0]
+        if self._timer is not None:
+            if self._timer_at <= at:
+                return
+            self._timer.cancel()
+        self._timer_at = at
+        self._timer = asyncio.get_running_loop().call_at(at, self._tick)
+
+    def _tick(self) -> None:
+        self._timer, self._timer_at = None, float("inf")
+        # Due: within the loop clock's current millisecond (see above).
+        now = asyncio.get_running_loop().time() + TICK_S
+        heap = self._heap
+        while heap and heap[0][0] < now:
+            _, order, due = heapq.heappop(heap)
+            if due.writer.is_closing():
+                due.done.set_result(None)
                 continue
-            now = time.perf_counter()
-            while self._heap and self._heap[0].at <= now:
-                due = heapq.heappop(self._heap)
-                if due.writer.is_closing():
-                    due.done.set()
-                    continue
-                due.writer.write(due.parts[due.index])
-                due.index += 1
-                if due.index == len(due.parts):
-                    due.done.set()
-                    continue
-                due.at = due.start + due.index * due.pace_s
-                heapq.heappush(self._heap, due)
-            if self._heap:
-                await asyncio.sleep(max(self._heap[0].at - time.perf_counter(), 0))
+            due.writer.write(due.parts[due.index])
+            due.index += 1
+            if due.index == len(due.parts):
+                due.done.set_result(None)
+                continue
+            heapq.heappush(heap, (due.start + due.index * due.pace_s, order, due))
+        self._arm()
 
     async def stream(self, writer: asyncio.StreamWriter, parts: list[bytes], pace_s: float) -> None:
-        now = time.perf_counter()
-        due = _Due(now, next(self._order), writer, parts, pace_s=pace_s, start=now)
-        heapq.heappush(self._heap, due)
-        self._wake.set()
-        await due.done.wait()
+        now = asyncio.get_running_loop().time()
+        due = _Stream(writer, parts, pace_s, now)
+        heapq.heappush(self._heap, (now, next(self._order), due))
+        self._tick()  # the first part goes at once
+        await due.done
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -189,12 +210,10 @@ class FakeProvider:
 
 async def main() -> None:
     provider = FakeProvider()
-    ticker = asyncio.create_task(provider.ticker())
     server = await asyncio.start_server(provider.handle, "127.0.0.1", 0, backlog=4096)
     print(server.sockets[0].getsockname()[1], flush=True)
     # Runs until the parent closes our stdin.
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    ticker.cancel()
     server.close()
 
 
