@@ -21,7 +21,8 @@ What hypercorn gave HTTP/1.1 and uvicorn lacks is added here: a connection
 that sends no complete request head within the idle limit is closed (uvicorn
 has no deadline on a head, so a client trickling one byte at a time kept a
 connection forever), a head larger than `MAX_HEAD_BYTES` gets 431, and the
-Date header is made once a second.
+Date header is made once a second. A reply of declared length leaves in one
+write, head and body (uvicorn alone writes them apart).
 """
 
 from __future__ import annotations
