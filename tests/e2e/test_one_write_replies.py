@@ -8,8 +8,9 @@ writes are counted where asyncio makes them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from asyncio import selector_events
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -63,18 +64,25 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
     yield made
 
 
-async def serving(port: int) -> tuple[asyncio.Task[None], asyncio.Event]:
+@contextlib.asynccontextmanager
+async def serving() -> AsyncIterator[int]:
+    """The port, served until the block ends."""
+    port = free_port()
     stop = asyncio.Event()
     one_port = OnePort(app, lambda: hypercorn_config("127.0.0.1", port), 5, 2)
     task = asyncio.create_task(one_port.serve(None, "127.0.0.1", port, stop.wait))
-    for _ in range(200):
-        try:
-            _, probe = await asyncio.open_connection("127.0.0.1", port)
-            probe.close()
-            break
-        except OSError:
-            await asyncio.sleep(0.01)
-    return task, stop
+    try:
+        for _ in range(200):
+            try:
+                _, probe = await asyncio.open_connection("127.0.0.1", port)
+                probe.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.01)
+        yield port
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 5)
 
 
 async def request(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -85,9 +93,7 @@ async def request(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio.S
 
 
 async def test_a_reply_of_declared_length_is_one_write(writes: list[bytes]) -> None:
-    port = free_port()
-    task, stop = await serving(port)
-    try:
+    async with serving() as port:
         writes.clear()
         reader, writer = await request(port, "/unary")
         head = await reader.readuntil(b"\r\n\r\n")
@@ -101,36 +107,23 @@ async def test_a_reply_of_declared_length_is_one_write(writes: list[bytes]) -> N
         assert await reader.readexactly(15) == b"the whole reply"
         assert len([w for w in writes if w.startswith(b"HTTP/1.1")]) == 2
         writer.close()
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 5)
 
 
 async def test_a_streamed_reply_sends_its_head_before_its_body_exists(writes: list[bytes]) -> None:
-    port = free_port()
-    task, stop = await serving(port)
-    try:
+    async with serving() as port:
         reader, writer = await request(port, "/stream")
         async with asyncio.timeout(0.25):  # the body comes 0.3 s after the head
             head = await reader.readuntil(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in head
         assert await reader.readuntil(b"late\r\n") == b"4\r\nlate\r\n"
         writer.close()
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 5)
 
 
 async def test_an_app_failing_after_a_held_head_gets_a_500(writes: list[bytes]) -> None:
-    port = free_port()
-    task, stop = await serving(port)
-    try:
+    async with serving() as port:
         reader, writer = await request(port, "/fail")
         reply = await reader.read()  # uvicorn's 500 closes the connection
         assert reply.startswith(b"HTTP/1.1 500")
         assert reply.endswith(b"Internal Server Error")
         assert b"HTTP/1.1 200" not in reply
         writer.close()
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 5)
