@@ -144,6 +144,8 @@ class FakeProvider:
         self._timer = asyncio.get_running_loop().call_at(at, self._tick)
 
     def _tick(self) -> None:
+        if self._timer is not None:  # called early (a new stream): the armed one is moot
+            self._timer.cancel()
         self._timer, self._timer_at = None, float("inf")
         # Due: within the loop clock's current millisecond (see above).
         now = asyncio.get_running_loop().time() + TICK_S
