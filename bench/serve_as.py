@@ -9,7 +9,8 @@ and router; it swaps only the object that serves the ASGI app
 requests (`llm.http.make_client`).
 
 Stacks: one-port (as shipped: uvicorn's httptools for HTTP/1.1 and hypercorn
-for h2c on one port, asyncio), hypercorn (hypercorn for both: h11/h2, the
+for h2c on one port, asyncio), one-port-uvloop (that on uvloop's event
+loop), hypercorn (hypercorn for both: h11/h2, the
 stack shipped before), hypercorn-uvloop (that on uvloop's event loop),
 uvicorn (h11, HTTP/1.1 only,
 the stack shipped before `Run`), uvicorn-httptools (httptools, asyncio's
@@ -158,7 +159,7 @@ SERVERS: dict[str, type[Any]] = {
 def use_stack(stack: str) -> None:
     from cursor_byok.transport.wire import http_server  # noqa: PLC0415
 
-    if stack in ("uvicorn-fast", "hypercorn-uvloop"):
+    if stack in ("uvicorn-fast", "hypercorn-uvloop", "one-port-uvloop"):
         import uvloop  # noqa: PLC0415
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, cast
 
 from cursor_byok.config import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.guards import Redactor, is_loopback_url
 from cursor_byok.llm.events import (
-    ErrorEvent,
-    ResponseEvent,
     ResponseStream,
 )
 from cursor_byok.llm.limits import LimitProblem
@@ -36,27 +33,6 @@ NO_MODEL_TEXT = (
     "GEMINI_API_KEY or OPENAI_BASE_URL in the server's environment (or configure "
     "providers and models in its config file), then restart it."
 )
-
-
-class RedactedStream:
-    """Some providers quote the key they rejected in the error text; that
-    text is logged and stored, so the key is cut out of it here."""
-
-    def __init__(self, stream: ResponseStream, secret: str) -> None:
-        self._stream = stream
-        self._redact = Redactor([secret])
-
-    async def recv(self) -> ResponseEvent:
-        event = await self._stream.recv()
-        if isinstance(event, ErrorEvent) and self._redact:
-            text = event.message.error_message
-            if text and (cleaned := self._redact(text)) != text:
-                message = replace(event.message, error_message=cleaned)
-                return replace(event, message=message)
-        return event
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
 
 
 def _needs_key(provider: ProviderConfig) -> bool:
@@ -130,7 +106,8 @@ class Router:
             client = self._clients[provider.name] = make_client(
                 read_timeout=self.config.server.stall_timeout_s
             )
-        adapter = _adapter_class(provider.api)(spec, secret, client)
+        redactor = Redactor([secret]) if key is not None else None
+        adapter = _adapter_class(provider.api)(spec, secret, client, redact=redactor or None)
         self._adapters[model.name] = adapter
         return adapter
 
@@ -141,9 +118,8 @@ class Router:
         adapter = self._adapter(chosen)
         if isinstance(adapter, str):
             return NoticeStream(adapter)
-        stream = await adapter.call(ctx, request)
-        key = resolve_key(self.config.providers[chosen.provider], self._env)
-        return RedactedStream(stream, key.reveal()) if key is not None else stream
+        # The adapter cuts its key out of the errors it passes on.
+        return await adapter.call(ctx, request)
 
     async def aclose(self) -> None:
         for client in self._clients.values():

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 from urllib.parse import urlsplit
 
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import ResponseEvent, StartEvent
+from cursor_byok.llm.events import ErrorEvent, ResponseEvent, StartEvent
 from cursor_byok.llm.http import (
     HTTPClient,
     HTTPRequest,
@@ -52,8 +54,17 @@ def feed_bytes(sse: SSEParser, parser: StreamParser, chunk: bytes) -> None:
 class SSEResponseStream:
     """Implements `ResponseStream` for any SSE-speaking provider."""
 
-    def __init__(self, client: HTTPClient, request: HTTPRequest, parser: StreamParser) -> None:
+    def __init__(
+        self,
+        client: HTTPClient,
+        request: HTTPRequest,
+        parser: StreamParser,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self._client = client
+        self._redact = redact
+        """Cuts the key out of an error's text: some providers quote the key
+        they rejected, and that text is logged, stored and shown."""
         self._request = request
         self._parser = parser
         self._assembler = parser.assembler
@@ -66,16 +77,29 @@ class SSEResponseStream:
         self._closed = False
 
     async def recv(self) -> ResponseEvent:
-        while not self._pending:
+        pending = self._pending
+        while not pending:
             if self._assembler.terminated:
                 await self._release()
                 raise StopAsyncIteration
             try:
-                await self._advance()
+                body = self._body
+                if body is None:
+                    await self._advance()
+                else:
+                    # The body's read is awaited here, not in a helper: one
+                    # coroutine less on the path of every delta.
+                    try:
+                        chunk = await body.read()
+                    except TransportError as exc:
+                        self._assembler.fail(self._transport_error(exc))
+                    else:
+                        self._took(chunk)
+                    self._drain()
             except asyncio.CancelledError:
                 await self.aclose()
                 raise
-        return self._pending.popleft()
+        return pending.popleft()
 
     def __aiter__(self) -> SSEResponseStream:
         return self
@@ -91,25 +115,22 @@ class SSEResponseStream:
         await self._release()
 
     async def _advance(self) -> None:
+        """Open the call (once), or note that its body has ended."""
         if not self._started:
             self._started = True
             await self._open()
-        elif self._body is not None:
-            try:
-                chunk = await self._body.read()
-            except TransportError as exc:
-                self._assembler.fail(self._transport_error(exc))
-            else:
-                if chunk:
-                    feed_bytes(self._sse, self._parser, chunk)
-                else:
-                    self._body = None
-                    for event in self._sse.flush():
-                        if self._assembler.terminated:
-                            break
-                        self._parser.on_event(event)
-                    self._parser.on_end()
         self._drain()
+
+    def _took(self, chunk: bytes) -> None:
+        if chunk:
+            feed_bytes(self._sse, self._parser, chunk)
+            return
+        self._body = None
+        for event in self._sse.flush():
+            if self._assembler.terminated:
+                break
+            self._parser.on_event(event)
+        self._parser.on_end()
 
     async def _open(self) -> None:
         try:
@@ -160,6 +181,9 @@ class SSEResponseStream:
     def _drain(self) -> None:
         out = self._assembler.out
         if out:
+            redact = self._redact
+            if redact is not None and self._assembler.terminated:
+                out[:] = [_redacted(event, redact) for event in out]
             self._pending.extend(out)
             out.clear()
 
@@ -170,3 +194,12 @@ class SSEResponseStream:
         self._body = None
         if self._response is not None:
             self._response.close()
+
+
+def _redacted(event: ResponseEvent, redact: Callable[[str], str]) -> ResponseEvent:
+    if not isinstance(event, ErrorEvent):
+        return event
+    text = event.message.error_message
+    if not text or (cleaned := redact(text)) == text:
+        return event
+    return replace(event, message=replace(event.message, error_message=cleaned))

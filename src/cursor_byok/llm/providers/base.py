@@ -7,6 +7,7 @@ request body and the parser."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from cursor_byok.llm.assembler import Assembler
@@ -21,10 +22,21 @@ from cursor_byok.llm.types import RequestMessages
 class SSEAdapter:
     api: ClassVar[str]
 
-    def __init__(self, spec: ModelSpec, api_key: str, client: HTTPClient | None = None) -> None:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        api_key: str,
+        client: HTTPClient | None = None,
+        *,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.spec = spec
         self._api_key = api_key
         self._client = client or make_client()
+        # Some providers quote the key they rejected in the error's text,
+        # which is logged, stored and shown: `redact` cuts it out of every
+        # error this adapter passes on.
+        self._redact = redact
 
     def url(self) -> str:
         raise NotImplementedError
@@ -54,7 +66,7 @@ class SSEAdapter:
             self.api, spec.provider, spec.model, int(time.time() * 1000), spec.price
         )
         return SSEResponseStream(
-            self._client, self.http_request(ctx, request), self.parser(assembler)
+            self._client, self.http_request(ctx, request), self.parser(assembler), self._redact
         )
 
     async def aclose(self) -> None:

@@ -35,7 +35,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.utils import formatdate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from uvicorn.config import Config as UvicornConfig
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -188,10 +188,12 @@ def _one_write_replies(cycle: Any) -> Callable[[dict[str, Any]], Awaitable[None]
     body: uvicorn writes its head on `http.response.start`, so a unary reply
     cost two sends (and woke its client twice). A streamed reply's head
     still goes at once: the client may wait for it before sending more."""
-    send = cycle.send
+    send: Callable[[dict[str, Any]], Awaitable[None]] = cycle.send
     held: dict[str, Any] | None = None
 
-    async def one_write(message: dict[str, Any]) -> None:
+    def one_write(message: dict[str, Any]) -> Awaitable[None]:
+        # uvicorn's send is returned to be awaited, not awaited here: a
+        # streamed reply's every write passes through this.
         nonlocal held
         if message["type"] == "http.response.start":
             # (One held and never written is replaced: uvicorn's own 500
@@ -199,22 +201,32 @@ def _one_write_replies(cycle: Any) -> Callable[[dict[str, Any]], Awaitable[None]
             held = None
             if any(name.lower() == b"content-length" for name, _ in message.get("headers", ())):
                 held = message
-                return
+                return _nothing()
         if held is None or message["type"] != "http.response.body":
-            await send(message)
-            return
+            return send(message)
         start, held = held, None
-        transport = cycle.transport
-        gathered = _Gathered(transport)
-        cycle.transport = gathered
-        try:
-            await send(start)
-            await send(message)
-        finally:
-            cycle.transport = transport
-            gathered.flush()
+        return _together(cycle, send, start, message)
 
     return one_write
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _together(
+    cycle: Any, send: Callable[[dict[str, Any]], Awaitable[None]], *messages: dict[str, Any]
+) -> None:
+    """Send `messages` through uvicorn with their writes gathered into one."""
+    transport = cycle.transport
+    gathered = _Gathered(transport)
+    cycle.transport = gathered
+    try:
+        for message in messages:
+            await send(message)
+    finally:
+        cycle.transport = transport
+        gathered.flush()
 
 
 def offers_h2c(head: bytes) -> bool:
@@ -240,8 +252,9 @@ class Sniffer(asyncio.Protocol):
         self._idle: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        # uvloop's transports are not asyncio.Transport subclasses.
+        self._transport = cast(asyncio.Transport, transport)
+        transport = self._transport
         self._port.sniffing.add(transport)
         self._idle = asyncio.get_running_loop().call_later(
             self._port.idle_timeout_s, transport.close
