@@ -149,6 +149,8 @@ class Stream:
     first_s: float = 0.0
     last_s: float = 0.0
     gaps_ms: list[float] = field(default_factory=list)
+    append_s: float = 0.0
+    """From the clock's start to the run request's append answered (RunSSE)."""
     error: str | None = None
 
     def got(self, now: float, text_chars: int, sent: float) -> None:
@@ -253,17 +255,25 @@ async def append(pool: Pool, request_id: str, seqno: int, message: pb.AgentClien
 
 async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) -> Stream:
     """One turn: open RunSSE, append the run request (the clock starts), read
-    to the end of the stream, answering exec requests on the way."""
+    to the end of the stream, answering exec requests on the way. As the
+    official client does, the stream is read while the append is under way:
+    a delta that comes before the append's answer is seen when it comes."""
     seen = Stream()
     request_id = f"req-{conversation_id}-{turn}"
     conn = pool.take()
+    appending: asyncio.Task[None] | None = None
     try:
         opening = encode_envelope(bidi_pb2.BidiRequestId(request_id=request_id).SerializeToString())
         status = await conn.post(RUN_SSE, opening, "application/connect+proto")
         if status != 200:
             raise RuntimeError(f"RunSSE: HTTP {status}")
         sent = time.perf_counter()
-        await append(pool, request_id, 0, run_request(text, conversation_id, turn))
+
+        async def first_append() -> None:
+            await append(pool, request_id, 0, run_request(text, conversation_id, turn))
+            seen.append_s = time.perf_counter() - sent
+
+        appending = asyncio.create_task(first_append())
         seqno = 1
         decoder = EnvelopeDecoder()
         async for now, chunk in conn.chunks():
@@ -281,16 +291,20 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
                     if update.WhichOneof("message") == "text_delta":
                         chars += len(update.text_delta.text)
                 elif top == "exec_server_message":
+                    await appending  # exec answers follow the run request
                     for answer in exec_answers(message.exec_server_message):
                         await append(pool, request_id, seqno, answer)
                         seqno += 1
             seen.got(now, chars, sent)
+        await appending
         if not decoder.ended:
             raise RuntimeError("the stream ended without an end-of-stream message")
         pool.give(conn)
     except Exception as error:  # noqa: BLE001 (as above)
         seen.error = f"{type(error).__name__}: {error}"
         conn.close()
+        if appending is not None and not appending.done():
+            appending.cancel()
     return seen
 
 

@@ -68,6 +68,7 @@ middle ones run with all N open."""
 STEADY_ROUNDS = 2
 STACKS = (
     "one-port",
+    "one-port-uvloop",
     "hypercorn",
     "hypercorn-uvloop",
     "uvicorn",
@@ -76,7 +77,7 @@ STACKS = (
     "granian",
 )
 """The servers to compare (bench/serve_as.py builds them); the first ships."""
-HTTP2_STACKS = ("one-port", "hypercorn", "hypercorn-uvloop", "granian")
+HTTP2_STACKS = ("one-port", "one-port-uvloop", "hypercorn", "hypercorn-uvloop", "granian")
 """The stacks that serve `Run` (HTTP/2) besides HTTP/1.1."""
 CLIENTS = ("aiohttp", "httpx2")
 PATHS = ("http1", "h2")
@@ -187,12 +188,14 @@ class Server:
     client: str
     workdir: Path
     provider_url: str
+    src: Path | None = None
+    """Another tree's `src` folder (--baseline-src): its package serves instead."""
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
     @property
     def name(self) -> str:
-        return f"{self.stack}+{self.client}"
+        return f"{'baseline+' if self.src else ''}{self.stack}+{self.client}"
 
     @property
     def url(self) -> str:
@@ -220,14 +223,17 @@ class Server:
             "--database",
             str(self.database),
         ]
-        if (self.stack, self.client) == (STACKS[0], CLIENTS[0]):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
+        if self.src is not None:
+            env["PYTHONPATH"] = str(self.src.resolve())
+            command = [sys.executable, "-m", "cursor_byok"]
+        elif (self.stack, self.client) == (STACKS[0], CLIENTS[0]):
             installed = Path(sys.executable).with_name("cursor-byok")
             command = (
                 [str(installed)] if installed.exists() else [sys.executable, "-m", "cursor_byok"]
             )
         else:
             command = [sys.executable, str(HERE / "serve_as.py"), self.stack, self.client, "--"]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CURSOR_BYOK")}
         log = self.workdir / "server.log"
         with log.open("w") as sink:  # the child holds its own descriptor
             self.process = subprocess.Popen([*command, *serve], stdout=sink, stderr=sink, env=env)
@@ -522,6 +528,7 @@ def processes(
     stacks: Sequence[str],
     clients: Sequence[str],
     workdir: Path,
+    baseline_src: Path | None = None,
 ) -> Iterator[tuple[LineProcess, list[Server]]]:
     with ExitStack() as stack:
         python = sys.executable
@@ -531,6 +538,9 @@ def processes(
         servers = [
             Server(s, c, workdir / f"{s}+{c}", provider_url) for s in stacks for c in clients
         ]
+        if baseline_src is not None:
+            base = Server(STACKS[0], CLIENTS[0], workdir / "baseline", provider_url, baseline_src)
+            servers.append(base)
         for server in servers:
             stack.callback(server.stop)
             server.start()
@@ -553,13 +563,15 @@ def run(
     keep: Path | None = None,
     paths: Sequence[str] = PATHS,
     steady_turns: int = STEADY_TURNS,
+    baseline_src: Path | None = None,
 ) -> None:
-    """The whole benchmark; `keep` keeps the servers' folders (logs, databases)."""
+    """The whole benchmark; `keep` keeps the servers' folders (logs, databases);
+    `baseline_src` serves another tree's package beside this one's."""
     rounds = rounds or ROUNDS
     began = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="bench-server-"))
     try:
-        with processes(stacks, clients, workdir) as (client, servers):
+        with processes(stacks, clients, workdir, baseline_src) as (client, servers):
             # Warm-up, not counted: connections, first SQLite pages, lazy imports.
             run_level(max(levels), 1, 5, pace_ms, client, servers, "warm-", paths)
             results = {
@@ -636,6 +648,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a few seconds: levels 1 and 4, 20 deltas, a 12-turn session",
     )
     parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="also serve the cursor_byok package under this folder (another tree's src), "
+        "visited in the same rounds",
+    )
+    parser.add_argument(
         "--keep", type=Path, default=None, help="copy the servers' logs and databases here"
     )
     args = parser.parse_args(argv)
@@ -650,6 +669,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             keep=args.keep,
             paths=args.paths,
             steady_turns=3,
+            baseline_src=args.baseline_src,
         )
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
@@ -664,6 +684,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         keep=args.keep,
         paths=args.paths,
         steady_turns=args.steady_turns,
+        baseline_src=args.baseline_src,
     )
 
 
