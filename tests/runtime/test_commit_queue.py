@@ -4,6 +4,7 @@ written go together as the next one; each caller gets its own answer."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -14,18 +15,24 @@ import pytest
 
 from cursor_byok.loop import ConversationState
 from cursor_byok.runtime.commit_queue import CommitQueue
-from cursor_byok.store.base import CommitRequest, InputCommit, VersionConflict
+from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch, VersionConflict
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.store.test_store import grown
 
 
 class GatedStore:
     """The real store; its next batch waits for `go` once `hold` is set, so
-    the test decides what queues meanwhile."""
+    the test decides what queues meanwhile. With `staging`, batches are
+    staged on the loop and only their commit waits (on the writer thread);
+    without, the store never stages and the writer thread writes them."""
 
-    def __init__(self, store: SQLiteStore, serial_writer: bool = True) -> None:
+    def __init__(
+        self, store: SQLiteStore, serial_writer: bool = True, staging: bool = True
+    ) -> None:
         self.store = store
         self.serial_writer = serial_writer
+        self.staging = staging
+        self.threads: dict[str, set[int]] = {"stage": set(), "finish": set()}
         self.hold = False
         self.go = threading.Event()
         self.writing = threading.Event()
@@ -42,19 +49,57 @@ class GatedStore:
         self.batches.append([request.input_id for request in requests])
         self.began.append(time.monotonic())
         self.writing.set()
+        self._gate()
+        return self.store.commit_batch(requests)
+
+    def _gate(self) -> None:
         if self.hold:
             assert self.go.wait(10)
         if self.fail_next:
             self.fail_next = False
             raise OSError("disk I/O error")
-        return self.store.commit_batch(requests)
+
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        if not self.staging:
+            return None
+        staged = self.store.stage_batch_now(requests)
+        if staged is None:
+            return None
+        self.batches.append([request.input_id for request in requests])
+        self.began.append(time.monotonic())
+        self.threads["stage"].add(threading.get_ident())
+        return GatedStage(self, staged)
 
 
-@pytest.fixture
-def gated(tmp_path: Path) -> Iterator[GatedStore]:
+class GatedStage:
+    """A staged batch whose commit passes the store's gate first."""
+
+    def __init__(self, gated: GatedStore, staged: StagedBatch) -> None:
+        self.gated = gated
+        self.staged = staged
+        self.answers = staged.answers
+
+    def finish(self) -> None:
+        self.gated.threads["finish"].add(threading.get_ident())
+        self.gated.writing.set()
+        try:
+            self.gated._gate()
+        except BaseException:
+            self.staged.abandon()
+            raise
+        self.staged.finish()
+
+    def abandon(self) -> None:
+        self.staged.abandon()
+
+
+@pytest.fixture(params=["staged", "thread"])
+def gated(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[GatedStore]:
+    """Both ways a batch is written: staged on the loop and committed on the
+    writer thread, or written whole by the writer thread."""
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     try:
-        yield GatedStore(store)
+        yield GatedStore(store, staging=request.param == "staged")
     finally:
         store.close()
 
@@ -91,7 +136,9 @@ async def test_the_next_batch_is_written_while_the_event_loop_is_busy(
 ) -> None:
     """The writer thread goes on to what waits as soon as a batch is written;
     the loop only takes the answers (it used to start each batch itself, so a
-    busy loop left the writer idle while commits piled up)."""
+    busy loop left the writer idle while commits piled up). So it is where
+    the store cannot stage: a staged batch's statements run on the loop."""
+    gated.staging = False
     queue = CommitQueue(gated, thread_io, max_batch=2)  # type: ignore[arg-type]
     gated.hold = True
     commits = [asyncio.ensure_future(queue.commit(new("c0")))]
@@ -182,3 +229,43 @@ async def test_a_store_with_parallel_writers_gets_one_hop_per_commit(gated: Gate
     resend = replace(new("c0", version=1), checked=True)  # a resend is looked up there too
     assert await queue.commit(resend) == InputCommit("c0:in", 1, {"c": "c0"})
     queue.close()
+
+
+async def test_statements_run_on_the_loop_and_only_the_commit_on_the_writer_thread(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    gated = GatedStore(store)
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    try:
+        answers = await asyncio.gather(*(queue.commit(new(f"c{i}")) for i in range(5)))
+        assert answers == [1] * 5
+        assert gated.threads["stage"] == {threading.get_ident()}
+        assert gated.threads["finish"] and threading.get_ident() not in gated.threads["finish"]
+    finally:
+        queue.close()
+        store.close()
+
+
+async def test_a_batch_the_store_cannot_stage_now_goes_to_the_writer_thread(
+    tmp_path: Path,
+) -> None:
+    """Another process holds the file's write lock: the loop does not wait
+    for it; the writer thread does, and the commit lands once it is free."""
+    path = tmp_path / "db.sqlite3"
+    store = SQLiteStore(path, synchronous="NORMAL")
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    queue = CommitQueue(store, thread_io)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        waiting = asyncio.ensure_future(queue.commit(new("c0")))
+        await asyncio.sleep(0.2)  # the loop runs on meanwhile
+        assert not waiting.done()
+        other.execute("COMMIT")
+        assert await waiting == 1
+        assert await queue.commit(new("c1")) == 1  # staged again, the file free
+        assert queue.batches == 2
+    finally:
+        other.close()
+        queue.close()
+        store.close()

@@ -37,6 +37,7 @@ from cursor_byok.store.base import (
     CommitRequest,
     InputCommit,
     OperationStatus,
+    StagedBatch,
 )
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
@@ -578,6 +579,28 @@ class HeldCommits:
             self.waiting.set()
             assert self.go.wait(10)
         return self.store.commit_batch(requests)
+
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        """Staged on the loop, the batch's commit waits on the writer thread."""
+        staged = self.store.stage_batch_now(requests)
+        if staged is None or all(request.flush for request in requests):
+            return staged
+        return HeldStage(self, staged)
+
+
+class HeldStage:
+    def __init__(self, held: HeldCommits, staged: StagedBatch) -> None:
+        self.held = held
+        self.staged = staged
+        self.answers = staged.answers
+
+    def finish(self) -> None:
+        self.held.waiting.set()
+        assert self.held.go.wait(10)
+        self.staged.finish()
+
+    def abandon(self) -> None:
+        self.staged.abandon()
 
 
 async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before_it_lands(

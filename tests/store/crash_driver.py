@@ -22,7 +22,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from cursor_byok.loop import CallClient, Final, Status, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.base import InputCommit
+from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
 from cursor_byok.store.database import open_store, parse_database
 from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
@@ -87,11 +87,36 @@ class KillingStore:
         answers: list[int | InputCommit | Exception] = self._write("commit_batch", *args)
         return answers
 
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        """A staged batch's three steps: before its statements, after them
+        (uncommitted), after its commit (`KillingStage.finish`)."""
+        self._step()
+        staged: StagedBatch | None = self.store.stage_batch_now(requests)
+        if staged is None:  # `commit_batch` writes it, and counts its own steps
+            self.steps -= 1
+            return None
+        self._step()
+        return KillingStage(self, staged)
+
     def save_llm_call(self, *args: Any) -> None:
         self._write("save_llm_call", *args)
 
     def save_client_operation(self, *args: Any) -> None:
         self._write("save_client_operation", *args)
+
+
+class KillingStage:
+    def __init__(self, store: KillingStore, staged: StagedBatch) -> None:
+        self.store = store
+        self.staged = staged
+        self.answers = staged.answers
+
+    def finish(self) -> None:
+        self.staged.finish()
+        self.store._step()
+
+    def abandon(self) -> None:
+        self.staged.abandon()
 
 
 class ByHistoryLLM:

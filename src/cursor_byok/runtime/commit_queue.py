@@ -12,6 +12,15 @@ the writer idle goes at once, so a lone conversation waits for nothing.
 A store with parallel writers (PostgreSQL's pool) takes each commit in a
 worker thread of its own, as before.
 
+Where the store can (SQLite, its write connection free), a batch's
+statements run on the event loop's thread and only its commit, the write
+and the flush, goes to the writer thread: a writer thread running the
+statements wanted the GIL back after each one while the busy loop held it,
+so under load a batch of a few milliseconds' CPU took around a hundred, and
+every planned model call's first delta waited for it. Where it cannot (a
+worker thread holds the connection), the writer thread writes the whole
+batch, and the ones after it while they wait.
+
 Nothing is answered before its batch's transaction is committed: history is
 still durable before anything that depends on it is published.
 """
@@ -26,10 +35,12 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from cursor_byok.store.base import CommitRequest, InputCommit, Store, StoreError
+from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch, Store, StoreError
 
 Answer = int | InputCommit
 Waiting = tuple[CommitRequest, "asyncio.Future[Answer]"]
+Answers = list[Answer | Exception] | BaseException
+"""A batch's answers, one per request, or what failed its whole transaction."""
 
 MAX_BATCH = 256
 """Commits per transaction at most: a bound on how long one batch holds the
@@ -43,13 +54,14 @@ def commit_one(store: Store, request: CommitRequest) -> Answer:
 
 
 class CommitQueue:
-    """Commits to one store: batched by a thread of their own where the store
-    serializes its writers, else one worker-thread hop (`io`) each.
+    """Commits to one store: batched, staged on the loop and committed by a
+    thread of their own where the store serializes its writers, else one
+    worker-thread hop (`io`) each.
 
-    The writer thread takes the next batch itself as soon as one is written:
-    waiting for the event loop to start it left the writer idle while the
-    loop was busy, which is exactly when commits pile up (200 turns starting
-    together waited some 50 ms for it between two batches)."""
+    A staged batch's successor is staged once its commit has landed and its
+    answers are given. Batches the writer thread writes whole (the store
+    could not stage) follow one another on that thread without waiting for
+    the loop, which is busy exactly when commits pile up."""
 
     def __init__(
         self,
@@ -85,23 +97,79 @@ class CommitQueue:
             self._waiting.append((request, answered))
             start, self._writing = not self._writing, True
         if start:
-            try:
-                self._writer.submit(self._write_all, loop)
-            except RuntimeError as closed:  # the writer was shut down: the server stops
-                self._refuse_all(StoreError(f"the store is closed ({closed})"))
+            self._next(loop)
         return await answered
 
-    def _write_all(self, loop: asyncio.AbstractEventLoop) -> None:
-        """On the writer thread: batch after batch until none waits."""
-        while True:
-            with self._lock:
-                if not self._waiting:
-                    self._writing = False
-                    return
-                count = min(len(self._waiting), self._max_batch)
-                batch = [self._waiting.popleft() for _ in range(count)]
+    def _take(self) -> list[Waiting] | None:
+        """The next batch; None (and the writer marked idle) when none waits."""
+        with self._lock:
+            if not self._waiting:
+                self._writing = False
+                return None
+            count = min(len(self._waiting), self._max_batch)
+            return [self._waiting.popleft() for _ in range(count)]
+
+    def _next(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the loop: stage the next batch and hand its commit to the
+        writer thread; or, if the store cannot stage it now, hand the writer
+        thread the batch itself."""
+        assert self._writer is not None
+        while (batch := self._take()) is not None:
+            try:
+                staged = self._store.stage_batch_now([request for request, _ in batch])
+            except Exception as failed:  # noqa: BLE001 (the transaction failed: none landed)
+                self.batches += 1
+                self._answer(batch, failed)
+                continue
+            if staged is None:
+                with self._lock:
+                    self._waiting.extendleft(reversed(batch))
+                self._submit(self._write_all, loop)
+                return
             self.batches += 1
-            answers: list[Answer | Exception] | BaseException
+            if not self._submit(self._finish, loop, batch, staged):
+                staged.abandon()
+            return
+
+    def _submit(self, work: Callable[..., None], *args: object) -> bool:
+        """Hand `work` to the writer thread; False (and every waiting commit
+        refused) when the writer was shut down: the server stops."""
+        assert self._writer is not None
+        try:
+            self._writer.submit(work, *args)
+        except RuntimeError as closed:
+            self._refuse_all(StoreError(f"the store is closed ({closed})"))
+            return False
+        return True
+
+    def _finish(
+        self, loop: asyncio.AbstractEventLoop, batch: list[Waiting], staged: StagedBatch
+    ) -> None:
+        """On the writer thread: commit a staged batch, then let the loop
+        answer it and stage the next."""
+        answers: Answers
+        try:
+            staged.finish()
+            answers = staged.answers
+        except BaseException as failed:  # noqa: BLE001 (the transaction failed: none landed)
+            answers = failed
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for them
+            loop.call_soon_threadsafe(self._landed, loop, batch, answers)
+
+    def _landed(
+        self, loop: asyncio.AbstractEventLoop, batch: list[Waiting], answers: Answers
+    ) -> None:
+        self._answer(batch, answers)
+        # The next batch after what its answers wake: they publish what the
+        # batch's commits held back.
+        loop.call_soon(self._next, loop)
+
+    def _write_all(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the writer thread, when the store could not stage: batch after
+        batch until none waits."""
+        while (batch := self._take()) is not None:
+            self.batches += 1
+            answers: Answers
             try:
                 answers = self._store.commit_batch([request for request, _ in batch])
             except BaseException as failed:  # noqa: BLE001 (the transaction failed: none landed)
@@ -119,7 +187,7 @@ class CommitQueue:
                 answered.set_exception(error)
 
     @staticmethod
-    def _answer(batch: list[Waiting], answers: list[Answer | Exception] | BaseException) -> None:
+    def _answer(batch: list[Waiting], answers: Answers) -> None:
         results = [answers] * len(batch) if isinstance(answers, BaseException) else answers
         for (_, answered), answer in zip(batch, results, strict=True):
             if answered.done():  # its caller was cancelled; the commit stands

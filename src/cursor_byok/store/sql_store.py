@@ -24,6 +24,7 @@ from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.codec import state_from_json
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
 from cursor_byok.store.base import (
+    Answer,
     CallStatusUpdate,
     ClientOperationRecord,
     CommitRequest,
@@ -33,6 +34,7 @@ from cursor_byok.store.base import (
     Loaded,
     QuickLookup,
     RequestMismatch,
+    StagedBatch,
     StoreError,
     VersionConflict,
 )
@@ -257,22 +259,28 @@ class SQLStore(ABC):
             commit = (input_id, expected_version, next_state, result, llm_calls, operations)
             return self._commit_request(db, CommitRequest(*commit, checked=True))
 
-    def commit_batch(
-        self, requests: Sequence[CommitRequest]
-    ) -> list[int | InputCommit | Exception]:
-        answers: list[int | InputCommit | Exception] = []
+    def commit_batch(self, requests: Sequence[CommitRequest]) -> list[Answer]:
         with self._transaction(any(request.flush for request in requests)) as db:
-            for request in requests:
-                db.execute("SAVEPOINT one_input")
-                try:
-                    answers.append(self._commit_request(db, request))
-                except Exception as refused:  # noqa: BLE001 (that request's answer)
-                    # A refusal, or an error of this request's own (a value
-                    # that cannot be stored, a constraint): rolled back alone.
-                    # If the transaction itself broke, this rollback raises.
-                    db.execute("ROLLBACK TO SAVEPOINT one_input")
-                    answers.append(refused)
-                db.execute("RELEASE SAVEPOINT one_input")
+            return self._batch(db, requests)
+
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        """A networked database always makes the caller wait."""
+        return None
+
+    def _batch(self, db: Executor, requests: Sequence[CommitRequest]) -> list[Answer]:
+        """Each request in a savepoint of its own, inside `db`'s transaction."""
+        answers: list[Answer] = []
+        for request in requests:
+            db.execute("SAVEPOINT one_input")
+            try:
+                answers.append(self._commit_request(db, request))
+            except Exception as refused:  # noqa: BLE001 (that request's answer)
+                # A refusal, or an error of this request's own (a value
+                # that cannot be stored, a constraint): rolled back alone.
+                # If the transaction itself broke, this rollback raises.
+                db.execute("ROLLBACK TO SAVEPOINT one_input")
+                answers.append(refused)
+            db.execute("RELEASE SAVEPOINT one_input")
         return answers
 
     def _commit_request(self, db: Executor, request: CommitRequest) -> int | InputCommit:

@@ -15,15 +15,18 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from cursor_byok.store.base import QuickLookup
+from cursor_byok.store.base import Answer, CommitRequest, QuickLookup, StagedBatch
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+
+BUSY_TIMEOUT_S = 30.0
+"""How long a write waits for another process's write lock on the file."""
 
 
 def _create_private(path: Path) -> None:
@@ -45,7 +48,7 @@ class SQLiteStore(SQLStore):
         _create_private(self.path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
         )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
@@ -82,6 +85,59 @@ class SQLiteStore(SQLStore):
         finally:
             self._now_lock.release()
 
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        """Never waited for: if a worker thread holds the write connection,
+        or another process the file's write lock, the answer is None. The
+        connection stays held until the batch is finished or abandoned."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        relaxed = self._relaxed(any(request.flush for request in requests))
+        db = self._db
+        try:
+            if relaxed:
+                db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=0")
+            try:
+                db.execute("BEGIN IMMEDIATE")
+            finally:
+                db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        except sqlite3.OperationalError:  # locked (or failing): the worker thread's path
+            self._end_staged(relaxed, commit=False)
+            return None
+        except BaseException:
+            self._end_staged(relaxed, commit=False)
+            raise
+        try:
+            answers = self._batch(db, requests)
+        except BaseException:
+            self._end_staged(relaxed, commit=False)
+            raise
+        return _Staged(self, answers, relaxed)
+
+    def _relaxed(self, flush: bool) -> bool:
+        return not flush and self._synchronous in ("FULL", "EXTRA")
+
+    def _end_staged(self, relaxed: bool, commit: bool) -> None:
+        """Commit or roll back a staged batch, and give the connection back."""
+        db = self._db
+        try:
+            if commit:
+                try:
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
+                    raise
+            elif db.in_transaction:
+                db.execute("ROLLBACK")
+        finally:
+            try:
+                if relaxed:
+                    db.execute(f"PRAGMA synchronous={self._synchronous}")
+            finally:
+                self._lock.release()
+
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """Reads use their own connection and lock: in WAL mode they see the
@@ -100,7 +156,7 @@ class SQLiteStore(SQLStore):
         it as NORMAL does: in the WAL (a process crash keeps it) without an
         fsync of its own; the next flushed commit's fsync covers it too, as
         the WAL is written in order."""
-        relaxed = not flush and self._synchronous in ("FULL", "EXTRA")
+        relaxed = self._relaxed(flush)
         with self._lock:
             if relaxed:
                 self._db.execute("PRAGMA synchronous=NORMAL")
@@ -115,3 +171,20 @@ class SQLiteStore(SQLStore):
             finally:
                 if relaxed:
                     self._db.execute(f"PRAGMA synchronous={self._synchronous}")
+
+
+class _Staged:
+    """A batch of `SQLiteStore.stage_batch_now`, holding the write connection."""
+
+    __slots__ = ("_relaxed", "_store", "answers")
+
+    def __init__(self, store: SQLiteStore, answers: list[Answer], relaxed: bool) -> None:
+        self._store = store
+        self._relaxed = relaxed
+        self.answers = answers
+
+    def finish(self) -> None:
+        self._store._end_staged(self._relaxed, commit=True)
+
+    def abandon(self) -> None:
+        self._store._end_staged(self._relaxed, commit=False)

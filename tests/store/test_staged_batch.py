@@ -1,0 +1,110 @@
+"""A batch staged on the caller's thread (`Store.stage_batch_now`): SQLite
+runs its statements at once and leaves the commit to `finish`; it never
+waits for the write lock, and a networked database never stages."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.store.base import CommitRequest, VersionConflict
+from cursor_byok.store.sql_store import SQLStore
+from cursor_byok.store.sqlite import SQLiteStore
+from tests.store.conftest import Backend
+from tests.store.test_commit_batch import first
+from tests.store.test_store import grown
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def test_a_staged_batch_answers_as_commit_batch_and_lands_when_finished(
+    sqlite_store: SQLiteStore,
+) -> None:
+    one = first("c1", "a")
+    two = first("c2", "b", flush=False)
+    later = CommitRequest("c1:in-2", 1, grown(one.next_state, "c"), {"n": 2})
+    staged = sqlite_store.stage_batch_now([one, two, later])
+    assert staged is not None
+    assert staged.answers == [1, 1, 2]
+    assert sqlite_store.load("c1") is None  # not committed yet: readers do not see it
+    staged.finish()
+    loaded = sqlite_store.load("c1")
+    assert loaded is not None and (loaded.version, loaded.state) == (2, later.next_state)
+    assert sqlite_store.load("c2") is not None
+
+
+def test_an_abandoned_batch_lands_nothing_and_frees_the_writer(sqlite_store: SQLiteStore) -> None:
+    staged = sqlite_store.stage_batch_now([first("c1", "a")])
+    assert staged is not None
+    assert sqlite_store.stage_batch_now([first("c2", "b")]) is None  # the connection is held
+    staged.abandon()
+    assert sqlite_store.load("c1") is None
+    assert sqlite_store.commit_batch([first("c1", "a")]) == [1]
+
+
+def test_a_refused_request_of_a_staged_batch_is_rolled_back_alone(
+    sqlite_store: SQLiteStore,
+) -> None:
+    assert sqlite_store.commit_batch([first("c1", "a")]) == [1]
+    stale = first("c1", "again")  # expects version 0: the conversation is at 1
+    staged = sqlite_store.stage_batch_now([stale, first("c2", "b")])
+    assert staged is not None
+    assert isinstance(staged.answers[0], VersionConflict) and staged.answers[1] == 1
+    staged.finish()
+    loaded = sqlite_store.load("c1")
+    assert loaded is not None and loaded.version == 1
+    assert sqlite_store.load("c2") is not None
+
+
+def test_an_unflushed_staged_batch_leaves_the_store_flushing(sqlite_store: SQLiteStore) -> None:
+    staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False)])
+    assert staged is not None
+    staged.finish()
+    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_staging_never_waits_for_another_writer_of_the_file(
+    sqlite_store: SQLiteStore, tmp_path: Path
+) -> None:
+    """Another process holding the file's write lock makes staging answer
+    None at once (the caller is the event loop); a worker thread's commit
+    still waits for that lock as before."""
+    other = sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    began = time.monotonic()
+    assert sqlite_store.stage_batch_now([first("c1", "a")]) is None
+    assert time.monotonic() - began < 5  # not the 30 s busy timeout
+    releaser = threading.Timer(0.3, other.execute, ("COMMIT",))
+    releaser.start()
+    try:
+        assert sqlite_store.commit_batch([first("c1", "a")]) == [1]  # waited, then landed
+    finally:
+        releaser.join()
+        other.close()
+    staged = sqlite_store.stage_batch_now([first("c2", "b")])
+    assert staged is not None
+    staged.finish()
+    assert sqlite_store.load("c2") is not None
+
+
+def test_only_the_embedded_database_stages(store: SQLStore, backend: Backend) -> None:
+    staged = store.stage_batch_now([first("c1", "a")])
+    if backend.name == "postgresql":
+        assert staged is None
+        assert store.commit_batch([first("c1", "a")]) == [1]
+        return
+    assert staged is not None
+    staged.finish()
+    assert store.load("c1") is not None
