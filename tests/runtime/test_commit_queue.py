@@ -15,7 +15,13 @@ import pytest
 
 from cursor_byok.loop import ConversationState
 from cursor_byok.runtime.commit_queue import CommitQueue
-from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch, VersionConflict
+from cursor_byok.store.base import (
+    CommitRequest,
+    InputCommit,
+    StagedBatch,
+    StoreError,
+    VersionConflict,
+)
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.store.test_store import grown
 
@@ -269,3 +275,17 @@ async def test_a_batch_the_store_cannot_stage_now_goes_to_the_writer_thread(
         other.close()
         queue.close()
         store.close()
+
+
+async def test_a_commit_after_the_writer_is_closed_is_refused_and_lands_nothing(
+    gated: GatedStore,
+) -> None:
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    assert await queue.commit(new("c0")) == 1
+    queue.close()
+    for conversation_id in ("c1", "c2"):
+        with pytest.raises(StoreError, match="closed"):
+            await asyncio.wait_for(queue.commit(new(conversation_id)), 5)
+    assert gated.store.load("c1") is None
+    # the write connection was given back: the store still commits
+    assert gated.store.commit_batch([new("c3")]) == [1]

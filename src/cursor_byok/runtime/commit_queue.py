@@ -124,23 +124,25 @@ class CommitQueue:
             if staged is None:
                 with self._lock:
                     self._waiting.extendleft(reversed(batch))
-                self._submit(self._write_all, loop)
+                if (closed := self._submit(self._write_all, loop)) is not None:
+                    self._refuse_all(closed)
                 return
             self.batches += 1
-            if not self._submit(self._finish, loop, batch, staged):
+            if (closed := self._submit(self._finish, loop, batch, staged)) is not None:
                 staged.abandon()
+                self._answer(batch, closed)
+                self._refuse_all(closed)
             return
 
-    def _submit(self, work: Callable[..., None], *args: object) -> bool:
-        """Hand `work` to the writer thread; False (and every waiting commit
-        refused) when the writer was shut down: the server stops."""
+    def _submit(self, work: Callable[..., None], *args: object) -> StoreError | None:
+        """Hand `work` to the writer thread; the error to answer with when
+        the writer was shut down (the server stops)."""
         assert self._writer is not None
         try:
             self._writer.submit(work, *args)
         except RuntimeError as closed:
-            self._refuse_all(StoreError(f"the store is closed ({closed})"))
-            return False
-        return True
+            return StoreError(f"the store is closed ({closed})")
+        return None
 
     def _finish(
         self, loop: asyncio.AbstractEventLoop, batch: list[Waiting], staged: StagedBatch
@@ -160,9 +162,9 @@ class CommitQueue:
         self, loop: asyncio.AbstractEventLoop, batch: list[Waiting], answers: Answers
     ) -> None:
         self._answer(batch, answers)
-        # The next batch after what its answers wake: they publish what the
-        # batch's commits held back.
-        loop.call_soon(self._next, loop)
+        # At once: behind the loop's other ready callbacks the next batch
+        # would wait a whole round of them (tens of ms under load).
+        self._next(loop)
 
     def _write_all(self, loop: asyncio.AbstractEventLoop) -> None:
         """On the writer thread, when the store could not stage: batch after
