@@ -23,6 +23,7 @@ from cursor_byok.store.base import (
     VersionConflict,
 )
 from cursor_byok.store.sqlite import SQLiteStore
+from tests.store.hooked_stage import HookedStage
 from tests.store.test_store import grown
 
 
@@ -74,29 +75,12 @@ class GatedStore:
         self.batches.append([request.input_id for request in requests])
         self.began.append(time.monotonic())
         self.threads["stage"].add(threading.get_ident())
-        return GatedStage(self, staged)
+        return HookedStage(staged, before=self._finishing)
 
-
-class GatedStage:
-    """A staged batch whose commit passes the store's gate first."""
-
-    def __init__(self, gated: GatedStore, staged: StagedBatch) -> None:
-        self.gated = gated
-        self.staged = staged
-        self.answers = staged.answers
-
-    def finish(self) -> None:
-        self.gated.threads["finish"].add(threading.get_ident())
-        self.gated.writing.set()
-        try:
-            self.gated._gate()
-        except BaseException:
-            self.staged.abandon()
-            raise
-        self.staged.finish()
-
-    def abandon(self) -> None:
-        self.staged.abandon()
+    def _finishing(self) -> None:
+        self.threads["finish"].add(threading.get_ident())
+        self.writing.set()
+        self._gate()
 
 
 @pytest.fixture(params=["staged", "thread"])

@@ -50,6 +50,7 @@ from tests.factories import (
     tool_call,
 )
 from tests.fakes import RecordingSink, ScriptedLLM, ScriptedStream
+from tests.store.hooked_stage import HookedStage
 
 Make = Callable[..., "Harness"]
 FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
@@ -585,22 +586,11 @@ class HeldCommits:
         staged = self.store.stage_batch_now(requests)
         if staged is None or all(request.flush for request in requests):
             return staged
-        return HeldStage(self, staged)
+        return HookedStage(staged, before=self._hold)
 
-
-class HeldStage:
-    def __init__(self, held: HeldCommits, staged: StagedBatch) -> None:
-        self.held = held
-        self.staged = staged
-        self.answers = staged.answers
-
-    def finish(self) -> None:
-        self.held.waiting.set()
-        assert self.held.go.wait(10)
-        self.staged.finish()
-
-    def abandon(self) -> None:
-        self.staged.abandon()
+    def _hold(self) -> None:
+        self.waiting.set()
+        assert self.go.wait(10)
 
 
 async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before_it_lands(

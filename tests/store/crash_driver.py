@@ -39,6 +39,7 @@ from cursor_byok.store.database import open_store, parse_database
 from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
+from tests.store.hooked_stage import HookedStage
 
 CONVERSATION = "crash"
 TOOL_TURN = assistant(TextContent("Reading both."), tool_call("t1", "a.txt"), tool_call("t2", "b"))
@@ -96,27 +97,13 @@ class KillingStore:
             self.steps -= 1
             return None
         self._step()
-        return KillingStage(self, staged)
+        return HookedStage(staged, after=self._step)
 
     def save_llm_call(self, *args: Any) -> None:
         self._write("save_llm_call", *args)
 
     def save_client_operation(self, *args: Any) -> None:
         self._write("save_client_operation", *args)
-
-
-class KillingStage:
-    def __init__(self, store: KillingStore, staged: StagedBatch) -> None:
-        self.store = store
-        self.staged = staged
-        self.answers = staged.answers
-
-    def finish(self) -> None:
-        self.staged.finish()
-        self.store._step()
-
-    def abandon(self) -> None:
-        self.staged.abandon()
 
 
 class ByHistoryLLM:
