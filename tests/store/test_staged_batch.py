@@ -8,6 +8,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,41 @@ def test_only_the_embedded_database_stages(store: SQLStore, backend: Backend) ->
     assert staged is not None
     staged.finish()
     assert store.load("c1") is not None
+
+
+def fails_at_commit(path: Path) -> None:
+    """Make the COMMIT of any transaction that creates conversation `bad`
+    fail, its transaction still open (a deferred foreign key, checked only
+    then): the one way SQLite's COMMIT fails without rolling back itself."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(
+        """
+        CREATE TABLE parent (id TEXT PRIMARY KEY);
+        CREATE TABLE child (p TEXT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TRIGGER fails_at_commit AFTER INSERT ON conversations
+        WHEN NEW.conversation_id = 'bad' BEGIN INSERT INTO child VALUES ('none'); END;
+        """
+    )
+    db.close()
+
+
+@pytest.mark.parametrize("way", ["staged", "flushed", "unflushed"])
+def test_a_failed_commit_is_rolled_back_and_leaves_the_store_as_it_was(
+    sqlite_store: SQLiteStore, tmp_path: Path, way: str
+) -> None:
+    """The COMMIT's own error is raised (not one of the clean-up after it),
+    and the next write finds no transaction left open and the store flushing
+    again: on the loop's path (staged) and the writer thread's."""
+    fails_at_commit(tmp_path / "db.sqlite3")
+    bad = first("bad", "a", flush=way == "flushed")
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+        if way == "staged":
+            staged = sqlite_store.stage_batch_now([replace(bad, flush=False)])
+            assert staged is not None
+            staged.finish()
+        else:
+            sqlite_store.commit_batch([bad])
+    assert not sqlite_store._db.in_transaction
+    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert sqlite_store.commit_batch([first("c1", "a")]) == [1]
+    assert sqlite_store.load("bad") is None

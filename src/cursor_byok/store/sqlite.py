@@ -119,6 +119,17 @@ class SQLiteStore(SQLStore):
 
     def _end_staged(self, relaxed: bool, commit: bool) -> None:
         """Commit or roll back a staged batch, and give the connection back."""
+        try:
+            self._end(relaxed, commit)
+        finally:
+            self._lock.release()
+
+    def _end(self, relaxed: bool, commit: bool) -> None:
+        """Commit or roll back the write connection's transaction, then
+        restore `synchronous`. A failed COMMIT can leave its transaction open
+        (a deferred constraint): it is rolled back here, or the restore (not
+        allowed inside a transaction) would raise instead of it, the store
+        stay unflushed, and the next writer find that transaction."""
         db = self._db
         try:
             if commit:
@@ -132,11 +143,8 @@ class SQLiteStore(SQLStore):
             elif db.in_transaction:
                 db.execute("ROLLBACK")
         finally:
-            try:
-                if relaxed:
-                    db.execute(f"PRAGMA synchronous={self._synchronous}")
-            finally:
-                self._lock.release()
+            if relaxed:
+                db.execute(f"PRAGMA synchronous={self._synchronous}")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -158,19 +166,15 @@ class SQLiteStore(SQLStore):
         the WAL is written in order."""
         relaxed = self._relaxed(flush)
         with self._lock:
-            if relaxed:
-                self._db.execute("PRAGMA synchronous=NORMAL")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            finally:
                 if relaxed:
-                    self._db.execute(f"PRAGMA synchronous={self._synchronous}")
+                    self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("BEGIN IMMEDIATE")
+                yield self._db
+            except BaseException:
+                self._end(relaxed, commit=False)
+                raise
+            self._end(relaxed, commit=True)
 
 
 class _Staged:
