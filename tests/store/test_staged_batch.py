@@ -147,3 +147,21 @@ def test_a_failed_commit_is_rolled_back_and_leaves_the_store_as_it_was(
     assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert sqlite_store.commit_batch([first("c1", "a")]) == [1]
     assert sqlite_store.load("bad") is None
+
+
+class Interrupted(list[CommitRequest]):
+    """Requests whose reading is interrupted (Ctrl-C on the event loop)."""
+
+    def __iter__(self) -> Iterator[CommitRequest]:
+        raise KeyboardInterrupt
+
+
+def test_an_interrupted_staging_gives_the_write_connection_back(
+    sqlite_store: SQLiteStore,
+) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        sqlite_store.stage_batch_now(Interrupted([first("c1", "a")]))
+    kept = sqlite_store._lock.locked()
+    if kept:  # (given back here, or closing the store would wait for ever)
+        sqlite_store._lock.release()
+    assert not kept

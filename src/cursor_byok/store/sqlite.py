@@ -89,10 +89,12 @@ class SQLiteStore(SQLStore):
         """Never waited for: if a worker thread holds the write connection,
         or another process the file's write lock, the answer is None. The
         connection stays held until the batch is finished or abandoned."""
-        if not self._lock.acquire(blocking=False):
-            return None
+        # Before the lock is taken: an error (an interrupt) between taking it
+        # and the `try` below would keep it, and `close` would wait for ever.
         relaxed = self._relaxed(any(request.flush for request in requests))
         db = self._db
+        if not self._lock.acquire(blocking=False):
+            return None
         try:
             if relaxed:
                 db.execute("PRAGMA synchronous=NORMAL")
