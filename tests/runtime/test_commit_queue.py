@@ -249,7 +249,9 @@ async def test_a_batch_the_store_cannot_stage_now_goes_to_the_writer_thread(
     try:
         other.execute("BEGIN IMMEDIATE")
         waiting = asyncio.ensure_future(queue.commit(new("c0")))
+        began = time.monotonic()
         await asyncio.sleep(0.2)  # the loop runs on meanwhile
+        assert time.monotonic() - began < 5  # (not held for the 30 s busy timeout)
         assert not waiting.done()
         other.execute("COMMIT")
         assert await waiting == 1

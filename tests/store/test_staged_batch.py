@@ -72,8 +72,19 @@ def test_a_refused_request_of_a_staged_batch_is_rolled_back_alone(
 def test_an_unflushed_staged_batch_leaves_the_store_flushing(sqlite_store: SQLiteStore) -> None:
     staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False)])
     assert staged is not None
+    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     staged.finish()
     assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_a_staged_batch_with_one_flushed_commit_is_committed_flushed(
+    sqlite_store: SQLiteStore,
+) -> None:
+    """One commit that asks for the flush gets it, whatever the others ask."""
+    staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False), first("c2", "b")])
+    assert staged is not None
+    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    staged.finish()
 
 
 def test_staging_never_waits_for_another_writer_of_the_file(
