@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cursor_byok.store.base import Answer, StagedBatch
+from cursor_byok.store.base import BatchAnswer, StagedBatch
 
 
 def _nothing() -> None:
@@ -25,7 +25,7 @@ class HookedStage:
         self.staged = staged
         self.before = before
         self.after = after
-        self.answers: list[Answer] = staged.answers
+        self.answers: list[BatchAnswer] = staged.answers
 
     def finish(self) -> None:
         try:

@@ -35,11 +35,18 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch, Store, StoreError
+from cursor_byok.store.base import (
+    BatchAnswer,
+    CommitRequest,
+    InputCommit,
+    StagedBatch,
+    Store,
+    StoreError,
+)
 
 Answer = int | InputCommit
 Waiting = tuple[CommitRequest, "asyncio.Future[Answer]"]
-Answers = list[Answer | Exception] | BaseException
+Answers = list[BatchAnswer] | BaseException
 """A batch's answers, one per request, or what failed its whole transaction."""
 
 MAX_BATCH = 256

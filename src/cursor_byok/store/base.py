@@ -169,7 +169,7 @@ class CommitRequest:
         )
 
 
-Answer = int | InputCommit | Exception
+BatchAnswer = int | InputCommit | Exception
 """One request's answer in a batch (`Store.commit_batch`)."""
 
 
@@ -177,7 +177,7 @@ class StagedBatch(Protocol):
     """A batch whose statements have run, its transaction still open
     (`Store.stage_batch_now`)."""
 
-    answers: list[Answer]
+    answers: list[BatchAnswer]
     """What `commit_batch` would answer, once `finish` has returned."""
 
     def finish(self) -> None:
@@ -254,7 +254,7 @@ class Store(Protocol):
         earlier commit, and nothing is written (one transaction)."""
         ...
 
-    def commit_batch(self, requests: Sequence[CommitRequest]) -> list[Answer]:
+    def commit_batch(self, requests: Sequence[CommitRequest]) -> list[BatchAnswer]:
         """Several inputs' commits, of any conversations, in one transaction,
         in order, each in a savepoint of its own. The answer has one item per
         request: the new version, the earlier commit of a `checked` input (a

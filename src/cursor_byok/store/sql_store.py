@@ -24,7 +24,7 @@ from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.codec import state_from_json
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
 from cursor_byok.store.base import (
-    Answer,
+    BatchAnswer,
     CallStatusUpdate,
     ClientOperationRecord,
     CommitRequest,
@@ -259,7 +259,7 @@ class SQLStore(ABC):
             commit = (input_id, expected_version, next_state, result, llm_calls, operations)
             return self._commit_request(db, CommitRequest(*commit, checked=True))
 
-    def commit_batch(self, requests: Sequence[CommitRequest]) -> list[Answer]:
+    def commit_batch(self, requests: Sequence[CommitRequest]) -> list[BatchAnswer]:
         with self._transaction(any(request.flush for request in requests)) as db:
             return self._batch(db, requests)
 
@@ -267,9 +267,9 @@ class SQLStore(ABC):
         """A networked database always makes the caller wait."""
         return None
 
-    def _batch(self, db: Executor, requests: Sequence[CommitRequest]) -> list[Answer]:
+    def _batch(self, db: Executor, requests: Sequence[CommitRequest]) -> list[BatchAnswer]:
         """Each request in a savepoint of its own, inside `db`'s transaction."""
-        answers: list[Answer] = []
+        answers: list[BatchAnswer] = []
         for request in requests:
             db.execute("SAVEPOINT one_input")
             try:

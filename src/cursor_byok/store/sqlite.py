@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from cursor_byok.store.base import Answer, CommitRequest, QuickLookup, StagedBatch
+from cursor_byok.store.base import BatchAnswer, CommitRequest, QuickLookup, StagedBatch
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
 
@@ -184,7 +184,7 @@ class _Staged:
 
     __slots__ = ("_relaxed", "_store", "answers")
 
-    def __init__(self, store: SQLiteStore, answers: list[Answer], relaxed: bool) -> None:
+    def __init__(self, store: SQLiteStore, answers: list[BatchAnswer], relaxed: bool) -> None:
         self._store = store
         self._relaxed = relaxed
         self.answers = answers
