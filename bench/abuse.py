@@ -47,9 +47,9 @@ if str(ROOT) not in sys.path:
 import httpx2  # noqa: E402
 
 from cursor_byok.store.sqlite import SQLiteStore  # noqa: E402
-from cursor_byok.transport.cursor.sessions import SessionHub, budget_key  # noqa: E402
+from cursor_byok.transport.http.app import build_service  # noqa: E402
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2  # noqa: E402
-from cursor_byok.transport.wire.app import build_service  # noqa: E402
+from cursor_byok.transport.sessions.hub import SessionHub, budget_key  # noqa: E402
 
 MiB = 1024 * 1024
 BUDGET_BYTES = 512 * MiB

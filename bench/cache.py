@@ -40,7 +40,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.cache_sim import prompt_of, simulate  # noqa: E402
-from cursor_byok.demo_provider import ReplayProvider, Reply  # noqa: E402
+from cursor_byok.client.client import (  # noqa: E402
+    CursorClient,
+    End,
+    exec_reply,
+    kind,
+    run_request,
+    stream_close,
+)
+from cursor_byok.client.replay_provider import ReplayProvider, Reply  # noqa: E402
 from cursor_byok.llm.events import ResponseStream  # noqa: E402
 from cursor_byok.llm.provider import CallContext, ModelSpec  # noqa: E402
 from cursor_byok.llm.providers.anthropic import AnthropicLLM  # noqa: E402
@@ -49,16 +57,8 @@ from cursor_byok.llm.types import RequestMessages  # noqa: E402
 from cursor_byok.loop.compaction import SUMMARY_INSTRUCTION  # noqa: E402
 from cursor_byok.runtime.model_call import RetryPolicy  # noqa: E402
 from cursor_byok.store.sqlite import SQLiteStore  # noqa: E402
-from cursor_byok.transport.cursor.client import (  # noqa: E402
-    CursorClient,
-    End,
-    exec_reply,
-    kind,
-    run_request,
-    stream_close,
-)
+from cursor_byok.transport.http.app import build_service, serving  # noqa: E402
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb  # noqa: E402
-from cursor_byok.transport.wire.app import build_service, serving  # noqa: E402
 
 MODEL = "claude-sonnet-4-5-20250929"
 TURNS = 30

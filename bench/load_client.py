@@ -38,11 +38,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from cursor_byok.transport.cursor.client import End
-from cursor_byok.transport.cursor.run_client import H2Client, RunStream
+from cursor_byok.client.client import End
+from cursor_byok.client.run_client import H2Client, RunStream
+from cursor_byok.transport.connect.framing import EnvelopeDecoder, encode_envelope
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
-from cursor_byok.transport.wire.framing import EnvelopeDecoder, encode_envelope
 
 TOKEN_CHARS = 6  # the fake provider's deltas are 6-character tokens
 FILE_TEXT = "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(40))

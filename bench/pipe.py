@@ -36,7 +36,7 @@ from pathlib import Path
 from scale import Serve, parser_for, postgresql, tree_cpu_s
 from server import HERE, LineProcess
 
-from cursor_byok.transport.cursor.client import CursorClient, End, Item, kind, run_request
+from cursor_byok.client.client import CursorClient, End, Item, kind, run_request
 
 MODES = ("direct", "piped")
 

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import httpx2
 
-from cursor_byok.config import load_config
-from cursor_byok.proxy.ca import ensure_ca
-from cursor_byok.proxy.runner import ProxySettings, ProxyThread
-from cursor_byok.routing import Router
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
+from cursor_byok.ide.proxy.ca import ensure_ca
+from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.http.app import build_service, serving
 
 PATH = "/agent.v1.AgentService/GetUsableModels"
 

@@ -45,8 +45,8 @@ from pathlib import Path
 import psycopg
 from server import CONFIG, HERE, LineProcess, Side, cpu_s, free_port
 
+from cursor_byok.client.client import CursorClient, kind, run_request
 from cursor_byok.store.scratch_postgres import MISSING, PostgresServer, find_binaries
-from cursor_byok.transport.cursor.client import CursorClient, kind, run_request
 
 STREAMS = 40  # x 100 deltas/s: above what one process relays here (about 3,400)
 ROUNDS = 6

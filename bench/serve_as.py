@@ -5,7 +5,7 @@ client, for side-by-side measurement (bench/server.py --stacks/--clients).
 
 It runs the real command (`cursor_byok.cli.main`), the same service, store
 and router; it swaps only the object that serves the ASGI app
-(`transport.wire.http_server.HttpServer`) or the one that sends provider
+(`transport.http.http_server.HttpServer`) or the one that sends provider
 requests (`llm.http.make_client`).
 
 Stacks: one-port (as shipped: uvicorn's httptools for HTTP/1.1 and hypercorn
@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import httpx2
 from server import CLIENTS, STACKS
 
-from cursor_byok.transport.wire.http_server import HttpServer as ShippedServer
+from cursor_byok.transport.http.http_server import HttpServer as ShippedServer
 
 
 class _Served:
-    """`transport.wire.http_server.HttpServer`'s interface over another
+    """`transport.http.http_server.HttpServer`'s interface over another
     server: built with its arguments, `on_exit`, `serve()`, `started(task)`,
     `stop()`; SIGINT/SIGTERM stop it (ending open streams first)."""
 
@@ -157,7 +157,7 @@ SERVERS: dict[str, type[Any]] = {
 
 
 def use_stack(stack: str) -> None:
-    from cursor_byok.transport.wire import http_server  # noqa: PLC0415
+    from cursor_byok.transport.http import http_server  # noqa: PLC0415
 
     if stack in ("uvicorn-fast", "hypercorn-uvloop", "one-port-uvloop"):
         import uvloop  # noqa: PLC0415
@@ -241,7 +241,7 @@ def main(argv: list[str]) -> int:
         return 2
     use_stack(stack)
     use_client(client)
-    from cursor_byok.cli import main as cli_main  # noqa: PLC0415
+    from cursor_byok.cli.main import main as cli_main  # noqa: PLC0415
 
     return cli_main(rest)
 

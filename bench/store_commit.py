@@ -35,7 +35,8 @@ from cursor_byok.llm.types import AssistantMessage, Message, TextContent, UserMe
 from cursor_byok.loop import ConversationState, RuntimeState, Start, Status, transition
 from cursor_byok.runtime.records import store_records
 from cursor_byok.store.base import Store
-from cursor_byok.store.database import Durability, PostgresURL, open_store
+from cursor_byok.store.database import Durability, PostgresURL
+from cursor_byok.store.opener import open_store
 from cursor_byok.store.sqlite import SQLiteStore, Synchronous
 
 

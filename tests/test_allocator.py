@@ -12,7 +12,7 @@ import pytest
 
 PROBE = """
 import json, resource, sys
-from cursor_byok.allocator import keep_large_blocks
+from cursor_byok.cli.tuning import keep_large_blocks
 applied = keep_large_blocks() if sys.argv[1] == "tuned" else None
 # A request body that grows a little with every call, built by a join and
 # copied once more, as a model call does: 300 calls from 200 KB to 1.7 MB.
@@ -55,10 +55,10 @@ def test_growing_bodies_stop_faulting_in_fresh_pages() -> None:
 
 
 def test_elsewhere_the_allocator_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cursor_byok import allocator  # noqa: PLC0415
+    from cursor_byok.cli import tuning  # noqa: PLC0415
 
     def unknown(name: str) -> str:
         raise ValueError(f"unrecognized configuration name {name!r}")
 
     monkeypatch.setattr(os, "confstr", unknown)
-    assert allocator.keep_large_blocks() is False
+    assert tuning.keep_large_blocks() is False

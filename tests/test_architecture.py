@@ -1,35 +1,59 @@
 """The dependency direction of the design (DESIGN.md §2), checked on the source.
 
-transport -> runtime -> loop, llm, store;  store -> loop, llm;  loop -> llm contracts;
-llm -> nothing of ours. `loop` also imports nothing that does I/O; `runtime`
-imports no protobuf. Inside transport: the ASGI server (wire.server, wire.app)
--> sessions -> dialect -> the Connect primitives (framing, codec, errors) and the
-generated protobuf. The top-level modules are above every package, in a fixed
-order, and the benches use the package, never the tests.
+The packages stand in one order, each importing only itself and those below:
+llm <- loop <- store <- runtime <- transport <- cluster <- config <- client
+<- ide <- cli. `loop` uses only the llm contracts and imports nothing that
+does I/O; `runtime` imports no protobuf. Inside transport each folder is a
+layer: http -> sessions -> dialect -> connect -> proto. The server never
+imports the built-in client; the benches use the package, never the tests.
+No import circle, no module over 450 lines, at most ten entries at the top.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-
-import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "cursor_byok"
 
-ALLOWED: dict[str, set[str]] = {
-    "llm": {"llm"},
-    "loop": {"loop", "llm"},
-    "store": {"store", "loop", "llm"},
-    "runtime": {"runtime", "loop", "llm", "store"},
-    "transport": {"transport", "runtime", "loop", "llm", "store"},
-}
+ORDER = [
+    "llm",
+    "loop",
+    "store",
+    "runtime",
+    "transport",
+    "cluster",
+    "config",
+    "client",
+    "ide",
+    "cli",
+]
+"""Bottom to top: a package imports only itself and the packages before it."""
 
-COMMAND_PACKAGES: dict[str, set[str]] = {
-    # The IDE takeover, for `cli` only: it reaches the server over a socket.
-    "proxy": {"proxy", "guards", "config", "cli_base", "serve", "runtime", "transport"},
-    "ide": {"ide", "config", "cli_base", "serve", "proxy"},
-}
+TRANSPORT_FOLDERS = ["proto", "connect", "dialect", "sessions", "http"]
+"""Bottom to top inside `transport/`."""
+
+CLI_ORDER = [
+    "terminal",
+    "tuning",
+    "workers",
+    "base",
+    "check",
+    "serve",
+    "proxy_arguments",
+    "proxy_command",
+    "ide_command",
+    "main",
+]
+"""Inside `cli/`: each module imports only the ones before it."""
+
+CLIENT_USERS = {"cursor_byok.cli.main"}
+"""The one server-side module that may load the built-in client: the command
+line, for `cursor-byok demo`."""
+
+MAX_LINES = 450
+MAX_TOP_LEVEL_ENTRIES = 10
 
 # Modules of `llm` the pure loop may use: the contracts, not the adapters.
 LOOP_MAY_USE_FROM_LLM = {
@@ -78,20 +102,201 @@ def modules_of(package: str) -> list[Path]:
     return sorted((PACKAGE / package).rglob("*.py"))
 
 
-def test_every_layer_exists() -> None:
-    for package in ALLOWED:
-        assert (PACKAGE / package / "__init__.py").is_file()
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-@pytest.mark.parametrize("package", sorted(ALLOWED))
-def test_layers_import_only_downwards(package: str) -> None:
-    violations = []
-    for path in modules_of(package):
-        for name in imports_of(path):
-            parts = name.split(".")
-            if parts[0] == "cursor_byok" and len(parts) > 1 and parts[1] not in ALLOWED[package]:
-                violations.append(f"{path.relative_to(PACKAGE)} imports {name}")
+def source_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def import_graph() -> dict[str, list[str]]:
+    """Module -> the modules of ours it imports; `from package import module`
+    counts as importing the module."""
+    modules = source_modules()
+    graph: dict[str, list[str]] = {}
+    for name, path in modules.items():
+        targets: list[str] = []
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets.extend(a.name for a in node.names if a.name.startswith("cursor_byok"))
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                if not node.module.startswith("cursor_byok"):
+                    continue
+                targets.append(node.module)
+                targets.extend(
+                    f"{node.module}.{a.name}"
+                    for a in node.names
+                    if f"{node.module}.{a.name}" in modules
+                )
+        graph[name] = sorted(set(targets) - {name})
+    return graph
+
+
+def _rank(name: str, order: list[str], depth: int) -> int | None:
+    parts = name.split(".")
+    if len(parts) <= depth or parts[depth] not in order:
+        return None
+    return order.index(parts[depth])
+
+
+def direction_violations(
+    graph: Mapping[str, Iterable[str]], order: list[str], depth: int, within: str = "cursor_byok"
+) -> list[str]:
+    """Imports from a module under `within` whose part at `depth` of its
+    dotted name ranks below the imported module's part at the same depth."""
+    found = []
+    for module, targets in graph.items():
+        if not module.startswith(within + "."):
+            continue
+        own = _rank(module, order, depth)
+        for target in targets:
+            if not target.startswith(within + "."):
+                continue
+            theirs = _rank(target, order, depth)
+            if own is not None and theirs is not None and theirs > own:
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_every_package_is_placed() -> None:
+    entries = {
+        path.stem if path.suffix == ".py" else path.name
+        for path in PACKAGE.iterdir()
+        if path.name != "__pycache__"
+    }
+    assert entries - {"__init__", "__main__", "py"} - set(ORDER) <= {"py.typed"}
+    assert set(ORDER) <= entries
+    for folder in TRANSPORT_FOLDERS:
+        assert (PACKAGE / "transport" / folder / "__init__.py").is_file()
+    transport = {p.name for p in (PACKAGE / "transport").iterdir() if p.is_dir()}
+    assert transport - {"__pycache__"} == set(TRANSPORT_FOLDERS)
+    assert {p.stem for p in (PACKAGE / "cli").glob("*.py")} - {"__init__"} == set(CLI_ORDER)
+
+
+def test_the_top_level_is_short() -> None:
+    entries = [
+        p.name
+        for p in PACKAGE.iterdir()
+        if p.name not in {"__init__.py", "__main__.py", "py.typed", "__pycache__"}
+    ]
+    assert len(entries) <= MAX_TOP_LEVEL_ENTRIES, sorted(entries)
+
+
+def test_packages_import_only_downwards() -> None:
+    assert direction_violations(import_graph(), ORDER, 1) == []
+
+
+def test_transport_folders_import_only_downwards() -> None:
+    graph = import_graph()
+    assert direction_violations(graph, TRANSPORT_FOLDERS, 2, "cursor_byok.transport") == []
+
+
+def test_cli_modules_import_only_downwards() -> None:
+    assert direction_violations(import_graph(), CLI_ORDER, 2, "cursor_byok.cli") == []
+
+
+def test_the_ide_proxy_knows_nothing_of_the_ide_settings() -> None:
+    """`ide/proxy/` is the layer below `ide/`: the settings commands use it."""
+    violations = [
+        f"{module} imports {target}"
+        for module, targets in import_graph().items()
+        if module.startswith("cursor_byok.ide.proxy")
+        for target in targets
+        if target.startswith("cursor_byok.ide.") and not target.startswith("cursor_byok.ide.proxy")
+    ]
     assert violations == []
+
+
+def test_the_server_never_imports_the_built_in_client() -> None:
+    violations = [
+        f"{module} imports {target}"
+        for module, targets in import_graph().items()
+        if not module.startswith("cursor_byok.client") and module not in CLIENT_USERS
+        for target in targets
+        if target == "cursor_byok.client" or target.startswith("cursor_byok.client.")
+    ]
+    assert violations == []
+
+
+def test_the_top_level_modules_only_start_the_command_line() -> None:
+    graph = import_graph()
+    assert graph["cursor_byok"] == []
+    assert graph["cursor_byok.__main__"] == ["cursor_byok.cli.main"]
+
+
+def circles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in graph:
+                continue
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle() -> None:
+    """Type-checking imports count too: a circle there is still a circle to a reader."""
+    graph = {
+        module: [t for t in targets if not (module.startswith(t + ".") and t != module)]
+        for module, targets in import_graph().items()
+    }
+    assert circles(graph) == []
+
+
+def test_no_module_is_long() -> None:
+    long = [
+        f"{path.relative_to(PACKAGE)}: {lines} lines"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "proto" not in path.relative_to(PACKAGE).parts
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    ]
+    assert long == []
+
+
+def test_the_checkers_see_violations() -> None:
+    """Guard against checkers that can never fail: a lower folder importing a
+    higher one, a package importing one above it, a circle."""
+    upward = {"cursor_byok.transport.connect.codec": ["cursor_byok.transport.http.server"]}
+    assert direction_violations(upward, TRANSPORT_FOLDERS, 2, "cursor_byok.transport") == [
+        "cursor_byok.transport.connect.codec imports cursor_byok.transport.http.server"
+    ]
+    sideways = {"cursor_byok.transport.http.server": ["cursor_byok.transport.connect.codec"]}
+    assert direction_violations(sideways, TRANSPORT_FOLDERS, 2, "cursor_byok.transport") == []
+    assert direction_violations({"cursor_byok.store.x": ["cursor_byok.runtime.y"]}, ORDER, 1)
+    assert circles({"a": ["b"], "b": ["a"], "c": ["a"]}) == [["a", "b"]]
+    graph = import_graph()
+    assert "cursor_byok.transport.connect.codec" in graph["cursor_byok.transport.sessions.hub"]
+    assert "cursor_byok.llm.events" in graph["cursor_byok.loop.transition"]
 
 
 def test_loop_uses_only_llm_contracts_and_no_io() -> None:
@@ -105,123 +310,6 @@ def test_loop_uses_only_llm_contracts_and_no_io() -> None:
     assert violations == []
 
 
-TRANSPORT_LEVELS: dict[str, int] = {
-    "cursor_byok.transport.proto": 0,
-    "cursor_byok.transport.wire.framing": 0,
-    "cursor_byok.transport.wire.codec": 0,
-    "cursor_byok.transport.wire.errors": 0,
-    "cursor_byok.transport.cursor.tool_base": 1,
-    "cursor_byok.transport.cursor.file_tools": 1,
-    "cursor_byok.transport.cursor.shell_tool": 1,
-    "cursor_byok.transport.cursor.shell_parsing": 1,
-    "cursor_byok.transport.cursor.read_range": 1,
-    "cursor_byok.transport.cursor.mcp_tools": 1,
-    "cursor_byok.transport.wire.request_body": 0,
-    "cursor_byok.transport.wire.one_port": 0,
-    "cursor_byok.transport.wire.http_server": 0,
-    "cursor_byok.transport.cursor.run_client": 1,
-    "cursor_byok.transport.cursor.tools": 1,
-    "cursor_byok.transport.cursor.aux_rpcs": 1,
-    "cursor_byok.transport.cursor.run_request": 1,
-    "cursor_byok.transport.cursor.checkpoints": 1,
-    "cursor_byok.transport.cursor.request_context": 2,
-    "cursor_byok.transport.cursor.dialect": 1,
-    "cursor_byok.transport.cursor.ids": 1,
-    "cursor_byok.transport.cursor.meter": 1,
-    "cursor_byok.transport.cursor.shell": 1,
-    "cursor_byok.transport.cursor.client": 1,
-    "cursor_byok.transport.cursor.editor": 1,
-    "cursor_byok.transport.cursor.append_inbox": 2,
-    "cursor_byok.transport.cursor.counters": 2,
-    "cursor_byok.transport.cursor.memory_budget": 2,
-    "cursor_byok.transport.cursor.exec_tracker": 2,
-    "cursor_byok.transport.cursor.registry": 2,
-    "cursor_byok.transport.cursor.sink": 2,
-    "cursor_byok.transport.cursor.sessions": 2,
-    "cursor_byok.transport.cursor.session": 2,
-    "cursor_byok.transport.cursor.outbox": 2,
-    "cursor_byok.transport.cursor.handover": 2,
-    "cursor_byok.transport.cursor.input_ids": 1,
-    "cursor_byok.transport.cursor.relay": 2,
-    "cursor_byok.transport.cursor.relay_rows": 2,
-    "cursor_byok.transport.cursor.relay_host": 2,
-    "cursor_byok.transport.cursor.relay_pipe": 2,
-    "cursor_byok.transport.wire.stream_writer": 3,
-    "cursor_byok.transport.wire.run_stream": 3,
-    "cursor_byok.transport.wire.server": 3,
-    "cursor_byok.transport.wire.append_body": 3,
-    "cursor_byok.transport.wire.health": 3,
-    "cursor_byok.transport.wire.app": 3,
-}
-"""0 Connect primitives and protobuf, 1 the dialect (and the test client that
-speaks it), 2 sessions, 3 the server. A module imports its own level or lower."""
-
-TOP_LEVEL_ORDER = [
-    "guards",
-    "big_buffers",
-    "collector",
-    "allocator",
-    "secret",
-    "config_reader",
-    "config_server",
-    "terminal",
-    "cli_base",
-    "config",
-    "demo_provider",
-    "routing",
-    "check",
-    "demo",
-    "workers",
-    "serve",
-    "cli",
-    "__main__",
-]
-"""Each top-level module may import only the ones before it."""
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def transport_level(name: str) -> int | None:
-    for prefix, level in TRANSPORT_LEVELS.items():
-        if name == prefix or name.startswith(prefix + "."):
-            return level
-    return None
-
-
-def test_every_transport_module_has_a_level() -> None:
-    unplaced = [
-        module_name(path)
-        for path in modules_of("transport")
-        if path.name != "__init__.py" and transport_level(module_name(path)) is None
-    ]
-    assert unplaced == []
-
-
-def test_transport_imports_point_down_its_levels() -> None:
-    violations = []
-    for path in modules_of("transport"):
-        own = transport_level(module_name(path))
-        if own is None:
-            continue
-        for name in imports_of(path):
-            if name == "cursor_byok.transport.cursor":
-                continue  # `from cursor_byok.transport.cursor import dialect`: checked below
-            level = transport_level(name)
-            if level is not None and level > own:
-                violations.append(f"{module_name(path)} (level {own}) imports {name}")
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "cursor_byok.transport.cursor":
-                for alias in node.names:
-                    level = transport_level(f"{node.module}.{alias.name}")
-                    if level is not None and level > own:
-                        violations.append(f"{module_name(path)} imports {alias.name}")
-    assert violations == []
-
-
 def test_runtime_imports_no_protobuf_and_no_transport() -> None:
     violations = [
         f"{path.name} imports {name}"
@@ -229,39 +317,6 @@ def test_runtime_imports_no_protobuf_and_no_transport() -> None:
         for name in imports_of(path)
         if name.split(".")[0] == "google" or name.startswith("cursor_byok.transport")
     ]
-    assert violations == []
-
-
-@pytest.mark.parametrize("package", sorted(COMMAND_PACKAGES))
-def test_command_packages_import_only_what_they_serve(package: str) -> None:
-    violations = [
-        f"{path.relative_to(PACKAGE)} imports {name}"
-        for path in modules_of(package)
-        for name in imports_of(path)
-        if name.startswith("cursor_byok.") and name.split(".")[1] not in COMMAND_PACKAGES[package]
-    ]
-    assert violations == []
-
-
-def test_top_level_modules_obey_the_direction() -> None:
-    top = set(TOP_LEVEL_ORDER)
-    violations = []
-    for path in sorted(PACKAGE.glob("*.py")):
-        if path.stem == "__init__":
-            continue
-        assert path.stem in top, f"{path.name}: place it in TOP_LEVEL_ORDER"
-        allowed = set(TOP_LEVEL_ORDER[: TOP_LEVEL_ORDER.index(path.stem)])
-        for name in imports_of(path):
-            parts = name.split(".")
-            mine = parts[0] == "cursor_byok" and len(parts) > 1 and parts[1] in top
-            if mine and parts[1] not in allowed:
-                violations.append(f"{path.name} imports {name}")
-    for package in ALLOWED:
-        for path in modules_of(package):
-            for name in imports_of(path):
-                parts = name.split(".")
-                if parts[0] == "cursor_byok" and len(parts) > 1 and parts[1] in top:
-                    violations.append(f"{path.relative_to(PACKAGE)} imports {name}")
     assert violations == []
 
 
@@ -289,12 +344,3 @@ def test_formatting_is_never_skipped_outside_generated_code() -> None:
         if line.rstrip().endswith(("# fmt" + ": skip", "# fmt" + ": off"))
     ]
     assert skipped == []
-
-
-def test_the_checker_sees_a_violation() -> None:
-    """Guard against a checker that can never fail (e.g. a wrong path)."""
-    assert any("cursor_byok.llm.events" in names for names in map(imports_of, modules_of("loop")))
-    sessions = PACKAGE / "transport" / "cursor" / "sessions.py"
-    assert transport_level(module_name(sessions)) == 2
-    assert "cursor_byok.transport.wire.codec" in imports_of(sessions)  # a level-0 import
-    assert transport_level("cursor_byok.transport.wire.server") == 3

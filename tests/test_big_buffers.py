@@ -6,7 +6,7 @@ import platform
 
 import pytest
 
-from cursor_byok.big_buffers import map_big_buffers
+from cursor_byok.cli.tuning import map_big_buffers
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.check import CHECK_MAX_OUTPUT, check_all, render
-from cursor_byok.config import load_config
+from cursor_byok.cli.check import CHECK_MAX_OUTPUT, check_all, render
+from cursor_byok.config.settings import load_config
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 
 ROOT = Path(__file__).resolve().parents[1]

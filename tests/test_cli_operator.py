@@ -86,7 +86,7 @@ def test_conversations_says_when_there_are_none(tmp_path: Path) -> None:
 
 def test_help_does_not_import_rich() -> None:
     probe = (
-        "import sys\nfrom cursor_byok.cli import main\n"
+        "import sys\nfrom cursor_byok.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "print('rich loaded' if 'rich' in sys.modules else 'rich not loaded')\n"
     )

@@ -7,12 +7,12 @@ import json
 import subprocess
 import sys
 
-from cursor_byok.collector import YOUNG_THRESHOLD
+from cursor_byok.cli.tuning import YOUNG_THRESHOLD
 
 PROBE = """
 import gc, json
-import cursor_byok.transport.wire.app  # what a server has loaded by then
-from cursor_byok.collector import settle_after_startup
+import cursor_byok.transport.http.app  # what a server has loaded by then
+from cursor_byok.cli.tuning import settle_after_startup
 before = gc.get_threshold()
 settle_after_startup()
 print(json.dumps({"before": before, "after": gc.get_threshold(), "frozen": gc.get_freeze_count()}))

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.config import (
+from cursor_byok.config.guards import Redactor
+from cursor_byok.config.reader import ConfigError
+from cursor_byok.config.settings import (
     DEFAULT_PORT,
     Secret,
     load_config,
     resolve_key,
 )
-from cursor_byok.config_reader import ConfigError
-from cursor_byok.guards import Redactor
 from cursor_byok.store.database import PostgresURL, parse_database
 
 GOOD = """\

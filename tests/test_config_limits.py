@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.config import ModelConfig, load_config
-from cursor_byok.config_reader import ConfigError
+from cursor_byok.config.reader import ConfigError
+from cursor_byok.config.settings import ModelConfig, load_config
 from cursor_byok.llm.limits import ThinkingPlan
 from tests.test_cli import cli
 

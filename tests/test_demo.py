@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from cursor_byok import demo
-from cursor_byok.demo import run_demo
-from cursor_byok.demo_provider import ReplayProvider, Reply
+from cursor_byok.client import demo
+from cursor_byok.client.demo import run_demo
+from cursor_byok.client.replay_provider import ReplayProvider, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from cursor_byok.config import ProviderConfig
-from cursor_byok.guards import HostCheck, Redactor, host_name, is_loopback_host, is_loopback_url
-from cursor_byok.routing import _needs_key
+from cursor_byok.config.guards import (
+    HostCheck,
+    Redactor,
+    host_name,
+    is_loopback_host,
+    is_loopback_url,
+)
+from cursor_byok.config.routing import _needs_key
+from cursor_byok.config.settings import ProviderConfig
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cursor_byok.config import load_config
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
 from cursor_byok.llm.events import DoneEvent, TextDelta
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.types import RequestMessages, UserMessage
-from cursor_byok.routing import Router
 
 CONFIG = """
 default_model = "fast"

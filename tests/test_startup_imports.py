@@ -14,7 +14,7 @@ HEAVY = (
     "hypercorn",
     "httpx2",
     "aiohttp",
-    "cursor_byok.transport.wire.server",
+    "cursor_byok.transport.http.server",
     # the help text needs none of these either
     "asyncio",
     "sqlite3",
@@ -25,7 +25,7 @@ HEAVY = (
 
 PROBE = """
 import contextlib, io, json, sys
-import cursor_byok.cli as cli
+import cursor_byok.cli.main as cli
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
     cli.main(["--help"])
 print(json.dumps(sorted(name for name in sys.modules if name.startswith(tuple({heavy!r})))))
@@ -46,5 +46,5 @@ def test_importing_the_cli_and_printing_help_loads_no_server_stack() -> None:
 
 def test_the_probe_sees_a_heavy_module_when_one_is_loaded() -> None:
     """The check above can fail: a command that does load the server is seen."""
-    code = "import cursor_byok.routing\n" + PROBE.format(heavy=HEAVY)
+    code = "import cursor_byok.config.routing\n" + PROBE.format(heavy=HEAVY)
     assert "google.protobuf" in loaded_after(code)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from cursor_byok.cli import main
+from cursor_byok.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,12 +8,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from cursor_byok.runtime.leased_runner import LeasedRunner
+from cursor_byok.cluster.leased_runner import LeasedRunner
+from cursor_byok.cluster.processes import LEASE_S, Cluster
+from cursor_byok.cluster.relay import RelayingHub
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
-from cursor_byok.transport.cursor.relay import RelayingHub
-from cursor_byok.transport.wire.app import Service, build_service, serving
+from cursor_byok.transport.http.app import Service, build_service, serving
 from tests.fakes import ScriptedLLM
 
 
@@ -40,11 +41,14 @@ class Node:
 
 
 @contextlib.asynccontextmanager
-async def node(url: PostgresURL, llm: ScriptedLLM, **options: Any) -> AsyncIterator[Node]:
-    """One server on the database at `url`; `options` go to `build_service`."""
+async def node(
+    url: PostgresURL, llm: ScriptedLLM, lease_s: float = LEASE_S, **options: Any
+) -> AsyncIterator[Node]:
+    """One server process's part on the database at `url`; `options` go to
+    `build_service`."""
     store = PostgresStore(url, max_connections=4)
     options = {"retry": RetryPolicy(2, 0.001, 0.01), "heartbeat_s": 0.5, **options}
-    service = build_service(store, llm, **options)
+    service = build_service(store, llm, processes=Cluster(store, lease_s), **options)
     try:
         async with serving(service) as base:
             yield Node(base, service, store, llm)

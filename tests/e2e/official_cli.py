@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from google.protobuf.message import Message
 
-from cursor_byok.transport.cursor.client import CursorClient, End, exec_reply, stream_close
+from cursor_byok.client.client import CursorClient, End, exec_reply, stream_close
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2, server_config_pb2
 from tests.transport.connect_parsers import (

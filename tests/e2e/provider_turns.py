@@ -10,10 +10,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cursor_byok.config import load_config
-from cursor_byok.routing import Router
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     exec_reply,
@@ -21,8 +18,11 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.llm.loopback import LoopbackServer, Reply
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
+from cursor_byok.client.client import CursorClient, End, run_request
 from cursor_byok.llm.types import TextContent, UserMessage
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
-from cursor_byok.transport.cursor.client import CursorClient, End, run_request
+from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2, models_pb2, server_config_pb2
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
 from tests.transport.shared_fixtures import load_cursor_fixture

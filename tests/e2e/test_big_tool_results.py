@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from cursor_byok.client.client import CODECS
 from cursor_byok.llm.types import ToolResultMessage
 from cursor_byok.loop.state import Status
-from cursor_byok.transport.cursor.client import CODECS
 from tests.e2e.official_cli import user_message
 from tests.e2e.test_official_cli import answer, call, clean, rig, uses
 

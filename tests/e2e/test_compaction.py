@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cursor_byok.client.client import CursorClient, End, Stream, kind, run_request
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.compaction import SUMMARY_INSTRUCTION
 from cursor_byok.store.base import CallStatus
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import CursorClient, End, Stream, kind, run_request
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.e2e.test_transport_behaviour import answer, is_end, server
 from tests.fakes import ScriptedLLM
 

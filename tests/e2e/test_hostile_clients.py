@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 import httpx2
 import pytest
 
-from cursor_byok.guards import HostCheck
+from cursor_byok.client.client import CursorClient, End, run_request
+from cursor_byok.config.guards import HostCheck
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import CursorClient, End, run_request
+from cursor_byok.transport.connect.framing import encode_envelope
+from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
-from cursor_byok.transport.wire.app import Service, build_service, serving
-from cursor_byok.transport.wire.framing import encode_envelope
 from tests.fakes import ScriptedLLM
 
 RUN_SSE = "/agent.v1.AgentService/RunSSE"

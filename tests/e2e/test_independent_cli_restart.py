@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.independent_cli import CODECS, OfficialCli, RunHandle
 from tests.e2e.provider_turns import server_for
 from tests.e2e.test_independent_cli import CLAUDE, READ, calls, say

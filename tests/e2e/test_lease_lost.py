@@ -14,10 +14,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 
-from cursor_byok.llm.types import TextContent
-from cursor_byok.store.database import PostgresURL
-from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     Stream,
@@ -26,6 +23,9 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.llm.types import TextContent
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 from tests.e2e import nodes

@@ -14,18 +14,18 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from cursor_byok.loop.state import IDLE_STATUSES
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     ClientError,
     CursorClient,
     End,
     kind,
     run_request,
 )
-from cursor_byok.transport.cursor.memory_budget import SESSION_BYTES
+from cursor_byok.loop.state import IDLE_STATUSES
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
-from cursor_byok.transport.wire.app import Service, build_service, serving
+from cursor_byok.transport.sessions.memory_budget import SESSION_BYTES
 from tests.e2e.test_turn import READ_TURN
 from tests.factories import stream_of
 from tests.fakes import ScriptedLLM

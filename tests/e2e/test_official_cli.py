@@ -14,17 +14,17 @@ from typing import Any
 
 import pytest
 
-from cursor_byok.config import load_config
+from cursor_byok.client.client import CODECS, cancel
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolCall
-from cursor_byok.routing import Router
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
-from cursor_byok.transport.cursor.client import CODECS, cancel
+from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.e2e.official_cli import CliTurn, OfficialCli, user_message
 from tests.factories import assistant, error_event, stream_of
 from tests.fakes import ScriptedLLM

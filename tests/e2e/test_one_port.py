@@ -11,12 +11,12 @@ from pathlib import Path
 import httpx2
 from hypercorn.config import Config
 
+from cursor_byok.client.client import End, run_request
+from cursor_byok.client.run_client import H2Client
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import End, run_request
-from cursor_byok.transport.cursor.run_client import H2Client
-from cursor_byok.transport.wire.app import build_service
-from cursor_byok.transport.wire.http_server import free_port, hypercorn_config
-from cursor_byok.transport.wire.one_port import OnePort
+from cursor_byok.transport.http.app import build_service
+from cursor_byok.transport.http.http_server import free_port, hypercorn_config
+from cursor_byok.transport.http.one_port import OnePort
 from tests.e2e.test_run_http2 import answer
 from tests.fakes import ScriptedLLM
 

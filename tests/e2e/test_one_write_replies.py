@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from cursor_byok.transport.wire.http_server import free_port, hypercorn_config
-from cursor_byok.transport.wire.one_port import OnePort
+from cursor_byok.transport.http.http_server import free_port, hypercorn_config
+from cursor_byok.transport.http.one_port import OnePort
 
 Message = dict[str, Any]
 

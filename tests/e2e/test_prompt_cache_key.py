@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.demo_provider import ReplayProvider, Reply
+from cursor_byok.client.client import CursorClient, End, run_request
+from cursor_byok.client.replay_provider import ReplayProvider, Reply
 from cursor_byok.llm.events import ResponseStream
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import RequestMessages
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import CursorClient, End, run_request
-from cursor_byok.transport.wire.app import build_service, serving
+from cursor_byok.transport.http.app import build_service, serving
 from tests.llm.loopback import fixture_bytes
 
 Adapter = OpenAIChatLLM | OpenAIResponsesLLM

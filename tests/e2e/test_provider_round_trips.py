@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from cursor_byok.client.client import kind
 from cursor_byok.llm.types import AssistantMessage, HistoryRepair, ToolResultMessage, UserMessage
-from cursor_byok.transport.cursor.client import kind
 from tests.e2e.provider_turns import ModelUnderTest, server_for
 from tests.llm import wire_streams as wire
 from tests.llm.loopback import Reply

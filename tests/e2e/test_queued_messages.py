@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from cursor_byok.client.client import CODECS
 from cursor_byok.llm.types import UserMessage
-from cursor_byok.transport.cursor.client import CODECS
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import user_message
 from tests.e2e.test_official_cli import answer, call, clean, rig, uses

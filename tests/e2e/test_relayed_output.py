@@ -15,15 +15,7 @@ import httpx2
 import psycopg
 import pytest
 
-from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.llm.types import TextContent, ToolResultMessage
-from cursor_byok.loop.state import Status
-from cursor_byok.runtime.leased_runner import LeasedRunner
-from cursor_byok.store.database import PostgresURL
-from cursor_byok.store.lease import Notice, NoticeKind
-from cursor_byok.store.postgres import PostgresStore
-from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CODECS,
     CursorClient,
     End,
@@ -33,11 +25,20 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
-from cursor_byok.transport.cursor.relay_rows import decode_item
-from cursor_byok.transport.cursor.run_client import H2Client
-from cursor_byok.transport.cursor.session import EndOfStream
+from cursor_byok.client.run_client import H2Client
+from cursor_byok.cluster.lease import Notice, NoticeKind
+from cursor_byok.cluster.leased_runner import LeasedRunner
+from cursor_byok.cluster.processes import leases_on, relay_on
+from cursor_byok.cluster.relay_rows import decode_item
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent, ToolResultMessage
+from cursor_byok.loop.state import Status
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.store.scratch_postgres import PostgresServer
+from cursor_byok.transport.connect.errors import Code
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.errors import Code
+from cursor_byok.transport.sessions.session import EndOfStream
 from tests.e2e import nodes
 from tests.e2e.nodes import Node
 from tests.e2e.test_restart import resume_request
@@ -160,7 +161,7 @@ async def test_a_turn_resumed_on_a_process_that_does_not_own_it_completes(
         assert "req-2" in b.hub.piped and b.hub.piped["req-2"].host == a.hub.name
         assert await hosting_ends(a)  # with the stream
         assert a.model_calls == alone_calls == 2 and b.model_calls == 0
-        rows = a.store.relay().output_since("req-2")
+        rows = relay_on(a.store).output_since("req-2")
         assert rows and rows[-1][1] == "end"
         assert b.hub.counters.failed_appends == a.hub.counters.failed_appends == 0
     assert first.count("exec") == second.count("exec") == 1  # asked once per stream
@@ -198,7 +199,7 @@ async def test_a_second_turn_opened_on_another_process_right_away_is_relayed(
         first = await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         second = await one_turn(b.url, "req-2", "And now?", "m2")
         assert a.model_calls == 2 and b.model_calls == 0
-        assert "req-2" in b.hub.piped and len(a.store.relay().output_since("req-2")) > 2
+        assert "req-2" in b.hub.piped and len(relay_on(a.store).output_since("req-2")) > 2
         history = a.store.load("conv-1")
     for stream in (first, second):
         end = stream.received[-1]
@@ -305,13 +306,13 @@ async def test_undecodable_relayed_output_is_skipped_and_counted(
     async with two_nodes(url, text_scripts) as (a, b):
         await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
         # Damaged rows ahead of the host's: the host writes after them.
-        b.store.relay().put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
+        relay_on(b.store).put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
         second = await one_turn(b.url, "req-2", "And now?", "m2")
         assert b.hub.counters.undecodable_output == 2
         async with httpx2.AsyncClient(base_url=b.url) as http:
             metrics = (await http.get("/metrics")).text
         assert "cursor_byok_relayed_output_skipped 2.0" in metrics
-        assert a.store.relay().output_since("req-2")[2][0] == 2  # the host's first row
+        assert relay_on(a.store).output_since("req-2")[2][0] == 2  # the host's first row
     end = second.received[-1]
     assert isinstance(end, End) and end.error is None
     assert second.text() == "Still hello world."
@@ -329,7 +330,7 @@ async def test_a_stream_piped_to_an_owner_that_is_gone_ends_retryable(
     url = postgres_server.new_database()
     async with node(url, text_scripts()) as b:
         # A process that took the conversation and died: its lease runs out.
-        assert b.store.leases("elsewhere", 2.0).acquire("conv-1")
+        assert leases_on(b.store, "elsewhere", 2.0).acquire("conv-1")
         client = CursorClient(b.url)
         try:
             stream = await client.open("req-1")
@@ -347,8 +348,8 @@ async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
 ) -> None:
     url = postgres_server.new_database()
     async with node(url, text_scripts()) as a:
-        assert a.store.leases("elsewhere", 60.0).acquire("conv-1")
-        relay = a.store.relay()
+        assert leases_on(a.store, "elsewhere", 60.0).acquire("conv-1")
+        relay = relay_on(a.store)
         for _ in range(20):  # asked until answered, as a pipe does (a notice may be missed)
             relay.announce(Notice(NoticeKind.HOST, "req-7", a.hub.name, "conv-1"))
             await asyncio.sleep(0.25)
@@ -380,7 +381,7 @@ async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
             end = await stream.until(lambda item: isinstance(item, End))
         finally:
             await client.close()
-        stored = [seqno for seqno, _ in a.store.relay().since("req-2")]
+        stored = [seqno for seqno, _ in relay_on(a.store).since("req-2")]
         assert stored == [5, 6] and b.hub.piped["req-2"].first_seqno == 5
         # Reached the host, counted there.
         assert await eventually(lambda: a.hub.counters.undecodable_appends == 1)

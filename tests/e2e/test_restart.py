@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cursor_byok.client.client import CursorClient, End, kind, run_request
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
+from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 

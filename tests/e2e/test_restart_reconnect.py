@@ -11,9 +11,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     Stream,
@@ -22,8 +20,10 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.llm.types import AssistantMessage, ToolResultMessage, UserMessage
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_restart import start_serve
 from tests.llm import wire_streams as wire
 from tests.llm.loopback import LoopbackServer, Reply

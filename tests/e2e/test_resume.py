@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from cursor_byok.client.client import CODECS, exec_reply, stream_close
 from cursor_byok.llm.types import TextContent, ToolResultMessage
 from cursor_byok.loop.state import Status
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import CODECS, exec_reply, stream_close
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import CliTurn, resume, user_message
 from tests.e2e.test_official_cli import answer, call, clean, rig

@@ -9,15 +9,15 @@ from pathlib import Path
 import httpx2
 import trustme
 
-from cursor_byok.guards import HostCheck
+from cursor_byok.client.client import End, run_request
+from cursor_byok.client.run_client import H2Client, RunStream
+from cursor_byok.config.guards import HostCheck
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import End, run_request
-from cursor_byok.transport.cursor.run_client import H2Client, RunStream
+from cursor_byok.transport.connect.framing import encode_envelope
+from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.http_server import TLSFiles
 from cursor_byok.transport.proto.aiserver.v1 import server_config_pb2
-from cursor_byok.transport.wire.app import build_service, serving
-from cursor_byok.transport.wire.framing import encode_envelope
-from cursor_byok.transport.wire.http_server import TLSFiles
 from tests.e2e.test_run_http2 import answer, is_end, running
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM

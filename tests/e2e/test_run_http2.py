@@ -16,12 +16,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.llm.types import AssistantMessage, TextContent, UserMessage
-from cursor_byok.loop.state import Status
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     End,
     Item,
     cancel,
@@ -30,12 +25,17 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
-from cursor_byok.transport.cursor.run_client import H2Client, RunStream
-from cursor_byok.transport.cursor.session import Session
+from cursor_byok.client.run_client import H2Client, RunStream
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import AssistantMessage, TextContent, UserMessage
+from cursor_byok.loop.state import Status
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.http.http_server import TLSFiles
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.app import Service, build_service, serving
-from cursor_byok.transport.wire.http_server import TLSFiles
+from cursor_byok.transport.sessions.session import Session
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 

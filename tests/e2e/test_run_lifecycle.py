@@ -9,17 +9,17 @@ import asyncio
 import base64
 from pathlib import Path
 
+from cursor_byok.client.client import End, kind, run_request
+from cursor_byok.client.run_client import H2Client
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import End, kind, run_request
-from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.connect.framing import FLAG_COMPRESSED, encode_envelope
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.app import build_service, serving
-from cursor_byok.transport.wire.framing import FLAG_COMPRESSED, encode_envelope
 from tests.e2e.test_run_http2 import answer, is_end, read_reply, running
 from tests.factories import assistant, error_event, stream_of, tool_call
 from tests.fakes import ScriptedLLM

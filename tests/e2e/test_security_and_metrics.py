@@ -12,11 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.config import load_config
-from cursor_byok.llm.types import TextContent
-from cursor_byok.routing import Router
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     exec_reply,
@@ -24,8 +20,12 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
+from cursor_byok.llm.types import TextContent
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 from tests.llm.loopback import LoopbackServer, Reply

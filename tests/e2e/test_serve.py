@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.config import load_config
-from cursor_byok.routing import Router
+from cursor_byok.client.client import CursorClient, End, kind, run_request
+from cursor_byok.client.run_client import H2Client
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
-from cursor_byok.transport.cursor.run_client import H2Client
+from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, serving
-from cursor_byok.transport.wire.http_server import free_port
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,10 +21,7 @@ from typing import TypeGuard
 import psycopg
 import pytest
 
-from cursor_byok.store.database import PostgresURL
-from cursor_byok.store.postgres import PostgresStore
-from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     Item,
@@ -34,8 +31,11 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.postgres import PostgresStore
+from cursor_byok.store.scratch_postgres import PostgresServer
+from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.provider_turns import ModelUnderTest
 from tests.e2e.test_restart import resume_request, start_serve
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes

@@ -11,11 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from cursor_byok.llm.events import ErrorEvent, ResponseEvent
-from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, UserMessage
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     cancel,
@@ -24,9 +20,13 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.llm.events import ErrorEvent, ResponseEvent
+from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, UserMessage
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.factories import assistant, error_event, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 

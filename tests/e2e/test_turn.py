@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.llm.types import TextContent, ThinkingContent
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CODECS,
     CursorClient,
     End,
@@ -22,8 +19,11 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.llm.types import TextContent, ThinkingContent
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import Service, build_service, serving
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 

@@ -10,9 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from cursor_byok.llm.types import Message, TextContent, ToolResultMessage, UserMessage
-from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CODECS,
     CursorClient,
     End,
@@ -21,6 +19,8 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.llm.types import Message, TextContent, ToolResultMessage, UserMessage
+from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.nodes import node
 from tests.factories import assistant, stream_of, tool_call

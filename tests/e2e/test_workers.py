@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cursor_byok.client.client import CursorClient, End, kind, run_request
 from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_request
-from cursor_byok.transport.wire.http_server import free_port
+from cursor_byok.transport.http.http_server import free_port
 from tests.e2e.test_restart import RECORDED
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.llm.loopback import LoopbackServer, Reply

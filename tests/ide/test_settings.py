@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.cli import main
+from cursor_byok.cli.main import main
 from cursor_byok.ide.jsonc import loads
 from cursor_byok.ide.settings import cursor_settings_path, wanted_settings
 

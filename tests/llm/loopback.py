@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cursor_byok.demo_provider import Received, ReplayProvider, Reply
+from cursor_byok.client.replay_provider import Received, ReplayProvider, Reply
 
 __all__ = ["FIXTURES", "LoopbackServer", "Received", "Reply", "fixture_bytes", "fixture_json"]
 

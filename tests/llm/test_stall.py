@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from cursor_byok.config import load_config
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
 from cursor_byok.llm.events import DoneEvent, StartEvent
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages
-from cursor_byok.routing import Router
 from tests.factories import user
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 from tests.llm.streams import collect, error_of

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cursor_byok.proxy.ca import CAFiles, ensure_ca
-from cursor_byok.proxy.routes import Route
-from cursor_byok.transport.wire.http_server import HttpServer, TLSFiles, free_port
+from cursor_byok.ide.proxy.ca import CAFiles, ensure_ca
+from cursor_byok.ide.proxy.routes import Route
+from cursor_byok.transport.http.http_server import HttpServer, TLSFiles, free_port
 
 if TYPE_CHECKING:
-    from cursor_byok.proxy.runner import ProxyThread
+    from cursor_byok.ide.proxy.runner import ProxyThread
 
 MITMPROXY = "the proxy needs mitmproxy 12, which needs Python 3.12+"
 
@@ -130,7 +130,7 @@ class RunningProxy:
 def start_proxy(
     server_url: str, ca: CAFiles, upstream_ca: Path, token: str | None = None
 ) -> tuple[ProxyThread, RunningProxy]:
-    from cursor_byok.proxy.runner import ProxySettings, ProxyThread  # noqa: PLC0415
+    from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread  # noqa: PLC0415
 
     counted: list[Route] = []
     settings = ProxySettings(

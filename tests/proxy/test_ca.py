@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.proxy.ca import CA_NAME, CAError, ensure_ca
+from cursor_byok.ide.proxy.ca import CA_NAME, CAError, ensure_ca
 from tests.proxy.conftest import FakeCursor, RunningProxy
 
 

@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.proxy.ca import default_ca_dir, ensure_ca
-from cursor_byok.proxy.metrics import count_flows
-from cursor_byok.proxy.runner import ProxySettings, ProxyThread
+from cursor_byok.ide.proxy.ca import default_ca_dir, ensure_ca
+from cursor_byok.ide.proxy.metrics import count_flows
+from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.aux_rpcs import ModelEntry
-from cursor_byok.transport.wire.app import Service, build_service, serving
+from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from tests.fakes import ScriptedLLM
 from tests.ide.test_settings import home, run, settings_file
 from tests.proxy.conftest import CURSOR_HOST, FakeCursor

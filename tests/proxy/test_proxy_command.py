@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.proxy.ca import CAFiles, default_ca_dir
-from cursor_byok.transport.wire.http_server import free_port
+from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir
+from cursor_byok.transport.http.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.ide.test_settings import run
 

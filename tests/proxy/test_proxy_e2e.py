@@ -15,12 +15,7 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.llm.events import ResponseEvent, ResponseStream, TextDelta
-from cursor_byok.llm.provider import CallContext
-from cursor_byok.llm.types import RequestMessages, TextContent
-from cursor_byok.proxy.routes import Route
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import (
+from cursor_byok.client.client import (
     CursorClient,
     End,
     exec_reply,
@@ -28,8 +23,13 @@ from cursor_byok.transport.cursor.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.ide.proxy.routes import Route
+from cursor_byok.llm.events import ResponseEvent, ResponseStream, TextDelta
+from cursor_byok.llm.provider import CallContext
+from cursor_byok.llm.types import RequestMessages, TextContent
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.app import build_service, serving
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM, ScriptedStream
 from tests.proxy.conftest import FAKE_BODY, FakeCursor, RunningProxy
@@ -113,7 +113,7 @@ async def test_a_tool_turn_streams_through_the_proxy(
     caplog: pytest.LogCaptureFixture,
     http2: bool,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="cursor_byok.proxy")
+    caplog.set_level(logging.INFO, logger="cursor_byok.ide.proxy")
     url, llm = server
     proxy = proxy_factory(url, proxy_ca, fake_cursor.ca_file)
     client = CursorClient(fake_cursor.url)
@@ -148,7 +148,7 @@ async def test_a_tool_turn_streams_through_the_proxy(
     assert texts == "Let me look." + ANSWER.text
     assert fake_cursor.received == []  # nothing of the turn went to Cursor
     assert await proxy.settled(4) == [Route.LOCAL] * 4  # RunSSE and three appends
-    lines = [r.getMessage() for r in caplog.records if r.name == "cursor_byok.proxy"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "cursor_byok.ide.proxy"]
     assert sum("path=/aiserver.v1.BidiService/BidiAppend status=200" in x for x in lines) == 3
     [run_sse] = [x for x in lines if "/agent.v1.AgentService/RunSSE" in x]
     assert run_sse.startswith("proxy_flow route=cursor-byok method=POST host=localhost ")

@@ -11,17 +11,17 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.cli import main
-from cursor_byok.proxy.addon import Target
-from cursor_byok.proxy.ca import ensure_ca
-from cursor_byok.proxy.routes import (
+from cursor_byok.cli.main import main
+from cursor_byok.ide.proxy.addon import Target
+from cursor_byok.ide.proxy.ca import ensure_ca
+from cursor_byok.ide.proxy.routes import (
     ANSWERED_PATHS,
     CURSOR_HOSTS,
     Route,
     RoutingTable,
     check_patterns,
 )
-from cursor_byok.proxy.runner import (
+from cursor_byok.ide.proxy.runner import (
     ProxyError,
     ProxySettings,
     ProxyThread,
@@ -29,8 +29,8 @@ from cursor_byok.proxy.runner import (
     unhook_logging,
 )
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.wire.app import build_service
-from cursor_byok.transport.wire.server import BIDI_APPEND, RUN_SSE
+from cursor_byok.transport.http.app import build_service
+from cursor_byok.transport.http.server import BIDI_APPEND, RUN_SSE
 from tests.fakes import ScriptedLLM
 
 
@@ -81,7 +81,7 @@ def test_bad_patterns_and_urls_are_clear_errors() -> None:
 def test_without_mitmproxy_the_command_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name in [m for m in sys.modules if m.startswith(("mitmproxy", "cursor_byok.proxy."))]:
+    for name in [m for m in sys.modules if m.startswith(("mitmproxy", "cursor_byok.ide.proxy."))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "mitmproxy", None)  # makes `import mitmproxy` fail
     assert main(["proxy", "--ca-path"]) == 1
@@ -103,7 +103,8 @@ def test_a_taken_port_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_cli_loads_mitmproxy_only_for_the_proxy_command() -> None:
     """`cursor-byok --help` and every other command stay free of its import cost."""
     probe = (
-        "import sys, cursor_byok.cli; print(any(m.startswith('mitmproxy') for m in sys.modules))"
+        "import sys, cursor_byok.cli.main;"
+        " print(any(m.startswith('mitmproxy') for m in sys.modules))"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True

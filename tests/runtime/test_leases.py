@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from cursor_byok.cluster.leased_runner import LeasedRunner, NotOwner
+from cursor_byok.cluster.processes import leases_on
 from cursor_byok.llm.events import ResponseEvent, TextDelta
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop import CallClient, Final, ToolResult
-from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.database import PostgresURL
@@ -37,7 +38,7 @@ class Process:
         self.store = PostgresStore(url, max_connections=4)
         self.llm = PausingLLM(scripts) if pausing else ScriptedLLM(scripts, delay=0.005)
         self.sink = RecordingSink()
-        leases = self.store.leases(name, TTL_S)
+        leases = leases_on(self.store, name, TTL_S)
         self.runner = LeasedRunner(self.store, self.llm, self.sink, retry=FAST, leases=leases)
 
     async def die(self) -> None:

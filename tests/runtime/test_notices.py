@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.config import load_config
+from cursor_byok.config.routing import Router
+from cursor_byok.config.settings import load_config
 from cursor_byok.llm.events import TextDelta
 from cursor_byok.loop import CallClient, Final, Start, ToolResult, TurnSettings
-from cursor_byok.routing import Router
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.sqlite import SQLiteStore

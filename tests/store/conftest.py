@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from cursor_byok.store.database import PostgresURL, open_store
+from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.opener import open_store
 from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import SQLStore
 

@@ -35,7 +35,8 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
-from cursor_byok.store.database import open_store, parse_database
+from cursor_byok.store.database import parse_database
+from cursor_byok.store.opener import open_store
 from cursor_byok.store.sql_store import Executor, SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream

@@ -16,18 +16,19 @@ import httpx2
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from cursor_byok.client.client import CursorClient, End, run_request
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop import ConversationState
 from cursor_byok.loop.state import IDLE_STATUSES
-from cursor_byok.store.database import PostgresURL, open_store
+from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.migrations import SchemaTooNew
+from cursor_byok.store.opener import open_store
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
 from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import Executor
-from cursor_byok.transport.cursor.client import CursorClient, End, run_request
-from cursor_byok.transport.wire.app import build_service, serving
-from cursor_byok.transport.wire.http_server import free_port
+from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend

@@ -12,15 +12,15 @@ from collections.abc import Mapping
 
 from google.protobuf.message import DecodeError
 
-from cursor_byok.transport.proto.aiserver.v1.error_details_pb2 import GrpcStatus
-from cursor_byok.transport.wire.errors import (
+from cursor_byok.transport.connect.errors import (
     GRPC_STATUS,
     Code,
     EndStream,
     ErrorDetail,
     WireError,
 )
-from cursor_byok.transport.wire.framing import FramingError
+from cursor_byok.transport.connect.framing import FramingError
+from cursor_byok.transport.proto.aiserver.v1.error_details_pb2 import GrpcStatus
 
 # Connect spec: the code to assume when a response has an error status but no
 # Connect error body (e.g. a proxy answered).

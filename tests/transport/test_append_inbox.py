@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cursor_byok.transport.cursor.append_inbox import MAX_AHEAD, AppendInbox
+from cursor_byok.transport.sessions.append_inbox import MAX_AHEAD, AppendInbox
 
 
 def payload(n: int) -> bytes:

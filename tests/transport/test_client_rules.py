@@ -9,20 +9,20 @@ from cursor_byok.llm.events import DoneEvent, StartEvent, TextDelta
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.commands import Canceled
 from cursor_byok.loop.inputs import Start
-from cursor_byok.transport.cursor import checkpoints, dialect, meter
-from cursor_byok.transport.cursor.aux_rpcs import chat_title
-from cursor_byok.transport.cursor.checkpoints import TurnBlobs
-from cursor_byok.transport.cursor.read_range import apply_range
-from cursor_byok.transport.cursor.run_request import (
+from cursor_byok.transport.connect.errors import grpc_web_trailers
+from cursor_byok.transport.dialect import checkpoints, dialect, meter
+from cursor_byok.transport.dialect.checkpoints import TurnBlobs
+from cursor_byok.transport.dialect.read_range import apply_range
+from cursor_byok.transport.dialect.run_request import (
     Refused,
     RunStarted,
     decode_run_request,
     refused_error,
 )
-from cursor_byok.transport.cursor.session import Session
+from cursor_byok.transport.http.aux_rpcs import chat_title
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.errors import grpc_web_trailers
+from cursor_byok.transport.sessions.session import Session
 from tests.factories import assistant, tool_call
 from tests.transport.connect_parsers import details_from_grpc_status, parse_grpc_web_trailers
 

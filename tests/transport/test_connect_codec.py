@@ -6,9 +6,7 @@ import json
 
 import pytest
 
-from cursor_byok.transport.proto.agent.v1 import agent_pb2
-from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
-from cursor_byok.transport.wire.codec import (
+from cursor_byok.transport.connect.codec import (
     Codec,
     CodecError,
     ContentType,
@@ -16,6 +14,8 @@ from cursor_byok.transport.wire.codec import (
     encode_message,
     parse_content_type,
 )
+from cursor_byok.transport.proto.agent.v1 import agent_pb2
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 
 
 def _append() -> bidi_pb2.BidiAppendRequest:

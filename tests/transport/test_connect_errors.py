@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.errors import (
+from cursor_byok.transport.connect.errors import (
     GRPC_STATUS,
     HTTP_STATUS,
     Code,
@@ -20,11 +19,12 @@ from cursor_byok.transport.wire.errors import (
     http_status_for,
     unary_error_body,
 )
-from cursor_byok.transport.wire.framing import (
+from cursor_byok.transport.connect.framing import (
     EnvelopeDecoder,
     FramingError,
     encode_end_stream_envelope,
 )
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from tests.transport.connect_parsers import (
     code_for_grpc_status,
     code_for_http_status,

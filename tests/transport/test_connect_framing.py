@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cursor_byok.transport.proto.agent.v1 import agent_pb2
-from cursor_byok.transport.wire.framing import (
+from cursor_byok.transport.connect.framing import (
     FLAG_COMPRESSED,
     FLAG_END_STREAM,
     FLAG_TRAILERS,
@@ -24,6 +23,7 @@ from cursor_byok.transport.wire.framing import (
     looks_enveloped,
     unwrap_unary_body,
 )
+from cursor_byok.transport.proto.agent.v1 import agent_pb2
 
 PAYLOADS = [b"", b"\x0a\x02\x6a\x00", b"x" * 300, bytes(range(256)) * 5]
 

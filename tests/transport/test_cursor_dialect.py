@@ -8,6 +8,7 @@ import json
 import pytest
 from google.protobuf import json_format, struct_pb2
 
+from cursor_byok.client.client import cancel, exec_reply, run_request, stream_close
 from cursor_byok.llm.events import (
     DoneEvent,
     StartEvent,
@@ -20,13 +21,12 @@ from cursor_byok.llm.events import (
 from cursor_byok.llm.types import JSONValue, TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
-from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.client import cancel, exec_reply, run_request, stream_close
-from cursor_byok.transport.cursor.exec_tracker import ExecTracker
-from cursor_byok.transport.cursor.meter import turn_ended
-from cursor_byok.transport.cursor.run_request import RunStarted
-from cursor_byok.transport.cursor.shell import SHELL_KEEP_CHARS, ShellCollector
-from cursor_byok.transport.cursor.tools import (
+from cursor_byok.transport.connect.errors import Code
+from cursor_byok.transport.dialect import dialect
+from cursor_byok.transport.dialect.meter import turn_ended
+from cursor_byok.transport.dialect.run_request import RunStarted
+from cursor_byok.transport.dialect.shell import SHELL_KEEP_CHARS, ShellCollector
+from cursor_byok.transport.dialect.tools import (
     BUILTIN,
     MAX_RESULT_CHARS,
     NextExec,
@@ -35,7 +35,7 @@ from cursor_byok.transport.cursor.tools import (
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
-from cursor_byok.transport.wire.errors import Code
+from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 from tests.factories import assistant, error_event, tool_call
 from tests.transport.shared_fixtures import load_cursor_fixture
 

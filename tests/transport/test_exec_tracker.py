@@ -6,15 +6,15 @@ from __future__ import annotations
 from itertools import count
 
 from cursor_byok.llm.types import JSONObject, ToolCall
-from cursor_byok.transport.cursor.exec_tracker import (
+from cursor_byok.transport.dialect.tools import NativeTool, ToolSet
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.exec_tracker import (
     ExecTracker,
     Finished,
     MoreToCome,
     SendNext,
     Unknown,
 )
-from cursor_byok.transport.cursor.tools import NativeTool, ToolSet
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import tool_call
 
 

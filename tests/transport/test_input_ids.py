@@ -4,7 +4,7 @@ a committed input, and a resend of the same message is the duplicate it is."""
 
 from __future__ import annotations
 
-from cursor_byok.transport.cursor import input_ids
+from cursor_byok.transport.dialect import input_ids
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from cursor_byok.transport.cursor.memory_budget import MemoryBudget
-from cursor_byok.transport.wire.append_body import read_append_body
-from cursor_byok.transport.wire.request_body import RequestError
+from cursor_byok.transport.connect.request_body import RequestError
+from cursor_byok.transport.http.append_body import read_append_body
+from cursor_byok.transport.sessions.memory_budget import MemoryBudget
 
 
 @dataclass

@@ -14,7 +14,7 @@ from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import Message, TextContent, UserMessage
 from cursor_byok.loop.compaction import summary_message
 from cursor_byok.loop.state import ConversationState
-from cursor_byok.transport.cursor import meter
+from cursor_byok.transport.dialect import meter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import assistant
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 
-from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.outbox import EndOfStream, Outbox, QueueItem
+from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
 
 
 def test_items_come_out_in_order_and_unsent_ones_go_back_first() -> None:

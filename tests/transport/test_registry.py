@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from cursor_byok.transport.cursor import registry as registry_module
-from cursor_byok.transport.cursor.registry import SessionRegistry
+from cursor_byok.transport.sessions import registry as registry_module
+from cursor_byok.transport.sessions.registry import SessionRegistry
 
 
 @dataclass(eq=False)

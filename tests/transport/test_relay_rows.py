@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from cursor_byok.store.lease import Notice, NoticeKind
-from cursor_byok.store.postgres_relay import decode_notice, encode_notice
-from cursor_byok.transport.cursor.relay_host import unavailable
-from cursor_byok.transport.cursor.relay_rows import END, MESSAGE, BadRow, decode_item, encode_item
-from cursor_byok.transport.cursor.session import EndOfStream
+from cursor_byok.cluster.lease import Notice, NoticeKind
+from cursor_byok.cluster.postgres_relay import decode_notice, encode_notice
+from cursor_byok.cluster.relay_host import unavailable
+from cursor_byok.cluster.relay_rows import END, MESSAGE, BadRow, decode_item, encode_item
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.session import EndOfStream
 
 
 def test_a_message_round_trips_as_its_protobuf_bytes() -> None:

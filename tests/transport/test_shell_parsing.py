@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cursor_byok.llm.types import ToolCall
-from cursor_byok.transport.cursor.shell_parsing import parse_command
-from cursor_byok.transport.cursor.shell_tool import RunTerminalCommand
+from cursor_byok.transport.dialect.shell_parsing import parse_command
+from cursor_byok.transport.dialect.shell_tool import RunTerminalCommand
 
 
 def commands(line: str) -> list[tuple[str, list[str], str]]:
@@ -86,7 +86,7 @@ def test_the_shell_exec_and_its_card_carry_the_parse_and_never_skip_approval(fie
 FUZZ = """
 import sys
 from hypothesis import HealthCheck, given, settings, strategies as st
-from cursor_byok.transport.cursor.shell_parsing import parse_command
+from cursor_byok.transport.dialect.shell_parsing import parse_command
 
 @settings(max_examples=3000, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from cursor_byok.llm.events import StartEvent, TextDelta, TextEnd
 from cursor_byok.loop import CallClient, Final
 from cursor_byok.runtime.outbound import Outbound
-from cursor_byok.transport.cursor import registry as registry_module
-from cursor_byok.transport.cursor.memory_budget import MemoryBudget
-from cursor_byok.transport.cursor.sink import ITEM_BYTES, OutputSink
+from cursor_byok.transport.sessions import registry as registry_module
+from cursor_byok.transport.sessions.memory_budget import MemoryBudget
+from cursor_byok.transport.sessions.sink import ITEM_BYTES, OutputSink
 from tests.factories import assistant, tool_call
 
 

@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from cursor_byok.transport.cursor import dialect
-from cursor_byok.transport.cursor.handover import take_over
-from cursor_byok.transport.cursor.outbox import EndOfStream
-from cursor_byok.transport.cursor.session import Session
+from cursor_byok.transport.connect.codec import Codec, ContentType
+from cursor_byok.transport.connect.framing import EnvelopeDecoder
+from cursor_byok.transport.dialect import dialect
+from cursor_byok.transport.http.stream_writer import StreamWriter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.wire.codec import Codec, ContentType
-from cursor_byok.transport.wire.framing import EnvelopeDecoder
-from cursor_byok.transport.wire.stream_writer import StreamWriter
+from cursor_byok.transport.sessions.handover import take_over
+from cursor_byok.transport.sessions.outbox import EndOfStream
+from cursor_byok.transport.sessions.session import Session
 
 PROTO_STREAM = ContentType(Codec.PROTO, grpc_web=False, streaming=True)
 NO_BEAT_S = 60.0

@@ -1,4 +1,5 @@
-"""`cursor-byok ide`: point Cursor at the proxy through its user settings only.
+"""Reaching the Cursor IDE: the intercepting proxy (`proxy/`) and Cursor's user
+settings that point the IDE at it.
 
 Never Cursor's state database or application files: edits there are what
 lost users their logins. The settings file is JSON with comments; edits keep

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from cursor_byok.config import APP_NAME
+from cursor_byok.config.settings import APP_NAME
 from cursor_byok.ide.jsonc import JsoncError, set_values
 
 

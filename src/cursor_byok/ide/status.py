@@ -10,8 +10,8 @@ from pathlib import Path
 
 from cursor_byok.ide import PROBE_HOST
 from cursor_byok.ide.jsonc import JsoncError, loads
+from cursor_byok.ide.proxy.routes import ANSWERED_PATHS
 from cursor_byok.ide.settings import wanted_settings
-from cursor_byok.proxy.routes import ANSWERED_PATHS
 
 PROBE_PATH = "/agent.v1.AgentService/GetUsableModels"
 """A path the proxy answers locally: the probe never reaches Cursor's servers."""

@@ -1,4 +1,5 @@
-"""Where the store lives, and opening it: a SQLite file or a PostgreSQL URL.
+"""Where the store lives: a SQLite file or a PostgreSQL URL (`store.opener`
+opens it).
 
 `server.database` (and `--database`) takes either; a `postgresql://` or
 `postgres://` URL selects PostgreSQL, anything else is a file path. The
@@ -11,11 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-if TYPE_CHECKING:  # the store itself loads when one is opened, not when a URL is parsed
-    from cursor_byok.store.base import Store
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -64,25 +62,3 @@ def parse_database(text: str) -> Path | PostgresURL:
             " or a postgresql:// URL"
         )
     return Path(text).expanduser()
-
-
-def open_store(database: Path | PostgresURL, durability: Durability = "full") -> Store:
-    """Open (and migrate) the store at `database`.
-
-    `durability` "full" waits for each commit to be on disk; "normal" lets the
-    database confirm before that (SQLite `synchronous=NORMAL`, PostgreSQL
-    `synchronous_commit=off`): a crash of the database host may lose the last
-    commits, a crash of this process loses nothing."""
-    if isinstance(database, Path):
-        from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
-
-        return SQLiteStore(database, synchronous="FULL" if durability == "full" else "NORMAL")
-    from cursor_byok.store.base import StoreError  # noqa: PLC0415
-
-    try:
-        from cursor_byok.store.postgres import PostgresStore  # noqa: PLC0415
-    except ImportError as error:
-        raise StoreError(
-            "PostgreSQL needs the psycopg packages: pip install 'cursor-byok[postgresql]'"
-        ) from error
-    return PostgresStore(database, synchronous_commit=durability == "full")

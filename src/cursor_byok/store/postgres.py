@@ -30,8 +30,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
-from cursor_byok.store.postgres_lease import PostgresLeases
-from cursor_byok.store.postgres_relay import PostgresRelay
 from cursor_byok.store.postgres_schema import migrate
 from cursor_byok.store.sql_store import Executor, Rows, SQLStore
 
@@ -201,13 +199,15 @@ class PostgresStore(SQLStore):
     save_client_operation = _once_more_if_the_connection_was_lost(SQLStore.save_client_operation)
     get_client_operation = _once_more_if_the_connection_was_lost(SQLStore.get_client_operation)
 
-    def leases(self, owner: str, ttl_s: float) -> PostgresLeases:
-        """Conversation leases on this database, held by `owner`."""
-        return PostgresLeases(self._pool, owner, ttl_s)
+    @property
+    def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
+        """The store's connection pool, which the multi-process parts share."""
+        return self._pool
 
-    def relay(self) -> PostgresRelay:
-        """Appends and output handed between processes through this database."""
-        return PostgresRelay(self._pool, self._conninfo)
+    @property
+    def conninfo(self) -> str:
+        """What a connection of its own (one that listens) connects with."""
+        return self._conninfo
 
     def ping(self, timeout: float = 2.0) -> None:
         try:

@@ -66,14 +66,14 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE llm_calls SET request_json = ''::bytea
         WHERE status IN ('committed', 'failed', 'canceled');
     """,
-    # 3: one owner process per conversation (store/postgres_lease.py).
+    # 3: one owner process per conversation (cluster/postgres_lease.py).
     """
     CREATE TABLE conversation_leases (
         conversation_id TEXT PRIMARY KEY, owner TEXT NOT NULL,
         expires_at TIMESTAMPTZ NOT NULL
     );
     """,
-    # 4: appends received by a process their stream is not on (store/postgres_relay.py).
+    # 4: appends received by a process their stream is not on (cluster/postgres_relay.py).
     """
     CREATE TABLE relayed_appends (
         request_id TEXT NOT NULL, seqno BIGINT NOT NULL, payload BYTEA NOT NULL,
@@ -83,7 +83,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX relayed_appends_by_age ON relayed_appends (stored_at);
     """,
     # 5: output of a request hosted by a process other than its stream's
-    # (store/postgres_relay.py): protobuf bytes, or the end of the stream.
+    # (cluster/postgres_relay.py): protobuf bytes, or the end of the stream.
     """
     CREATE TABLE relayed_output (
         request_id TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL,

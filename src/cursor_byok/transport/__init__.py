@@ -1,6 +1,5 @@
-"""Cursor's side of the server: the Connect wire (`wire/`) and the Cursor
-dialect (`cursor/`). Nothing outside this package sees protobuf or the Cursor
-protocol. Imports point one way: the server (`wire.server`, `wire.app`,
-`wire.stream_writer`) -> sessions (`cursor.sessions` and its registry, sink
-and exec tracker) -> the dialect and tools -> the Connect primitives
-(`wire.framing`, `wire.codec`, `wire.errors`) and the generated protobuf."""
+"""Cursor's side of the server. Nothing outside this package sees protobuf or
+the Cursor protocol. One folder a layer, each importing only those below it:
+`http/` (one port, the servers, `Run` streams) -> `sessions/` (a run's
+appends joined to its stream) -> `dialect/` (protobuf <-> loop, the tools)
+-> `connect/` (framing, codecs, errors) -> `proto/` (generated)."""

@@ -1,0 +1,1 @@
+"""The command line: `cursor-byok` and each of its commands."""

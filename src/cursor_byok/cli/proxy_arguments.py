@@ -1,0 +1,51 @@
+"""The `proxy` command's arguments (mitmproxy-free, so `--help` stays fast)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TypeVar
+
+from cursor_byok.ide.proxy import DEFAULT_PROXY_PORT
+
+ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
+
+
+def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
+    proxy = commands.add_parser(
+        "proxy",
+        help="run the server behind an intercepting proxy for the Cursor IDE",
+        description=(
+            "Start the server and, in front of it, mitmproxy on 127.0.0.1: requests to "
+            "Cursor's hosts for the agent (RunSSE, BidiAppend) and its model list go to this "
+            "server, streamed; every other request goes to Cursor unchanged, so your login, "
+            "settings sync and Cursor's own features keep working. Other hosts pass through "
+            "untouched. On first run it creates this installation's own CA, which Cursor must "
+            "trust (see the README). 'cursor-byok ide setup' points Cursor at the proxy."
+        ),
+        epilog="Example: NODE_EXTRA_CA_CERTS=$(cursor-byok proxy --ca-path) cursor",
+    )
+    proxy.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PROXY_PORT,
+        help=f"proxy port on 127.0.0.1 (default {DEFAULT_PROXY_PORT})",
+    )
+    proxy.add_argument("--listen-host", default="127.0.0.1", help=argparse.SUPPRESS)
+    proxy.add_argument(
+        "--server",
+        metavar="URL",
+        help="send Cursor's agent requests to a cursor-byok server already running at URL "
+        "instead of starting one in this process",
+    )
+    proxy.add_argument(
+        "--intercept",
+        action="append",
+        metavar="REGEX",
+        help="a host whose TLS the proxy opens, as a pattern on host:port; repeatable "
+        "(default: Cursor's API hosts, *.cursor.sh)",
+    )
+    proxy.add_argument(
+        "--ca-path",
+        action="store_true",
+        help="print the path of the CA certificate to trust (creating the CA if needed) and exit",
+    )

@@ -1,0 +1,114 @@
+"""`cursor-byok proxy`: start the proxy, with the server in the same process
+(the default) or in front of a server already running elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from typing import TextIO
+
+from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
+from cursor_byok.cli.serve import Attach
+from cursor_byok.config.guards import is_loopback_host
+from cursor_byok.config.settings import Config
+from cursor_byok.ide.proxy.addon import Target
+from cursor_byok.ide.proxy.ca import CAError, CAFiles, ensure_ca
+from cursor_byok.ide.proxy.metrics import count_flows
+from cursor_byok.ide.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
+from cursor_byok.ide.proxy.runner import ProxyError, ProxySettings, ProxyThread
+from cursor_byok.transport.http.app import Service
+
+log = logging.getLogger("cursor_byok.ide.proxy")
+
+Serve = Callable[[Attach], int]
+
+
+def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextIO) -> int:
+    """`serve(attach)` runs the server, entering `attach(service)` while it listens."""
+    try:
+        files, created = ensure_ca()
+    except CAError as error:
+        return fail(str(error), EXIT_FAILED)
+    if args.ca_path:
+        print(files.certificate, file=out)
+        return EXIT_OK
+    if not is_loopback_host(args.listen_host):
+        return fail(
+            f"refusing to run the proxy on {args.listen_host}: anyone who reaches it could "
+            "use it; keep it on 127.0.0.1",
+            EXIT_USAGE,
+        )
+    try:
+        hosts = tuple(check_patterns(args.intercept or CURSOR_HOSTS))
+    except ValueError as error:
+        return fail(str(error), EXIT_USAGE)
+    # mitmproxy logs every connection at INFO; one line per flow is ours.
+    logging.getLogger("mitmproxy").setLevel(logging.WARNING)
+    token = config.server.access_token.reveal() if config.server.access_token else None
+    if created:
+        print(f"Created this installation's proxy CA: {files.certificate}", file=out)
+
+    def settings(server_url: str) -> ProxySettings:
+        return ProxySettings(server_url, files, args.listen_host, args.port, hosts, token)
+
+    if args.server:
+        try:
+            Target.parse(args.server)
+        except ValueError as error:
+            return fail(f"--server: {error}", EXIT_USAGE)
+        return _in_front_of(settings(args.server), files)
+    host = config.server.host if config.server.host not in ("0.0.0.0", "::") else "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
+
+    @contextlib.contextmanager
+    def attach(service: Service) -> Iterator[None]:
+        proxy = ProxyThread(
+            settings(f"http://{host}:{config.server.port}"), count_flows(service.metrics.registry)
+        )
+        _start(proxy, files)
+        try:
+            yield
+        finally:
+            proxy.stop()
+
+    try:
+        return serve(attach)
+    except ProxyError as error:
+        return fail(str(error), EXIT_FAILED)
+
+
+def _start(proxy: ProxyThread, files: CAFiles) -> None:
+    listen_host, port = proxy.start()
+    log.info(
+        "proxy on http://%s:%d: %d Cursor paths of hosts %s to %s, the rest to Cursor; "
+        "CA certificate %s",
+        listen_host,
+        port,
+        len(ANSWERED_PATHS),
+        " ".join(proxy.settings.hosts),
+        proxy.settings.server_url,
+        files.certificate,
+    )
+
+
+def _in_front_of(settings: ProxySettings, files: CAFiles) -> int:
+    """The proxy alone, routing to a server that runs elsewhere."""
+    proxy = ProxyThread(settings)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda _sig, _frame: stop.set())
+    try:
+        _start(proxy, files)
+        while not stop.wait(0.5):
+            pass
+    except ProxyError as error:
+        return fail(str(error), EXIT_FAILED)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        proxy.stop()
+    return EXIT_OK

@@ -1,0 +1,2 @@
+"""More than one process on one database: conversation leases, the leased
+runner, and the appends and output relayed between processes."""

@@ -1,0 +1,405 @@
+"""The Cursor dialect: protobuf <-> the loop's inputs and the model's events.
+
+Decode and encode only (seed §9). The dialect adds the protocol's
+correlation ids (exec numbers, tool call ids, model call ids) but never
+edits history, guesses tool calls from text, decides retries, runs tools or
+keeps loop state. Order of a turn on the wire (protocol reference §3):
+deltas -> tool_call_started -> checkpoint -> exec request -> (client result)
+-> tool_call_completed -> ... -> checkpoint with token details ->
+turn_ended with usage -> end of stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias, assert_never
+
+from cursor_byok.llm.events import (
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from cursor_byok.llm.types import (
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from cursor_byok.loop.commands import (
+    CallClient,
+    Canceled,
+    Emit,
+    Failed,
+    Final,
+    SummaryDone,
+    SummaryStarted,
+)
+from cursor_byok.transport.connect.errors import Code, WireError
+from cursor_byok.transport.dialect import checkpoints, meter
+from cursor_byok.transport.dialect.meter import add_usage, turn_ended
+from cursor_byok.transport.dialect.run_request import (
+    Refused,
+    RunStarted,
+    decode_run_request,
+    error_banner,
+)
+from cursor_byok.transport.dialect.tools import NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
+
+
+@dataclass(frozen=True, slots=True)
+class ExecReply:
+    """One exec message from the client (a result, or a piece of a shell stream)."""
+
+    number: int
+    exec_id: str
+    message: pb.ExecClientMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ExecThrown:
+    """The client declined or failed an exec (`exec_client_control_message.throw`)."""
+
+    number: int
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRequested:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """A user message typed while the turn is running; `original` is what
+    the client sent (its `message_id` is acknowledged when the message
+    enters history)."""
+
+    message: UserMessage
+    original: pb.UserMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ContextArrived:
+    """The client's answer to `request_context_args` (None: it had none to give)."""
+
+    number: int
+    context: pb.RequestContext | None
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """Understood, and needs nothing (heartbeats, KV acks, stream closes)."""
+
+    what: str
+
+
+ClientEvent: TypeAlias = (
+    RunStarted
+    | Refused
+    | ExecReply
+    | ContextArrived
+    | ExecThrown
+    | CancelRequested
+    | FollowUp
+    | Ignored
+)
+
+
+def decode_client_message(
+    message: pb.AgentClientMessage, request_id: str, now_ms: int
+) -> ClientEvent:
+    kind = message.WhichOneof("message")
+    match kind:
+        case "run_request":
+            return decode_run_request(message.run_request, request_id, now_ms)
+        case "exec_client_message":
+            reply = message.exec_client_message
+            if reply.WhichOneof("message") == "request_context_result":
+                result = reply.request_context_result
+                context = result.success.request_context if result.HasField("success") else None
+                return ContextArrived(reply.id, context)
+            return ExecReply(reply.id, reply.exec_id, reply)
+        case "exec_client_control_message":
+            control = message.exec_client_control_message
+            if control.WhichOneof("message") == "throw":
+                error = control.throw.error or "the client declined the tool call"
+                return ExecThrown(control.throw.id, error)
+            return Ignored(f"exec control {control.WhichOneof('message')}")
+        case "conversation_action":
+            action = message.conversation_action
+            branch = action.WhichOneof("action")
+            if branch == "cancel_action":
+                return CancelRequested(action.cancel_action.reason or "canceled by the user")
+            if branch == "user_message_action":
+                typed = action.user_message_action.user_message
+                return FollowUp(UserMessage(typed.text, now_ms), typed)
+            return Ignored(f"conversation action {branch}")
+        case None:
+            return Ignored("empty client message")
+        case _:
+            return Ignored(kind)
+
+
+def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> ToolResultMessage:
+    return ToolResultMessage(
+        call.id, call.name, (TextContent(outcome.text),), outcome.is_error, now_ms
+    )
+
+
+# -- encoding: what the client is sent -----------------------------------------------
+
+
+@dataclass(slots=True)
+class StreamContext:
+    """Per-stream protocol state: exec numbering, the turn's usage, timings."""
+
+    stream_id: str = ""
+    model_call_id: str = ""
+    model_calls: int = 0
+    context_window: int = 200_000
+    next_exec: int = 1
+    usage: Usage = field(default_factory=Usage)
+    last_prompt_tokens: int = 0
+    thinking_started: float | None = None
+    tool_names: dict[str, str] = field(default_factory=dict)
+    characters: dict[str, int] = field(default_factory=dict)
+    """Characters of the prompt by meter category, as far as known."""
+    streamed_chars: int = 0
+    streamed_tokens: int = 0
+    """Text and thinking of the current model call, for the live token counter."""
+    unsent_tokens: int = 0
+    """How far the live token counter moved that no token_delta carries yet:
+    the session adds it to its outbox (`Outbox.add_tokens`) after each event."""
+    turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
+    typed: list[pb.UserMessage] = field(default_factory=list)
+    """Messages typed during the turn, queued by the loop and not yet
+    acknowledged: each enters history before the next model call starts."""
+
+    def current_model_call(self) -> str:
+        """The id cards carry. A stream opened by a resume may re-send a pending
+        call before any model call of its own; the CLI drops a card with an
+        empty id, so such cards get this stream's own (model call 0)."""
+        if not self.model_call_id:
+            self.model_call_id = f"{self.stream_id}:model:{self.model_calls}"
+        return self.model_call_id
+
+    def exec_number(self) -> int:
+        number = self.next_exec
+        self.next_exec += 1
+        return number
+
+
+def _update(**branch: object) -> pb.AgentServerMessage:
+    return pb.AgentServerMessage(interaction_update=pb.InteractionUpdate(**branch))  # type: ignore[arg-type]
+
+
+def heartbeat() -> pb.AgentServerMessage:
+    return _update(heartbeat=pb.HeartbeatUpdate())
+
+
+def checkpoint(
+    context: StreamContext, pending: tuple[ToolCall, ...] = ()
+) -> list[pb.AgentServerMessage]:
+    """The blobs the client lacks, then the checkpoint (turns, token details,
+    the tool calls still pending)."""
+    return checkpoints.checkpoint(
+        context.turn,
+        meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters),
+        pending,
+    )
+
+
+def encode_event(
+    event: Emit, context: StreamContext, tools: ToolSet, now: float
+) -> list[pb.AgentServerMessage]:
+    """A model or loop event as the messages Cursor renders; most events map
+    to one update, bookkeeping events (start, text start/end) to none. The
+    live token counter's step is left in `context.unsent_tokens`. (A text
+    delta, by far the most frequent event, is matched first.)"""
+    match event:
+        case TextDelta(delta=delta) if delta:
+            _count_tokens(context, delta)
+            return [_text_delta(delta)]
+        case SummaryStarted():
+            return [_update(summary_started=pb.SummaryStartedUpdate())]
+        case SummaryDone(summary=summary):
+            # Requests now start from the summary: the meter drops to it.
+            characters = context.characters
+            characters.update({meter.SUMMARY: len(summary), meter.CONVERSATION: 0})
+            context.last_prompt_tokens = meter.estimated_tokens(characters)
+            return [
+                _update(summary=pb.SummaryUpdate(summary=summary)),
+                _update(summary_completed=pb.SummaryCompletedUpdate()),
+            ]
+        case StartEvent():
+            context.model_calls += 1
+            context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
+            context.streamed_chars = context.streamed_tokens = 0
+            return user_messages_appended(context)
+        case ThinkingStart():
+            context.thinking_started = now
+            return []
+        case ThinkingDelta(delta=delta) if delta:
+            update = pb.ThinkingDeltaUpdate(text=delta, thinking_style=pb.THINKING_STYLE_DEFAULT)
+            _count_tokens(context, delta)
+            return [_update(thinking_delta=update)]
+        case ThinkingEnd():
+            started = context.thinking_started if context.thinking_started is not None else now
+            context.thinking_started = None
+            duration = int((now - started) * 1000)
+            return [
+                _update(
+                    thinking_completed=pb.ThinkingCompletedUpdate(thinking_duration_ms=duration)
+                )
+            ]
+        case ToolCallStart(id=call_id, name=name):
+            context.tool_names[call_id] = name
+            tool = tools.get(name)
+            if tool is None:
+                return []
+            card = tool.card(ToolCall(call_id, name, {}), None)
+            partial = pb.PartialToolCallUpdate(
+                call_id=call_id, tool_call=card, model_call_id=context.model_call_id
+            )
+            return [_update(partial_tool_call=partial)]
+        case DoneEvent(message=message):
+            usage = message.usage
+            context.usage = add_usage(context.usage, usage)
+            context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
+            context.turn.add_answer(message)
+            # The provider's count replaces the estimate: send what is missing.
+            rest = usage.output - context.streamed_tokens
+            if rest > 0:
+                context.streamed_tokens = usage.output
+                context.unsent_tokens += rest
+            return []
+        case (
+            TextStart()
+            | TextDelta()
+            | TextEnd()
+            | ThinkingDelta()
+            | ToolCallDelta()
+            | ToolCallEnd()
+            | ErrorEvent()
+        ):
+            return []  # bookkeeping, or shown otherwise (an error ends the stream)
+        case _:
+            assert_never(event)
+
+
+def user_messages_appended(context: StreamContext) -> list[pb.AgentServerMessage]:
+    """`user_message_appended` once for each typed message now in history
+    (without it the client sends the message again after the turn)."""
+    appended = [
+        _update(user_message_appended=pb.UserMessageAppendedUpdate(user_message=typed))
+        for typed in context.typed
+    ]
+    context.typed.clear()
+    return appended
+
+
+CHARS_PER_TOKEN = 4
+"""A rough count while streaming; the usage at the end of the call corrects it."""
+
+
+def _text_delta(text: str) -> pb.AgentServerMessage:
+    """Set in place rather than built from nested constructors (each of which
+    copies): a third of the cost, on the path of every streamed delta."""
+    message = pb.AgentServerMessage()
+    message.interaction_update.text_delta.text = text
+    return message
+
+
+MAX_TOKEN_DELTA = 2**31 - 1
+"""`token_delta.tokens` is an int32."""
+
+
+def token_delta(tokens: int) -> pb.AgentServerMessage:
+    """A step of the live token counter (see `Outbox.add_tokens`)."""
+    message = pb.AgentServerMessage()  # in place, as `_text_delta`
+    set_tokens(message, tokens)
+    return message
+
+
+def set_tokens(message: pb.AgentServerMessage, tokens: int) -> None:
+    """Make a `token_delta` message carry a step of `tokens`."""
+    message.interaction_update.token_delta.tokens = min(tokens, MAX_TOKEN_DELTA)
+
+
+def _count_tokens(context: StreamContext, delta: str) -> None:
+    """The live token counter's step for one streamed piece, if it moved."""
+    context.streamed_chars += len(delta)
+    estimate = -(-context.streamed_chars // CHARS_PER_TOKEN)
+    step = estimate - context.streamed_tokens
+    if step > 0:
+        context.streamed_tokens = estimate
+        context.unsent_tokens += step
+
+
+def encode_call_client(
+    command: CallClient, tool: NativeTool, context: StreamContext, request: pb.ExecServerMessage
+) -> list[pb.AgentServerMessage]:
+    """tool_call_started -> checkpoint -> the exec request (built by the exec
+    tracker) -> checkpoint naming the pending call (a client may surface the
+    call only after that one)."""
+    call = command.tool_call
+    started = pb.ToolCallStartedUpdate(
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
+    )
+    return [
+        _update(tool_call_started=started),
+        *checkpoint(context),
+        pb.AgentServerMessage(exec_server_message=request),
+        *checkpoint(context, (call,)),
+    ]
+
+
+def encode_tool_completed(
+    call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
+) -> pb.AgentServerMessage:
+    card = tool.card(call, result)
+    context.turn.add_step(pb.ConversationStep(tool_call=card))
+    completed = pb.ToolCallCompletedUpdate(
+        call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
+    )
+    return _update(tool_call_completed=completed)
+
+
+def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:
+    """The closing sequence: checkpoint with token details, then turn_ended."""
+    del command
+    return [*checkpoint(context), turn_ended(context.usage)]
+
+
+USER_ABORTED = "User aborted request"
+"""The detail the official client reads as "the user stopped it" (no error banner)."""
+
+
+def error_for(outbound: Failed | Canceled) -> WireError:
+    """What ends a failed or canceled stream: a Connect error whose details
+    give Cursor's banner a title, a detail and a retry button."""
+    if isinstance(outbound, Canceled):
+        aborted = error_banner(
+            errors_pb.ErrorDetails.ERROR_USER_ABORTED_REQUEST, "Canceled", USER_ABORTED, False
+        )
+        return WireError(Code.CANCELED, f"[canceled] {outbound.reason}", (aborted,))
+    text = outbound.message.error_message or "the model call failed"
+    banner = error_banner(
+        errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
+        "The model provider returned an error",
+        text,
+        True,
+    )
+    return WireError(Code.UNAVAILABLE, text, (banner,))

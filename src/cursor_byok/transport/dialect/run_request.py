@@ -1,0 +1,263 @@
+"""A run request, decoded: which action starts (or resumes) a turn, with what
+model, tools, environment and rules.
+
+Three actions start a turn: a user message, `start_plan_action` (plan mode:
+the model plans with read-only tools and edits nothing) and
+`execute_plan_action` (carry out the plan already in the conversation).
+`resume_action` picks up the turn in flight. Any other action is refused
+with a clear error rather than treated as a resume, which would drop what
+the user asked for.
+
+The client's `RequestContext` (environment, rules, MCP tools) rides on the
+action. The plan actions and the CLI's print mode send none; the session
+then asks for it (`request_context_args`) and decodes again with the answer.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
+from cursor_byok.loop.inputs import Compact, Start
+from cursor_byok.loop.state import TurnSettings
+from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError
+from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
+from cursor_byok.transport.dialect.meter import tool_characters
+from cursor_byok.transport.dialect.tools import READ_ONLY, McpTool, ToolSet
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
+
+SYSTEM_PROMPT = """\
+You are a coding agent working inside the user's editor. Use the tools to read, search and \
+change the user's workspace and to run commands; do not guess file contents you can read. \
+Make focused changes, explain briefly what you did, and ask when a request is ambiguous."""
+
+PLAN_PROMPT = """\
+You are in plan mode. Study the workspace with the read-only tools and write a concrete, \
+step-by-step plan for the user's request: the files to change, what changes in each, and how \
+to check the result. Do not edit files or run commands; the plan is carried out later."""
+
+EXECUTE_PLAN_TEXT = "Carry out the plan above, step by step."
+
+STARTING_ACTIONS = ("user_message_action", "start_plan_action", "execute_plan_action")
+RESUMING_ACTIONS = ("resume_action", None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A run request: a new turn (`start`), a summary asked for (`Compact`,
+    the CLI's /compress) or a resume of the current turn (None).
+    `needs_context`: the turn should wait for the client's request context,
+    asked with `request_context_args`, before it starts."""
+
+    conversation_id: str
+    start: Start | Compact | None
+    tools: ToolSet
+    model: str
+    characters: Mapping[str, int] = field(default_factory=dict)
+    """Characters of the prompt parts the server builds, by meter category."""
+    needs_context: bool = False
+    run: pb.AgentRunRequest | None = None
+    user_message: pb.UserMessage | None = None
+    """The message that opens the turn, for the client's checkpoints."""
+    prior_turns: tuple[bytes, ...] = ()
+    """The turns of the checkpoint the client sent back."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A run request the server will not take; the stream ends with `error`."""
+
+    error: WireError
+
+
+def error_banner(
+    kind: errors_pb.ErrorDetails.Error, title: str, detail: str, retryable: bool
+) -> ErrorDetail:
+    """The `ErrorDetails` Cursor draws its banner from; without one the
+    client drops the error silently."""
+    details = errors_pb.ErrorDetails(
+        error=kind,
+        details=errors_pb.CustomErrorDetails(
+            title=title, detail=detail, is_retryable=retryable, show_request_id=True
+        ),
+        is_expected=True,
+    )
+    return ErrorDetail.of(details)
+
+
+def refused_error(action: str) -> WireError:
+    """A run request asking for something this server does not do: said
+    plainly, never mistaken for a resume that would drop the request."""
+    text = f"cursor-byok does not support the {action.replace('_', ' ')} yet"
+    banner = error_banner(errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE, "Not supported", text, False)
+    return WireError(Code.UNIMPLEMENTED, text, (banner,))
+
+
+def _requested_model(run: pb.AgentRunRequest) -> str:
+    if run.HasField("requested_model") and run.requested_model.model_id:
+        return run.requested_model.model_id
+    return run.model_details.model_id
+
+
+def action_context(action: pb.ConversationAction) -> pb.RequestContext | None:
+    """The request context the action carries, or None when it has none."""
+    branch = action.WhichOneof("action")
+    if branch is None:
+        return None
+    chosen = getattr(action, branch)
+    if "request_context" in chosen.DESCRIPTOR.fields_by_name and chosen.HasField("request_context"):
+        context: pb.RequestContext = chosen.request_context
+        return context
+    return None
+
+
+def decode_run_request(
+    run: pb.AgentRunRequest,
+    request_id: str,
+    now_ms: int,
+    context: pb.RequestContext | None = None,
+    asked: bool = False,
+) -> RunStarted | Refused:
+    """Decode a run request. `context` replaces the action's own (the answer
+    to `request_context_args`); `asked` says that question was already put,
+    so a turn is never held twice."""
+    conversation_id = run.conversation_id or request_id
+    if not is_valid_id(conversation_id):
+        text = invalid_id("conversation_id")
+        banner = error_banner(errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE, "Refused", text, False)
+        return Refused(WireError(Code.INVALID_ARGUMENT, text, (banner,)))
+    action = run.action
+    branch = action.WhichOneof("action")
+    if branch == "summarize_action":
+        return RunStarted(conversation_id, Compact(), ToolSet.for_run(), _requested_model(run))
+    if branch not in STARTING_ACTIONS and branch not in RESUMING_ACTIONS:
+        return Refused(refused_error(str(branch)))
+    if context is None:
+        context = action_context(action)
+    definitions: Iterable[pb.McpToolDefinition] = run.mcp_tools.mcp_tools
+    if context is not None:
+        definitions = [*definitions, *context.tools]
+    model = _requested_model(run)
+    plan_mode = branch == "start_plan_action"
+    tools = ToolSet.for_run(definitions, only=READ_ONLY if plan_mode else None)
+    prior = tuple(run.conversation_state.turns)
+    if branch in RESUMING_ACTIONS:
+        return RunStarted(conversation_id, None, tools, model, prior_turns=prior)
+    if context is None and not asked:
+        return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
+    context = context or pb.RequestContext()
+    parts = [SYSTEM_PROMPT, PLAN_PROMPT if plan_mode else "", _environment(context.env)]
+    rules = _rules(context)
+    parts += [rules, "" if plan_mode else _mcp_instructions(context)]
+    parts.append(run.custom_system_prompt)
+    prompt = "\n\n".join(part for part in parts if part)
+    settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
+    content = _action_text(action)
+    start = Start(UserMessage(content, now_ms), settings=settings)
+    mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
+    characters = {
+        "system_prompt": len(prompt) - len(rules),
+        "rules": len(rules),
+        "tools": tool_characters(settings.tools) - tool_characters(mcp),
+        "mcp": tool_characters(mcp),
+    }
+    opening = _opening_message(action, content)
+    return RunStarted(
+        conversation_id,
+        start,
+        tools,
+        model,
+        characters,
+        user_message=opening,
+        prior_turns=prior,
+    )
+
+
+def _opening_message(
+    action: pb.ConversationAction, content: str | tuple[TextContent | ImageContent, ...]
+) -> pb.UserMessage:
+    """The client's own message, or one made for an action that has none."""
+    match action.WhichOneof("action"):
+        case "user_message_action":
+            return action.user_message_action.user_message
+        case "start_plan_action":
+            return action.start_plan_action.user_message
+        case _:
+            text = content if isinstance(content, str) else EXECUTE_PLAN_TEXT
+            return pb.UserMessage(text=text)
+
+
+def _action_text(action: pb.ConversationAction) -> str | tuple[TextContent | ImageContent, ...]:
+    """What the user asked for, as the message that opens the turn."""
+    match action.WhichOneof("action"):
+        case "user_message_action":
+            return _user_content(action.user_message_action.user_message)
+        case "start_plan_action":
+            return _user_content(action.start_plan_action.user_message)
+        case _:
+            execute = action.execute_plan_action
+            if execute.plan_file_content.strip():
+                plan = execute.plan_file_content.strip()
+                return f"{EXECUTE_PLAN_TEXT}\n\n<plan>\n{plan}\n</plan>"
+            return EXECUTE_PLAN_TEXT
+
+
+def _environment(env: pb.RequestContextEnv) -> str:
+    """Where the agent works, as the client describes it (paths, OS, shell)."""
+    lines = []
+    if env.workspace_paths:
+        lines.append("Workspace: " + ", ".join(env.workspace_paths))
+    if env.process_working_directory:
+        lines.append(f"Working directory: {env.process_working_directory}")
+    if env.os_version:
+        lines.append(f"Operating system: {env.os_version}")
+    if env.shell:
+        lines.append(f"Shell: {env.shell}")
+    if env.time_zone:
+        lines.append(f"Time zone: {env.time_zone}")
+    return "\n".join(["<environment>", *lines, "</environment>"]) if lines else ""
+
+
+def _rules(context: pb.RequestContext) -> str:
+    """The user's and the project's rules, which the model must follow."""
+    rules = [r for r in (*context.rules, *context.non_file_rules) if r.content.strip()]
+    if not rules:
+        return ""
+    blocks = [f'<rule path="{r.full_path}">\n{r.content.strip()}\n</rule>' for r in rules]
+    return "Rules to follow:\n" + "\n".join(blocks)
+
+
+def _mcp_instructions(context: pb.RequestContext) -> str:
+    """What the user's MCP servers say about using their tools."""
+    blocks = [
+        f'<mcp_server name="{i.server_name}">\n{i.instructions.strip()}\n</mcp_server>'
+        for i in context.mcp_instructions
+        if i.instructions.strip()
+    ]
+    return "How to use the MCP tools:\n" + "\n".join(blocks) if blocks else ""
+
+
+def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageContent, ...]:
+    """The user's text, preceded by what they attached (files, selections,
+    images): one new message, so nothing earlier in history changes."""
+    selected = user.selected_context
+    blocks: list[TextContent | ImageContent] = []
+    for file in selected.files:
+        path = file.relative_path or file.path
+        blocks.append(
+            TextContent(f'<attached_file path="{path}">\n{file.content}\n</attached_file>')
+        )
+    for code in selected.code_selections:
+        path = code.relative_path or code.path
+        blocks.append(TextContent(f'<selection path="{path}">\n{code.content}\n</selection>'))
+    blocks.extend(TextContent(extra) for extra in selected.extra_context if extra.strip())
+    for image in selected.selected_images:
+        if image.WhichOneof("data_or_blob_id") == "data" and image.data:
+            data = base64.b64encode(image.data).decode("ascii")
+            blocks.append(ImageContent(data, image.mime_type or "image/png"))
+    if not blocks:
+        return user.text
+    return (*blocks, TextContent(user.text))

@@ -1,0 +1,74 @@
+"""Collecting a streamed shell run into the one result the model is shown."""
+
+from __future__ import annotations
+
+from cursor_byok.transport.dialect.tools import MAX_RESULT_CHARS
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+
+SHELL_KEEP_CHARS = 2 * MAX_RESULT_CHARS
+
+
+class ShellCollector:
+    """Shell output arrives as a stream of exec messages; the model needs one
+    result. Collect until exit (or a refusal) and build a `ShellResult`."""
+
+    def __init__(self, command: str, working_directory: str) -> None:
+        self.command = command
+        self.working_directory = working_directory
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self.kept = 0
+
+    def _keep(self, into: list[str], data: str) -> None:
+        """Keep output up to what the model will be shown (plus a margin)."""
+        room = SHELL_KEEP_CHARS - self.kept
+        if room > 0:
+            into.append(data[:room])
+            self.kept += min(len(data), room)
+
+    def feed(self, message: pb.ExecClientMessage) -> pb.ExecClientMessage | None:
+        if message.WhichOneof("message") != "shell_stream":
+            return message  # a client that answers with a plain shell_result
+        event = message.shell_stream
+        kind = event.WhichOneof("event")
+        if kind == "stdout":
+            self._keep(self.stdout, event.stdout.data)
+        elif kind == "stderr":
+            self._keep(self.stderr, event.stderr.data)
+        elif kind == "exit":
+            exit_ = event.exit
+            command, cwd = self.command, exit_.cwd or self.working_directory
+            out, err = "".join(self.stdout), "".join(self.stderr)
+            if exit_.code == 0 and not exit_.aborted:
+                result = pb.ShellResult(
+                    success=pb.ShellSuccess(
+                        command=command, working_directory=cwd, exit_code=0, stdout=out, stderr=err
+                    )
+                )
+            else:
+                result = pb.ShellResult(
+                    failure=pb.ShellFailure(
+                        command=command,
+                        working_directory=cwd,
+                        exit_code=exit_.code,
+                        stdout=out,
+                        stderr=err,
+                        aborted=exit_.aborted,
+                    )
+                )
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "rejected":
+            result = pb.ShellResult(rejected=event.rejected)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "permission_denied":
+            result = pb.ShellResult(permission_denied=event.permission_denied)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "backgrounded":
+            done_bg = pb.ShellSuccess(
+                command=self.command,
+                working_directory=self.working_directory,
+                stdout="".join(self.stdout) + "\n[the command keeps running in the background]",
+            )
+            result = pb.ShellResult(success=done_bg, is_background=True)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        return None

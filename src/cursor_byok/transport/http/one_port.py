@@ -1,0 +1,326 @@
+"""One plain-text port, two HTTP stacks: each connection goes to the one
+made for what its first bytes speak.
+
+HTTP/1.1 (RunSSE + BidiAppend, the IDE's path with HTTP/2 off, and every
+unary call) goes to uvicorn's httptools protocol: a C parser, and about a
+quarter less server CPU per relayed delta at 200 streams than hypercorn's
+pure-Python h11 (README, "Performance"). A connection that opens with the
+HTTP/2 preface (h2c with prior knowledge: `Run`) goes to hypercorn, which
+keeps HTTP/2's flow control and trailers. Both run on this loop and serve the
+same ASGI app; TLS (ALPN picks the protocol) stays with hypercorn alone.
+
+Neither library takes a connection accepted elsewhere through its public
+interface, so this module builds each one's per-connection object the way
+its own server does (uvicorn's `HttpToolsProtocol`, hypercorn's `TCPServer`);
+the versions are pinned in pyproject.toml. hypercorn (about 40 ms of imports)
+is loaded on a worker thread once the port listens, so neither start-up nor
+a client that never speaks HTTP/2 waits for it; an HTTP/2 connection that
+comes first waits for that load.
+
+What hypercorn gave HTTP/1.1 and uvicorn lacks (a deadline and a size cap
+on each request head, one write per reply of declared length) is added in
+`http1`; the Date header is made here once a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from email.utils import formatdate
+from typing import TYPE_CHECKING, Any, cast
+
+from uvicorn.config import Config as UvicornConfig
+from uvicorn.server import ServerState
+
+from cursor_byok.transport.http.http1 import MAX_HEAD_BYTES, HeadGuardedProtocol
+
+if TYPE_CHECKING:
+    from hypercorn.asyncio.tcp_server import TCPServer
+    from hypercorn.asyncio.worker_context import WorkerContext
+    from hypercorn.config import Config as HypercornConfig
+
+log = logging.getLogger(__name__)
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+BACKLOG = 1024
+"""Pending connections the kernel keeps: a client opening hundreds at once
+is not made to retry its SYNs."""
+
+
+def offers_h2c(head: bytes) -> bool:
+    """Whether a request head carries `Upgrade: h2c` (RFC 7540 3.2)."""
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        tokens = (token.strip().lower() for token in value.split(b","))
+        if name.strip().lower() == b"upgrade" and b"h2c" in tokens:
+            return True
+    return False
+
+
+class Sniffer(asyncio.Protocol):
+    """A new connection until its first bytes say which stack serves it:
+    the HTTP/2 preface, or a first head offering `Upgrade: h2c`, goes to
+    hypercorn, anything else to uvicorn. One that says nothing (or no whole
+    first head) within the idle limit is closed."""
+
+    def __init__(self, port: OnePort) -> None:
+        self._port = port
+        self._seen = b""
+        self._transport: asyncio.Transport | None = None
+        self._idle: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses.
+        self._transport = cast(asyncio.Transport, transport)
+        transport = self._transport
+        self._port.sniffing.add(transport)
+        self._idle = asyncio.get_running_loop().call_later(
+            self._port.idle_timeout_s, transport.close
+        )
+
+    def data_received(self, data: bytes) -> None:
+        self._seen += data
+        seen = self._seen
+        if len(seen) < len(H2_PREFACE) and H2_PREFACE.startswith(seen):
+            return  # still the preface's prefix: wait for the rest
+        head_end = seen.find(b"\r\n\r\n")
+        if not seen.startswith(H2_PREFACE) and head_end < 0 and len(seen) <= MAX_HEAD_BYTES:
+            return  # the first head, whole, says whether it offers h2c
+        self._stop_idle()
+        transport = self._transport
+        assert transport is not None
+        self._port.sniffing.discard(transport)
+        if seen.startswith(H2_PREFACE) or (head_end >= 0 and offers_h2c(seen[:head_end])):
+            self._port.to_hypercorn(transport, seen)
+        else:
+            self._port.to_uvicorn(transport, seen)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_idle()
+        if self._transport is not None:
+            self._port.sniffing.discard(self._transport)
+
+    def _stop_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hypercorn:
+    """What the HTTP/2 side needs, once hypercorn is loaded."""
+
+    config: HypercornConfig
+    app: Any
+    context: WorkerContext
+    server_class: type[TCPServer]
+
+
+def load_hypercorn(app: Any, make_config: Callable[[], HypercornConfig]) -> Hypercorn:
+    from hypercorn.app_wrappers import ASGIWrapper  # noqa: PLC0415
+    from hypercorn.asyncio.tcp_server import TCPServer  # noqa: PLC0415
+    from hypercorn.asyncio.worker_context import WorkerContext  # noqa: PLC0415
+
+    return Hypercorn(make_config(), ASGIWrapper(app), WorkerContext(None), TCPServer)
+
+
+class OnePort:
+    """The two stacks behind one listening socket, with one shutdown.
+    `make_config` builds hypercorn's config (called once it is loaded)."""
+
+    def __init__(
+        self,
+        app: Any,
+        make_config: Callable[[], HypercornConfig],
+        idle_timeout_s: int,
+        grace_s: float,
+    ) -> None:
+        self.app = app
+        self.idle_timeout_s = idle_timeout_s
+        self._grace_s = grace_s
+        self._make_config = make_config
+        self._hypercorn: asyncio.Future[Hypercorn] | None = None
+        self._handovers: set[asyncio.Task[None]] = set()
+        self.sniffing: set[asyncio.Transport] = set()
+        """Connections that have not yet said which protocol they speak."""
+        self._hypercorn_tasks: dict[asyncio.Task[None], TCPServer] = {}
+        self._uvicorn_config = UvicornConfig(
+            app,
+            interface="asgi3",
+            http="httptools",
+            ws="none",
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            date_header=False,  # made here once a second (`_keep_date`)
+            timeout_keep_alive=idle_timeout_s,
+        )
+        self._uvicorn_config.load()
+        self._state = ServerState()
+        self._date_task: asyncio.Task[None] | None = None
+
+    def to_uvicorn(self, transport: asyncio.Transport, first: bytes) -> None:
+        protocol = HeadGuardedProtocol(
+            config=self._uvicorn_config,
+            server_state=self._state,
+            app_state={},
+            head_timeout_s=self.idle_timeout_s,
+        )
+        transport.set_protocol(protocol)
+        protocol.connection_made(transport)
+        protocol.data_received(first)
+
+    def to_hypercorn(self, transport: asyncio.Transport, first: bytes) -> None:
+        loaded = self._load_hypercorn()
+        if loaded.done() and loaded.exception() is None:
+            self._start_hypercorn(loaded.result(), transport, first)
+            return
+        transport.pause_reading()  # until hypercorn is there to read it
+        task = asyncio.get_running_loop().create_task(self._when_loaded(transport, first))
+        self._handovers.add(task)
+        task.add_done_callback(self._handovers.discard)
+
+    async def _when_loaded(self, transport: asyncio.Transport, first: bytes) -> None:
+        try:
+            # Shielded: cancelling this handover must not cancel the load.
+            hypercorn = await asyncio.shield(self._load_hypercorn())
+        except asyncio.CancelledError:
+            transport.abort()  # shutting down before it was served
+            raise
+        except Exception:
+            log.exception("the HTTP/2 server could not be loaded")
+            transport.abort()
+            return
+        if transport.is_closing():
+            return
+        self._start_hypercorn(hypercorn, transport, first)
+        transport.resume_reading()
+
+    def _load_hypercorn(self) -> asyncio.Future[Hypercorn]:
+        if self._hypercorn is None:
+            loop = asyncio.get_running_loop()
+            self._hypercorn = loop.run_in_executor(
+                None, load_hypercorn, self.app, self._make_config
+            )
+        return self._hypercorn
+
+    def _start_hypercorn(
+        self, hypercorn: Hypercorn, transport: asyncio.Transport, first: bytes
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=2**16, loop=loop)
+        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        transport.set_protocol(protocol)
+        protocol.connection_made(transport)
+        protocol.data_received(first)
+        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+        server = hypercorn.server_class(
+            hypercorn.app, loop, hypercorn.config, hypercorn.context, {}, reader, writer
+        )
+        task = loop.create_task(server.run())
+        self._hypercorn_tasks[task] = server
+        task.add_done_callback(self._hypercorn_tasks.pop)
+
+    async def serve(
+        self, sock: socket.socket | None, host: str, port: int, stop: Callable[[], Awaitable[Any]]
+    ) -> None:
+        """Listen until `stop()` returns, then let open connections finish
+        (up to the grace period)."""
+        loop = asyncio.get_running_loop()
+        self._keep_date()
+        self._date_task = loop.create_task(self._date_ticker())
+        async with _lifespan(self.app):
+            where: dict[str, Any] = (
+                {"sock": sock} if sock else {"host": host, "port": port, "reuse_address": True}
+            )
+            listener = await loop.create_server(lambda: Sniffer(self), backlog=BACKLOG, **where)
+            self._load_hypercorn()  # on a worker thread, while the port already serves
+            try:
+                await stop()
+            finally:
+                listener.close()
+                try:
+                    await self._drain(self._grace_s)
+                finally:
+                    self._date_task.cancel()
+
+    async def _drain(self, grace_s: float) -> None:
+        for transport in list(self.sniffing):
+            transport.close()  # accepted, but no request yet
+        for task in self._handovers:
+            task.cancel()
+        if self._hypercorn is not None:
+            with contextlib.suppress(Exception):
+                hypercorn = await self._hypercorn
+                await hypercorn.context.terminated.set()  # GOAWAY, close when idle
+        for connection in list(self._state.connections):
+            connection.shutdown()  # uvicorn: close now if idle, else after its reply
+        # Requests in flight (uvicorn) and connections (hypercorn) are tasks:
+        # wait for them, then cut what is left. hypercorn closes an HTTP/2
+        # connection at shutdown only when one of its streams ends, so one
+        # with no stream open is closed here.
+        deadline = time.monotonic() + grace_s
+        while (pending := {*self._state.tasks, *self._hypercorn_tasks}) and (
+            left := deadline - time.monotonic()
+        ) > 0:
+            for server in self._hypercorn_tasks.values():
+                if _h2_idle(server):
+                    server.writer.close()
+            await asyncio.wait(pending, timeout=min(left, 0.05))
+        for task in (*self._state.tasks, *self._hypercorn_tasks):
+            task.cancel()
+        for connection in list(self._state.connections):
+            connection.transport.abort()
+        # Cancelled hypercorn connections end in its task group's errors.
+        await asyncio.gather(*self._hypercorn_tasks, *self._state.tasks, return_exceptions=True)
+
+    def _keep_date(self) -> None:
+        self._state.default_headers = [(b"date", formatdate(usegmt=True).encode("ascii"))]
+
+    async def _date_ticker(self) -> None:
+        while True:
+            await asyncio.sleep(1 - time.time() % 1)
+            self._keep_date()
+
+
+def _h2_idle(server: TCPServer) -> bool:
+    """Whether a hypercorn connection has no stream open (its protocol is
+    known once it has read the preface)."""
+    wrapper = getattr(server, "protocol", None)
+    return bool(getattr(getattr(wrapper, "protocol", None), "idle", False))
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: Any) -> Any:
+    """The ASGI lifespan protocol around serving: startup before the port
+    listens, shutdown after the last connection."""
+    inbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+    replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
+    task = asyncio.create_task(app(scope, inbox.get, replies.put))
+
+    async def step(kind: str) -> None:
+        await inbox.put({"type": f"lifespan.{kind}"})
+        reply = asyncio.ensure_future(replies.get())
+        await asyncio.wait({reply, task}, return_when=asyncio.FIRST_COMPLETED)
+        if not reply.done():
+            reply.cancel()
+            task.result()  # the app's own error
+            raise RuntimeError(f"the app ended its lifespan before {kind} completed")
+        message = reply.result()
+        if message["type"] != f"lifespan.{kind}.complete":
+            raise RuntimeError(f"lifespan {kind} failed: {message.get('message', '')}")
+
+    await step("startup")
+    try:
+        yield
+    finally:
+        await step("shutdown")
+        await task

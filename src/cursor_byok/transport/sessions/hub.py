@@ -1,0 +1,387 @@
+"""The session hub: every live session by request id, appends in, each
+conversation's output out.
+
+Appends are ordered per request id (`AppendInbox`) and turned into loop
+inputs through the dialect; each session (`session.Session`) owns its
+stream's send queue. The registry keeps sessions across a dropped stream and
+cancels the turn after the grace period; a stream that resumes a turn takes
+it over from the old one (`handover`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
+from typing import assert_never
+
+from cursor_byok.llm.types import UserMessage
+from cursor_byok.loop.commands import CallClient, Canceled
+from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
+from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.runner import Runner
+from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
+from cursor_byok.transport.connect.errors import Code, WireError, retryable
+from cursor_byok.transport.dialect import dialect, input_ids
+from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
+from cursor_byok.transport.dialect.tools import ToolOutcome
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.counters import Counters
+from cursor_byok.transport.sessions.exec_tracker import (
+    Finished,
+    MoreToCome,
+    SendNext,
+    Unknown,
+)
+from cursor_byok.transport.sessions.handover import resume_turn, take_over
+from cursor_byok.transport.sessions.memory_budget import (
+    SESSION_BYTES,
+    MemoryBudget,
+    OverBudget,
+    budget_key,
+)
+from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
+from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.session import EndOfStream, Session
+from cursor_byok.transport.sessions.sink import OutputSink
+
+log = logging.getLogger(__name__)
+
+
+class SessionHub:
+    """All live sessions: appends in, each conversation's output out."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        sink: OutputSink,
+        context_window: Callable[[str], int] = lambda _model: 200_000,
+        compact_at: float = 0.9,
+        clock: Callable[[], float] = time.time,
+        grace_s: float = RECONNECT_GRACE_S,
+        budget: MemoryBudget | None = None,
+        context_wait_s: float = CONTEXT_WAIT_S,
+    ) -> None:
+        self.runner = runner
+        self.sink = sink
+        self.budget = budget if budget is not None else MemoryBudget()
+        self.counters = Counters()
+        self.sessions: SessionRegistry[Session] = SessionRegistry(
+            self._make, self._abandoned, grace_s, on_forget=self._forget
+        )
+        self._context_window = context_window
+        self._compact_at = compact_at
+        self._clock = clock
+        self._context_wait_s = context_wait_s
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def _make(self, request_id: str) -> Session:
+        session = Session(request_id, self._feedback, self._release, self._clock)
+        session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
+        if refused is not None:
+            raise OverBudget(f"no room for a new request id: {refused}")
+        return session
+
+    def _forget(self, session: Session) -> None:
+        self.budget.forget(budget_key(session.request_id))
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    def session(self, request_id: str) -> Session:
+        """The request id's session, made on first use; OverBudget if there is no room."""
+        session = self.sessions.session(request_id)
+        self.budget.touch(budget_key(request_id))
+        return session
+
+    def _dropped(self, session: Session, reason: str) -> None:
+        """The budget dropped the idle session: its stream and turn end with why."""
+        self.sessions.remove(session, reason)
+        self._fail(session, reason)
+
+    def _fail(self, session: Session, reason: str) -> None:
+        """The session lost (or could not take) input its turn may need: end
+        the stream with the reason and stop the turn, rather than let both
+        wait for input that will never come."""
+        session.failed = reason
+        self.budget.refund(budget_key(session.request_id), session.inbox.clear())
+        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
+        conversation_id = session.conversation_id
+        if (
+            conversation_id is None
+            or session.ended
+            or self.sink.taken_over(conversation_id, session)
+        ):
+            session.put(EndOfStream(error))
+            return
+        log.warning("request %s: turn ended: %s", session.request_id, reason)
+        session.end(conversation_id, error)
+        input_id = session.input_id("over-budget")
+        self._spawn(_discard(self._submit(session, input_id, Cancel(reason, self._now_ms()))))
+
+    def reader_attached(self, session: Session) -> None:
+        self.sessions.reader_attached(session)
+
+    def reader_detached(self, session: Session) -> None:
+        self.sessions.reader_detached(session)
+
+    def end_all_streams(self, error: WireError) -> int:
+        """Shutting down: end every open stream now with a retryable error, so
+        clients reconnect (to the restarted server) instead of waiting. What
+        was committed stays; the restarted runner resumes the rest."""
+        ended = 0
+        for session in self.sessions:
+            if not session.ended:
+                session.put(EndOfStream(error))
+                ended += 1
+            elif session.readers:
+                session.outbox.put_nowait(EndOfStream(error))
+                ended += 1
+        self.sink.release_all()
+        return ended
+
+    def conversation_moved(self, conversation_id: str) -> None:
+        """Another process took the conversation over (this one's lease was
+        lost): its stream here ends with a retryable error, so the client
+        reconnects and resumes the turn where it goes on, rather than wait
+        here for output that will never come. Output kept here is stale."""
+        self.sink.take_stash(conversation_id)
+        session = self.sink.serving(conversation_id)
+        if isinstance(session, Session) and not session.ended:
+            error = retryable(
+                f"conversation {conversation_id} moved to another server process; retry",
+                "cursor-byok moved the conversation",
+                "Another server process carries the turn on; retry to resume it.",
+            )
+            session.end(conversation_id, error)
+
+    def start(self) -> None:
+        """Called on the serving loop once it runs; one process has nothing to start."""
+
+    async def close(self) -> None:
+        await self.sessions.close()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def _release(self, session: Session, conversation_id: str) -> None:
+        self.sink.release(conversation_id, session)
+
+    def _spawn(self, coroutine: Coroutine[object, object, None]) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a background submit failed", exc_info=task.exception())
+
+    def _feedback(self, conversation_id: str, command: CallClient, outcome: ToolOutcome) -> None:
+        message = dialect.tool_result_message(command.tool_call, outcome, self._now_ms())
+        submit = self.runner.submit(conversation_id, command.operation_id, ToolResult(message))
+        self._spawn(_discard(submit))
+
+    async def _abandoned(self, session: Session) -> None:
+        if self.sink.taken_over(session.conversation_id, session):
+            return  # a resume on another stream carries the turn on
+        input_id = session.input_id("disconnected")
+        await self._submit(session, input_id, Cancel("client disconnected", self._now_ms()))
+
+    # -- appends ---------------------------------------------------------------------------
+
+    async def append(self, request_id: str, seqno: int, payload: bytes) -> None:
+        """Take one BidiAppend. Never raises for bad client data: the official
+        client aborts the whole run on a failed append."""
+        gone = self.sessions.gone(request_id)
+        try:
+            session = self.session(request_id) if gone is None else None
+        except OverBudget as no_room:
+            gone = str(no_room)
+            session = None
+        if session is None:
+            self.counters.over_budget_appends += 1
+            log.info("request %s: append %d ignored: %s", request_id, seqno, gone)
+            return
+        async with session.lock:
+            if session.failed is not None:
+                self.counters.over_budget_appends += 1
+                return
+            restarts = session.inbox.stats.restarts
+            held = session.inbox.pending_bytes
+            due = session.inbox.offer(seqno, payload)
+            if session.inbox.stats.restarts != restarts:
+                session.reset()
+            grown = session.inbox.pending_bytes - held
+            if grown > 0:
+                refused = self.budget.charge(budget_key(request_id), grown)
+                if refused is not None:
+                    self.budget.refund(budget_key(request_id), held)  # what was charged
+                    session.inbox.clear()
+                    self._fail(session, f"append {seqno} could not be buffered: {refused}")
+                    return
+            elif grown < 0:
+                self.budget.refund(budget_key(request_id), -grown)
+            for number, data in due:
+                try:
+                    await self._deliver(session, number, data)
+                except Exception:
+                    # Counted and logged; the append still gets its 200, and
+                    # the messages after it are still delivered.
+                    self.counters.failed_appends += 1
+                    log.exception("request %s: append %d failed", request_id, number)
+
+    async def append_refused(self, request_id: str, reason: str) -> None:
+        """An append of `request_id` was refused (too big, or no room): the
+        client stops appending after it, so every tool call waiting on this
+        stream gets an error result now, and the turn goes on."""
+        session = self.sessions.get(request_id)
+        if session is None:
+            return
+        text = f"The tool's result was refused by the server: {reason}"
+        session.refused = reason
+        async with session.lock:
+            for step in session.execs.abandon(text):
+                await self._exec_step(session, step)
+
+    async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
+        try:
+            message = decode_message(data, pb.AgentClientMessage, Codec.PROTO)
+        except CodecError:
+            self.counters.undecodable_appends += 1
+            log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
+            return
+        event = dialect.decode_client_message(message, session.request_id, self._now_ms())
+        input_id = input_ids.message_id_of(session.request_id, data)
+        match event:
+            case RunStarted():
+                input_id = input_ids.run_id(session.request_id, message.run_request)
+                await self._run_started(session, event, input_id)
+            case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
+                await self._exec_step(session, session.execs.reply(number, exec_id, reply))
+            case dialect.ContextArrived(number=number, context=context):
+                if not session.context_requests.answer(number, context):
+                    self.counters.unknown_exec_results += 1
+            case dialect.ExecThrown(number=number, error=error):
+                if not session.context_requests.answer(number, None):
+                    await self._exec_step(session, session.execs.thrown(number, error))
+            case dialect.CancelRequested(reason=reason):
+                if not session.context_requests.cancel(reason):
+                    await self._submit(session, input_id, Cancel(reason, self._now_ms()))
+            case dialect.FollowUp(message=user, original=typed):
+                await self._follow_up(session, user, typed, input_id)
+            case Refused(error=error):
+                session.put(EndOfStream(error))
+            case dialect.Ignored():
+                self.counters.ignored_messages += 1
+            case _:
+                assert_never(event)
+
+    async def _submit(self, session: Session, input_id: str, input_: Input) -> Outcome | None:
+        if session.conversation_id is None:
+            self.counters.late_appends += 1
+            return None
+        return await self.runner.submit(session.conversation_id, input_id, input_)
+
+    async def _follow_up(
+        self, session: Session, user: UserMessage, typed: pb.UserMessage, fallback: str
+    ) -> None:
+        """A message typed during the turn: acknowledged (by its message id)
+        when it enters history, once; a resend of one taken before is not
+        taken, nor acknowledged, again."""
+        typed_list = session.context.typed
+        typed_list.append(typed)
+        input_id = input_ids.user_message_id(typed) or fallback
+        outcome = await self._submit(session, input_id, UserInput(user))
+        if (outcome is None or outcome.duplicate) and typed in typed_list:
+            typed_list.remove(typed)
+
+    async def _run_started(self, session: Session, event: RunStarted, input_id: str) -> None:
+        if event.needs_context:
+            self._spawn(self._start_after_context(session, event, input_id))
+            return
+        conversation_id = event.conversation_id
+        session.conversation_id = conversation_id
+        session.tools = event.tools
+        start = event.start
+        previous = self.sink.serve(conversation_id, session)
+        if isinstance(previous, Session) and start is None:
+            take_over(session, previous)  # a resume plays the rest of the old stream's turn
+        else:
+            session.context.turn.begin(event.user_message, event.prior_turns, session.request_id)
+            session.context.context_window = self._context_window(event.model)
+            session.context.characters.update(event.characters)
+        if isinstance(previous, Session):
+            previous.put(EndOfStream())  # a newer stream took the conversation over
+        if isinstance(start, Start) and start.settings is not None:
+            window = session.context.context_window
+            settings = replace(
+                start.settings, context_window=window, compact_share=self._compact_at
+            )
+            start = replace(start, settings=settings)
+        new_turn = isinstance(start, Start)
+        if start is not None:
+            # A new message: output of an earlier turn nobody picked up is
+            # stale (its result is in history); it must not open this stream.
+            self.sink.take_stash(conversation_id)
+            outcome = await self.runner.submit(conversation_id, input_id, start)
+            new_turn = new_turn and not outcome.duplicate  # a resend resumes
+        # Output produced while no stream served the conversation goes first.
+        for item in self.sink.take_stash(conversation_id):
+            session.deliver(conversation_id, item)
+        if not session.ended:
+            # A summary asked for when there is nothing to summarize leaves
+            # the conversation idle: the resume below ends the stream.
+            await resume_turn(self.runner, session, conversation_id, new_turn)
+
+    async def _start_after_context(
+        self, session: Session, event: RunStarted, input_id: str
+    ) -> None:
+        """Ask the client for its request context, then start the turn with
+        it, or without it once the bounded wait is over."""
+        assert event.run is not None
+        number = session.context.exec_number()
+        session.put(session.context_requests.ask(number))
+        context = await session.context_requests.wait(number, self._context_wait_s)
+        canceled = session.context_requests.canceled
+        if canceled is not None:
+            session.put(EndOfStream(dialect.error_for(Canceled(canceled))))
+            return
+        started = decode_run_request(
+            event.run, session.request_id, self._now_ms(), context, asked=True
+        )
+        assert isinstance(started, RunStarted) and not started.needs_context
+        async with session.lock:
+            await self._run_started(session, started, input_id)
+
+    async def _exec_step(
+        self, session: Session, step: Finished | SendNext | MoreToCome | Unknown
+    ) -> None:
+        match step:
+            case Unknown():
+                self.counters.unknown_exec_results += 1
+            case MoreToCome():
+                pass
+            case SendNext(request=request):
+                session.put(pb.AgentServerMessage(exec_server_message=request))
+            case Finished(pending=pending, result=result, outcome=outcome):
+                session.put(
+                    dialect.encode_tool_completed(
+                        pending.call, pending.tool, result, session.context
+                    )
+                )
+                message = dialect.tool_result_message(pending.call, outcome, self._now_ms())
+                input_id = input_ids.tool_result_id(pending.operation_id)
+                await self._submit(session, input_id, ToolResult(message))
+            case _:
+                assert_never(step)
+
+
+async def _discard(submit: Coroutine[object, object, object]) -> None:
+    await submit

@@ -1,0 +1,154 @@
+"""One agent session: a RunSSE request id, joining its appends and its stream.
+
+The session owns the one ordered send queue of its stream: the runner's
+output for the session's conversation reaches it through the `OutputSink`,
+is encoded here and queued, and only the RunSSE writer takes from the
+queue. Its exec tracker follows the tool calls the client runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
+from cursor_byok.runtime.outbound import Outbound
+from cursor_byok.transport.connect.errors import WireError
+from cursor_byok.transport.dialect import dialect
+from cursor_byok.transport.dialect.tools import ToolOutcome, ToolSet
+from cursor_byok.transport.sessions.append_inbox import AppendInbox
+from cursor_byok.transport.sessions.exec_tracker import ExecTracker
+from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
+from cursor_byok.transport.sessions.request_context import ContextRequests
+
+log = logging.getLogger(__name__)
+
+ToolFeedback = Callable[[str, CallClient, ToolOutcome], None]
+"""Submit an outcome for a tool call the client was never asked to run."""
+
+
+__all__ = ["EndOfStream", "QueueItem", "Session", "ToolFeedback"]
+
+
+@dataclass(eq=False)
+class Session:
+    request_id: str
+    feedback: ToolFeedback
+    release: Callable[[Session, str], None]
+    clock: Callable[[], float] = time.time
+    inbox: AppendInbox = field(default_factory=AppendInbox)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    outbox: Outbox = field(default_factory=Outbox)
+    conversation_id: str | None = None
+    context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
+    tools: ToolSet = field(default_factory=ToolSet.for_run)
+    execs: ExecTracker = field(init=False)
+    context_requests: ContextRequests = field(default_factory=ContextRequests)
+    readers: int = 0
+    ended: bool = False
+    touched: float = field(default_factory=time.monotonic)
+    ended_at: float | None = None
+    grace: asyncio.Task[None] | None = None
+    failed: str | None = None
+    """Why the session lost input it needed (its turn was ended); later appends are ignored."""
+    refused: str | None = None
+    """Why an append of this request id was refused: the client sends no
+    more, so a tool call asked here could never be answered."""
+    on_end: Callable[[Session], None] = lambda _session: None
+    on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
+
+    def __post_init__(self) -> None:
+        self.context.stream_id = self.request_id
+        self.execs = ExecTracker(self.context.exec_number)
+
+    def put(self, item: QueueItem) -> None:
+        if self.ended:
+            return
+        self.outbox.put_nowait(item)
+        if isinstance(item, EndOfStream):
+            self.ended = True
+            self.ended_at = time.monotonic()
+            self.on_end(self)
+
+    def idle(self) -> bool:
+        """Nothing uses the session now: no stream reads it, no append is applied."""
+        return self.readers == 0 and not self.lock.locked()
+
+    def drop(self, reason: str) -> None:
+        self.on_drop(self, reason)
+
+    def input_id(self, what: str) -> str:
+        """An input the server makes for the request id itself (a cancel when
+        the client is gone); client messages are named by `input_ids`."""
+        run = (self.inbox.first_digest or b"").hex()[:16]
+        return f"{self.request_id}:{run}:{what}"
+
+    def reset(self) -> None:
+        """The request id was reused for a new run (seqno restarted at 0).
+        The outbox is emptied in place: a writer parked on it stays the
+        stream's writer."""
+        self.outbox.clear()
+        self.context = dialect.StreamContext(stream_id=self.request_id)
+        self.execs = ExecTracker(self.context.exec_number)
+        self.context_requests = ContextRequests()
+        self.ended = False
+        self.ended_at = None
+
+    def end(self, conversation_id: str, error: WireError | None = None) -> None:
+        self.put(EndOfStream(error))
+        self.release(self, conversation_id)
+
+    # -- output: what the sink delivers -------------------------------------------------
+
+    def deliver(self, conversation_id: str, item: Outbound) -> None:
+        match item:
+            case CallClient():
+                try:
+                    self.ask(conversation_id, item)
+                except Exception as error:  # e.g. arguments the exec message cannot hold
+                    log.exception("could not send tool call %s", item.tool_call.id)
+                    outcome = ToolOutcome(f"The tool call could not be sent: {error}", True)
+                    self.feedback(conversation_id, item, outcome)
+            case Final():
+                for message in dialect.encode_final(item, self.context):
+                    self.put(message)
+                self.end(conversation_id)
+            case Failed() | Canceled():
+                self.end(conversation_id, dialect.error_for(item))
+            case _:
+                self.show(item)  # typed: a new kind of output fails the type check here
+
+    def show(self, event: Emit) -> None:
+        """An event's updates (never the end of the stream), then the token
+        counter's step, which joins one still queued."""
+        context = self.context
+        messages = dialect.encode_event(event, context, self.tools, self.clock())
+        tokens, context.unsent_tokens = context.unsent_tokens, 0
+        if self.ended:
+            return
+        outbox = self.outbox
+        for message in messages:
+            outbox.put_nowait(message)
+        if tokens:
+            outbox.add_tokens(tokens)
+
+    def ask(self, conversation_id: str, command: CallClient) -> None:
+        """tool_call_started -> checkpoint -> exec request, once per stream."""
+        call = command.tool_call
+        tool = self.tools.get(call.name)
+        if tool is None:
+            text = f"Unknown tool {call.name!r}; use one of the tools offered."
+            self.feedback(conversation_id, command, ToolOutcome(text, True))
+            return
+        if self.execs.asked(command.operation_id):
+            return
+        if self.refused is not None:
+            text = f"The tool call could not be run: {self.refused}"
+            self.feedback(conversation_id, command, ToolOutcome(text, True))
+            return
+        request = self.execs.start(call, tool, command.operation_id)
+        for message in dialect.encode_call_client(command, tool, self.context, request):
+            self.put(message)
