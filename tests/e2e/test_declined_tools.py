@@ -112,6 +112,14 @@ CASES = {
         shell_stream(permission_denied=pb.ShellPermissionDenied(error="sandbox said no")),
         "sandbox said no",
     ),
+    "shell stream sandbox unsupported": Case(
+        "run_terminal_cmd",
+        {"command": "make test"},
+        shell_stream(
+            sandbox_unsupported=pb.ShellSandboxUnsupported(reason="no sandbox on this host")
+        ),
+        "no sandbox on this host",
+    ),
     "shell result rejected": Case(
         "run_terminal_cmd",
         {"command": "make deploy"},
