@@ -18,20 +18,23 @@ from cursor_byok.client.client import (
     ClientError,
     CursorClient,
     End,
+    exec_reply,
     kind,
     run_request,
 )
 from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.sessions.memory_budget import SESSION_BYTES
-from tests.e2e.test_turn import READ_TURN
+from tests.e2e.test_turn import ANSWER, READ_TURN
 from tests.factories import stream_of
 from tests.fakes import ScriptedLLM
 
 MiB = 1024 * 1024
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
+HEARTBEAT = pb.AgentClientMessage(client_heartbeat=pb.ClientHeartbeat())
 
 
 @asynccontextmanager
@@ -184,6 +187,65 @@ async def test_an_append_may_be_bigger_than_other_requests_up_to_its_own_limit(
     assert too_big.status_code == 429 and b"exceeds the limit of 8388608 bytes" in too_big.content
     assert unary.status_code == 429 and b"limit of 1048576 bytes" in unary.content
     assert service.hub.budget.in_flight == 0
+
+
+def read_answer(request: pb.ExecServerMessage, content: str) -> pb.AgentClientMessage:
+    success = pb.ReadSuccess(path="a.txt", content=content, total_lines=1)
+    return exec_reply(request, read_result=pb.ReadResult(success=success))
+
+
+async def resent_while_waiting(
+    tmp_path: Path, first: str, resent: str
+) -> tuple[list[int], ScriptedLLM, End]:
+    """A turn whose tool result (append 2) arrives before append 1 and is
+    sent again while it waits in the inbox; then append 1 comes. Returns the
+    bytes the budget holds for the request id after each of those three
+    appends, the model, and how the stream ended."""
+    llm = ScriptedLLM([stream_of(READ_TURN, chunk=3), stream_of(ANSWER)])
+    async with running(tmp_path, llm) as (url, service):
+        budget = service.hub.budget
+        client = CursorClient(url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, run_request("What is in a.txt?"))
+            item = await stream.until(lambda i: kind(i) == "exec", within=5)
+            assert isinstance(item, pb.AgentServerMessage)
+            request = item.exec_server_message
+            held = []
+            await client.append("req-1", 2, read_answer(request, first))
+            held.append(budget.held("request req-1"))
+            await client.append("req-1", 2, read_answer(request, resent))
+            held.append(budget.held("request req-1"))
+            await client.append("req-1", 1, HEARTBEAT)
+            held.append(budget.held("request req-1"))
+            end = await stream.until(lambda i: isinstance(i, End), within=5)
+        finally:
+            await client.close()
+    assert isinstance(end, End)
+    return held, llm, end
+
+
+async def test_a_resent_append_waiting_in_the_inbox_is_charged_once(tmp_path: Path) -> None:
+    """A client that retries an append still waiting for an earlier seqno
+    sends the same bytes twice: the budget holds them once, and has nothing
+    left charged once the gap is filled."""
+    held, llm, end = await resent_while_waiting(tmp_path, "hello", "hello")
+    assert end.error is None
+    assert held[0] > SESSION_BYTES  # append 2 waits in the inbox
+    assert held == [held[0], held[0], SESSION_BYTES]
+    assert len(llm.requests) == 2
+
+
+async def test_a_resent_append_waiting_in_the_inbox_does_not_replace_the_first(
+    tmp_path: Path,
+) -> None:
+    """The first payload under a seqno is the one applied; a different one
+    sent again under the same seqno is a duplicate, not a replacement."""
+    _held, llm, end = await resent_while_waiting(tmp_path, "the first answer", "a second one")
+    assert end.error is None
+    assert len(llm.requests) == 2
+    assert b"the first answer" in llm.requests[1][1]
+    assert b"a second one" not in llm.requests[1][1]
 
 
 async def until(condition: Callable[[], bool], within: float = 5.0) -> None:

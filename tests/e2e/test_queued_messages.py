@@ -86,3 +86,34 @@ async def test_a_message_typed_after_the_last_model_call_is_acknowledged_by_the_
     assert turn.appended == ["typed-2"]
     assert turn.text.endswith("Noted.")
     assert sum(NOTE in text for text in user_texts(r.request(1))) == 1
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_typed_message_sent_twice_during_the_turn_is_acknowledged_once(
+    tmp_path: Path, codec: str
+) -> None:
+    """The client sends the typed message again on the live stream before it
+    was acknowledged (same `message_id`, a later seqno): one copy enters
+    history, and it is acknowledged once, not once per send. (Both sends
+    arrive while the long second answer streams; the acknowledgement comes
+    with the third model call, the first to see the message.)"""
+    tool = call("call_read", "read_file", path="a.txt")
+    scripts = [uses(tool), answer("It says hi. " * 20), answer("README noted.")]
+    async with rig(tmp_path, codec, scripts, delay=0.02) as r:
+        (r.cli.workspace / "a.txt").write_text("hi\n")
+        turn = await r.cli.run(
+            user_message("what is in a.txt?", r.cli.context),
+            "sonnet",
+            during=[typed(NOTE, "typed-3"), typed(NOTE, "typed-3")],
+            during_after="exec",
+        )
+        loaded = r.store.load("conv-cli")
+    clean(turn)
+    assert turn.appended == ["typed-3"]
+    assert turn.text.endswith("README noted.")
+    assert len(r.llm.requests) == 3
+    assert not any(NOTE in text for text in user_texts(r.request(1)))
+    assert sum(NOTE in text for text in user_texts(r.request(2))) == 1
+    assert loaded is not None
+    notes = [m for m in loaded.state.messages if isinstance(m, UserMessage) and m.content == NOTE]
+    assert len(notes) == 1

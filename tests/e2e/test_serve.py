@@ -85,6 +85,81 @@ def serve_without_keys(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.P
         process.communicate(timeout=20)  # waits, and closes the pipes
 
 
+PLANTED_KEY = "sk-ant-planted-0123456789abcdef"
+"""A provider key serve is given in its environment."""
+
+
+@pytest.fixture
+def serve_with_a_key(tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen[str]]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cursor_byok",
+            "serve",
+            "--port",
+            str(port),
+            "--database",
+            str(tmp_path / "state.sqlite3"),
+        ],
+        cwd=ROOT,
+        env=clean_env(ANTHROPIC_API_KEY=PLANTED_KEY),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_port(port, process)
+        yield port, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=20)
+
+
+async def test_serve_cuts_its_provider_keys_out_of_every_log_line(
+    serve_with_a_key: tuple[int, subprocess.Popen[str]],
+) -> None:
+    """Whatever a log line quotes (here a request id a client made of the
+    key), the key serve holds is not written to its log."""
+    port, process = serve_with_a_key
+    client = CursorClient(f"http://127.0.0.1:{port}")
+    try:
+        junk = await client.append_raw(f"r-{PLANTED_KEY}", 0, b"\xff not a message")
+    finally:
+        await client.close()
+    assert junk.status_code == 200
+    process.send_signal(signal.SIGTERM)
+    _, stderr = await asyncio.to_thread(process.communicate, timeout=20)
+    assert process.returncode == 0
+    assert PLANTED_KEY not in stderr
+    assert "request r-***: append 0 does not decode; ignored" in stderr  # the line was written
+
+
+async def http_status(port: int, host_header: str) -> int:
+    """The status serve answers a GET /healthz with this `Host`."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(f"GET /healthz HTTP/1.1\r\nHost: {host_header}\r\n\r\n".encode())
+        await writer.drain()
+        return int((await asyncio.wait_for(reader.readline(), 10)).split()[1])
+    finally:
+        writer.close()
+
+
+async def test_serve_on_loopback_answers_only_loopback_host_names(
+    serve_with_a_key: tuple[int, subprocess.Popen[str]],
+) -> None:
+    """A web page that rebinds its own DNS name to 127.0.0.1 reaches the
+    port, but sends its own name: refused. Loopback names are served."""
+    port, _process = serve_with_a_key
+    assert await http_status(port, "evil.example") == 421
+    assert await http_status(port, f"evil.example:{port}") == 421
+    assert await http_status(port, f"127.0.0.1:{port}") == 200
+    assert await http_status(port, f"localhost:{port}") == 200
+
+
 async def test_serve_with_no_key_answers_a_turn_with_what_to_set(
     serve_without_keys: tuple[str, Path, subprocess.Popen[str]],
 ) -> None:

@@ -322,6 +322,34 @@ def test_a_done_with_duplicate_tool_call_ids_fails_the_turn() -> None:
     assert trace.state.committed.messages == (user("hello"),)
 
 
+def test_a_done_with_a_tool_call_without_an_id_fails_the_turn() -> None:
+    """Results are matched to calls by id: a call with none could never be
+    answered, so it is not dispatched (the turn would wait for ever)."""
+    trace, call = begin()
+    bad = assistant(tool_call(""))
+    step = trace.stream(call.call_id, stream_of(bad))
+    assert isinstance(step.command, Failed)
+    assert isinstance(step.emit[0], ErrorEvent)
+    assert "a tool call has no id" in (step.command.message.error_message or "")
+    assert trace.state.committed.messages == (user("hello"),)
+    assert trace.state.committed.status is Status.FAILED
+
+
+def test_a_streamed_tool_call_missing_from_done_fails_the_turn() -> None:
+    """The client saw `t2` start: a done that drops it is not a response to
+    commit (the client would show a call that is never run or answered)."""
+    trace, call = begin()
+    streamed = assistant(tool_call("t1"), tool_call("t2", "b.txt"))
+    trace.stream(call.call_id, stream_of(streamed)[:-1])
+    dropped = assistant(tool_call("t1"))
+    step = trace.feed(LLMEvent(call.call_id, DoneEvent("toolUse", dropped)))
+    assert isinstance(step.command, Failed)
+    assert isinstance(step.emit[0], ErrorEvent)
+    assert "tool call 't2' missing at done" in (step.command.message.error_message or "")
+    assert trace.state.committed.messages == (user("hello"),)
+    assert trace.state.committed.status is Status.FAILED
+
+
 def test_a_new_turn_after_failure_continues_the_same_history() -> None:
     trace, call = begin()
     trace.feed(LLMEvent(call.call_id, error_event()))

@@ -43,6 +43,17 @@ def test_a_gap_holds_everything_after_it() -> None:
     assert inbox.waiting_for is None
 
 
+def test_an_append_sent_again_while_it_waits_is_a_duplicate_and_the_first_stays() -> None:
+    inbox = AppendInbox()
+    assert inbox.offer(2, b"first") == []
+    assert inbox.offer(2, b"sent again, different") == []
+    assert inbox.stats.duplicates == 1
+    assert inbox.pending == {2: b"first"} and inbox.pending_bytes == len(b"first")
+    assert inbox.offer(0, b"zero") == [(0, b"zero")]
+    assert inbox.offer(1, b"one") == [(1, b"one"), (2, b"first")]
+    assert inbox.pending_bytes == 0
+
+
 def test_a_repeated_first_append_is_a_duplicate() -> None:
     inbox = AppendInbox()
     inbox.offer(0, payload(0))

@@ -63,6 +63,17 @@ class ShellCollector:
         elif kind == "permission_denied":
             result = pb.ShellResult(permission_denied=event.permission_denied)
             return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
+        elif kind == "sandbox_unsupported":
+            # Final, like a refusal: the command did not run (no exit follows).
+            unsupported = event.sandbox_unsupported
+            reason = unsupported.reason or unsupported.sandbox_policy_type
+            error = pb.ShellSpawnError(
+                command=self.command,
+                working_directory=self.working_directory,
+                error=f"the client cannot run it in a sandbox: {reason}",
+            )
+            result = pb.ShellResult(spawn_error=error)
+            return pb.ExecClientMessage(id=message.id, exec_id=message.exec_id, shell_result=result)
         elif kind == "backgrounded":
             done_bg = pb.ShellSuccess(
                 command=self.command,
