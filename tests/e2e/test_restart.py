@@ -16,9 +16,9 @@ from cursor_byok.transport.cursor.client import CursorClient, End, kind, run_req
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
-from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
+from tests.llm.loopback import LoopbackServer, Reply, recording
 
-RECORDED = fixture_bytes("anthropic/text-usage.sse")
+RECORDED = recording("anthropic/text-usage.sse")  # tests/recordings
 CUT = RECORDED.index(b"event: message_delta")  # the answer so far, without its end
 
 
