@@ -75,6 +75,9 @@ def best_ratio(adapter: Callable[[], None], baseline: Callable[[], None]) -> flo
 
 
 def main() -> None:
+    if not FIXTURES.is_dir():
+        missing = f"({FIXTURES} is missing)"
+        sys.exit(f"parse_cost: needs ../shared/fixtures/llm beside the repository {missing}")
     for api, (folders, make_parser) in ADAPTERS.items():
         chunked = bodies(folders)
 

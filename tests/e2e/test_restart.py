@@ -16,9 +16,9 @@ from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
-from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
+from tests.llm.loopback import LoopbackServer, Reply, recording
 
-RECORDED = fixture_bytes("anthropic/text-usage.sse")
+RECORDED = recording("anthropic/text-usage.sse")  # tests/recordings
 CUT = RECORDED.index(b"event: message_delta")  # the answer so far, without its end
 
 

@@ -282,12 +282,12 @@ def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path) -> None:
 
 
 async def test_the_whole_stack_against_a_recorded_anthropic_stream(tmp_path: Path) -> None:
-    provider = LoopbackServer()
-    await provider.start()
-    provider.replies = [
+    replies = [  # read first: without ../shared the test skips before a socket is open
         Reply(fixture_bytes("anthropic/thinking-then-tool-use.sse")),
         Reply(fixture_bytes("anthropic/thinking-then-tool-use-followup.sse")),
     ]
+    provider = LoopbackServer(replies)
+    await provider.start()
     config_file = tmp_path / "config.toml"
     config_file.write_text(
         f"""

@@ -38,7 +38,7 @@ from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.provider_turns import ModelUnderTest
 from tests.e2e.test_restart import resume_request, start_serve
-from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
+from tests.llm.loopback import LoopbackServer, Reply, recording
 
 LEASE_S = 1.0
 
@@ -63,11 +63,11 @@ class Recorded:
     def tool_use(self) -> bytes:
         offered = f"mcp_{self.tool.provider_identifier}_{self.tool.tool_name}".encode()
         name = b'"name":"%s"'
-        return fixture_bytes(self.tool_fixture).replace(name % self.recorded_name, name % offered)
+        return recording(self.tool_fixture).replace(name % self.recorded_name, name % offered)
 
     @property
     def text(self) -> bytes:
-        return fixture_bytes(self.text_fixture)
+        return recording(self.text_fixture)
 
     @property
     def cut_text(self) -> bytes:

@@ -2,6 +2,11 @@
 real HTTP/1.1 server on 127.0.0.1), and the recorded provider bodies it plays.
 Adapters talk to it with their real client over a real socket. Each request
 pops the next scripted `Reply`; the request line, headers and body are kept.
+
+The recordings are read from ../shared/fixtures/llm (`fixture_bytes`: a test
+that reads one is skipped without that folder, failed under CI), and the few
+the repository carries, copies of some of them, from tests/recordings
+(`recording`: these run everywhere).
 """
 
 from __future__ import annotations
@@ -11,19 +16,34 @@ from pathlib import Path
 from typing import Any
 
 from cursor_byok.client.replay_provider import Received, ReplayProvider, Reply
+from tests.shared_folder import shared_folder
 
-__all__ = ["FIXTURES", "LoopbackServer", "Received", "Reply", "fixture_bytes", "fixture_json"]
+__all__ = [
+    "RECORDINGS",
+    "LoopbackServer",
+    "Received",
+    "Reply",
+    "fixture_bytes",
+    "fixture_json",
+    "recording",
+]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "llm"
+RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
 
 
 def fixture_bytes(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
+    """A recorded body from ../shared/fixtures/llm (`<api>/<name>`)."""
+    return (shared_folder("fixtures", "llm") / name).read_bytes()
 
 
 def fixture_json(name: str) -> Any:
     return json.loads(fixture_bytes(name))
+
+
+def recording(name: str) -> bytes:
+    """A recorded body the repository carries (tests/recordings/<api>/<name>),
+    byte for byte the file of the same name under ../shared/fixtures/llm."""
+    return (RECORDINGS / name).read_bytes()
 
 
 LoopbackServer = ReplayProvider

@@ -15,44 +15,42 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2
 from cursor_byok.transport.proto.aiserver.v1 import models_pb2
 from tests.transport.shared_fixtures import load_cursor_fixture
 
-TURN_ENDED_SAMPLES = [
-    sample
-    for sample in load_cursor_fixture("turn_ended_usage_live.json")["samples"]
-    if sample["terminal_hex"] is not None
-]
+
+def turn_ended_samples() -> list[dict[str, Any]]:
+    """The live client's TurnEndedUpdate payloads with the usage recorded
+    beside each (read when a test runs: skipped without ../shared)."""
+    samples = load_cursor_fixture("turn_ended_usage_live.json")["samples"]
+    return [sample for sample in samples if sample["terminal_hex"] is not None]
 
 
-@pytest.mark.parametrize(
-    "sample", TURN_ENDED_SAMPLES, ids=[f"{s['case']}-{s['model']}" for s in TURN_ENDED_SAMPLES]
-)
-def test_real_turn_ended_payload_decodes_to_the_recorded_usage(sample: dict[str, Any]) -> None:
-    update = agent_pb2.TurnEndedUpdate.FromString(bytes.fromhex(sample["terminal_hex"]))
+def test_real_turn_ended_payloads_decode_to_the_recorded_usage() -> None:
+    for sample in turn_ended_samples():
+        update = agent_pb2.TurnEndedUpdate.FromString(bytes.fromhex(sample["terminal_hex"]))
+        case = f"{sample['case']}-{sample['model']}"
 
-    assert update.input_tokens == sample["input"]
-    assert update.output_tokens == sample["output"]
-    assert update.cache_read_tokens == sample["cache_read"]
-    assert update.cache_write_tokens == sample["cache_write"]
-    assert update.reasoning_tokens == sample["reasoning"]
+        assert update.input_tokens == sample["input"], case
+        assert update.output_tokens == sample["output"], case
+        assert update.cache_read_tokens == sample["cache_read"], case
+        assert update.cache_write_tokens == sample["cache_write"], case
+        assert update.reasoning_tokens == sample["reasoning"], case
 
 
-@pytest.mark.parametrize(
-    "sample", TURN_ENDED_SAMPLES, ids=[f"{s['case']}-{s['model']}" for s in TURN_ENDED_SAMPLES]
-)
-def test_recorded_usage_encodes_to_the_real_turn_ended_bytes(sample: dict[str, Any]) -> None:
-    # Zero counts are on the wire too: the fields have explicit presence.
-    update = agent_pb2.TurnEndedUpdate(
-        input_tokens=sample["input"],
-        output_tokens=sample["output"],
-        cache_read_tokens=sample["cache_read"],
-        cache_write_tokens=sample["cache_write"],
-        reasoning_tokens=sample["reasoning"],
-    )
-
-    assert update.SerializeToString().hex() == sample["terminal_hex"]
+def test_recorded_usage_encodes_to_the_real_turn_ended_bytes() -> None:
+    for sample in turn_ended_samples():
+        # Zero counts are on the wire too: the fields have explicit presence.
+        update = agent_pb2.TurnEndedUpdate(
+            input_tokens=sample["input"],
+            output_tokens=sample["output"],
+            cache_read_tokens=sample["cache_read"],
+            cache_write_tokens=sample["cache_write"],
+            reasoning_tokens=sample["reasoning"],
+        )
+        hex_payload = update.SerializeToString().hex()
+        assert hex_payload == sample["terminal_hex"], f"{sample['case']}-{sample['model']}"
 
 
 def test_the_turn_ended_fixture_has_payloads_to_check() -> None:
-    assert len(TURN_ENDED_SAMPLES) >= 4
+    assert len(turn_ended_samples()) >= 4
 
 
 def test_available_models_json_survives_a_json_and_binary_round_trip() -> None:

@@ -3,8 +3,6 @@ recorded official checkpoint), categories that add up to the counted usage."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +15,13 @@ from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.dialect import meter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import assistant
+from tests.transport.shared_fixtures import load_cursor_fixture
 
-OFFICIAL = Path(__file__).resolve().parents[2] / "../shared/fixtures/cursor"
 CHARACTERS = {"system_prompt": 1877, "tools": 35298, "rules": 13436, "mcp": 12383}
 
 
 def official() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(
-        (OFFICIAL / "checkpoint_token_details_official.json").read_text()
-    )
+    loaded: dict[str, Any] = load_cursor_fixture("checkpoint_token_details_official.json")
     return loaded
 
 
