@@ -1,13 +1,13 @@
 """Conversation leases: one owner process per conversation on a shared database.
 
 On SQLite there is one process and nothing to share, so the runner takes no
-lease at all (plain `Runner`); only a store that several processes use
-offers `leases()`. A lease is a row with an owner and an expiry in the
-database's clock, so processes on machines whose clocks disagree still agree
-on who holds what. The store decides nothing here either: it grants a lease
-that is free, expired or already the caller's, and reports which it renewed.
-Such a store also relays what processes hand each other (`Relay`): appends
-for the process that applies them, output for the one whose client reads it.
+lease at all (plain `Runner`); on PostgreSQL, `postgres_lease` keeps them in
+the database. A lease is a row with an owner and an expiry in the database's
+clock, so processes on machines whose clocks disagree still agree on who
+holds what. The table decides nothing either: it grants a lease that is
+free, expired or already the caller's, and reports which it renewed. The
+same database relays what processes hand each other (`Relay`): appends for
+the process that applies them, output for the one whose client reads it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 
 class Leases(Protocol):
@@ -102,13 +102,3 @@ class Relay(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-@runtime_checkable
-class SharedStore(Protocol):
-    """A store that several processes use at once: it hands out leases and
-    relays appends and output between them."""
-
-    def leases(self, owner: str, ttl_s: float) -> Leases: ...
-
-    def relay(self) -> Relay: ...
