@@ -29,12 +29,12 @@ from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.http.http_server import free_port
+from tests.cli.test_cli import cli, seed
+from tests.cli.test_cli_operator import one_line_error
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
 from tests.store.test_store import grown
-from tests.test_cli import cli, seed
-from tests.test_cli_operator import one_line_error
 
 
 @pytest.fixture

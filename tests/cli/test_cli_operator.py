@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.store.sqlite import SQLiteStore
+from tests.cli.test_cli import ROOT, cli
 from tests.factories import fresh
-from tests.test_cli import ROOT, cli
 
 COLOUR = re.compile(r"\x1b\[[0-9;]*(3[0-8]|9[0-7])[0-9;]*m")
 

@@ -10,7 +10,7 @@ import pytest
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.settings import ModelConfig, load_config
 from cursor_byok.llm.limits import ThinkingPlan
-from tests.test_cli import cli
+from tests.cli.test_cli import cli
 
 PROVIDERS = """\
 [providers.a]

@@ -19,8 +19,8 @@ from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from tests.fakes import ScriptedLLM
+from tests.ide.proxy.conftest import CURSOR_HOST, FakeCursor
 from tests.ide.test_settings import home, run, settings_file
-from tests.proxy.conftest import CURSOR_HOST, FakeCursor
 
 __all__ = ["home"]  # the fixture, shared
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
 from cursor_byok.ide.proxy.ca import CA_NAME, CAError, ensure_ca
-from tests.proxy.conftest import FakeCursor, RunningProxy
+from tests.ide.proxy.conftest import FakeCursor, RunningProxy
 
 
 def test_created_once_private_and_reused(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM, ScriptedStream
-from tests.proxy.conftest import FAKE_BODY, FakeCursor, RunningProxy
+from tests.ide.proxy.conftest import FAKE_BODY, FakeCursor, RunningProxy
 
 READ_TURN = assistant(TextContent("Let me look."), tool_call("call_1", "a.txt"))
 ANSWER = assistant(TextContent("The file says: hello world, and that is all."), timestamp=5)

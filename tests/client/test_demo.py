@@ -18,7 +18,7 @@ from cursor_byok.client import demo
 from cursor_byok.client.demo import run_demo
 from cursor_byok.client.replay_provider import ReplayProvider, Reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def keyless_env(**extra: str) -> dict[str, str]:

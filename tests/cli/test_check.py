@@ -15,7 +15,7 @@ from cursor_byok.cli.check import CHECK_MAX_OUTPUT, check_all, render
 from cursor_byok.config.settings import load_config
 from tests.llm.loopback import LoopbackServer, Reply, fixture_bytes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOOD_KEY = "sk-ant-planted-good-key-1234"
 BAD_KEY = "sk-ant-planted-bad-key-5678"
 
