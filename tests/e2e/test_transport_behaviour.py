@@ -181,15 +181,15 @@ async def test_an_upstream_error_mid_stream_ends_with_error_details(tmp_path: Pa
 
 async def test_a_malformed_runsse_body_is_invalid_argument(tmp_path: Path) -> None:
     async with server(tmp_path, []) as (client, _store, _llm):
-        bad = await client.http.post(
+        bad = await client.post(
             "/agent.v1.AgentService/RunSSE",
-            content=b"\x00\x00\x00\x00\x09\x0a",  # an envelope that claims 9 bytes, has 1
+            body=b"\x00\x00\x00\x00\x09\x0a",  # an envelope that claims 9 bytes, has 1
             headers={"content-type": "application/connect+proto"},
         )
-        assert bad.status_code == 400 and bad.json()["code"] == "invalid_argument"
-        empty = await client.http.post(
+        assert bad.status == 400 and bad.json()["code"] == "invalid_argument"
+        empty = await client.post(
             "/agent.v1.AgentService/RunSSE",
-            content=b"",
+            body=b"",
             headers={"content-type": "application/connect+proto"},
         )
         assert empty.json()["code"] == "invalid_argument"
@@ -289,7 +289,7 @@ async def test_an_append_that_fails_inside_still_gets_200_and_the_run_goes_on(
             pb.McpToolDefinition(name="t", tool_name="t", input_schema_json="{not json")
         )
         response = await client.append("r", 0, message)
-        assert response.status_code == 200
+        assert response.status == 200
         end = await stream.until(is_end)
     assert isinstance(end, End) and end.error is None and len(llm.requests) == 1
 

@@ -183,11 +183,11 @@ async def test_serve_on_postgresql_answers_a_turn_and_stores_it(
         stream = await client.open("r-1")
         await client.append("r-1", 0, run_request("hello"))
         end = await stream.until(lambda item: isinstance(item, End), within=20)
-        health = await client.http.get("/healthz")
+        health = await client.get("/healthz")
     finally:
         await client.close()
     assert isinstance(end, End) and end.error is None
-    assert health.status_code == 200
+    assert health.status == 200
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
     store = PostgresStore(database)
