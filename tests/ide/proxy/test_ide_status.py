@@ -4,7 +4,7 @@ server behind it; and the server's `/metrics` counting the proxy's flows."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import httpx2
@@ -12,14 +12,15 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.ide.proxy.ca import default_ca_dir, ensure_ca
+from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir, ensure_ca
 from cursor_byok.ide.proxy.metrics import count_flows
 from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread
+from cursor_byok.ide.status import probe
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from tests.fakes import ScriptedLLM
-from tests.ide.proxy.conftest import CURSOR_HOST, FakeCursor
+from tests.ide.proxy.conftest import CURSOR_HOST, FakeCursor, RunningProxy
 from tests.ide.test_settings import home, run, settings_file
 
 __all__ = ["home"]  # the fixture, shared
@@ -76,3 +77,40 @@ def test_status_without_setup_says_what_to_do(home: Path) -> None:
     assert code == 1
     assert "run 'cursor-byok ide setup'" in out
     assert "run 'cursor-byok proxy' once" in out  # no CA yet
+
+
+async def test_the_probe_names_a_proxy_certificate_from_another_ca(
+    tmp_path: Path,
+    fake_cursor: FakeCursor,
+    proxy_ca: CAFiles,
+    proxy_factory: Callable[..., RunningProxy],
+) -> None:
+    proxy = proxy_factory("http://127.0.0.1:9", proxy_ca, fake_cursor.ca_file)
+    other, _ = ensure_ca(tmp_path / "other-ca")
+    probe_host = fake_cursor.url.removeprefix("https://")
+    check = await asyncio.to_thread(probe, proxy.url, other.certificate, probe_host)
+    assert not check.ok
+    assert check.what.endswith(f"the proxy's certificate is not from the CA {other.certificate}")
+    assert fake_cursor.received == []
+
+
+async def test_the_probe_says_when_the_proxy_refuses_the_tunnel(
+    tmp_path: Path, proxy_ca: CAFiles
+) -> None:
+    async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(refuse, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        check = await asyncio.to_thread(
+            probe, f"http://127.0.0.1:{port}", proxy_ca.certificate, "localhost:9"
+        )
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert not check.ok
+    assert check.what.startswith(f"the proxy at http://127.0.0.1:{port} refused the tunnel: 403")
