@@ -344,3 +344,20 @@ async def test_an_edit_reads_then_writes_the_file_in_one_tool_call(tmp_path: Pat
     result = loaded.state.messages[2]
     assert result.content[0].text == "Edited a.py: 1 replacement(s)."  # type: ignore[union-attr]
     assert len(llm.requests) == 2
+
+
+async def test_appends_go_out_while_more_streams_are_open_than_a_default_pool_holds(
+    tmp_path: Path,
+) -> None:
+    """Appends are posted while the client's streams hold their connections,
+    as the official client does: with 101 streams open on one client (one
+    more than aiohttp's default pool), the last one still opens and every
+    append still goes out."""
+    count = 101
+    async with server(tmp_path, [answer("fine") for _ in range(count)]) as (client, _s, _llm):
+        streams = [await client.open(f"r-{n}") for n in range(count)]
+        for n in range(count):
+            await client.append(f"r-{n}", 0, run_request("go", conversation_id=f"conv-{n}"))
+        ends = [await stream.until(is_end, within=30) for stream in streams]
+    assert all(isinstance(end, End) and end.error is None for end in ends)
+    assert all(stream.text() == "fine" for stream in streams)
