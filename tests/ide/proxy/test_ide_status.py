@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-import httpx2
 import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
+from cursor_byok.client.client import CursorClient
 from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir, ensure_ca
 from cursor_byok.ide.proxy.metrics import count_flows
 from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread
@@ -57,12 +57,15 @@ async def test_status_reports_a_working_path_and_metrics_count_it(
         assert fake_cursor.received == []  # the probe never reaches Cursor's service
         # The flow is counted when the proxy has finished it, just after the client.
         counted = 'cursor_byok_proxy_flows_total{destination="cursor-byok"} 1.0'
-        async with httpx2.AsyncClient() as client:
+        client = CursorClient(url)
+        try:
             for _ in range(100):
-                metrics = (await client.get(f"{url}/metrics")).text
+                metrics = (await client.get("/metrics")).text
                 if counted in metrics:
                     break
                 await asyncio.sleep(0.05)
+        finally:
+            await client.close()
         assert counted in metrics
         assert 'cursor_byok_proxy_flows_total{destination="cursor"} 0.0' in metrics
     finally:
