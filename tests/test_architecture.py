@@ -6,7 +6,8 @@ llm <- loop <- store <- runtime <- transport <- cluster <- config <- client
 does I/O; `runtime` imports no protobuf. Inside transport each folder is a
 layer: http -> sessions -> dialect -> connect -> proto. The server never
 imports the built-in client; the benches use the package, never the tests.
-No import circle, no module over 450 lines, at most ten entries at the top.
+The package sends HTTP with aiohttp alone. No import circle, no module over
+450 lines, at most ten entries at the top.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ CLI_ORDER = [
 CLIENT_USERS = {"cursor_byok.cli.main"}
 """The one server-side module that may load the built-in client: the command
 line, for `cursor-byok demo`."""
+
+OTHER_HTTP_CLIENTS = {"httpx", "httpx2"}
+"""Client libraries the package never imports: aiohttp is its one HTTP client
+(provider calls, the built-in client, `ide status`). Tests may use httpx2 to
+check the server with a client independent of the package's."""
 
 MAX_LINES = 450
 MAX_TOP_LEVEL_ENTRIES = 10
@@ -221,6 +227,26 @@ def test_the_server_never_imports_the_built_in_client() -> None:
     assert violations == []
 
 
+def package_imports() -> dict[str, list[str]]:
+    """Module -> every module it imports, ours or not, wherever in the file
+    (inside functions and under TYPE_CHECKING too)."""
+    return {name: imports_of(path) for name, path in source_modules().items()}
+
+
+def imports_of_libraries(imports: Mapping[str, Iterable[str]], libraries: set[str]) -> list[str]:
+    """Imports of any module of `libraries` (by top-level name)."""
+    return [
+        f"{module} imports {name}"
+        for module, names in imports.items()
+        for name in names
+        if name.split(".")[0] in libraries
+    ]
+
+
+def test_the_package_uses_one_http_client_library() -> None:
+    assert imports_of_libraries(package_imports(), OTHER_HTTP_CLIENTS) == []
+
+
 def test_the_top_level_modules_only_start_the_command_line() -> None:
     graph = import_graph()
     assert graph["cursor_byok"] == []
@@ -297,6 +323,13 @@ def test_the_checkers_see_violations() -> None:
     graph = import_graph()
     assert "cursor_byok.transport.connect.codec" in graph["cursor_byok.transport.sessions.hub"]
     assert "cursor_byok.llm.events" in graph["cursor_byok.loop.transition"]
+    planted = {"cursor_byok.ide.status": ["json", "httpx2"], "cursor_byok.x": ["httpx._client"]}
+    assert imports_of_libraries(planted, OTHER_HTTP_CLIENTS) == [
+        "cursor_byok.ide.status imports httpx2",
+        "cursor_byok.x imports httpx._client",
+    ]
+    # A library imported only inside a function is seen (llm/http.py's aiohttp).
+    assert "aiohttp" in package_imports()["cursor_byok.llm.http"]
 
 
 def test_loop_uses_only_llm_contracts_and_no_io() -> None:

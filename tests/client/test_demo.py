@@ -6,12 +6,13 @@ in-process tests show that the demo's verdict can fail."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import httpx2
+import aiohttp
 import pytest
 
 from cursor_byok.client import demo
@@ -87,15 +88,20 @@ async def test_the_demo_fails_when_the_model_would_not_see_the_file(
     assert "demo ok" not in text
 
 
+async def post_json(url: str, document: object) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as http, http.post(url, json=document) as got:
+        return got.status, await got.text()
+
+
 async def test_the_replay_provider_answers_an_unexpected_request_with_an_error() -> None:
     replies = [Reply(b"event: ping\ndata: {}\n\n", expect=lambda _: "wrong")]
-    async with ReplayProvider(replies) as fake, httpx2.AsyncClient() as http:
-        refused = await http.post(f"{fake.base_url}/v1/messages", json={"messages": []})
-        exhausted = await http.post(f"{fake.base_url}/v1/messages", json={})
-    assert refused.status_code == 400
-    assert refused.json()["error"]["message"] == "demo: wrong"
-    assert exhausted.status_code == 400
-    assert "no recorded reply is left" in exhausted.text
+    async with ReplayProvider(replies) as fake:
+        refused = await post_json(f"{fake.base_url}/v1/messages", {"messages": []})
+        exhausted = await post_json(f"{fake.base_url}/v1/messages", {})
+    assert refused[0] == 400
+    assert json.loads(refused[1])["error"]["message"] == "demo: wrong"
+    assert exhausted[0] == 400
+    assert "no recorded reply is left" in exhausted[1]
     assert fake.requests == [{"messages": []}, {}]
 
 

@@ -90,7 +90,7 @@ class Appender:
             if self.failed:
                 return
             response = await self.client.append_raw(self.request_id, seqno, data)
-            if response.status_code != 200:
+            if response.status != 200:
                 self.failed = True
 
     async def drain(self) -> None:
@@ -127,13 +127,13 @@ class OfficialCli:
         await self.client.close()
 
     async def _unary(self, path: str, request: Message, response_type: type[M]) -> M:
-        reply = await self.client.http.post(
+        reply = await self.client.post(
             path,
-            content=request.SerializeToString(),
+            body=request.SerializeToString(),
             headers={"content-type": "application/proto"},
         )
-        assert reply.status_code == 200, f"{path}: HTTP {reply.status_code} {reply.text}"
-        return response_type.FromString(reply.content)
+        assert reply.status == 200, f"{path}: HTTP {reply.status} {reply.text}"
+        return response_type.FromString(reply.body)
 
     async def bootstrap(self, first_message: str) -> tuple[str, str]:
         """Start-up with no `--model` and nothing stored: (model, chat title)."""

@@ -32,28 +32,26 @@ async def test_model_lists_and_server_config_answer_like_the_real_service(tmp_pa
     async with serving(service) as url:
         client = CursorClient(url)
         try:
-            post = client.http.post
+            post = client.post
             available = await post(
-                "/aiserver.v1.AiService/AvailableModels", content=b"", headers=proto
+                "/aiserver.v1.AiService/AvailableModels", body=b"", headers=proto
             )
-            usable = await post(
-                "/agent.v1.AgentService/GetUsableModels", content=b"", headers=proto
-            )
+            usable = await post("/agent.v1.AgentService/GetUsableModels", body=b"", headers=proto)
             default = await post(
-                "/agent.v1.AgentService/GetDefaultModelForCli", content=b"", headers=proto
+                "/agent.v1.AgentService/GetDefaultModelForCli", body=b"", headers=proto
             )
             config = await post(
-                "/aiserver.v1.ServerConfigService/GetServerConfig", content=b"", headers=proto
+                "/aiserver.v1.ServerConfigService/GetServerConfig", body=b"", headers=proto
             )
             connected = await post(
                 "/aiserver.v1.NetworkService/IsConnected",
-                content=b"{}",
+                body=b"{}",
                 headers={"content-type": "application/json"},
             )
         finally:
             await client.close()
     store.close()
-    models = models_pb2.AvailableModelsResponse.FromString(available.content)
+    models = models_pb2.AvailableModelsResponse.FromString(available.body)
     assert [m.name for m in models.models] == ["claude-sonnet-4-6", "gpt-5.1"]
     assert models.models[0].supports_thinking
     assert "200k context window" in models.models[0].tooltip_data.markdown_content
@@ -61,14 +59,14 @@ async def test_model_lists_and_server_config_answer_like_the_real_service(tmp_pa
     real = load_cursor_fixture("available_models_response.json")["models"]
     real_fields = set().union(*(set(m) for m in real))
     assert set(ours) <= real_fields, set(ours) - real_fields
-    assert [m.model_id for m in pb.GetUsableModelsResponse.FromString(usable.content).models] == [
+    assert [m.model_id for m in pb.GetUsableModelsResponse.FromString(usable.body).models] == [
         "claude-sonnet-4-6",
         "gpt-5.1",
     ]
-    assert pb.GetDefaultModelForCliResponse.FromString(default.content).model.model_id == "gpt-5.1"
-    server_config = server_config_pb2.GetServerConfigResponse.FromString(config.content)
+    assert pb.GetDefaultModelForCliResponse.FromString(default.body).model.model_id == "gpt-5.1"
+    server_config = server_config_pb2.GetServerConfigResponse.FromString(config.body)
     assert server_config.http2_config == server_config_pb2.HTTP2_CONFIG_FORCE_ALL_ENABLED
-    assert connected.status_code == 200 and connected.json() == {}
+    assert connected.status == 200 and connected.json() == {}
 
 
 async def test_binary_and_gzip_appends_and_a_gzip_runsse_body_work(tmp_path: Path) -> None:
@@ -84,12 +82,12 @@ async def test_binary_and_gzip_appends_and_a_gzip_runsse_body_work(tmp_path: Pat
                 request_id=bidi_pb2.BidiRequestId(request_id="r"),
                 append_seqno=0,
             )
-            reply = await client.http.post(
+            reply = await client.post(
                 "/aiserver.v1.BidiService/BidiAppend",
-                content=gzip.compress(request.SerializeToString()),
+                body=gzip.compress(request.SerializeToString()),
                 headers={"content-type": "application/proto", "content-encoding": "gzip"},
             )
-            assert reply.status_code == 200 and reply.content == b""
+            assert reply.status == 200 and reply.body == b""
             end = await stream.until(lambda i: isinstance(i, End))
             assert isinstance(end, End) and end.error is None
         finally:
@@ -115,12 +113,12 @@ async def test_a_json_codec_append_takes_the_seqno_as_a_string(tmp_path: Path) -
                 "appendSeqno": "0",
                 "data": run_request("via json").SerializeToString().hex(),
             }
-            reply = await client.http.post(
+            reply = await client.post(
                 "/aiserver.v1.BidiService/BidiAppend",
-                content=json.dumps(body),
+                body=json.dumps(body).encode(),
                 headers={"content-type": "application/json"},
             )
-            assert reply.status_code == 200 and reply.json() == {}
+            assert reply.status == 200 and reply.json() == {}
             end = await stream.until(lambda i: isinstance(i, End))
             assert isinstance(end, End) and end.error is None
             assert stream.content_type.startswith("application/connect+json")
@@ -138,23 +136,23 @@ async def test_name_agent_and_the_cli_model_calls_answer_under_both_services(
     async with serving(service) as url:
         client = CursorClient(url)
         try:
-            post = client.http.post
+            post = client.post
             question = json.dumps({"userMessage": "why does the build fail?"})
             titles = [
-                await post(f"/{service_name}/NameAgent", headers=as_json, content=question)
+                await post(f"/{service_name}/NameAgent", headers=as_json, body=question.encode())
                 for service_name in ("aiserver.v1.AiService", "agent.v1.AgentService")
             ]
             broken = await post(
-                "/aiserver.v1.AiService/NameAgent", content=b"{not json", headers=as_json
+                "/aiserver.v1.AiService/NameAgent", body=b"{not json", headers=as_json
             )
             defaults = [
-                await post(f"/{service_name}/GetDefaultModelForCli", content=b"{}", headers=as_json)
+                await post(f"/{service_name}/GetDefaultModelForCli", body=b"{}", headers=as_json)
                 for service_name in ("aiserver.v1.AiService", "agent.v1.AgentService")
             ]
         finally:
             await client.close()
     store.close()
     assert [t.json() for t in titles] == [{"name": "Why does the build fail?"}] * 2
-    assert broken.status_code == 200 and broken.json() == {"name": "New Agent"}
+    assert broken.status == 200 and broken.json() == {"name": "New Agent"}
     # No default configured: the first model, so a fresh CLI install still finds one.
     assert [d.json()["model"]["modelId"] for d in defaults] == ["claude-sonnet-4-6"] * 2

@@ -171,15 +171,15 @@ async def test_a_forged_request_id_is_refused_and_adds_no_log_line(
         client = CursorClient(url)
         try:
             body = encode_envelope(bidi_pb2.BidiRequestId(request_id=FORGED).SerializeToString())
-            refused = await client.http.post(
-                RUN_SSE, content=body, headers={"content-type": "application/connect+proto"}
+            refused = await client.post(
+                RUN_SSE, body, headers={"content-type": "application/connect+proto"}
             )
-            assert refused.status_code == 400 and refused.json()["code"] == "invalid_argument"
+            assert refused.status == 400 and refused.json()["code"] == "invalid_argument"
             assert "request_id must be" in refused.json()["message"]
             # BidiAppend answers 200 whatever comes (the client aborts on
             # anything else), but the append is not taken.
             appended = await client.append_raw(FORGED, 0, run_request("hi").SerializeToString())
-            assert appended.status_code == 200
+            assert appended.status == 200
         finally:
             await client.close()
         assert service.hub.sessions.get(FORGED) is None

@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from cursor_byok.client.client import (
     ClientError,
     CursorClient,
     End,
+    HTTPReply,
     exec_reply,
     kind,
     run_request,
@@ -49,18 +49,16 @@ async def running(
 
 
 async def binary_append(
-    http: httpx2.AsyncClient, request_id: str, seqno: int, payload: bytes
-) -> httpx2.Response:
+    client: CursorClient, request_id: str, seqno: int, payload: bytes
+) -> HTTPReply:
     """An append with `data_binary`: the bytes the server buffers are the bytes sent."""
     request = bidi_pb2.BidiAppendRequest(
         data_binary=payload,
         request_id=bidi_pb2.BidiRequestId(request_id=request_id),
         append_seqno=seqno,
     )
-    return await http.post(
-        BIDI_APPEND,
-        content=request.SerializeToString(),
-        headers={"content-type": "application/proto"},
+    return await client.post(
+        BIDI_APPEND, request.SerializeToString(), {"content-type": "application/proto"}
     )
 
 
@@ -79,13 +77,16 @@ async def test_out_of_order_4_mib_appends_on_new_request_ids_stay_under_the_budg
         service,
     ):
         budget = service.hub.budget
-        async with httpx2.AsyncClient(base_url=url, timeout=30) as http:
+        client = CursorClient(url)
+        try:
             for number in range(6):
                 for seqno in range(1, 5):  # seqno 0 never comes: all are buffered
-                    answer = await binary_append(http, f"flood-{number}", seqno, b"x" * 4 * MiB)
-                    assert answer.status_code == 200
+                    answer = await binary_append(client, f"flood-{number}", seqno, b"x" * 4 * MiB)
+                    assert answer.status == 200
                     assert budget.used <= total and really_held(service) <= total
-            metrics = (await http.get("/metrics")).text
+            metrics = (await client.get("/metrics")).text
+        finally:
+            await client.close()
     # 96 MiB were sent; each request id's 16 MiB fit once, older ones were dropped.
     assert budget.stats.dropped["session"] >= 4
     assert budget.used == really_held(service) > 16 * MiB
@@ -99,12 +100,14 @@ async def test_tiny_appends_on_many_new_request_ids_stay_under_the_budget(tmp_pa
         url,
         service,
     ):
-        http = httpx2.AsyncClient(base_url=url, timeout=30)
-        for number in range(400):
-            answer = await binary_append(http, f"tiny-{number}", 1, b"x")
-            assert answer.status_code == 200
-            assert service.hub.budget.used <= total
-        await http.aclose()
+        client = CursorClient(url)
+        try:
+            for number in range(400):
+                answer = await binary_append(client, f"tiny-{number}", 1, b"x")
+                assert answer.status == 200
+                assert service.hub.budget.used <= total
+        finally:
+            await client.close()
     assert len(service.hub.sessions) < 100 and really_held(service) <= total
     assert service.hub.budget.stats.dropped["session"] >= 300
     assert service.hub.sessions.get("tiny-399") is not None  # the newest stay
@@ -122,10 +125,10 @@ async def test_a_turn_whose_buffered_input_passes_the_request_cap_ends_with_an_e
             await stream.until(lambda item: kind(item) == "exec")
             # The tool result's append 1 is still on its way; append 2 is too big to wait.
             answer = await client.append_raw("req-1", 2, b"x" * 2 * MiB)
-            assert answer.status_code == 200
+            assert answer.status == 200
             end = await stream.until(lambda item: isinstance(item, End))
             late = await client.append_raw("req-1", 1, b"\x3a\x00")
-            assert late.status_code == 200
+            assert late.status == 200
         finally:
             await client.close()
         assert isinstance(end, End) and end.error is not None
@@ -174,18 +177,18 @@ async def test_an_append_may_be_bigger_than_other_requests_up_to_its_own_limit(
             # 3 MiB as hex (the official client's way) is a 6 MiB body.
             big = await client.append_raw("big", 1, b"x" * 3 * MiB)
             too_big = await client.append_raw("big", 2, b"x" * 5 * MiB)
-            unary = await client.http.post(
+            unary = await client.post(
                 "/aiserver.v1.NetworkService/IsConnected",
-                content=b"x" * 2 * MiB,
+                body=b"x" * 2 * MiB,
                 headers={"content-type": "application/proto"},
             )
         finally:
             await client.close()
-    assert big.status_code == 200
+    assert big.status == 200
     session = service.hub.sessions.get("big")
     assert session is not None and session.inbox.pending == {1: b"x" * 3 * MiB}
-    assert too_big.status_code == 429 and b"exceeds the limit of 8388608 bytes" in too_big.content
-    assert unary.status_code == 429 and b"limit of 1048576 bytes" in unary.content
+    assert too_big.status == 429 and b"exceeds the limit of 8388608 bytes" in too_big.body
+    assert unary.status == 429 and b"limit of 1048576 bytes" in unary.body
     assert service.hub.budget.in_flight == 0
 
 

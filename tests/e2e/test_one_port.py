@@ -8,10 +8,9 @@ import asyncio
 import threading
 from pathlib import Path
 
-import httpx2
 from hypercorn.config import Config
 
-from cursor_byok.client.client import End, run_request
+from cursor_byok.client.client import TRANSPORT_ERRORS, CursorClient, End, run_request
 from cursor_byok.client.run_client import H2Client
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import build_service
@@ -39,14 +38,17 @@ async def test_http1_is_served_while_http2_loads_and_an_early_run_waits_for_it(
     serving = asyncio.create_task(one_port.serve(None, "127.0.0.1", port, stop.wait))
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            try:
-                async with httpx2.AsyncClient(base_url=url) as http:
-                    health = await http.get("/healthz")
-                break
-            except httpx2.ConnectError:
-                await asyncio.sleep(0.01)
-        assert health.status_code == 200  # HTTP/1.1, with HTTP/2 not loaded yet
+        probe = CursorClient(url)
+        try:
+            for _ in range(200):
+                try:
+                    health = await probe.get("/healthz")
+                    break
+                except TRANSPORT_ERRORS:
+                    await asyncio.sleep(0.01)
+        finally:
+            await probe.close()
+        assert health.status == 200  # HTTP/1.1, with HTTP/2 not loaded yet
 
         client = await H2Client.connect(url)
         try:

@@ -11,7 +11,6 @@ import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import httpx2
 import psycopg
 import pytest
 
@@ -309,8 +308,11 @@ async def test_undecodable_relayed_output_is_skipped_and_counted(
         relay_on(b.store).put_output("req-2", [(0, "message", b"\xff\xff\xff"), (1, "what", b"")])
         second = await one_turn(b.url, "req-2", "And now?", "m2")
         assert b.hub.counters.undecodable_output == 2
-        async with httpx2.AsyncClient(base_url=b.url) as http:
-            metrics = (await http.get("/metrics")).text
+        client = CursorClient(b.url)
+        try:
+            metrics = (await client.get("/metrics")).text
+        finally:
+            await client.close()
         assert "cursor_byok_relayed_output_skipped 2.0" in metrics
         assert relay_on(a.store).output_since("req-2")[2][0] == 2  # the host's first row
     end = second.received[-1]

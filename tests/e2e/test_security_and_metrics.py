@@ -55,7 +55,7 @@ async def test_metrics_and_log_lines_describe_the_turn(
             await client.append("r", 2, stream_close(request.id))
             await stream.until(lambda i: isinstance(i, End))
             await client.append_raw("r", 3, b"\xff")  # late and undecodable
-            metrics = (await client.http.get("/metrics")).text
+            metrics = (await client.get("/metrics")).text
         finally:
             await client.close()
     store.close()
@@ -143,16 +143,16 @@ async def test_an_access_token_is_required_when_configured(tmp_path: Path) -> No
         wrong = CursorClient(url, token="s3cret-tokem")
         right = CursorClient(url, token="s3cret-token")
         try:
-            denied = await anonymous.http.post(path, content=b"", headers=headers)
-            assert denied.status_code == 401 and denied.json()["code"] == "unauthenticated"
-            assert (await wrong.http.post(path, content=b"", headers=headers)).status_code == 401
-            assert (await right.http.post(path, content=b"", headers=headers)).status_code == 200
-            stream_denied = await anonymous.http.post(
+            denied = await anonymous.post(path, b"", headers)
+            assert denied.status == 401 and denied.json()["code"] == "unauthenticated"
+            assert (await wrong.post(path, b"", headers)).status == 401
+            assert (await right.post(path, b"", headers)).status == 200
+            stream_denied = await anonymous.post(
                 "/agent.v1.AgentService/RunSSE",
-                content=b"",
+                body=b"",
                 headers={"content-type": "application/connect+proto"},
             )
-            assert stream_denied.status_code == 401
+            assert stream_denied.status == 401
         finally:
             for client in (anonymous, wrong, right):
                 await client.close()

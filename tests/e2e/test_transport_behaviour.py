@@ -181,15 +181,15 @@ async def test_an_upstream_error_mid_stream_ends_with_error_details(tmp_path: Pa
 
 async def test_a_malformed_runsse_body_is_invalid_argument(tmp_path: Path) -> None:
     async with server(tmp_path, []) as (client, _store, _llm):
-        bad = await client.http.post(
+        bad = await client.post(
             "/agent.v1.AgentService/RunSSE",
-            content=b"\x00\x00\x00\x00\x09\x0a",  # an envelope that claims 9 bytes, has 1
+            body=b"\x00\x00\x00\x00\x09\x0a",  # an envelope that claims 9 bytes, has 1
             headers={"content-type": "application/connect+proto"},
         )
-        assert bad.status_code == 400 and bad.json()["code"] == "invalid_argument"
-        empty = await client.http.post(
+        assert bad.status == 400 and bad.json()["code"] == "invalid_argument"
+        empty = await client.post(
             "/agent.v1.AgentService/RunSSE",
-            content=b"",
+            body=b"",
             headers={"content-type": "application/connect+proto"},
         )
         assert empty.json()["code"] == "invalid_argument"
@@ -289,7 +289,7 @@ async def test_an_append_that_fails_inside_still_gets_200_and_the_run_goes_on(
             pb.McpToolDefinition(name="t", tool_name="t", input_schema_json="{not json")
         )
         response = await client.append("r", 0, message)
-        assert response.status_code == 200
+        assert response.status == 200
         end = await stream.until(is_end)
     assert isinstance(end, End) and end.error is None and len(llm.requests) == 1
 
@@ -344,3 +344,20 @@ async def test_an_edit_reads_then_writes_the_file_in_one_tool_call(tmp_path: Pat
     result = loaded.state.messages[2]
     assert result.content[0].text == "Edited a.py: 1 replacement(s)."  # type: ignore[union-attr]
     assert len(llm.requests) == 2
+
+
+async def test_appends_go_out_while_more_streams_are_open_than_a_default_pool_holds(
+    tmp_path: Path,
+) -> None:
+    """Appends are posted while the client's streams hold their connections,
+    as the official client does: with 101 streams open on one client (one
+    more than aiohttp's default pool), the last one still opens and every
+    append still goes out."""
+    count = 101
+    async with server(tmp_path, [answer("fine") for _ in range(count)]) as (client, _s, _llm):
+        streams = [await client.open(f"r-{n}") for n in range(count)]
+        for n in range(count):
+            await client.append(f"r-{n}", 0, run_request("go", conversation_id=f"conv-{n}"))
+        ends = [await stream.until(is_end, within=30) for stream in streams]
+    assert all(isinstance(end, End) and end.error is None for end in ends)
+    assert all(stream.text() == "fine" for stream in streams)

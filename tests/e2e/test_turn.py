@@ -120,15 +120,15 @@ async def test_appends_after_the_end_and_junk_appends_still_get_200(running: Run
     client = CursorClient(running.url)
     try:
         junk = await client.append_raw("warm-up", 0, bytes.fromhex("0a03666f6f"))
-        assert junk.status_code == 200
+        assert junk.status == 200
         heartbeat = await client.append_raw("warm-up", 1, bytes.fromhex("3a00"))
-        assert heartbeat.status_code == 200
-        not_even_a_request = await client.http.post(
+        assert heartbeat.status == 200
+        not_even_a_request = await client.post(
             "/aiserver.v1.BidiService/BidiAppend",
-            content=b"\xff\xfe garbage",
+            body=b"\xff\xfe garbage",
             headers={"content-type": "application/proto"},
         )
-        assert not_even_a_request.status_code == 200
+        assert not_even_a_request.status == 200
         assert running.service.hub.counters.undecodable_appends >= 2
     finally:
         await client.close()
@@ -137,25 +137,25 @@ async def test_appends_after_the_end_and_junk_appends_still_get_200(running: Run
 async def test_unknown_paths_and_wrong_content_types_get_connect_errors(running: Running) -> None:
     client = CursorClient(running.url)
     try:
-        missing = await client.http.post(
-            "/aiserver.v1.Nope/Nothing", content=b"", headers={"content-type": "application/proto"}
+        missing = await client.post(
+            "/aiserver.v1.Nope/Nothing", body=b"", headers={"content-type": "application/proto"}
         )
-        assert missing.status_code == 501 and missing.json()["code"] == "unimplemented"
-        wrong = await client.http.post(
+        assert missing.status == 501 and missing.json()["code"] == "unimplemented"
+        wrong = await client.post(
             "/aiserver.v1.BidiService/BidiAppend",
-            content=b"{}",
+            body=b"{}",
             headers={"content-type": "text/plain"},
         )
-        assert wrong.status_code == 415
-        huge = await client.http.post(  # appends have their own limit (test_memory_budget)
+        assert wrong.status == 415
+        huge = await client.post(  # appends have their own limit (test_memory_budget)
             "/aiserver.v1.NetworkService/IsConnected",
-            content=b"x" * (4 * 1024 * 1024 + 1),
+            body=b"x" * (4 * 1024 * 1024 + 1),
             headers={"content-type": "application/proto"},
         )
         assert huge.json()["code"] == "resource_exhausted"
         assert "exceeds the limit" in huge.json()["message"]
-        health = await client.http.get("/healthz")
-        assert health.status_code == 200
+        health = await client.get("/healthz")
+        assert health.status == 200
     finally:
         await client.close()
 

@@ -12,7 +12,6 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx2
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
@@ -142,12 +141,16 @@ async def test_healthz_reports_whether_the_database_answers(
     store = PostgresStore(database)
     service = build_service(store, ScriptedLLM([]))
     try:
-        async with serving(service) as url, httpx2.AsyncClient(base_url=url) as http:
-            healthy = await http.get("/healthz")
-            assert (healthy.status_code, healthy.text) == (200, "ok\ndatabase: reachable\n")
-            drop(database, postgres_server)
-            gone = await http.get("/healthz")
-            assert (gone.status_code, gone.text) == (503, "database: unreachable\n")
+        async with serving(service) as url:
+            client = CursorClient(url)
+            try:
+                healthy = await client.get("/healthz")
+                assert (healthy.status, healthy.text) == (200, "ok\ndatabase: reachable\n")
+                drop(database, postgres_server)
+                gone = await client.get("/healthz")
+                assert (gone.status, gone.text) == (503, "database: unreachable\n")
+            finally:
+                await client.close()
     finally:
         store.close()
 
@@ -183,11 +186,11 @@ async def test_serve_on_postgresql_answers_a_turn_and_stores_it(
         stream = await client.open("r-1")
         await client.append("r-1", 0, run_request("hello"))
         end = await stream.until(lambda item: isinstance(item, End), within=20)
-        health = await client.http.get("/healthz")
+        health = await client.get("/healthz")
     finally:
         await client.close()
     assert isinstance(end, End) and end.error is None
-    assert health.status_code == 200
+    assert health.status == 200
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
     store = PostgresStore(database)

@@ -1,17 +1,25 @@
 """A Cursor-side client written from the protocol notes: it opens RunSSE,
 sends BidiAppends in any of the three codecs and decodes the stream. The
 demo's editor, the end-to-end tests and the benches all speak through it.
+
+Its HTTP is aiohttp's client, the package's one HTTP client library, over
+HTTP/1.1. A RunSSE stream holds its connection while it is read, and appends
+go out meanwhile: the pool has no cap, so a request never waits for another
+one's connection.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
-from collections.abc import AsyncIterator, Callable
+import ssl
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-import httpx2
+import aiohttp
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
@@ -24,6 +32,9 @@ CODECS = ("proto", "json", "grpc-web")
 RUN_SSE = "/agent.v1.AgentService/RunSSE"
 BIDI_APPEND = "/aiserver.v1.BidiService/BidiAppend"
 CUT_OFF = "the stream ended without an end-of-stream message"
+LARGE_BODY = 1 << 20
+"""Bodies above this go to aiohttp as a file, written in pieces: as one
+`bytes` they would be written at once, and aiohttp warns of that."""
 
 _STREAM_TYPES = {
     "proto": "application/connect+proto",
@@ -39,6 +50,37 @@ _APPEND_TYPES = {
 
 class ClientError(Exception):
     """The server refused a request (not a Connect error at the end of a stream)."""
+
+
+TRANSPORT_ERRORS = (aiohttp.ClientError, TimeoutError)
+"""What a request raises when the network, not the server, failed it."""
+
+
+@dataclass(frozen=True, slots=True)
+class HTTPReply:
+    """A whole HTTP answer, read to its end."""
+
+    status: int
+    headers: Mapping[str, str]
+    """Names lower-cased."""
+    body: bytes
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamingReply:
+    """An HTTP answer whose body is read as it arrives."""
+
+    status: int
+    headers: Mapping[str, str]
+    """Names lower-cased."""
+    chunks: AsyncIterator[bytes]
 
 
 @dataclass
@@ -99,17 +141,88 @@ def kind(item: Item) -> str:
 
 
 class CursorClient:
+    """One server's client; `close` it when done. `proxy` (an http:// URL)
+    carries every request through that proxy, and `tls` is the trust for
+    https:// servers (default: the system's)."""
+
     def __init__(
-        self, base_url: str, codec: str = "proto", token: str | None = None, timeout: float = 30.0
+        self,
+        base_url: str,
+        codec: str = "proto",
+        token: str | None = None,
+        timeout: float = 30.0,
+        *,
+        proxy: str | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         if codec not in CODECS:
             raise ValueError(f"codec must be one of {CODECS}, not {codec!r}")
         self.codec = codec
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx2.AsyncClient(base_url=base_url, timeout=timeout, headers=headers)
+        self.base_url = base_url.rstrip("/")
+        self._headers = {"authorization": f"Bearer {token}"} if token else {}
+        self._timeout = timeout
+        self._proxy = proxy
+        self._tls: ssl.SSLContext | bool = tls if tls is not None else True
+        self._session: aiohttp.ClientSession | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        """The session, made on first use inside the event loop that uses it."""
+        if self._session is None or self._session.closed:
+            # A timeout per step, as a stream needs: connecting, and the wait
+            # for each chunk (heartbeats come every few seconds); none overall.
+            timeout = aiohttp.ClientTimeout(
+                total=None, connect=self._timeout, sock_read=self._timeout
+            )
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0),  # no cap: nothing queues
+                timeout=timeout,
+                headers=self._headers,
+            )
+        return self._session
 
     async def close(self) -> None:
-        await self.http.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
+    ) -> HTTPReply:
+        """Any request to the server; the answer read whole, whatever its status."""
+        async with self._http().request(
+            method,
+            self.base_url + path,
+            data=_payload(body) if body else None,
+            headers=dict(headers or {}),
+            proxy=self._proxy,
+            ssl=self._tls,
+            allow_redirects=False,
+        ) as got:
+            return HTTPReply(got.status, _lower(got.headers), await got.read())
+
+    async def post(
+        self, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
+    ) -> HTTPReply:
+        return await self.request("POST", path, body, headers)
+
+    async def get(self, path: str, headers: Mapping[str, str] | None = None) -> HTTPReply:
+        return await self.request("GET", path, b"", headers)
+
+    @contextlib.asynccontextmanager
+    async def post_streaming(
+        self, path: str, body: bytes, headers: Mapping[str, str]
+    ) -> AsyncIterator[StreamingReply]:
+        """A POST whose answer is read as it arrives; leaving the block
+        before its end closes the connection (the server sees the client go)."""
+        async with self._http().post(
+            self.base_url + path,
+            data=_payload(body),
+            headers=dict(headers),
+            proxy=self._proxy,
+            ssl=self._tls,
+            allow_redirects=False,
+        ) as got:
+            yield StreamingReply(got.status, _lower(got.headers), got.content.iter_any())
 
     def _encode(self, message: Message) -> bytes:
         if self.codec == "json":
@@ -130,14 +243,14 @@ class CursorClient:
 
         async def read() -> None:
             try:
-                async with self.http.stream("POST", RUN_SSE, content=body, headers=headers) as got:
+                async with self.post_streaming(RUN_SSE, body, headers) as got:
                     stream.content_type = got.headers.get("content-type", "")
-                    if got.status_code != 200:
-                        text = (await got.aread())[:300]
-                        raise ClientError(f"RunSSE answered HTTP {got.status_code}: {text!r}")
+                    if got.status != 200:
+                        text = b"".join([chunk async for chunk in got.chunks])[:300]
+                        raise ClientError(f"RunSSE answered HTTP {got.status}: {text!r}")
                     opened.set_result(None)
-                    await self._read(got, stream)
-            except (ClientError, httpx2.HTTPError) as error:
+                    await self._read(got.chunks, stream)
+            except (ClientError, *TRANSPORT_ERRORS) as error:
                 if not opened.done():
                     opened.set_exception(error)
                 else:
@@ -147,9 +260,9 @@ class CursorClient:
         await asyncio.wait_for(asyncio.shield(opened), 10)
         return stream
 
-    async def _read(self, response: httpx2.Response, stream: Stream) -> None:
+    async def _read(self, chunks: AsyncIterator[bytes], stream: Stream) -> None:
         decoder = EnvelopeDecoder()
-        async for chunk in response.aiter_bytes():
+        async for chunk in chunks:
             for envelope in decoder.feed(chunk):
                 if envelope.is_end_stream or envelope.is_trailers:
                     error = None
@@ -162,7 +275,8 @@ class CursorClient:
                 stream.items.put_nowait(self._decode(envelope.payload))
         stream.items.put_nowait(End({"code": "unknown", "message": CUT_OFF}, b""))
 
-    async def append_raw(self, request_id: str, seqno: int, data: bytes) -> httpx2.Response:
+    async def append_raw(self, request_id: str, seqno: int, data: bytes) -> HTTPReply:
+        """One BidiAppend carrying `data`; the answer whatever its status."""
         request = bidi_pb2.BidiAppendRequest(
             data=data.hex(),
             request_id=bidi_pb2.BidiRequestId(request_id=request_id),
@@ -174,15 +288,24 @@ class CursorClient:
         headers = {"content-type": _APPEND_TYPES[self.codec]}
         if is_valid_id(request_id):  # the official client names it in a header too
             headers["x-request-id"] = request_id
-        return await self.http.post(BIDI_APPEND, content=body, headers=headers)
+        return await self.post(BIDI_APPEND, body, headers)
 
     async def append(
         self, request_id: str, seqno: int, message: pb.AgentClientMessage
-    ) -> httpx2.Response:
+    ) -> HTTPReply:
+        """One BidiAppend of `message`; any answer but 200 raises `ClientError`."""
         response = await self.append_raw(request_id, seqno, message.SerializeToString())
-        if response.status_code != 200:
-            raise ClientError(f"BidiAppend answered HTTP {response.status_code}: {response.text}")
+        if response.status != 200:
+            raise ClientError(f"BidiAppend answered HTTP {response.status}: {response.text}")
         return response
+
+
+def _payload(body: bytes) -> bytes | io.BytesIO:
+    return io.BytesIO(body) if len(body) > LARGE_BODY else body
+
+
+def _lower(headers: Mapping[str, str]) -> dict[str, str]:
+    return {name.lower(): value for name, value in headers.items()}
 
 
 @contextlib.asynccontextmanager

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import httpx2
 from google.protobuf import json_format
 
 from cursor_byok.client.client import (
+    TRANSPORT_ERRORS,
     ClientError,
     CursorClient,
     End,
@@ -78,7 +78,7 @@ class DemoClient:
         report = TurnReport()
         try:
             await self._play(text, model, conversation_id, request_id, report)
-        except (httpx2.HTTPError, ClientError, TimeoutError) as error:
+        except (ClientError, *TRANSPORT_ERRORS) as error:
             report.error = f"the connection to the server failed: {error!r}"
         return report
 

@@ -3,6 +3,8 @@ this server through the proxy, its CA trusted as Cursor must trust it."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -52,33 +54,41 @@ def probe(proxy_url: str, ca_certificate: Path, host: str = PROBE_HOST) -> Check
     """A model-list request to Cursor's host through the proxy, checked like Cursor would."""
     if not ca_certificate.exists():
         return Check(False, f"no proxy CA at {ca_certificate}: run 'cursor-byok proxy' once")
-    import httpx2  # noqa: PLC0415 (only the status probe sends a request; --help must not load it)
+    return asyncio.run(_probe(proxy_url, ca_certificate, host))
+
+
+async def _probe(proxy_url: str, ca_certificate: Path, host: str) -> Check:
+    import aiohttp  # noqa: PLC0415 (only the status probe sends a request; --help must not load it)
 
     tls = ssl.create_default_context(cafile=str(ca_certificate))
+    timeout = aiohttp.ClientTimeout(total=None, connect=5.0, sock_read=5.0)
     try:
-        with httpx2.Client(proxy=proxy_url, verify=tls, timeout=5.0, trust_env=False) as client:
-            response = client.post(
+        async with (
+            aiohttp.ClientSession(timeout=timeout) as session,
+            session.post(
                 f"https://{host}{PROBE_PATH}",
-                content=b"{}",
+                data=b"{}",
                 headers={"content-type": "application/json"},
-            )
-    except httpx2.ProxyError as error:
+                proxy=proxy_url,
+                ssl=tls,
+                allow_redirects=False,
+            ) as response,
+        ):
+            status, body = response.status, await response.read()
+    except aiohttp.ClientHttpProxyError as error:
         return Check(False, f"the proxy at {proxy_url} refused the tunnel: {error}")
-    except httpx2.ConnectError as error:
+    except aiohttp.ClientConnectorError as error:
         hint = "is 'cursor-byok proxy' running?"
-        if "CERTIFICATE_VERIFY_FAILED" in str(error):
+        if isinstance(error, aiohttp.ClientConnectorCertificateError):
             hint = f"the proxy's certificate is not from the CA {ca_certificate}"
         return Check(False, f"cannot reach https://{host} through {proxy_url}: {hint}")
-    except httpx2.HTTPError as error:
+    except (aiohttp.ClientError, TimeoutError) as error:
         return Check(False, f"request through {proxy_url} failed: {error!r}")
-    if response.status_code != 200:
-        return Check(
-            False,
-            f"{PROBE_PATH} through the proxy answered HTTP "
-            f"{response.status_code}: {response.text[:200]}",
-        )
+    if status != 200:
+        text = body.decode("utf-8", "replace")[:200]
+        return Check(False, f"{PROBE_PATH} through the proxy answered HTTP {status}: {text}")
     try:
-        models = [m.get("modelId", "?") for m in response.json().get("models", [])]
+        models = [m.get("modelId", "?") for m in json.loads(body).get("models", [])]
     except (ValueError, AttributeError):
         return Check(False, f"{PROBE_PATH} answered something that is not a model list")
     listed = ", ".join(models) if models else "none configured yet"

@@ -1,12 +1,13 @@
 """The HTTP edge to providers: one pooled client per provider, and the one
 place where transport failures and error responses become `UpstreamError`s.
 
-The HTTP library is used here and nowhere else: adapters build an
-`HTTPRequest` (pure data), `HTTPClient` sends it and hands the body back as
-it arrives. The library is aiohttp's client, chosen by measurement
+The HTTP library is used here and nowhere else in the server: adapters
+build an `HTTPRequest` (pure data), `HTTPClient` sends it and hands the body
+back as it arrives. The library is aiohttp's client, chosen by measurement
 (bench/server.py --clients): about a third less server CPU per relayed delta
-than httpx2 at 200 streams. It is imported on the first request, so commands
-that never call a model do not pay for it.
+than httpx2 at 200 streams; it is the package's only HTTP client library
+(the built-in Cursor client and `ide status` use it too). It is imported on
+the first request, so commands that never call a model do not pay for it.
 
 Retry policy lives with the caller (same call id, same bytes); this module
 only says whether a retry can help and how long the provider asked to wait.

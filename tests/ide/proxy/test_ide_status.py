@@ -4,22 +4,23 @@ server behind it; and the server's `/metrics` counting the proxy's flows."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-import httpx2
 import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
-from cursor_byok.ide.proxy.ca import default_ca_dir, ensure_ca
+from cursor_byok.client.client import CursorClient
+from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir, ensure_ca
 from cursor_byok.ide.proxy.metrics import count_flows
 from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread
+from cursor_byok.ide.status import probe
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from tests.fakes import ScriptedLLM
-from tests.ide.proxy.conftest import CURSOR_HOST, FakeCursor
+from tests.ide.proxy.conftest import CURSOR_HOST, FakeCursor, RunningProxy
 from tests.ide.test_settings import home, run, settings_file
 
 __all__ = ["home"]  # the fixture, shared
@@ -56,12 +57,15 @@ async def test_status_reports_a_working_path_and_metrics_count_it(
         assert fake_cursor.received == []  # the probe never reaches Cursor's service
         # The flow is counted when the proxy has finished it, just after the client.
         counted = 'cursor_byok_proxy_flows_total{destination="cursor-byok"} 1.0'
-        async with httpx2.AsyncClient() as client:
+        client = CursorClient(url)
+        try:
             for _ in range(100):
-                metrics = (await client.get(f"{url}/metrics")).text
+                metrics = (await client.get("/metrics")).text
                 if counted in metrics:
                     break
                 await asyncio.sleep(0.05)
+        finally:
+            await client.close()
         assert counted in metrics
         assert 'cursor_byok_proxy_flows_total{destination="cursor"} 0.0' in metrics
     finally:
@@ -76,3 +80,40 @@ def test_status_without_setup_says_what_to_do(home: Path) -> None:
     assert code == 1
     assert "run 'cursor-byok ide setup'" in out
     assert "run 'cursor-byok proxy' once" in out  # no CA yet
+
+
+async def test_the_probe_names_a_proxy_certificate_from_another_ca(
+    tmp_path: Path,
+    fake_cursor: FakeCursor,
+    proxy_ca: CAFiles,
+    proxy_factory: Callable[..., RunningProxy],
+) -> None:
+    proxy = proxy_factory("http://127.0.0.1:9", proxy_ca, fake_cursor.ca_file)
+    other, _ = ensure_ca(tmp_path / "other-ca")
+    probe_host = fake_cursor.url.removeprefix("https://")
+    check = await asyncio.to_thread(probe, proxy.url, other.certificate, probe_host)
+    assert not check.ok
+    assert check.what.endswith(f"the proxy's certificate is not from the CA {other.certificate}")
+    assert fake_cursor.received == []
+
+
+async def test_the_probe_says_when_the_proxy_refuses_the_tunnel(
+    tmp_path: Path, proxy_ca: CAFiles
+) -> None:
+    async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(refuse, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        check = await asyncio.to_thread(
+            probe, f"http://127.0.0.1:{port}", proxy_ca.certificate, "localhost:9"
+        )
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert not check.ok
+    assert check.what.startswith(f"the proxy at http://127.0.0.1:{port} refused the tunnel: 403")

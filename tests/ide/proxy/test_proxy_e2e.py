@@ -4,8 +4,9 @@ every other path reaches Cursor's service unchanged."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.
 from cursor_byok.client.client import (
     CursorClient,
     End,
+    HTTPReply,
+    StreamingReply,
     exec_reply,
     kind,
     run_request,
@@ -104,6 +107,32 @@ def proxied(
     )
 
 
+class Http2Client(CursorClient):
+    """The built-in client's calls over HTTP/2 (httpx2's), as Cursor's app
+    speaks to its service: the proxy relays streams sharing one connection too."""
+
+    def __init__(self, proxy: RunningProxy, base_url: str, token: str) -> None:
+        super().__init__(base_url, token=token)
+        self.h2 = proxied(proxy, base_url, http2=True, authorization=f"Bearer {token}")
+
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
+    ) -> HTTPReply:
+        got = await self.h2.request(method, path, content=body, headers=dict(headers or {}))
+        return HTTPReply(got.status_code, dict(got.headers), got.content)
+
+    @contextlib.asynccontextmanager
+    async def post_streaming(
+        self, path: str, body: bytes, headers: Mapping[str, str]
+    ) -> AsyncIterator[StreamingReply]:
+        async with self.h2.stream("POST", path, content=body, headers=dict(headers)) as got:
+            yield StreamingReply(got.status_code, dict(got.headers), got.aiter_bytes())
+
+    async def close(self) -> None:
+        await self.h2.aclose()
+        await super().close()
+
+
 @pytest.mark.parametrize("http2", [False, True], ids=["client-http1.1", "client-http2"])
 async def test_a_tool_turn_streams_through_the_proxy(
     server: tuple[str, GatedLLM],
@@ -116,9 +145,13 @@ async def test_a_tool_turn_streams_through_the_proxy(
     caplog.set_level(logging.INFO, logger="cursor_byok.ide.proxy")
     url, llm = server
     proxy = proxy_factory(url, proxy_ca, fake_cursor.ca_file)
-    client = CursorClient(fake_cursor.url)
-    await client.http.aclose()
-    client.http = proxied(proxy, fake_cursor.url, http2, authorization="Bearer cursor-session")
+    client = (
+        Http2Client(proxy, fake_cursor.url, "cursor-session")
+        if http2
+        else CursorClient(
+            fake_cursor.url, token="cursor-session", proxy=proxy.url, tls=proxy.client_tls()
+        )
+    )
     try:
         stream = await client.open("req-1")
         await client.append("req-1", 0, run_request("What is in a.txt?"))
