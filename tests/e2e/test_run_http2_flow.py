@@ -166,8 +166,9 @@ async def test_a_stream_nobody_reads_is_abandoned_and_the_connection_goes_on(
         assert isinstance(end, End) and end.error is None, end
         assert fresh.text() == "still here"
 
-        # Nothing was lost by letting go: a client that reads again gets the
-        # rest of the turn and its end.
+        # Nothing was lost by letting go: a client that reads again while its
+        # connection is open (hypercorn closes it once idle) gets the rest of
+        # the turn and its end.
         run.client.unpause(stalled)
         end = await stalled.until(is_end, within=5)
         assert isinstance(end, End) and end.error is None, end

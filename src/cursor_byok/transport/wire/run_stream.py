@@ -55,7 +55,9 @@ END_WRITE_S = 30.0
 before it. hypercorn keeps every body write in its own buffer and sends the
 end only once the client has read the lot: one that stopped reading would
 hold the stream for ever. After this the end is left to hypercorn, which
-sends it if the client reads again (gRPC's trailers are lost)."""
+sends it if the client reads again (gRPC's trailers excepted) before the
+connection is closed: with no other stream open, after its keep-alive time.
+A client cut off so resumes the turn on a new stream."""
 
 
 class Protocol(Enum):
