@@ -3,8 +3,9 @@ real server on a real socket (h2c), with an h2 client that controls its own
 flow-control windows and END_STREAM:
 
 - a client that stops reading one stream (its window never given back, the
-  connection's always) has that stream abandoned within a bounded time,
-  while the connection and its other streams go on serving;
+  connection's always) has that stream abandoned within a bounded time once
+  its turn is over, while the connection and its other streams go on
+  serving; one whose connection closes meanwhile has it abandoned at once;
 - a client that half-closes its request side after the run request still
   reads the whole turn: END_STREAM on the request is not a disconnect.
 """
