@@ -3,14 +3,17 @@
 Without PostgreSQL's binaries the PostgreSQL tests fail under CI (the env var
 CI set), so a machine that lost them cannot pass quietly; elsewhere they are
 skipped with the reason.
+
+Every teardown is bounded too (see `pytest_runtest_teardown`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pytest
+import pytest_timeout  # type: ignore[import-untyped]
 
 from cursor_byok.store.scratch_postgres import MISSING, PostgresServer, find_binaries
 
@@ -27,3 +30,22 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None]:
+    """pytest-timeout stops timing a test once it has failed (so that a
+    debugger is not interrupted), teardown included: a fixture that then
+    blocks (a store closing behind a transaction the failed test left open)
+    would hang the whole run with no report. Teardown is timed again, on its
+    own, with the suite's timeout (not under --pdb)."""
+    settings = pytest_timeout.get_env_settings(item.config)
+    if item.config.getoption("usepdb") or not settings.timeout:
+        return (yield)
+    hook = item.config.hook
+    hook.pytest_timeout_cancel_timer(item=item)
+    hook.pytest_timeout_set_timer(item=item, settings=settings._replace(func_only=False))
+    try:
+        return (yield)
+    finally:
+        hook.pytest_timeout_cancel_timer(item=item)

@@ -41,7 +41,7 @@ from cursor_byok.transport.sessions.session import EndOfStream
 from tests.e2e import nodes
 from tests.e2e.nodes import Node
 from tests.e2e.test_restart import resume_request
-from tests.e2e.test_two_processes import ANSWER, READ_TURN, without_times
+from tests.e2e.test_two_servers_one_interpreter import ANSWER, READ_TURN, without_times
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
 

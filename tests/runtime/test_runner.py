@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from cursor_byok.runtime import runner as runner_module
 from cursor_byok.runtime.conversation import Conversation, StreamEvent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
+from cursor_byok.runtime.outcome import Outcome
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import (
     CallStatus,
@@ -87,6 +89,19 @@ def make(harness_factory: list[Harness], tmp_path: Path) -> Make:
         return harness
 
     return build
+
+
+ANSWER_WITHIN_S = 5.0
+
+
+async def answered(submitting: Awaitable[Outcome], what: str) -> Outcome:
+    """The outcome of a submit, which takes milliseconds here: a resend the
+    runner does not recognize is not answered at all (its commit conflicts
+    with its own earlier one, and the runner reloads and retries it for
+    ever), so a broken rule shows as this failure, not the run's timeout."""
+    with contextlib.suppress(TimeoutError):
+        return await asyncio.wait_for(submitting, ANSWER_WITHIN_S)
+    pytest.fail(f"{what} got no answer in {ANSWER_WITHIN_S}s: not taken for a duplicate?")
 
 
 TOOL_REPLY = assistant(TextContent("Let me read it."), tool_call("t1", "a.txt"))
@@ -149,7 +164,7 @@ async def test_a_duplicate_input_returns_the_recorded_result_and_runs_nothing(ma
     h: Harness = make([stream_of(TOOL_REPLY), stream_of(FINAL_REPLY)])
     first = await h.runner.submit("c", "req:0", start("go"))
     await h.sink.wait_for("c", CallClient)
-    again = await h.runner.submit("c", "req:0", start("go"))
+    again = await answered(h.runner.submit("c", "req:0", start("go")), "a resent input")
     assert again.duplicate and again.result == first.result
     assert len(h.llm.requests) == 1
     assert len([i for i in h.sink.of("c") if isinstance(i, CallClient)]) == 1
@@ -188,7 +203,8 @@ async def test_a_resend_as_a_restarted_runner_s_first_input_is_a_duplicate(make:
     await first.runner.close()
 
     second: Harness = make([stream_of(FINAL_REPLY)])
-    again = await second.runner.submit("c", "req:0", start("go"))
+    resent = second.runner.submit("c", "req:0", start("go"))
+    again = await answered(resent, "an input resent to a restarted runner")
     assert again.duplicate and again.result == sent.result
     fresh = await second.runner.submit("c", "req:1", ToolResult(result("t1")))
     assert fresh.committed and not fresh.duplicate

@@ -27,7 +27,22 @@ def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
     try:
         yield store
     finally:
+        left_staged = give_back_the_writer(store)
         store.close()
+    assert not left_staged, "a batch was left staged: neither finished nor abandoned"
+
+
+def give_back_the_writer(store: SQLiteStore) -> bool:
+    """Roll back a batch the test left staged (it failed between staging and
+    finishing): its transaction holds the write connection, which `close`
+    would wait for for ever, and pytest-timeout stops timing a test once it
+    has failed, so the run would hang with no report. Whether one was left."""
+    # Only the test's own thread stages here: a held lock is that batch's.
+    left_staged = not store._lock.acquire(blocking=False)
+    if left_staged and store._db.in_transaction:
+        store._db.execute("ROLLBACK")
+    store._lock.release()
+    return left_staged
 
 
 def test_a_staged_batch_answers_as_commit_batch_and_lands_when_finished(

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -49,6 +50,14 @@ OUTBOX_LIMIT = 4096
 at a time)."""
 FAIL_WRITE_S = 2.0
 """How long the error that fails a slow reader's stream may wait for room."""
+END_WRITE_S = 30.0
+"""How long the end of a stream may wait for the client to read what is
+before it. hypercorn keeps every body write in its own buffer and sends the
+end only once the client has read the lot: one that stopped reading would
+hold the stream for ever. After this the end is left to hypercorn, which
+sends it if the client reads again (gRPC's trailers excepted) before the
+connection is closed: with no other stream open, after its keep-alive time.
+A client cut off so resumes the turn on a new stream."""
 
 
 class Protocol(Enum):
@@ -157,23 +166,36 @@ class RunWriter(StreamWriter):
         self, send: Send, error: WireError | None, content_type: ContentType, pending: bytes = b""
     ) -> None:
         # The pending frames go through `_write`, which a stalled write can be
-        # abandoned from; only then the end of the stream.
+        # abandoned from; only then the end of the stream, abandoned the same
+        # way or after END_WRITE_S.
         await self._write(send, pending, more=True)
+        try:
+            async with asyncio.timeout(END_WRITE_S):
+                await self._abandonable(self._end(send, error, content_type))
+        except TimeoutError:
+            log.info("run: the client did not read the stream's end in %ss; let go", END_WRITE_S)
+
+    async def _end(self, send: Send, error: WireError | None, content_type: ContentType) -> bool:
         if self.framing.protocol is not Protocol.GRPC:
             await super().finish(send, error, content_type)
-            return
+            return True
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         await send({"type": "http.response.trailers", "headers": grpc_trailers(error)})
+        return True
 
     async def _write(self, send: Send, body: bytes, more: bool) -> bool:
         if not body:
             return True
         if self.stopped(self.outbox, self.disconnected):
             return False
+        return await self._abandonable(super()._write(send, body, more))
+
+    async def _abandonable(self, write: Awaitable[bool]) -> bool:
+        """`write`, or False when the overflow or disconnect callback abandoned it."""
         task = asyncio.current_task()
         self._writing = task
         try:
-            return await super()._write(send, body, more)
+            return await write
         except asyncio.CancelledError:
             if not self._aborted or task is None or task.uncancel() > 0:
                 raise  # a cancel from outside too: the stream is being torn down

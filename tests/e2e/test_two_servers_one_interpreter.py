@@ -1,7 +1,10 @@
-"""Two servers on one PostgreSQL database, as two processes behind a load
-balancer: a client reads its RunSSE stream from one and sends each append to
-either, at random. The tool turn completes in every codec, and history is
-the same as when one server does everything."""
+"""Two servers on one PostgreSQL database, standing for two processes behind
+a load balancer but both running in this interpreter (each a real service on
+its own socket, with its own store pool and model, so that what each did can
+be looked at): a client reads its RunSSE stream from one and sends each
+append to either, at random. The tool turn completes in every codec, and
+history is the same as when one server does everything.
+test_two_server_processes.py runs the second server as a process of its own."""
 
 from __future__ import annotations
 
