@@ -21,16 +21,16 @@ from pathlib import Path
 import h2.events
 import pytest
 
+from cursor_byok.client.client import End, Item, kind, run_request
+from cursor_byok.client.run_client import H2Client, RunStream
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.cursor.client import End, Item, kind, run_request
-from cursor_byok.transport.cursor.run_client import H2Client, RunStream
-from cursor_byok.transport.wire import http_server, run_stream
-from cursor_byok.transport.wire.app import Service, build_service, serving
-from cursor_byok.transport.wire.server import CursorServer
+from cursor_byok.transport.http import http_server, run_stream
+from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.http.server import CursorServer
 from tests.factories import assistant, stream_of
 from tests.fakes import PausingLLM, ScriptedLLM
 

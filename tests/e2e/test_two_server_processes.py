@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.transport.wire.http_server import free_port
+from cursor_byok.transport.http.http_server import free_port
 from tests.e2e.nodes import node
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.e2e.test_two_servers_one_interpreter import tool_llm, tool_turn, without_times
