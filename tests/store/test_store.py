@@ -221,9 +221,9 @@ class RivalBeforeTheWrite:
     UPDATE of the conversation row: after the version was checked against
     the row read, before the write."""
 
-    def __init__(self, db: Executor, rival: Callable[[], None]) -> None:
+    def __init__(self, db: Executor, rival: Callable[[], object]) -> None:
         self._db = db
-        self._rival: Callable[[], None] | None = rival
+        self._rival: Callable[[], object] | None = rival
 
     def execute(self, sql: str, parameters: Sequence[object] = (), /) -> Rows:
         if sql == UPDATE_CONVERSATION and self._rival is not None:
@@ -236,7 +236,7 @@ class RivalBeforeTheWrite:
 
 
 def rival_lands_before_the_write(
-    store: SQLStore, rival: Callable[[Executor], None]
+    store: SQLStore, rival: Callable[[Executor], object]
 ) -> Callable[..., contextlib.AbstractContextManager[Executor]]:
     """`store`'s write transaction, with `rival(db)` run on its connection
     between a commit's version check and its write."""
