@@ -12,7 +12,7 @@ import pytest
 
 from cursor_byok.llm.events import ResponseEvent, TextDelta
 from cursor_byok.llm.types import TextContent
-from cursor_byok.loop import CallClient, Final, ToolResult
+from cursor_byok.loop import CallClient, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
@@ -235,3 +235,58 @@ async def test_the_state_is_read_from_memory_only_while_the_lease_surely_holds(
     await b.sink.wait_for("c", Final)
     with pytest.raises(NotOwner):
         await a.runner.state_of("c")
+
+
+async def stalled_past_its_lease(process: Start, delay: float) -> Process:
+    """A process, with no keeper, whose model stream stalls mid-answer until
+    its lease has run out (nobody else takes it); once `llm.gate` is set
+    the stream goes on, an event every `delay`. Its scripts answer twice,
+    so a second call would be seen, not fail."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer, answer], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.pause_at, a.llm.delay = len(answer) // 2, delay
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", TextDelta, count=2)
+    probe = a.store.leases("probe", TTL_S)
+    began = time.monotonic()
+    while probe.unowned(["c"]) != ["c"]:
+        assert time.monotonic() - began < 10 * TTL_S, "the lease was never given up"
+        await asyncio.sleep(0.05)
+    return a
+
+
+async def answered_once(a: Process) -> None:
+    [end] = await a.sink.wait_for("c", (Final, Failed, Canceled))
+    assert len(a.llm.requests) == 1
+    assert isinstance(end, Final)
+    texts = [e.delta for e in a.sink.of("c") if isinstance(e, TextDelta)]
+    assert "".join(texts) == "It says hello."
+    loaded = a.store.load("c")
+    assert loaded is not None
+    assert loaded.state.messages == (start("go").user_message, FINAL_REPLY)
+    assert a.runner.lost == [] and a.runner.holds("c")
+
+
+async def test_a_lease_taken_anew_while_the_model_streams_resumes_no_second_call(
+    process: Start,
+) -> None:
+    """The next model event claims the lease anew, which reloads the state
+    and resumes the work in flight: the call still streaming, which goes
+    on, and is not made a second time."""
+    a = await stalled_past_its_lease(process, delay=0.05)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await answered_once(a)
+
+
+async def test_a_lease_taken_anew_after_the_stream_ended_resumes_no_second_call(
+    process: Start,
+) -> None:
+    """As above, but the rest of the stream arrives at once: the call's
+    reader has ended by the time the worker has claimed the lease and
+    reloaded, its events still queued. The call is still in flight here."""
+    a = await stalled_past_its_lease(process, delay=0.0)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await answered_once(a)
