@@ -147,3 +147,36 @@ async def test_a_model_event_after_the_lease_is_gone_stops_the_turn_here(
     assert a_llm.requests == b_llm.requests  # the same call, the same bytes
     assert state is not None and state.status.value == "final"
     assert [type(m).__name__ for m in state.messages] == ["UserMessage", "AssistantMessage"]
+
+
+async def test_a_lease_lost_between_the_owner_check_and_the_turn_ends_the_stream_retryably(
+    postgres_server: PostgresServer,
+) -> None:
+    """The run request finds the conversation ours; before its turn starts,
+    the keeper gives the idle lease up and another process takes it. The
+    turn's own claim is refused: nothing is run or stored here, and the
+    stream ends at once with a retryable error instead of waiting for ever."""
+    url = postgres_server.new_database()
+    async with node(url, ScriptedLLM([stream_of(ANSWER)])) as a:
+        elsewhere = a.store.leases("elsewhere", 60.0)
+
+        async def taken_elsewhere(owned: bool) -> None:
+            assert owned
+            await nodes.released(a, "conv-1")
+            assert elsewhere.acquire("conv-1")
+
+        nodes.after_the_owner_check(a, taken_elsewhere)
+        client = CursorClient(a.url)
+        try:
+            stream = await client.open("r-1")
+            await client.append("r-1", 0, run_request("What is in a.txt?", model="claude"))
+            end = await stream.until(lambda i: isinstance(i, End), within=5)
+        finally:
+            await client.close()
+        assert retryable_unavailable(end)
+        assert isinstance(end, End) and end.error is not None
+        assert "changed hands" in str(end.error["message"])
+        assert a.model_calls == 0 and a.store.load("conv-1") is None
+        assert a.hub.counters.failed_appends == 0
+        assert a.hub.sink.serving("conv-1") is None  # the stream no longer serves it
+        assert a.runner.lost == []  # never worked on here: nothing to give up
