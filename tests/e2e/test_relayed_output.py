@@ -401,3 +401,78 @@ async def test_a_pipe_that_cannot_store_its_run_request_ends_retryable(
         stream = await one_turn(b.url, "req-2", "And now?", "m2")
         assert a.model_calls == 1 and b.model_calls == 0
     assert is_retryable_unavailable(stream.received[-1]), stream.received[-1]
+
+
+def changed_hands(end: object) -> bool:
+    return is_retryable_unavailable(end) and "changed hands" in str(end.error["message"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("then", ["released", "taken here"])
+async def test_a_request_with_no_owner_to_pipe_to_ends_retryable(
+    postgres_server: PostgresServer, then: str
+) -> None:
+    """Another live process owns the conversation, so the request would be
+    piped to it; but by the time its owner is read the lease is free, or
+    this very process took it: there is nobody to pipe to (a pipe to itself
+    would wait on itself). The stream ends retryably and the client's retry
+    settles it."""
+    url = postgres_server.new_database()
+    async with node(url, text_scripts()) as b:
+        elsewhere = b.store.leases("elsewhere", 60.0)
+        assert elsewhere.acquire("conv-1")
+        check = b.runner.owns
+
+        async def owner_changed(owned: bool) -> None:
+            assert not owned
+            elsewhere.release(["conv-1"])
+            if then == "taken here":
+                assert await check("conv-1")
+
+        nodes.after_the_owner_check(b, owner_changed)
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, run_request("hello"))
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await client.close()
+        assert "req-1" not in b.hub.piped and b.model_calls == 0
+        assert b.store.relay().since("req-1") == []  # nothing handed to anybody
+    assert changed_hands(end), end
+
+
+def without_context(message: pb.AgentClientMessage) -> pb.AgentClientMessage:
+    """A run request whose turn waits for the client's request context."""
+    message.run_request.action.user_message_action.ClearField("request_context")
+    return message
+
+
+async def test_a_turn_whose_lease_went_while_it_waited_for_context_is_not_piped(
+    postgres_server: PostgresServer,
+) -> None:
+    """A turn begun here asks the client for its context first; meanwhile the
+    idle lease is given up and another process takes it. Once the context
+    comes the turn is not ours: but the run request was applied here long
+    ago, so there is nothing to hand the owner. The stream ends retryably."""
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), lease_s=0.6) as a:
+        client = CursorClient(a.url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, without_context(run_request("hello")))
+            asked = await stream.until(lambda item: kind(item) == "exec")
+            assert isinstance(asked, pb.AgentServerMessage)
+            request = asked.exec_server_message
+            assert request.HasField("request_context_args")
+            await nodes.released(a, "conv-1")
+            assert a.store.leases("elsewhere", 60.0).acquire("conv-1")
+            answer = pb.RequestContextResult(
+                success=pb.RequestContextSuccess(request_context=pb.RequestContext())
+            )
+            await client.append("req-1", 1, exec_reply(request, request_context_result=answer))
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await client.close()
+        assert "req-1" not in a.hub.piped and a.model_calls == 0
+        assert a.store.load("conv-1") is None
+    assert changed_hands(end), end
