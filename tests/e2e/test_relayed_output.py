@@ -40,6 +40,7 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.wire.errors import Code
 from tests.e2e import nodes
 from tests.e2e.nodes import Node
+from tests.e2e.test_lease_lost import hold_keeper_back
 from tests.e2e.test_restart import resume_request
 from tests.e2e.test_two_processes import ANSWER, READ_TURN, without_times
 from tests.factories import assistant, stream_of
@@ -356,10 +357,12 @@ async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
             if rows:
                 break
         assert not a.hub.hosted and a.model_calls == 0
+        assert a.hub.sessions.get("req-7") is None  # refused before any session was made
     assert rows  # each ask is refused; the first end is the one a pipe reads
     item = decode_item(rows[0][1], rows[0][2])
     assert isinstance(item, EndOfStream) and item.error is not None
     assert item.error.code is Code.UNAVAILABLE and item.error.details
+    assert "not owned here" in item.error.message
 
 
 async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
@@ -476,3 +479,72 @@ async def test_a_turn_whose_lease_went_while_it_waited_for_context_is_not_piped(
         assert "req-1" not in a.hub.piped and a.model_calls == 0
         assert a.store.load("conv-1") is None
     assert changed_hands(end), end
+
+
+async def test_a_hosted_run_request_whose_lease_went_elsewhere_is_not_piped_on(
+    postgres_server: PostgresServer,
+) -> None:
+    """The owner agrees to host a piped request; before it applies the run
+    request, its keeper gives the idle lease up and another process takes
+    it. The host does not pipe the request on (it is itself a pipe's host):
+    it ends the stream retryably, and the client's retry meets the owner."""
+    url = postgres_server.new_database()
+    async with two_nodes(url, text_scripts) as (a, b):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+
+        async def taken_elsewhere(owned: bool) -> None:
+            assert owned  # the host's own check, as it takes the request
+            await a.runner._renew()  # the keeper's beat: the idle lease goes
+            assert a.store.leases("elsewhere", 60.0).acquire("conv-1")
+
+        nodes.after_the_owner_check(a, taken_elsewhere)
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert "req-2" in b.hub.piped and "req-2" not in a.hub.piped
+        assert await hosting_ends(a) and a.runner._pinned == {}
+        assert a.model_calls == 1 and b.model_calls == 0
+    end = second.received[-1]
+    assert is_retryable_unavailable(end), end
+    assert isinstance(end, End) and end.error is not None
+    assert "no longer owns" in str(end.error["message"])
+
+
+async def hosted_resume(a: Node, b: Node) -> tuple[CursorClient, Stream]:
+    """A tool turn on `a` whose stream drops at the tool request; the client
+    resumes it on `b`, which pipes it to `a`; read until the tool is asked."""
+    opener = CursorClient(a.url)
+    stream = await opener.open("req-1")
+    await opener.append("req-1", 0, run_request("What is in a.txt?"))
+    await stream.until(lambda item: kind(item) == "checkpoint")
+    await drop(opener, stream)
+    client = CursorClient(b.url)
+    resumed = await client.open("req-2")
+    await client.append("req-2", 0, resume_request())
+    await resumed.until(lambda item: kind(item) == "exec")
+    assert "req-2" in b.hub.piped and "req-2" in a.hub.hosted
+    return client, resumed
+
+
+async def test_a_host_whose_lease_runs_out_unnoticed_stops_hosting(
+    postgres_server: PostgresServer,
+) -> None:
+    """The host's keeper is starved: nothing tells it the lease is gone
+    (no renewal was refused), but a hosted request is checked against the
+    lease the host holds in memory, and ends once that has run out: the
+    host stores a retryable end for the pipe and stops hosting, rather than
+    keep a turn it may no longer own."""
+    url = postgres_server.new_database()
+    async with node(url, tool_scripts(), lease_s=0.6) as a, node(url, tool_scripts()) as b:
+        a.hub.reader_beat_s = 0.2
+        client, resumed = await hosted_resume(a, b)
+        try:
+            hold_keeper_back(a)
+            assert await hosting_ends(a) and a.runner._pinned == {}
+            end = await resumed.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await drop(client, resumed)
+        rows = a.store.relay().output_since("req-2")
+        assert a.runner.lost == [] and a.model_calls == 1 and b.model_calls == 0
+    last = decode_item(rows[-1][1], rows[-1][2])
+    assert isinstance(last, EndOfStream) and last.error is not None
+    assert "no longer owns" in last.error.message
+    assert is_retryable_unavailable(end), end
