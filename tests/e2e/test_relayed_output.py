@@ -548,3 +548,38 @@ async def test_a_host_whose_lease_runs_out_unnoticed_stops_hosting(
     assert isinstance(last, EndOfStream) and last.error is not None
     assert "no longer owns" in last.error.message
     assert is_retryable_unavailable(end), end
+
+
+async def test_a_piped_request_that_fails_here_ends_its_stream_with_the_error(
+    postgres_server: PostgresServer,
+) -> None:
+    """The client reads its stream on b but its appends landed on a, which
+    stored them: the run request, and an append ahead of its turn too big to
+    be held. b takes them up as its stream opens: the run request pipes the
+    request to the owner, a; the big append cannot be held here and fails
+    the request. The failure ends b's stream with its reason, as it would
+    on one process, instead of leaving the stream open with its pipe stopped."""
+    url = postgres_server.new_database()
+    limit = 64 * 1024
+    async with (
+        node(url, text_scripts(), lease_s=60.0) as a,
+        node(url, text_scripts(), lease_s=60.0, request_memory_bytes=limit) as b,
+    ):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        appender = CursorClient(a.url)
+        try:
+            await appender.append("req-2", 0, run_request("And now?", message_id="m2"))
+            await appender.append_raw("req-2", 2, b"x" * (2 * limit))
+        finally:
+            await appender.close()
+        assert [seqno for seqno, _ in a.store.relay().since("req-2")] == [0, 2]
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-2")
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await client.close()
+        assert "req-2" not in b.hub.piped and b.model_calls == 0
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["code"] == "resource_exhausted"
+    assert "append 2 could not be buffered" in str(end.error["message"])
