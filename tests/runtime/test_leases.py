@@ -290,3 +290,54 @@ async def test_a_lease_taken_anew_after_the_stream_ended_resumes_no_second_call(
     assert isinstance(a.llm, PausingLLM)
     a.llm.gate.set()
     await answered_once(a)
+
+
+async def until(holds: Callable[[], bool], what: str) -> None:
+    began = time.monotonic()
+    while not holds():
+        assert time.monotonic() - began < 10 * TTL_S, what
+        await asyncio.sleep(0.02)
+
+
+async def test_a_lease_taken_anew_reloads_what_another_process_wrote(process: Start) -> None:
+    """A process that gave an idle conversation up and takes it again may
+    have missed what another process wrote meanwhile: it reads the state
+    again, never answers from what it remembers."""
+    a = process("a", [stream_of(FINAL_REPLY)])
+    b = process("b", [stream_of(assistant(TextContent("Again."), timestamp=6))])
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", Final)
+    remembered = await a.runner.state_of("c")
+    assert remembered is not None and len(remembered.messages) == 2
+    await until(lambda: not a.runner.holds("c"), "a kept the idle lease")
+    await b.runner.submit("c", "req:1", start("again", timestamp=5))
+    await b.sink.wait_for("c", Final)
+    await until(lambda: not b.runner.holds("c"), "b kept the idle lease")
+    state = await a.runner.state_of("c")
+    loaded = b.store.load("c")
+    assert loaded is not None and len(loaded.state.messages) == 4
+    assert state == loaded.state
+
+
+async def test_no_model_event_reaches_the_client_once_the_lease_is_gone(process: Start) -> None:
+    """The stream stalls past the lease (no keeper renews it) and another
+    process takes the conversation over. When the stream goes on, its events
+    do not skip the claim: the first one finds the lease gone and the call
+    stops here, with nothing more published (the new owner answers)."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.pause_at = len(answer) // 2
+    b = process("b", [answer])
+    await b.runner.recover()  # b's keeper adopts what nobody owns
+    await a.runner.submit("c", "req:0", start("go"))
+    before = [e for e in answer[: a.llm.pause_at] if isinstance(e, TextDelta)]
+    await a.sink.wait_for("c", TextDelta, count=len(before))
+    shown = list(a.sink.of("c"))
+    await b.sink.wait_for("c", Final)  # adopted once a's lease ran out
+    a.llm.gate.set()
+    await until(lambda: a.runner.lost == ["c"], "a never found the lease gone")
+    assert a.sink.of("c") == shown
+    assert len(a.llm.requests) == 1 and len(b.llm.requests) == 1
