@@ -4,8 +4,9 @@ runners, each with its own pool, stand for two server processes."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -341,3 +342,41 @@ async def test_no_model_event_reaches_the_client_once_the_lease_is_gone(process:
     await until(lambda: a.runner.lost == ["c"], "a never found the lease gone")
     assert a.sink.of("c") == shown
     assert len(a.llm.requests) == 1 and len(b.llm.requests) == 1
+
+
+async def test_an_input_arriving_while_the_keeper_releases_keeps_the_lease_it_takes(
+    process: Start,
+) -> None:
+    """The keeper is giving an idle conversation up (its release is on the
+    way to the database) when an input for it arrives. The input's claim
+    waits for that release and then takes the lease: had it taken the lease
+    first, the release would have deleted it, leaving the conversation
+    unowned in the database while this process works on it."""
+    again = assistant(TextContent("Again."), timestamp=6)
+    a = process("a", [stream_of(FINAL_REPLY), stream_of(again)], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await a.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", Final)
+    a.llm.gate.clear()  # the next answer waits: the conversation stays busy
+
+    releasing, go = threading.Event(), threading.Event()
+    release = a.runner.leases.release
+
+    def slow_release(conversation_ids: Sequence[str]) -> None:
+        releasing.set()
+        assert go.wait(5)
+        release(conversation_ids)
+
+    a.runner.leases.release = slow_release  # type: ignore[method-assign]
+    assert await asyncio.to_thread(releasing.wait, 5 * TTL_S)
+    submitted = asyncio.ensure_future(a.runner.submit("c", "req:1", start("again", timestamp=5)))
+    await asyncio.sleep(TTL_S / 4)  # the input's claim, while the release is on its way
+    go.set()
+    assert (await submitted).committed
+    await asyncio.sleep(TTL_S)  # a few keeper beats while the model call waits
+    assert await a.runner.owner_of("c") == "a"
+    assert a.runner.lost == [] and a.runner.holds("c")
+    a.llm.gate.set()
+    await a.sink.wait_for("c", Final, count=2)
