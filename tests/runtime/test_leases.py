@@ -11,16 +11,17 @@ from typing import Any
 
 import pytest
 
-from cursor_byok.llm.events import ResponseEvent, TextDelta
+from cursor_byok.llm.events import ResponseEvent, StartEvent, TextDelta
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop import CallClient, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.store.scratch_postgres import PostgresServer
-from tests.factories import assistant, result, start, stream_of, tool_call
+from tests.factories import assistant, error_event, result, start, stream_of, tool_call
 from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM
 
 TTL_S = 0.6
@@ -380,3 +381,31 @@ async def test_an_input_arriving_while_the_keeper_releases_keeps_the_lease_it_ta
     assert a.runner.lost == [] and a.runner.holds("c")
     a.llm.gate.set()
     await a.sink.wait_for("c", Final, count=2)
+
+
+async def test_a_call_whose_end_was_not_stored_is_made_again_once_the_lease_is_taken_anew(
+    process: Start,
+) -> None:
+    """The model call ended, but the commit of its end failed (the database
+    blinked): the conversation still waits for that call, which is over.
+    A lease taken anew resumes it, as a restart would: the call is made
+    again, not taken for one still in flight here."""
+    a = process("a", [[StartEvent(), error_event("denied")], stream_of(FINAL_REPLY)])
+    commit = a.store.commit_new_input
+    refused: list[str] = []
+
+    def blinking(*args: Any, **kwargs: Any) -> Any:
+        if not refused and args[0].endswith(":end"):
+            refused.append(args[0])
+            raise StoreError("the database went away")
+        return commit(*args, **kwargs)
+
+    a.store.commit_new_input = blinking  # type: ignore[method-assign]
+    await a.runner.submit("c", "req:0", start("go"))
+    await until(lambda: bool(refused), "the call's end was never committed")
+    probe = a.store.leases("probe", TTL_S)
+    await until(lambda: probe.unowned(["c"]) == ["c"], "the lease never ran out")
+    await a.runner.state_of("c")  # claims the lease anew: reloads, resumes
+    [end] = await a.sink.wait_for("c", (Final, Failed))
+    assert isinstance(end, Final) and len(a.llm.requests) == 2
+    assert a.llm.requests[0] == a.llm.requests[1]  # the same call, the same bytes
