@@ -583,3 +583,36 @@ async def test_a_piped_request_that_fails_here_ends_its_stream_with_the_error(
     assert isinstance(end, End) and end.error is not None
     assert end.error["code"] == "resource_exhausted"
     assert "append 2 could not be buffered" in str(end.error["message"])
+
+
+async def test_a_hosted_request_keeps_its_lease_while_its_turn_waits_for_the_client(
+    postgres_server: PostgresServer,
+) -> None:
+    """The owner hosts a piped request whose turn first asks the client for
+    its context. The conversation is idle meanwhile, but the pipe's process
+    waits on the host: the keeper keeps the lease rather than give it up."""
+    url = postgres_server.new_database()
+    async with two_nodes(url, text_scripts) as (a, b):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-2")
+            await client.append(
+                "req-2", 0, without_context(run_request("And now?", "conv-1", message_id="m2"))
+            )
+            asked = await stream.until(lambda item: kind(item) == "exec")
+            assert isinstance(asked, pb.AgentServerMessage)
+            assert "req-2" in a.hub.hosted and "req-2" in b.hub.piped
+            await a.runner._renew()  # the keeper's beat, while the turn waits
+            assert await a.runner.owner_of("conv-1") == a.hub.name
+            answer = pb.RequestContextResult(
+                success=pb.RequestContextSuccess(request_context=pb.RequestContext())
+            )
+            request = asked.exec_server_message
+            await client.append("req-2", 1, exec_reply(request, request_context_result=answer))
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        assert a.model_calls == 2 and b.model_calls == 0
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Still hello world."
