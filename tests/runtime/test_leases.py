@@ -17,7 +17,7 @@ from cursor_byok.loop import CallClient, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.base import StoreError
+from cursor_byok.store.base import InputCommit, StoreError
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.store.scratch_postgres import PostgresServer
@@ -200,16 +200,24 @@ async def test_the_keeper_keeps_the_lease_of_a_first_input_being_committed(
 ) -> None:
     a = process("a", [stream_of(FINAL_REPLY)], pausing=True)  # a slow first token
     b = process("b", [stream_of(FINAL_REPLY)])
-    commit = a.store.commit_input
+    # A first input is committed as one that may be a resend (the lookup in
+    # its commit's transaction): `commit_new_input`.
+    commit = a.store.commit_new_input
+    committing = threading.Event()
 
-    def slow_commit(*args: Any) -> int:
+    def slow_commit(*args: Any) -> int | InputCommit:
+        committing.set()
         time.sleep(TTL_S)  # three keeper beats while the input is applied
         return commit(*args)
 
-    a.store.commit_input = slow_commit  # type: ignore[method-assign,assignment]
+    a.store.commit_new_input = slow_commit  # type: ignore[method-assign,assignment]
     await a.runner.recover()
     await b.runner.recover()
-    await a.runner.submit("c", "req:0", start("go"))
+    submitted = asyncio.ensure_future(a.runner.submit("c", "req:0", start("go")))
+    assert await asyncio.to_thread(committing.wait, 5)
+    await asyncio.sleep(TTL_S / 2)  # past a keeper beat, the commit still on its way
+    assert await b.runner.owner_of("c") == "a"
+    await submitted
     await asyncio.sleep(2 * TTL_S)  # the model is called; its stream is slow to start
     assert isinstance(a.llm, PausingLLM)
     a.llm.gate.set()
