@@ -13,7 +13,7 @@ import pytest
 
 from cursor_byok.llm.events import ResponseEvent, StartEvent, TextDelta
 from cursor_byok.llm.types import TextContent
-from cursor_byok.loop import CallClient, Canceled, Failed, Final, ToolResult
+from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
@@ -417,3 +417,40 @@ async def test_a_call_whose_end_was_not_stored_is_made_again_once_the_lease_is_t
     [end] = await a.sink.wait_for("c", (Final, Failed))
     assert isinstance(end, Final) and len(a.llm.requests) == 2
     assert a.llm.requests[0] == a.llm.requests[1]  # the same call, the same bytes
+
+
+async def test_an_input_queued_when_the_lease_is_found_gone_is_refused_not_dropped(
+    process: Start,
+) -> None:
+    """A model event finds the lease gone (another process took the
+    conversation over) while a client input waits behind it. The model's
+    stream and events are dropped here; the input is not: it is refused
+    (NotOwner), so whoever submitted it learns where to go instead of
+    waiting for ever."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.pause_at = 2
+    b = process("b", [answer])
+    await b.runner.recover()  # b's keeper adopts what nobody owns
+    await a.runner.submit("c", "req:0", start("go"))
+    await b.sink.wait_for("c", Final)  # adopted once a's lease ran out
+
+    claiming, refuse = threading.Event(), threading.Event()
+    acquire = a.runner.leases.acquire
+
+    def slow_acquire(conversation_id: str) -> bool:
+        if not claiming.is_set():
+            claiming.set()
+            assert refuse.wait(5)
+        return acquire(conversation_id)
+
+    a.runner.leases.acquire = slow_acquire  # type: ignore[method-assign]
+    a.llm.gate.set()  # the next model event claims the lease
+    assert await asyncio.to_thread(claiming.wait, 5)
+    queued = asyncio.ensure_future(a.runner.submit("c", "req:1", Cancel("stop")))
+    await asyncio.sleep(0.05)
+    refuse.set()
+    with pytest.raises(NotOwner):
+        await asyncio.wait_for(queued, 5)
+    assert a.runner.lost == ["c"]
