@@ -454,3 +454,19 @@ async def test_an_input_queued_when_the_lease_is_found_gone_is_refused_not_dropp
     with pytest.raises(NotOwner):
         await asyncio.wait_for(queued, 5)
     assert a.runner.lost == ["c"]
+
+
+async def test_a_streaming_conversation_renews_its_own_lease_while_the_keeper_is_late(
+    process: Start,
+) -> None:
+    """No keeper runs (as when an overloaded loop starves it), and the model
+    streams for several leases: each event once half the lease is used
+    claims it again, which extends the lease this process holds."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer])
+    assert isinstance(a.llm, ScriptedLLM)
+    a.llm.delay = 3 * TTL_S / len(answer)
+    await a.runner.submit("c", "req:0", start("go"))
+    [end] = await a.sink.wait_for("c", (Final, Failed, Canceled))
+    assert isinstance(end, Final)
+    assert a.runner.lost == [] and a.runner.holds("c") and len(a.llm.requests) == 1
