@@ -616,3 +616,29 @@ async def test_a_hosted_request_keeps_its_lease_while_its_turn_waits_for_the_cli
         assert a.model_calls == 2 and b.model_calls == 0
     assert isinstance(end, End) and end.error is None
     assert stream.text() == "Still hello world."
+
+
+async def test_a_host_request_that_was_missed_is_asked_again(
+    postgres_server: PostgresServer,
+) -> None:
+    """The ask to host travels on an announcement alone, and announcements
+    can be missed: until the host's first output the pipe asks again."""
+    url = postgres_server.new_database()
+    async with two_nodes(url, text_scripts) as (a, b):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        announce = b.hub.relay.announce
+        missed: list[Notice] = []
+
+        def missing_the_first_ask(notice: Notice) -> None:
+            if notice.kind is NoticeKind.HOST and not missed:
+                missed.append(notice)
+                return
+            announce(notice)
+
+        b.hub.relay.announce = missing_the_first_ask  # type: ignore[method-assign]
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert len(missed) == 1 and "req-2" in b.hub.piped
+        assert a.model_calls == 2 and b.model_calls == 0
+    end = second.received[-1]
+    assert isinstance(end, End) and end.error is None
+    assert second.text() == "Still hello world."
