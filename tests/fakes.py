@@ -127,7 +127,7 @@ class PausedStream(ScriptedStream):
 @dataclass
 class PausingLLM(ScriptedLLM):
     """A model whose answers stop after `pause_at` events until `gate` is set
-    (a slow first token, a stalled stream)."""
+    (a slow first token, a stalled stream); `delay` spaces every event."""
 
     pause_at: int = 0
     gate: asyncio.Event = field(default_factory=asyncio.Event)
@@ -135,7 +135,7 @@ class PausingLLM(ScriptedLLM):
     async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         played = await super().call(model, ctx, request)
         assert isinstance(played, ScriptedStream)
-        return PausedStream(played.events, gate=self.gate, pause_at=self.pause_at)
+        return PausedStream(played.events, self.delay, gate=self.gate, pause_at=self.pause_at)
 
 
 @dataclass

@@ -4,23 +4,25 @@ runners, each with its own pool, stand for two server processes."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
 
 from cursor_byok.cluster.leased_runner import LeasedRunner, NotOwner
 from cursor_byok.cluster.processes import leases_on
-from cursor_byok.llm.events import ResponseEvent, TextDelta
+from cursor_byok.llm.events import ResponseEvent, StartEvent, TextDelta
 from cursor_byok.llm.types import TextContent
-from cursor_byok.loop import CallClient, Final, ToolResult
+from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.base import InputCommit, StoreError
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.store.scratch_postgres import PostgresServer
-from tests.factories import assistant, result, start, stream_of, tool_call
+from tests.factories import assistant, error_event, result, start, stream_of, tool_call
 from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM
 
 TTL_S = 0.6
@@ -199,16 +201,24 @@ async def test_the_keeper_keeps_the_lease_of_a_first_input_being_committed(
 ) -> None:
     a = process("a", [stream_of(FINAL_REPLY)], pausing=True)  # a slow first token
     b = process("b", [stream_of(FINAL_REPLY)])
-    commit = a.store.commit_input
+    # A first input is committed as one that may be a resend (the lookup in
+    # its commit's transaction): `commit_new_input`.
+    commit = a.store.commit_new_input
+    committing = threading.Event()
 
-    def slow_commit(*args: Any) -> int:
+    def slow_commit(*args: Any) -> int | InputCommit:
+        committing.set()
         time.sleep(TTL_S)  # three keeper beats while the input is applied
         return commit(*args)
 
-    a.store.commit_input = slow_commit  # type: ignore[method-assign,assignment]
+    a.store.commit_new_input = slow_commit  # type: ignore[method-assign,assignment]
     await a.runner.recover()
     await b.runner.recover()
-    await a.runner.submit("c", "req:0", start("go"))
+    submitted = asyncio.ensure_future(a.runner.submit("c", "req:0", start("go")))
+    assert await asyncio.to_thread(committing.wait, 5)
+    await asyncio.sleep(TTL_S / 2)  # past a keeper beat, the commit still on its way
+    assert await b.runner.owner_of("c") == "a"
+    await submitted
     await asyncio.sleep(2 * TTL_S)  # the model is called; its stream is slow to start
     assert isinstance(a.llm, PausingLLM)
     a.llm.gate.set()
@@ -236,3 +246,228 @@ async def test_the_state_is_read_from_memory_only_while_the_lease_surely_holds(
     await b.sink.wait_for("c", Final)
     with pytest.raises(NotOwner):
         await a.runner.state_of("c")
+
+
+async def stalled_past_its_lease(process: Start, delay: float) -> Process:
+    """A process, with no keeper, whose model stream stalls mid-answer until
+    its lease has run out (nobody else takes it); once `llm.gate` is set
+    the stream goes on, an event every `delay`. Its scripts answer twice,
+    so a second call would be seen, not fail."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer, answer], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.pause_at, a.llm.delay = len(answer) // 2, delay
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", TextDelta, count=2)
+    probe = leases_on(a.store, "probe", TTL_S)
+    began = time.monotonic()
+    while probe.unowned(["c"]) != ["c"]:
+        assert time.monotonic() - began < 10 * TTL_S, "the lease was never given up"
+        await asyncio.sleep(0.05)
+    return a
+
+
+async def answered_once(a: Process) -> None:
+    [end] = await a.sink.wait_for("c", (Final, Failed, Canceled))
+    assert len(a.llm.requests) == 1
+    assert isinstance(end, Final)
+    texts = [e.delta for e in a.sink.of("c") if isinstance(e, TextDelta)]
+    assert "".join(texts) == "It says hello."
+    loaded = a.store.load("c")
+    assert loaded is not None
+    assert loaded.state.messages == (start("go").user_message, FINAL_REPLY)
+    assert a.runner.lost == [] and a.runner.holds("c")
+
+
+async def test_a_lease_taken_anew_while_the_model_streams_resumes_no_second_call(
+    process: Start,
+) -> None:
+    """The next model event claims the lease anew, which reloads the state
+    and resumes the work in flight: the call still streaming, which goes
+    on, and is not made a second time."""
+    a = await stalled_past_its_lease(process, delay=0.05)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await answered_once(a)
+
+
+async def test_a_lease_taken_anew_after_the_stream_ended_resumes_no_second_call(
+    process: Start,
+) -> None:
+    """As above, but the rest of the stream arrives at once: the call's
+    reader has ended by the time the worker has claimed the lease and
+    reloaded, its events still queued. The call is still in flight here."""
+    a = await stalled_past_its_lease(process, delay=0.0)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await answered_once(a)
+
+
+async def until(holds: Callable[[], bool], what: str) -> None:
+    began = time.monotonic()
+    while not holds():
+        assert time.monotonic() - began < 10 * TTL_S, what
+        await asyncio.sleep(0.02)
+
+
+async def test_a_lease_taken_anew_reloads_what_another_process_wrote(process: Start) -> None:
+    """A process that gave an idle conversation up and takes it again may
+    have missed what another process wrote meanwhile: it reads the state
+    again, never answers from what it remembers."""
+    a = process("a", [stream_of(FINAL_REPLY)])
+    b = process("b", [stream_of(assistant(TextContent("Again."), timestamp=6))])
+    await a.runner.recover()
+    await b.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", Final)
+    remembered = await a.runner.state_of("c")
+    assert remembered is not None and len(remembered.messages) == 2
+    await until(lambda: not a.runner.holds("c"), "a kept the idle lease")
+    await b.runner.submit("c", "req:1", start("again", timestamp=5))
+    await b.sink.wait_for("c", Final)
+    await until(lambda: not b.runner.holds("c"), "b kept the idle lease")
+    state = await a.runner.state_of("c")
+    loaded = b.store.load("c")
+    assert loaded is not None and len(loaded.state.messages) == 4
+    assert state == loaded.state
+
+
+async def test_no_model_event_reaches_the_client_once_the_lease_is_gone(process: Start) -> None:
+    """The stream stalls past the lease (no keeper renews it) and another
+    process takes the conversation over. When the stream goes on, its events
+    do not skip the claim: the first one finds the lease gone and the call
+    stops here, with nothing more published (the new owner answers)."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.pause_at = len(answer) // 2
+    b = process("b", [answer])
+    await b.runner.recover()  # b's keeper adopts what nobody owns
+    await a.runner.submit("c", "req:0", start("go"))
+    before = [e for e in answer[: a.llm.pause_at] if isinstance(e, TextDelta)]
+    await a.sink.wait_for("c", TextDelta, count=len(before))
+    shown = list(a.sink.of("c"))
+    await b.sink.wait_for("c", Final)  # adopted once a's lease ran out
+    a.llm.gate.set()
+    await until(lambda: a.runner.lost == ["c"], "a never found the lease gone")
+    assert a.sink.of("c") == shown
+    assert len(a.llm.requests) == 1 and len(b.llm.requests) == 1
+
+
+async def test_an_input_arriving_while_the_keeper_releases_keeps_the_lease_it_takes(
+    process: Start,
+) -> None:
+    """The keeper is giving an idle conversation up (its release is on the
+    way to the database) when an input for it arrives. The input's claim
+    waits for that release and then takes the lease: had it taken the lease
+    first, the release would have deleted it, leaving the conversation
+    unowned in the database while this process works on it."""
+    again = assistant(TextContent("Again."), timestamp=6)
+    a = process("a", [stream_of(FINAL_REPLY), stream_of(again)], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.gate.set()
+    await a.runner.recover()
+    await a.runner.submit("c", "req:0", start("go"))
+    await a.sink.wait_for("c", Final)
+    a.llm.gate.clear()  # the next answer waits: the conversation stays busy
+
+    releasing, go = threading.Event(), threading.Event()
+    release = a.runner.leases.release
+
+    def slow_release(conversation_ids: Sequence[str]) -> None:
+        releasing.set()
+        assert go.wait(5)
+        release(conversation_ids)
+
+    a.runner.leases.release = slow_release  # type: ignore[method-assign]
+    assert await asyncio.to_thread(releasing.wait, 5 * TTL_S)
+    submitted = asyncio.ensure_future(a.runner.submit("c", "req:1", start("again", timestamp=5)))
+    await asyncio.sleep(TTL_S / 4)  # the input's claim, while the release is on its way
+    go.set()
+    assert (await submitted).committed
+    await asyncio.sleep(TTL_S)  # a few keeper beats while the model call waits
+    assert await a.runner.owner_of("c") == "a"
+    assert a.runner.lost == [] and a.runner.holds("c")
+    a.llm.gate.set()
+    await a.sink.wait_for("c", Final, count=2)
+
+
+async def test_a_call_whose_end_was_not_stored_is_made_again_once_the_lease_is_taken_anew(
+    process: Start,
+) -> None:
+    """The model call ended, but the commit of its end failed (the database
+    blinked): the conversation still waits for that call, which is over.
+    A lease taken anew resumes it, as a restart would: the call is made
+    again, not taken for one still in flight here."""
+    a = process("a", [[StartEvent(), error_event("denied")], stream_of(FINAL_REPLY)])
+    commit = a.store.commit_new_input
+    refused: list[str] = []
+
+    def blinking(*args: Any, **kwargs: Any) -> Any:
+        if not refused and args[0].endswith(":end"):
+            refused.append(args[0])
+            raise StoreError("the database went away")
+        return commit(*args, **kwargs)
+
+    a.store.commit_new_input = blinking  # type: ignore[method-assign]
+    await a.runner.submit("c", "req:0", start("go"))
+    await until(lambda: bool(refused), "the call's end was never committed")
+    probe = leases_on(a.store, "probe", TTL_S)
+    await until(lambda: probe.unowned(["c"]) == ["c"], "the lease never ran out")
+    await a.runner.state_of("c")  # claims the lease anew: reloads, resumes
+    [end] = await a.sink.wait_for("c", (Final, Failed))
+    assert isinstance(end, Final) and len(a.llm.requests) == 2
+    assert a.llm.requests[0] == a.llm.requests[1]  # the same call, the same bytes
+
+
+async def test_an_input_queued_when_the_lease_is_found_gone_is_refused_not_dropped(
+    process: Start,
+) -> None:
+    """A model event finds the lease gone (another process took the
+    conversation over) while a client input waits behind it. The model's
+    stream and events are dropped here; the input is not: it is refused
+    (NotOwner), so whoever submitted it learns where to go instead of
+    waiting for ever."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer], pausing=True)
+    assert isinstance(a.llm, PausingLLM)
+    a.llm.pause_at = 2
+    b = process("b", [answer])
+    await b.runner.recover()  # b's keeper adopts what nobody owns
+    await a.runner.submit("c", "req:0", start("go"))
+    await b.sink.wait_for("c", Final)  # adopted once a's lease ran out
+
+    claiming, refuse = threading.Event(), threading.Event()
+    acquire = a.runner.leases.acquire
+
+    def slow_acquire(conversation_id: str) -> bool:
+        if not claiming.is_set():
+            claiming.set()
+            assert refuse.wait(5)
+        return acquire(conversation_id)
+
+    a.runner.leases.acquire = slow_acquire  # type: ignore[method-assign]
+    a.llm.gate.set()  # the next model event claims the lease
+    assert await asyncio.to_thread(claiming.wait, 5)
+    queued = asyncio.ensure_future(a.runner.submit("c", "req:1", Cancel("stop")))
+    await asyncio.sleep(0.05)
+    refuse.set()
+    with pytest.raises(NotOwner):
+        await asyncio.wait_for(queued, 5)
+    assert a.runner.lost == ["c"]
+
+
+async def test_a_streaming_conversation_renews_its_own_lease_while_the_keeper_is_late(
+    process: Start,
+) -> None:
+    """No keeper runs (as when an overloaded loop starves it), and the model
+    streams for several leases: each event once half the lease is used
+    claims it again, which extends the lease this process holds."""
+    answer = stream_of(FINAL_REPLY, chunk=1)
+    a = process("a", [answer])
+    assert isinstance(a.llm, ScriptedLLM)
+    a.llm.delay = 3 * TTL_S / len(answer)
+    await a.runner.submit("c", "req:0", start("go"))
+    [end] = await a.sink.wait_for("c", (Final, Failed, Canceled))
+    assert isinstance(end, Final)
+    assert a.runner.lost == [] and a.runner.holds("c") and len(a.llm.requests) == 1

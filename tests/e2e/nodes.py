@@ -3,8 +3,10 @@ each a real service on a real socket with its own store pool and model."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,3 +56,26 @@ async def node(
             yield Node(base, service, store, llm)
     finally:
         store.close()
+
+
+def after_the_owner_check(server: Node, then: Callable[[bool], Awaitable[None]]) -> None:
+    """`then(owned)` runs once, right after `server`'s next check that it
+    owns a conversation and before the work that check allows: the lease
+    changes hands in between."""
+    check = server.runner.owns
+
+    async def checked(conversation_id: str) -> bool:
+        owned = await check(conversation_id)
+        server.runner.owns = check  # type: ignore[method-assign]
+        await then(owned)
+        return owned
+
+    server.runner.owns = checked  # type: ignore[method-assign]
+
+
+async def released(server: Node, conversation_id: str, within: float = 10.0) -> None:
+    """Once `server`'s keeper has given up the idle conversation's lease."""
+    began = time.monotonic()
+    while await server.runner.owner_of(conversation_id) is not None:
+        assert time.monotonic() - began < within, "the lease was never released"
+        await asyncio.sleep(0.02)

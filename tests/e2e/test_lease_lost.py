@@ -23,6 +23,7 @@ from cursor_byok.client.client import (
     run_request,
     stream_close,
 )
+from cursor_byok.cluster.processes import leases_on
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.scratch_postgres import PostgresServer
@@ -147,3 +148,79 @@ async def test_a_model_event_after_the_lease_is_gone_stops_the_turn_here(
     assert a_llm.requests == b_llm.requests  # the same call, the same bytes
     assert state is not None and state.status.value == "final"
     assert [type(m).__name__ for m in state.messages] == ["UserMessage", "AssistantMessage"]
+
+
+async def test_a_lease_lost_between_the_owner_check_and_the_turn_ends_the_stream_retryably(
+    postgres_server: PostgresServer,
+) -> None:
+    """The run request finds the conversation ours; before its turn starts,
+    the keeper gives the idle lease up and another process takes it. The
+    turn's own claim is refused: nothing is run or stored here, and the
+    stream ends at once with a retryable error instead of waiting for ever."""
+    url = postgres_server.new_database()
+    async with node(url, ScriptedLLM([stream_of(ANSWER)])) as a:
+        elsewhere = leases_on(a.store, "elsewhere", 60.0)
+
+        async def taken_elsewhere(owned: bool) -> None:
+            assert owned
+            await nodes.released(a, "conv-1")
+            assert elsewhere.acquire("conv-1")
+
+        nodes.after_the_owner_check(a, taken_elsewhere)
+        client = CursorClient(a.url)
+        try:
+            stream = await client.open("r-1")
+            await client.append("r-1", 0, run_request("What is in a.txt?", model="claude"))
+            end = await stream.until(lambda i: isinstance(i, End), within=5)
+        finally:
+            await client.close()
+        assert retryable_unavailable(end)
+        assert isinstance(end, End) and end.error is not None
+        assert "changed hands" in str(end.error["message"])
+        assert a.model_calls == 0 and a.store.load("conv-1") is None
+        assert a.hub.counters.failed_appends == 0
+        assert a.hub.sink.serving("conv-1") is None  # the stream no longer serves it
+        assert a.runner.lost == []  # never worked on here: nothing to give up
+
+
+async def test_a_resume_where_the_lease_is_taken_anew_resumes_what_the_last_owner_left(
+    postgres_server: PostgresServer,
+) -> None:
+    """a answered turn 1 and remembers it; b ran turn 2 and stopped (its
+    keeper with it) while the client ran a tool. The client resumes on a,
+    which takes the expired lease anew: the turn it resumes is b's, read
+    from the database, not the finished one a remembers. The tool is asked
+    again and the turn completes on a."""
+    url = postgres_server.new_database()
+    first = assistant(TextContent("Hello."), timestamp=3)
+    a_llm = ScriptedLLM([stream_of(first), stream_of(ANSWER)])
+    async with node(url, a_llm) as a, node(url, ScriptedLLM([stream_of(READ_TURN)])) as b:
+        on_a = CursorClient(a.url)
+        stream = await on_a.open("r-1")
+        await on_a.append("r-1", 0, run_request("Hi", model="claude"))
+        await stream.until(lambda i: isinstance(i, End))
+        await nodes.released(a, "conv-1")
+        on_b = CursorClient(b.url)
+        asked = await on_b.open("r-2")
+        second_turn = run_request("What is in a.txt?", model="claude", message_id="m2")
+        await on_b.append("r-2", 0, second_turn)
+        await asked.until(lambda i: kind(i) == "exec")
+        hold_keeper_back(a)  # a takes nothing over by itself
+        hold_keeper_back(b)  # b stops: its lease runs out
+        probe = leases_on(a.store, "probe", LEASE_S)
+        began = time.monotonic()
+        while probe.unowned(["conv-1"]) != ["conv-1"]:
+            assert time.monotonic() - began < 10 * LEASE_S, "b's lease never ran out"
+            await asyncio.sleep(0.02)
+        resumed = await on_a.open("r-3")
+        await on_a.append("r-3", 0, resume_request())
+        await answer_read(on_a, "r-3", 1, resumed)
+        done = await resumed.until(lambda i: isinstance(i, End))
+        await on_a.close()
+        await on_b.close()
+        state = await a.service.runner.state_of("conv-1")
+    assert isinstance(done, End) and done.error is None
+    assert [kind(i) for i in resumed.received].count("turn_ended") == 1
+    assert state is not None and state.status.value == "final"
+    assert state.messages[-1] == ANSWER and len(state.messages) == 6
+    assert len(a_llm.requests) == 2

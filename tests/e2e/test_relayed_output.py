@@ -40,6 +40,7 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.session import EndOfStream
 from tests.e2e import nodes
 from tests.e2e.nodes import Node
+from tests.e2e.test_lease_lost import hold_keeper_back
 from tests.e2e.test_restart import resume_request
 from tests.e2e.test_two_servers_one_interpreter import ANSWER, READ_TURN, without_times
 from tests.factories import assistant, stream_of
@@ -359,10 +360,12 @@ async def test_a_host_that_does_not_own_the_conversation_refuses_retryable(
             if rows:
                 break
         assert not a.hub.hosted and a.model_calls == 0
+        assert a.hub.sessions.get("req-7") is None  # refused before any session was made
     assert rows  # each ask is refused; the first end is the one a pipe reads
     item = decode_item(rows[0][1], rows[0][2])
     assert isinstance(item, EndOfStream) and item.error is not None
     assert item.error.code is Code.UNAVAILABLE and item.error.details
+    assert "not owned here" in item.error.message
 
 
 async def test_bad_appends_on_the_piped_path_lose_nothing_and_hold_nothing(
@@ -404,3 +407,241 @@ async def test_a_pipe_that_cannot_store_its_run_request_ends_retryable(
         stream = await one_turn(b.url, "req-2", "And now?", "m2")
         assert a.model_calls == 1 and b.model_calls == 0
     assert is_retryable_unavailable(stream.received[-1]), stream.received[-1]
+
+
+def changed_hands(end: object) -> bool:
+    return is_retryable_unavailable(end) and "changed hands" in str(end.error["message"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("then", ["released", "taken here"])
+async def test_a_request_with_no_owner_to_pipe_to_ends_retryable(
+    postgres_server: PostgresServer, then: str
+) -> None:
+    """Another live process owns the conversation, so the request would be
+    piped to it; but by the time its owner is read the lease is free, or
+    this very process took it: there is nobody to pipe to (a pipe to itself
+    would wait on itself). The stream ends retryably and the client's retry
+    settles it."""
+    url = postgres_server.new_database()
+    async with node(url, text_scripts()) as b:
+        elsewhere = leases_on(b.store, "elsewhere", 60.0)
+        assert elsewhere.acquire("conv-1")
+        check = b.runner.owns
+
+        async def owner_changed(owned: bool) -> None:
+            assert not owned
+            elsewhere.release(["conv-1"])
+            if then == "taken here":
+                assert await check("conv-1")
+
+        nodes.after_the_owner_check(b, owner_changed)
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, run_request("hello"))
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await client.close()
+        assert "req-1" not in b.hub.piped and b.model_calls == 0
+        assert relay_on(b.store).since("req-1") == []  # nothing handed to anybody
+    assert changed_hands(end), end
+
+
+def without_context(message: pb.AgentClientMessage) -> pb.AgentClientMessage:
+    """A run request whose turn waits for the client's request context."""
+    message.run_request.action.user_message_action.ClearField("request_context")
+    return message
+
+
+async def test_a_turn_whose_lease_went_while_it_waited_for_context_is_not_piped(
+    postgres_server: PostgresServer,
+) -> None:
+    """A turn begun here asks the client for its context first; meanwhile the
+    idle lease is given up and another process takes it. Once the context
+    comes the turn is not ours: but the run request was applied here long
+    ago, so there is nothing to hand the owner. The stream ends retryably."""
+    url = postgres_server.new_database()
+    async with node(url, text_scripts(), lease_s=0.6) as a:
+        client = CursorClient(a.url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, without_context(run_request("hello")))
+            asked = await stream.until(lambda item: kind(item) == "exec")
+            assert isinstance(asked, pb.AgentServerMessage)
+            request = asked.exec_server_message
+            assert request.HasField("request_context_args")
+            await nodes.released(a, "conv-1")
+            assert leases_on(a.store, "elsewhere", 60.0).acquire("conv-1")
+            answer = pb.RequestContextResult(
+                success=pb.RequestContextSuccess(request_context=pb.RequestContext())
+            )
+            await client.append("req-1", 1, exec_reply(request, request_context_result=answer))
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await client.close()
+        assert "req-1" not in a.hub.piped and a.model_calls == 0
+        assert a.store.load("conv-1") is None
+    assert changed_hands(end), end
+
+
+async def test_a_hosted_run_request_whose_lease_went_elsewhere_is_not_piped_on(
+    postgres_server: PostgresServer,
+) -> None:
+    """The owner agrees to host a piped request; before it applies the run
+    request, its keeper gives the idle lease up and another process takes
+    it. The host does not pipe the request on (it is itself a pipe's host):
+    it ends the stream retryably, and the client's retry meets the owner."""
+    url = postgres_server.new_database()
+    async with two_nodes(url, text_scripts) as (a, b):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+
+        async def taken_elsewhere(owned: bool) -> None:
+            assert owned  # the host's own check, as it takes the request
+            await a.runner._renew()  # the keeper's beat: the idle lease goes
+            assert leases_on(a.store, "elsewhere", 60.0).acquire("conv-1")
+
+        nodes.after_the_owner_check(a, taken_elsewhere)
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert "req-2" in b.hub.piped and "req-2" not in a.hub.piped
+        assert await hosting_ends(a) and a.runner._pinned == {}
+        assert a.model_calls == 1 and b.model_calls == 0
+    end = second.received[-1]
+    assert is_retryable_unavailable(end), end
+    assert isinstance(end, End) and end.error is not None
+    assert "no longer owns" in str(end.error["message"])
+
+
+async def hosted_resume(a: Node, b: Node) -> tuple[CursorClient, Stream]:
+    """A tool turn on `a` whose stream drops at the tool request; the client
+    resumes it on `b`, which pipes it to `a`; read until the tool is asked."""
+    opener = CursorClient(a.url)
+    stream = await opener.open("req-1")
+    await opener.append("req-1", 0, run_request("What is in a.txt?"))
+    await stream.until(lambda item: kind(item) == "checkpoint")
+    await drop(opener, stream)
+    client = CursorClient(b.url)
+    resumed = await client.open("req-2")
+    await client.append("req-2", 0, resume_request())
+    await resumed.until(lambda item: kind(item) == "exec")
+    assert "req-2" in b.hub.piped and "req-2" in a.hub.hosted
+    return client, resumed
+
+
+async def test_a_host_whose_lease_runs_out_unnoticed_stops_hosting(
+    postgres_server: PostgresServer,
+) -> None:
+    """The host's keeper is starved: nothing tells it the lease is gone
+    (no renewal was refused), but a hosted request is checked against the
+    lease the host holds in memory, and ends once that has run out: the
+    host stores a retryable end for the pipe and stops hosting, rather than
+    keep a turn it may no longer own."""
+    url = postgres_server.new_database()
+    async with node(url, tool_scripts(), lease_s=0.6) as a, node(url, tool_scripts()) as b:
+        a.hub.reader_beat_s = 0.2
+        client, resumed = await hosted_resume(a, b)
+        try:
+            hold_keeper_back(a)
+            assert await hosting_ends(a) and a.runner._pinned == {}
+            end = await resumed.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await drop(client, resumed)
+        rows = relay_on(a.store).output_since("req-2")
+        assert a.runner.lost == [] and a.model_calls == 1 and b.model_calls == 0
+    last = decode_item(rows[-1][1], rows[-1][2])
+    assert isinstance(last, EndOfStream) and last.error is not None
+    assert "no longer owns" in last.error.message
+    assert is_retryable_unavailable(end), end
+
+
+async def test_a_piped_request_that_fails_here_ends_its_stream_with_the_error(
+    postgres_server: PostgresServer,
+) -> None:
+    """The client reads its stream on b but its appends landed on a, which
+    stored them: the run request, and an append ahead of its turn too big to
+    be held. b takes them up as its stream opens: the run request pipes the
+    request to the owner, a; the big append cannot be held here and fails
+    the request. The failure ends b's stream with its reason, as it would
+    on one process, instead of leaving the stream open with its pipe stopped."""
+    url = postgres_server.new_database()
+    limit = 64 * 1024
+    async with (
+        node(url, text_scripts(), lease_s=60.0) as a,
+        node(url, text_scripts(), lease_s=60.0, request_memory_bytes=limit) as b,
+    ):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        appender = CursorClient(a.url)
+        try:
+            await appender.append("req-2", 0, run_request("And now?", message_id="m2"))
+            await appender.append_raw("req-2", 2, b"x" * (2 * limit))
+        finally:
+            await appender.close()
+        assert [seqno for seqno, _ in relay_on(a.store).since("req-2")] == [0, 2]
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-2")
+            end = await stream.until(lambda item: isinstance(item, End), within=5)
+        finally:
+            await client.close()
+        assert "req-2" not in b.hub.piped and b.model_calls == 0
+    assert isinstance(end, End) and end.error is not None
+    assert end.error["code"] == "resource_exhausted"
+    assert "append 2 could not be buffered" in str(end.error["message"])
+
+
+async def test_a_hosted_request_keeps_its_lease_while_its_turn_waits_for_the_client(
+    postgres_server: PostgresServer,
+) -> None:
+    """The owner hosts a piped request whose turn first asks the client for
+    its context. The conversation is idle meanwhile, but the pipe's process
+    waits on the host: the keeper keeps the lease rather than give it up."""
+    url = postgres_server.new_database()
+    async with two_nodes(url, text_scripts) as (a, b):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        client = CursorClient(b.url)
+        try:
+            stream = await client.open("req-2")
+            await client.append(
+                "req-2", 0, without_context(run_request("And now?", "conv-1", message_id="m2"))
+            )
+            asked = await stream.until(lambda item: kind(item) == "exec")
+            assert isinstance(asked, pb.AgentServerMessage)
+            assert "req-2" in a.hub.hosted and "req-2" in b.hub.piped
+            await a.runner._renew()  # the keeper's beat, while the turn waits
+            assert await a.runner.owner_of("conv-1") == a.hub.name
+            answer = pb.RequestContextResult(
+                success=pb.RequestContextSuccess(request_context=pb.RequestContext())
+            )
+            request = asked.exec_server_message
+            await client.append("req-2", 1, exec_reply(request, request_context_result=answer))
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        assert a.model_calls == 2 and b.model_calls == 0
+    assert isinstance(end, End) and end.error is None
+    assert stream.text() == "Still hello world."
+
+
+async def test_a_host_request_that_was_missed_is_asked_again(
+    postgres_server: PostgresServer,
+) -> None:
+    """The ask to host travels on an announcement alone, and announcements
+    can be missed: until the host's first output the pipe asks again."""
+    url = postgres_server.new_database()
+    async with two_nodes(url, text_scripts) as (a, b):
+        await one_turn(a.url, "req-1", "What is in a.txt?", "m1")
+        announce = b.hub.relay.announce
+        missed: list[Notice] = []
+
+        def missing_the_first_ask(notice: Notice) -> None:
+            if notice.kind is NoticeKind.HOST and not missed:
+                missed.append(notice)
+                return
+            announce(notice)
+
+        b.hub.relay.announce = missing_the_first_ask  # type: ignore[method-assign]
+        second = await one_turn(b.url, "req-2", "And now?", "m2")
+        assert len(missed) == 1 and "req-2" in b.hub.piped
+        assert a.model_calls == 2 and b.model_calls == 0
+    end = second.received[-1]
+    assert isinstance(end, End) and end.error is None
+    assert second.text() == "Still hello world."

@@ -706,3 +706,20 @@ async def test_the_state_is_answered_at_once_only_while_the_worker_rests(
         held.go.set()
         await runner.close()
         store.close()
+
+
+async def test_a_closed_runner_refuses_new_work_with_a_clear_error(make: Make) -> None:
+    """After `close`, an input is refused at once (its conversation known
+    here or not), never queued for a worker that is gone or run by a new one."""
+    h: Harness = make([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)])
+    await h.runner.submit("c", "req:0", start("go"))
+    await h.sink.wait_for("c", Final)
+    await h.runner.close()
+    for conversation_id in ("new", "c"):
+        with pytest.raises(RuntimeError, match="runner is closed"):
+            await asyncio.wait_for(h.runner.submit(conversation_id, "req:1", start("more")), 2)
+        with pytest.raises(RuntimeError, match="runner is closed"):
+            await asyncio.wait_for(h.runner.state_of(conversation_id), 2)
+    assert len(h.llm.requests) == 1
+    assert h.history() == (start("go").user_message, FINAL_REPLY)
+    assert h.store.load("new") is None

@@ -11,14 +11,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from cursor_byok.client.client import CursorClient, End, run_request
 from cursor_byok.llm.types import UserMessage
-from cursor_byok.loop import ConversationState
+from cursor_byok.loop import ConversationState, Status
 from cursor_byok.loop.state import IDLE_STATUSES
+from cursor_byok.store.base import VersionConflict
 from cursor_byok.store.database import PostgresURL
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.opener import open_store
@@ -33,7 +35,7 @@ from tests.cli.test_cli_operator import one_line_error
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
 from tests.fakes import ScriptedLLM
 from tests.store.conftest import Backend
-from tests.store.test_store import grown
+from tests.store.test_store import grown, rival_lands_before_the_write
 
 
 @pytest.fixture
@@ -245,3 +247,35 @@ def test_a_connection_cut_at_commit_is_unavailable_and_stores_nothing(
         assert store.find_input_commit("conv-1", "in-1") is None
     finally:
         store.close()
+
+
+def test_two_writers_past_the_version_check_are_settled_by_the_write(
+    database: PostgresURL, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes commit on top of one version. Without the row lock both
+    pass the check against the row they read; the rival's commit lands in
+    between, and the write's own `AND version = ?` finds the row moved
+    (READ COMMITTED: the UPDATE reads the row as last committed): the rival
+    wins, the other one is a conflict and writes nothing."""
+    mine, theirs = PostgresStore(database), PostgresStore(database)
+    try:
+        base = grown(ConversationState("conv-1"), "a")
+        mine.commit_input("in-1", 0, base, None)
+        rival = grown(base, "rival")
+
+        def rival_commits(_db: Executor) -> None:
+            assert theirs.commit_input("in-rival", 1, rival, None) == 2
+
+        monkeypatch.setattr(mine, "lock_row", "")
+        monkeypatch.setattr(mine, "_transaction", rival_lands_before_the_write(mine, rival_commits))
+        # A new status, no new message: nothing but the version can refuse it.
+        late = replace(base, status=Status.FINAL)
+        with pytest.raises(VersionConflict, match="changed"):
+            mine.commit_input("in-2", 1, late, None)
+        monkeypatch.undo()
+        loaded = mine.load("conv-1")
+        assert loaded is not None and (loaded.version, loaded.state) == (2, rival)
+        assert mine.find_input_commit("conv-1", "in-2") is None
+    finally:
+        mine.close()
+        theirs.close()

@@ -3,8 +3,10 @@ CAS, append-only history, exactly-once records."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
     ClientOperationRecord,
+    CommitRequest,
     HistoryRewrite,
     InputCommit,
     LLMCallRecord,
@@ -28,7 +31,7 @@ from cursor_byok.store.base import (
     StoreError,
     VersionConflict,
 )
-from cursor_byok.store.sql_store import SQLStore
+from cursor_byok.store.sql_store import UPDATE_CONVERSATION, Executor, Rows, SQLStore
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import fresh, start, tool_call, user
 from tests.store.conftest import Backend
@@ -211,6 +214,66 @@ def test_two_writers_racing_lose_and_double_nothing(backend: Backend) -> None:
     texts = [m.content for m in loaded.state.messages if isinstance(m, UserMessage)]
     assert sorted(texts) == sorted(f"w{i}-{n}" for i in range(2) for n in range(25))
     assert loaded.version == 50
+
+
+class RivalBeforeTheWrite:
+    """A commit's executor on which `rival` runs just before the commit's
+    UPDATE of the conversation row: after the version was checked against
+    the row read, before the write."""
+
+    def __init__(self, db: Executor, rival: Callable[[], object]) -> None:
+        self._db = db
+        self._rival: Callable[[], object] | None = rival
+
+    def execute(self, sql: str, parameters: Sequence[object] = (), /) -> Rows:
+        if sql == UPDATE_CONVERSATION and self._rival is not None:
+            rival, self._rival = self._rival, None
+            rival()
+        return self._db.execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[object]], /) -> object:
+        return self._db.executemany(sql, parameters)
+
+
+def rival_lands_before_the_write(
+    store: SQLStore, rival: Callable[[Executor], object]
+) -> Callable[..., contextlib.AbstractContextManager[Executor]]:
+    """`store`'s write transaction, with `rival(db)` run on its connection
+    between a commit's version check and its write."""
+    begin = store._transaction
+
+    @contextlib.contextmanager
+    def raced(flush: bool = True) -> Iterator[Executor]:
+        with begin(flush) as db:
+            yield RivalBeforeTheWrite(db, lambda: rival(db))
+
+    return raced
+
+
+def test_the_write_itself_refuses_a_version_that_moved_after_the_check(
+    store: SQLStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The expected version is checked twice: against the row the commit
+    reads, and by the write (`UPDATE ... WHERE version = ?`, zero rows =
+    conflict). A rival commit landing between the two (here on the same
+    connection, where no lock keeps it out) passes the first check for both
+    writers; only the write can refuse the second."""
+    base = grown(ConversationState("conv-1"), "a")
+    store.commit_input("in-1", 0, base, None)
+    rival = CommitRequest("in-rival", 1, grown(base, "rival"), None)
+    monkeypatch.setattr(
+        store,
+        "_transaction",
+        rival_lands_before_the_write(store, lambda db: SQLStore._commit(store, db, rival)),
+    )
+    # A new status, no new message: nothing but the version can refuse it.
+    late = replace(base, status=Status.FINAL)
+    with pytest.raises(VersionConflict, match="changed"):
+        store.commit_input("in-2", 1, late, None)
+    monkeypatch.undo()
+    loaded = store.load("conv-1")
+    assert loaded is not None and (loaded.version, loaded.state) == (1, base)
+    assert store.find_input_commit("conv-1", "in-2") is None
 
 
 def test_a_call_keeps_its_exact_request_and_refuses_another(store: SQLStore) -> None:

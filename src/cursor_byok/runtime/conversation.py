@@ -41,6 +41,9 @@ class Conversation:
     state: RuntimeState | None = None
     version: int = 0
     reader: asyncio.Task[None] | None = None
+    in_flight: str | None = None
+    """The call `reader` reads until the worker has taken its last event: a
+    call whose stream has ended here is in flight while its end is queued."""
     worker: asyncio.Task[None] | None = None
     turn_started: float | None = None
     touched: float = field(default_factory=time.monotonic)
@@ -58,6 +61,7 @@ class Conversation:
         if self.reader is not None and not self.reader.done():
             self.reader.cancel()
         self.reader = None
+        self.in_flight = None
 
     def fail_waiters(self, error: Exception) -> None:
         """Nobody will process what is still queued: release its waiters."""

@@ -74,13 +74,7 @@ from cursor_byok.runtime.records import (
     saved_call,
     saved_tool_result,
 )
-from cursor_byok.store.base import (
-    CallStatus,
-    CallStatusUpdate,
-    InputCommit,
-    Store,
-    VersionConflict,
-)
+from cursor_byok.store.base import CallStatus, CallStatusUpdate, InputCommit, Store, VersionConflict
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +212,12 @@ class Runner:
                     if not item.done.done():
                         item.done.set_result(None if state is None else state.committed)
                 else:
-                    await self._stream_event(conversation, item)
+                    try:
+                        await self._stream_event(conversation, item)
+                    finally:
+                        ended = isinstance(item.event, TERMINAL)
+                        if ended and conversation.in_flight == item.call_id:
+                            conversation.in_flight = None
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # one bad input must not kill the conversation
@@ -261,7 +260,7 @@ class Runner:
         assert conversation.state is not None
         state = conversation.state.committed
         if state.status is Status.WAITING_LLM and state.call_id is not None:
-            if conversation.reader is not None and not conversation.reader.done():
+            if conversation.in_flight == state.call_id:  # streaming, or its end is queued
                 return
             record = await self._io(self._store.get_llm_call, state.call_id)
             try:
@@ -412,6 +411,7 @@ class Runner:
         gate: EventGate | None = None,
     ) -> None:
         conversation.stop_reader()
+        conversation.in_flight = call_id
         deliver = gate or partial(self._hand_over, conversation, call_id)
         call = ModelCall(conversation.conversation_id, call_id, model, request)
         conversation.reader = asyncio.create_task(
