@@ -201,6 +201,38 @@ async def test_serve_on_postgresql_answers_a_turn_and_stores_it(
     assert isinstance(asked, UserMessage) and "hello" in str(asked.content)
 
 
+def test_serve_never_logs_a_password_libpq_reads_past_a_hash_or_question_mark(
+    database: PostgresURL, postgres_server: PostgresServer
+) -> None:
+    """The scratch server trusts local connections, so any password serves;
+    neither the listening line nor the warning of a failed health check
+    may print it."""
+    name = conninfo_to_dict(database.url)["dbname"]
+    url = f"postgresql://postgres:pw#se?cret@/{name}?host={postgres_server.root}"
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port), "--database", url],
+        cwd=ROOT,
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_port(port, process)
+        drop(database, postgres_server)
+        assert httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 503
+        process.send_signal(signal.SIGTERM)
+        _, logged = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=20)
+    assert "listening on" in logged and "health check: database unreachable" in logged
+    assert "postgres:***@" in logged
+    assert "se?cret" not in logged and "pw#se" not in logged
+
+
 def test_a_server_restart_fails_no_call_though_every_pooled_connection_died(
     database: PostgresURL, postgres_server: PostgresServer
 ) -> None:
