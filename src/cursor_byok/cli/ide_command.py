@@ -46,6 +46,7 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
 def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
     from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir  # noqa: PLC0415
     from cursor_byok.ide.status import (  # noqa: PLC0415
+        ca_check,
         check_settings,
         probe,
         render,
@@ -55,6 +56,8 @@ def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
 
     checks, proxy_url = check_settings(settings)
     ca = CAFiles(default_ca_dir())
+    if (validity := ca_check(ca.certificate, args.probe_host)) is not None:
+        checks.append(validity)
     checks.append(probe(proxy_url or DEFAULT_PROXY_URL, ca.certificate, args.probe_host))
     checks.append(trust_note(ca.certificate, os.environ))
     checks.append(routing_note())
