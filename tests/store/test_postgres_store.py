@@ -4,6 +4,7 @@ the command line on a `postgresql://` URL."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import subprocess
@@ -28,6 +29,7 @@ from cursor_byok.store.postgres_schema import MIGRATIONS
 from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.health import HEALTH_CACHE_S
 from cursor_byok.transport.http.http_server import free_port
 from tests.cli.test_cli import cli, seed
 from tests.cli.test_cli_operator import one_line_error
@@ -146,6 +148,7 @@ async def test_healthz_reports_whether_the_database_answers(
             healthy = await http.get("/healthz")
             assert (healthy.status_code, healthy.text) == (200, "ok\ndatabase: reachable\n")
             drop(database, postgres_server)
+            await asyncio.sleep(HEALTH_CACHE_S)  # the answer before is kept that long
             gone = await http.get("/healthz")
             assert (gone.status_code, gone.text) == (503, "database: unreachable\n")
     finally:
