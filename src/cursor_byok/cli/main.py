@@ -26,7 +26,7 @@ from cursor_byok.cli.proxy_arguments import add_proxy_parser
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
-from cursor_byok.runtime.logsafe import printable
+from cursor_byok.runtime.logsafe import escape_c1, printable
 from cursor_byok.store.database import PostgresURL
 
 # A command imports what it needs when it runs (`--help` must not load the
@@ -374,7 +374,8 @@ def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out
         state = loaded.state
         if as_json:
             for message in state.messages:
-                print(json.dumps(message_to_json(message), ensure_ascii=False), file=out)
+                line = json.dumps(message_to_json(message), ensure_ascii=False)
+                print(escape_c1(line), file=out)
             return EXIT_OK
         printer.line(
             f"conversation {printable(state.conversation_id)}: ",

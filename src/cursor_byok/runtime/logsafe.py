@@ -21,6 +21,18 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+_C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+
+
+def escape_c1(json_text: str) -> str:
+    """A JSON text with DEL and the C1 controls (U+0080..U+009F) escaped as
+    `\\u0085`: JSON escapes C0 controls but not these, and U+009B is CSI to
+    a terminal, as ESC [ is. The same document, read back."""
+    if json_text.isascii() and "\x7f" not in json_text:
+        return json_text
+    return json_text.translate(_C1_ESCAPES)
+
+
 _QUOTED = frozenset(' "=\\')
 """Characters that make a logfmt value need quotes."""
 
