@@ -82,6 +82,21 @@ def test_without_psycopg_a_url_is_hidden_whole(tmp_path: Path) -> None:
     assert "'pa#ss'" in secrets  # the log filter still cuts what libpq's rules give
 
 
+def test_a_sqlite_path_never_loads_psycopg() -> None:
+    """psycopg is the `postgresql` extra: parsing a file path, as every
+    SQLite installation does, must not need it or pay for its import."""
+    probe = (
+        "import sys\n"
+        "from cursor_byok.config.server import parse_location\n"
+        "parse_location('~/state.sqlite3')\n"
+        "print(any(m.startswith('psycopg') for m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "False"
+
+
 @pytest.mark.parametrize("command", ["conversations", "serve"])
 def test_an_unreachable_database_never_prints_a_password_with_hash_or_question_mark(
     command: str, tmp_path: Path
