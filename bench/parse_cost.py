@@ -10,6 +10,11 @@ same run. What the ratio shows is the cost of the events and the message.
 No network: bytes go straight into the parsers.
 
 Prints one line per adapter: `parse_cost_ratio[<api>] = X` (target X <= 3).
+Then the CPU per byte of one SSE line with no line end until its last byte
+(a provider sending one huge event, or none at all), fed in 1 KiB chunks, at
+1 MiB and at 16 MiB, and `sse_long_line_ratio` of the two: about 1 means a
+line costs the same per byte however long it grows; copying the held line
+again on every chunk would make it about 16.
 """
 
 from __future__ import annotations
@@ -74,7 +79,24 @@ def best_ratio(adapter: Callable[[], None], baseline: Callable[[], None]) -> flo
     return best_adapter / best_baseline
 
 
+def long_line(size: int) -> Callable[[], None]:
+    """One `data:` line of `size` bytes fed in CHUNK pieces, then its end."""
+    chunks = [b"data: "] + [b"x" * CHUNK] * (size // CHUNK) + [b"\n\n"]
+
+    def run() -> None:
+        sse = SSEParser()
+        for chunk in chunks:
+            sse.feed(chunk)
+
+    return run
+
+
 def main() -> None:
+    costs = {}
+    for mib in (1, 16):
+        costs[mib] = min(per_run(long_line(mib << 20)) for _ in range(ROUNDS // 4)) / (mib << 20)
+        print(f"sse_long_line_ns_per_byte[{mib}MiB] = {costs[mib] * 1e9:.2f}")
+    print(f"sse_long_line_ratio = {costs[16] / costs[1]:.2f}")
     if not FIXTURES.is_dir():
         missing = f"({FIXTURES} is missing)"
         sys.exit(f"parse_cost: needs ../shared/fixtures/llm beside the repository {missing}")

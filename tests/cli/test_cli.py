@@ -99,6 +99,29 @@ def test_conversations_and_show_read_the_database(tmp_path: Path) -> None:
     assert roles == ["user", "assistant"]
 
 
+def test_show_json_escapes_c1_control_characters_as_it_does_c0_ones(tmp_path: Path) -> None:
+    """U+009B is CSI to a terminal, as ESC [ is: a model's text must not
+    drive the terminal through `show --json` either."""
+    database = tmp_path / "state.sqlite3"
+    store = SQLiteStore(database)
+    said = "red \x9b31m, next \x85line, bell \x07, delete \x7f, plain é"
+    ascii_only = "delete \x7f alone"
+    state = transition(fresh("conv-c1"), start(said)).state
+    store.commit_input("in-1", 0, state.committed, None)
+    other = transition(fresh("conv-del"), start(ascii_only)).state
+    store.commit_input("in-1", 0, other.committed, None)
+    store.close()
+    deleted = cli("show", "conv-del", "--database", str(database), "--json").stdout
+    assert "\x7f" not in deleted and "\\u007f alone" in deleted
+    as_json = cli("show", "conv-c1", "--database", str(database), "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert not any(0x7F <= ord(c) <= 0x9F or ord(c) < 0x20 for c in as_json.stdout.strip())
+    assert "\\u009b31m" in as_json.stdout and "\\u0085line" in as_json.stdout
+    assert "plain é" in as_json.stdout  # other characters stay as they are
+    [line] = as_json.stdout.splitlines()
+    assert json.loads(line)["content"] == said  # the same text, read back
+
+
 def test_missing_things_exit_3(tmp_path: Path) -> None:
     assert cli("conversations", "--database", str(tmp_path / "none.sqlite3")).returncode == 3
     database = tmp_path / "state.sqlite3"

@@ -153,7 +153,7 @@ def test_check_shows_a_live_line_while_it_waits_on_a_terminal(tmp_path: Path) ->
         config = tmp_path / "c.toml"
         config.write_text(
             f'[providers.p]\napi = "anthropic"\nbase_url = "http://127.0.0.1:{silent.getsockname()[1]}"\n'
-            'api_key = "k"\n[models.m]\nprovider = "p"\n'
+            'api_key = "sk-k"\n[models.m]\nprovider = "p"\n'
         )
         shown = in_terminal("--config", str(config), "check", "--timeout", "1.5", env={})
         piped = cli("--config", str(config), "check", "--timeout", "1.5")
@@ -193,3 +193,22 @@ def test_serve_keeps_a_live_status_line_on_a_terminal(tmp_path: Path) -> None:
     assert "listening on" in text and COLOUR.search(shown)
     assert "default: None" not in text  # a name, or "none", never Python's None
     assert "shutting down: ended 0 open streams" in text
+
+
+def test_serve_cuts_the_password_of_a_database_named_on_the_command_line() -> None:
+    """`--database` may name another database than the configuration's: its
+    password is cut from the log lines all the same."""
+    script = (
+        "import io, logging\n"
+        "from cursor_byok.cli.serve import _log_to\n"
+        "from cursor_byok.cli.terminal import Printer\n"
+        "from cursor_byok.config.settings import load_config\n"
+        "from cursor_byok.store.database import PostgresURL\n"
+        "database = PostgresURL('postgresql://byok:cl%3Apw-planted@db/byok')\n"
+        "_log_to(Printer(io.StringIO()), load_config(None, env={}), database)\n"
+        "logging.getLogger('cursor_byok').error('libpq said: bad password cl:pw-planted')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "libpq said: bad password ***" in done.stderr and "planted" not in done.stderr

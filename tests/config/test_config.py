@@ -111,12 +111,13 @@ def test_a_thinking_level_and_prices_are_checked(tmp_path: Path) -> None:
 
 
 def test_with_no_file_one_key_in_the_environment_gives_default_models() -> None:
-    config = load_config(None, env={"ANTHROPIC_API_KEY": "k"})
+    config = load_config(None, env={"ANTHROPIC_API_KEY": "sk-k"})
     assert list(config.providers) == ["anthropic"]
     assert config.default_model in config.models
     assert all(m.provider == "anthropic" for m in config.models.values())
     assert config.server.port == DEFAULT_PORT and config.server.host == "127.0.0.1"
-    assert resolve_key(config.providers["anthropic"], {"ANTHROPIC_API_KEY": "k"}) == Secret("k")
+    key = resolve_key(config.providers["anthropic"], {"ANTHROPIC_API_KEY": "sk-k"})
+    assert key == Secret("sk-k")
 
 
 def test_an_openai_compatible_base_url_makes_a_chat_provider() -> None:
@@ -133,9 +134,54 @@ def test_with_nothing_configured_there_are_no_models() -> None:
 
 
 def test_the_access_token_can_come_from_the_environment() -> None:
-    config = load_config(None, env={"CURSOR_BYOK_TOKEN": "tok"})
-    assert config.server.access_token == Secret("tok")
-    assert "tok" in config.secrets()
+    config = load_config(None, env={"CURSOR_BYOK_TOKEN": "tok-1"})
+    assert config.server.access_token == Secret("tok-1")
+    assert "tok-1" in config.secrets()
+
+
+PROVIDER = '[providers.x]\napi = "anthropic"\nbase_url = "https://x"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ('[server]\naccess_token = "abc"\n', {}, r":2: server\.access_token: "),
+        ("", {"CURSOR_BYOK_TOKEN": "abc"}, r"CURSOR_BYOK_TOKEN: "),
+        (PROVIDER + 'api_key = "abc"\n', {}, r":4: providers\.x\.api_key: "),
+        (PROVIDER + 'api_key_env = "X_KEY"\n', {"X_KEY": " abc\n"}, r"X_KEY \(providers\.x\): "),
+        ("", {"ANTHROPIC_API_KEY": "abc"}, r"ANTHROPIC_API_KEY \(providers\.anthropic\): "),
+        (PROVIDER + 'headers = { X-Key = "abc" }\n', {}, r":4: providers\.x\.headers: 'X-Key' "),
+        (
+            '[server]\ndatabase = "postgresql://u:p%23@db/x"\n',
+            {},
+            r":2: server\.database: the password ",
+        ),
+    ],
+)
+def test_a_secret_too_short_to_be_cut_from_logs_is_refused(
+    tmp_path: Path, text: str, env: dict[str, str], expected: str
+) -> None:
+    """A secret under four characters would be left in every log line (cutting
+    it would mangle ordinary words), so it is refused, naming where it is."""
+    with pytest.raises(ConfigError, match=expected + r".*at least 4 characters") as refused:
+        load_config(write(tmp_path, text), env=env)
+    assert "abc" not in str(refused.value) and "p%23" not in str(refused.value)
+
+
+def test_provider_header_values_are_secrets(tmp_path: Path) -> None:
+    text = PROVIDER + 'headers = { Authorization = "Bearer hdr-planted", X-Org = "org-planted" }\n'
+    config = load_config(write(tmp_path, text), env={})
+    secrets = config.secrets()
+    assert {"Bearer hdr-planted", "hdr-planted", "org-planted"} <= set(secrets)
+    assert "planted" not in repr(config)
+    redact = Redactor(secrets)
+    assert redact("401: token hdr-planted for org-planted") == "401: token *** for ***"
+
+
+def test_every_form_of_the_database_password_is_a_secret(tmp_path: Path) -> None:
+    text = '[server]\ndatabase = "postgresql://u:pa#s%3F@db/x"\n'
+    config = load_config(write(tmp_path, text), env={})
+    assert {"pa#s%3F", "pa#s?"} <= set(config.secrets())
 
 
 def test_an_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ default_model = "fast"
 [providers.a]
 api = "anthropic"
 base_url = "http://127.0.0.1:9"
-api_key = "k"
+api_key = "sk-k"
 [providers.nokey]
 api = "openai-chat"
 base_url = "https://api.example.com/v1"
@@ -74,7 +74,7 @@ async def test_configured_limits_reach_the_request(tmp_path: Path) -> None:
     """A raised output cap and a configured budget are what the adapter sends."""
     path = tmp_path / "c.toml"
     path.write_text(
-        '[providers.a]\napi = "anthropic"\nbase_url = "http://127.0.0.1:9"\napi_key = "k"\n'
+        '[providers.a]\napi = "anthropic"\nbase_url = "http://127.0.0.1:9"\napi_key = "sk-k"\n'
         '[models.big]\nprovider = "a"\nmodel = "claude-opus-4-1"\nmax_output = 40000\n'
         'output_cap = 40000\nthinking = "high"\nthinking_budget = 20000\n'
     )

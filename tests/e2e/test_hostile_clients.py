@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,12 +15,14 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pytest
+import trustme
 
 from cursor_byok.client.client import CursorClient, End, run_request
 from cursor_byok.config.guards import HostCheck
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.connect.framing import encode_envelope
 from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.http.http_server import TLSFiles
 from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from tests.fakes import ScriptedLLM
 
@@ -349,3 +352,144 @@ async def test_a_head_over_64_kib_in_one_write_gets_431(tmp_path: Path) -> None:
         reply = await read_until_closed(reader, within=5)
         writer.close()
     assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]
+
+
+async def raw_reply(url: str, request: bytes) -> bytes:
+    """What the server answers one request written as it is, up to its close."""
+    parts = urlsplit(url)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    writer.write(request)
+    await writer.drain()
+    try:
+        return await read_until_closed(reader, within=5)
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize(
+    ("head", "said"),
+    [
+        # Which Host is meant? A proxy may read the first, this server the last.
+        (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n", b"Host"),
+        (b"GET /healthz HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1\r\n", b"Host"),
+        # The target names another host than Host does.
+        (b"GET http://evil.example/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"authority"),
+        (b"GET http://127.0.0.1:9/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"authority"),
+        (b"GET http://127.0.0.1/healthz HTTP/1.1\r\n", b"authority"),
+    ],
+)
+async def test_an_ambiguous_host_gets_400_and_never_reaches_the_app(
+    tmp_path: Path, head: bytes, said: bytes
+) -> None:
+    check = HostCheck("127.0.0.1")
+    async with running(tmp_path, host_allowed=check.allows) as (url, _service, _store):
+        reply = await raw_reply(url, head + b"Connection: close\r\n\r\n")
+        metrics = await get(url, "/metrics")
+    assert reply.startswith(b"HTTP/1.1 400 "), reply[:80]
+    assert said in reply and b"ok\n" not in reply
+    assert 'path="other"' not in metrics.text  # the refused one never reached the app
+
+
+async def test_an_absolute_target_naming_the_host_itself_is_served(tmp_path: Path) -> None:
+    async with running(tmp_path) as (url, _service, _store):
+        port = urlsplit(url).port
+        reply = await raw_reply(
+            url,
+            f"GET http://127.0.0.1:{port}/healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            "Connection: close\r\n\r\n".encode(),
+        )
+    assert reply.startswith(b"HTTP/1.1 200 ") and b"ok\ndatabase: reachable\n" in reply
+
+
+async def h2c_events(url: str, headers: list[tuple[str, str]]) -> list[object]:
+    """One GET /healthz over h2c with these host headers, sent unchecked:
+    the HTTP/2 events until the response ends or the connection does."""
+    import h2.config  # noqa: PLC0415
+    import h2.connection  # noqa: PLC0415
+    import h2.events  # noqa: PLC0415
+
+    parts = urlsplit(url)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    config = h2.config.H2Configuration(client_side=True, validate_outbound_headers=False)
+    connection = h2.connection.H2Connection(config)
+    connection.initiate_connection()
+    request = [(":method", "GET"), (":scheme", "http"), (":path", "/healthz"), *headers]
+    connection.send_headers(1, request, end_stream=True)
+    writer.write(connection.data_to_send())
+    events: list[object] = []
+    ends = (h2.events.StreamEnded, h2.events.StreamReset, h2.events.ConnectionTerminated)
+    try:
+        async with asyncio.timeout(5):
+            while not any(isinstance(e, ends) for e in events):
+                data = await reader.read(65536)
+                if not data:
+                    break
+                events += connection.receive_data(data)
+                writer.write(connection.data_to_send())
+    finally:
+        writer.close()
+    return events
+
+
+@pytest.mark.parametrize(
+    ("headers", "answered"),
+    [
+        ([(":authority", "127.0.0.1"), ("host", "127.0.0.1")], True),
+        ([(":authority", "127.0.0.1"), ("host", "evil.example")], False),
+        ([(":authority", "evil.example"), ("host", "127.0.0.1")], False),
+        ([("host", "127.0.0.1"), ("host", "evil.example")], False),
+    ],
+)
+async def test_http2_refuses_an_authority_and_a_host_that_disagree(
+    tmp_path: Path, headers: list[tuple[str, str]], answered: bool
+) -> None:
+    """h2c: `:authority` and `host` naming two hosts (or two `host`s) is a
+    malformed request (RFC 9113 8.3.1): the connection ends with
+    PROTOCOL_ERROR and nothing is answered."""
+    import h2.errors  # noqa: PLC0415
+    import h2.events  # noqa: PLC0415
+
+    check = HostCheck("127.0.0.1")
+    async with running(tmp_path, host_allowed=check.allows) as (url, _service, _store):
+        events = await h2c_events(url, headers)
+    responses = [e for e in events if isinstance(e, h2.events.ResponseReceived)]
+    if answered:
+        assert [dict(r.headers)[b":status"] for r in responses] == [b"200"]
+        return
+    assert responses == []
+    [ended] = [e for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    assert ended.error_code == h2.errors.ErrorCodes.PROTOCOL_ERROR
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n",
+        b"GET https://evil.example/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+    ],
+)
+async def test_under_tls_an_ambiguous_host_gets_400_too(tmp_path: Path, head: bytes) -> None:
+    """With TLS, HTTP/1.1 is served by the other HTTP/1.1 stack (hypercorn's)."""
+    authority = trustme.CA()
+    issued = authority.issue_cert("127.0.0.1")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    issued.cert_chain_pems[0].write_to_path(cert)
+    issued.private_key_pem.write_to_path(key)
+    context = ssl.create_default_context()
+    authority.configure_trust(context)
+    context.set_alpn_protocols(["http/1.1"])
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([]), host_allowed=HostCheck("127.0.0.1").allows)
+    try:
+        async with serving(service, tls=TLSFiles(cert, key)) as url:
+            parts = urlsplit(url)
+            reader, writer = await asyncio.open_connection(
+                parts.hostname, parts.port, ssl=context, server_hostname="127.0.0.1"
+            )
+            writer.write(head + b"Connection: close\r\n\r\n")
+            await writer.drain()
+            reply = await read_until_closed(reader, within=5)
+            writer.close()
+    finally:
+        store.close()
+    assert reply.startswith(b"HTTP/1.1 400 "), reply[:200]

@@ -32,6 +32,7 @@ from tests.llm.loopback import LoopbackServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = "sk-ant-PLANTED-0123456789abcdef"
+PLANTED_HEADER = "org-PLANTED-header-value"
 
 
 async def test_metrics_and_log_lines_describe_the_turn(
@@ -86,14 +87,16 @@ async def test_a_planted_key_appears_in_no_log_stream_database_or_show_output(
     caplog.set_level(logging.DEBUG)
     provider = LoopbackServer()
     await provider.start()
-    echo = {"error": {"type": "authentication_error", "message": f"invalid x-api-key: {PLANTED}"}}
+    said = f"invalid x-api-key: {PLANTED} (organization {PLANTED_HEADER})"
+    echo = {"error": {"type": "authentication_error", "message": said}}
     provider.replies = [
         Reply(json.dumps(echo).encode(), status=401, content_type="application/json")
     ]
     config_file = tmp_path / "config.toml"
     config_file.write_text(
         f'[providers.a]\napi = "anthropic"\nbase_url = "{provider.base_url}"\n'
-        f'api_key = "{PLANTED}"\n[models.m]\nprovider = "a"\nmodel = "claude-haiku-4-5"\n'
+        f'api_key = "{PLANTED}"\nheaders = {{ X-Org = "{PLANTED_HEADER}" }}\n'
+        '[models.m]\nprovider = "a"\nmodel = "claude-haiku-4-5"\n'
     )
     router = Router(load_config(config_file, env={}), env={})
     database = tmp_path / "db.sqlite3"
@@ -113,8 +116,9 @@ async def test_a_planted_key_appears_in_no_log_stream_database_or_show_output(
         await provider.stop()
     store.close()
     assert provider.received[0].headers["x-api-key"] == PLANTED  # it was really used
+    assert provider.received[0].headers["x-org"] == PLANTED_HEADER
     assert isinstance(end, End) and end.error is not None
-    assert "invalid x-api-key: ***" in json.dumps(end.error)
+    assert "invalid x-api-key: *** (organization ***)" in json.dumps(end.error)
     everything = json.dumps(end.error) + caplog.text
     for path in database.parent.glob("db.sqlite3*"):
         everything += path.read_bytes().decode("latin-1")
@@ -130,7 +134,7 @@ async def test_a_planted_key_appears_in_no_log_stream_database_or_show_output(
     )
     assert shown.returncode == 0 and "invalid x-api-key: ***" in shown.stdout
     everything += shown.stdout + shown.stderr
-    assert PLANTED not in everything
+    assert PLANTED not in everything and PLANTED_HEADER not in everything
 
 
 async def test_an_access_token_is_required_when_configured(tmp_path: Path) -> None:

@@ -142,3 +142,49 @@ def test_a_bad_proxy_url_is_refused_before_anything_is_written(
     assert "expected a proxy URL like http://127.0.0.1:8418" in capsys.readouterr().err
     assert path.read_bytes() == USER_FILE
     assert not (home / "data").exists()
+
+
+def test_a_symlinked_settings_file_is_written_through_and_undone(home: Path) -> None:
+    """Dotfiles: Cursor's settings.json is a link to a file kept elsewhere.
+    The file it points to is what changes, and what undo puts back; the link
+    stays a link."""
+    dotfiles = home / "dotfiles" / "cursor-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_bytes(USER_FILE)
+    dotfiles.chmod(0o600)
+    path = settings_file(home, content=None)
+    path.parent.mkdir(parents=True)
+    path.symlink_to(dotfiles)
+    code, out = run("ide", "setup")
+    assert code == 0 and f"wrote the proxy settings to {path} (a link to {dotfiles})" in out
+    assert path.is_symlink() and path.readlink() == dotfiles
+    assert loads(dotfiles.read_text())["http.proxy"] == "http://127.0.0.1:8418"
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in dotfiles.parent.iterdir()] == [dotfiles.name]  # no temp file left
+    code, out = run("ide", "undo")
+    assert code == 0 and "restored" in out
+    assert path.is_symlink() and path.readlink() == dotfiles
+    assert dotfiles.read_bytes() == USER_FILE
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_link_to_a_missing_file_stays_a_link(home: Path) -> None:
+    dotfiles = home / "dotfiles" / "cursor-settings.json"
+    dotfiles.parent.mkdir()
+    path = settings_file(home, content=None)
+    path.parent.mkdir(parents=True)
+    path.symlink_to(dotfiles)
+    assert run("ide", "setup")[0] == 0
+    assert path.is_symlink() and loads(dotfiles.read_text())["http.proxySupport"] == "override"
+    assert run("ide", "undo")[0] == 0
+    assert path.is_symlink() and not dotfiles.exists()
+
+
+def test_the_saved_copy_is_as_private_as_the_original(home: Path) -> None:
+    path = settings_file(home)
+    path.chmod(0o600)
+    assert run("ide", "setup")[0] == 0
+    [backup] = (home / "data").rglob("*.backup")
+    assert backup.read_bytes() == USER_FILE
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert path.stat().st_mode & 0o777 == 0o600

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cursor_byok.llm.sse import SSEEvent, SSEParser
+from cursor_byok.llm.sse import SSEEvent, SSEParser, SSETooLarge
 from tests.llm.loopback import fixture_bytes
 
 
@@ -70,3 +70,25 @@ def test_gemini_crlf_separated_events_are_split() -> None:
     events = parse(fixture_bytes("gemini/text-usage.sse"))
     assert len(events) == 3
     assert all(e.data.startswith("{") and e.data.endswith("}") for e in events)
+
+
+@pytest.mark.parametrize(
+    ("chunks", "what"),
+    [
+        ([b"data: "] + [b"x" * 100] * 20, "a line"),  # never a line end
+        ([b": hi\ndata: " + b"x" * 3000], "a line"),  # one big chunk
+        ([b"data: " + b"x" * 90 + b"\n"] * 30, "an event"),  # lines, never a blank one
+    ],
+)
+def test_a_line_or_event_past_the_cap_is_a_clear_error(chunks: list[bytes], what: str) -> None:
+    parser = SSEParser(max_pending=2000)
+    with pytest.raises(SSETooLarge, match=f"^{what} of more than .* MiB without ending it"):
+        for chunk in chunks:
+            parser.feed(chunk)
+    assert parser.flush() == []  # what it held is gone
+
+
+def test_just_under_the_cap_is_taken() -> None:
+    parser = SSEParser(max_pending=2000)
+    events = [e for c in [b"data: "] + [b"x" * 100] * 19 + [b"\n\n"] for e in parser.feed(c)]
+    assert events == [SSEEvent("", "x" * 1900)]

@@ -28,7 +28,7 @@ default_model = "claude"
 [providers.a]
 api = "anthropic"
 base_url = "{base_url}"
-api_key = "k"
+api_key = "sk-k"
 [providers.nokey]
 api = "openai-chat"
 base_url = "https://api.example.com/v1"

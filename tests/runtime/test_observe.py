@@ -60,6 +60,38 @@ def test_secrets_are_taken_out_before_escaping_and_the_message_is_formatted_once
     assert formatted == ["once", "once"]
 
 
+def test_a_logged_traceback_is_redacted_and_its_messages_escaped() -> None:
+    """What an exception says (a provider's reply, a client's value) goes
+    through the same redaction and escaping as a message; the traceback's
+    own lines stay lines."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(PrintableLogs(lambda text: text.replace("sk-SECRET-1234", "***")))
+    logger = logging.getLogger("cursor_byok.test_traceback")
+    logger.propagate = False
+    logger.addHandler(handler)
+    try:
+        try:
+            try:
+                raise KeyError("sk-SECRET-1234")
+            except KeyError as inner:
+                raise ValueError("bad key sk-SECRET-1234\nINFO forged: line\x1b[2J") from inner
+        except ValueError:
+            logger.exception("call failed", stack_info=True)
+    finally:
+        logger.removeHandler(handler)
+    written = stream.getvalue()
+    assert "sk-SECRET-1234" not in written and "\x1b" not in written
+    lines = written.splitlines()
+    assert lines[0] == "ERROR cursor_byok.test_traceback: call failed"
+    assert "ValueError: bad key ***\\nINFO forged: line\\x1b[2J" in lines
+    assert "KeyError: '***'" in lines
+    assert "The above exception was the direct cause of the following exception:" in lines
+    assert not any(line.startswith("INFO forged") for line in lines)
+    assert any(line.startswith("Stack (most recent call last):") for line in lines)
+
+
 def test_logfmt_values_keep_their_form() -> None:
     line = logfmt("turn", n=-3, flag=True, big=10**20, name="naïve", space="a b", eq="a=b")
     assert line == 'turn n=-3 flag=True big=100000000000000000000 name=naïve space="a b" eq="a=b"'

@@ -4,6 +4,7 @@ the command line on a `postgresql://` URL."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+import httpx2
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
@@ -29,6 +31,7 @@ from cursor_byok.store.postgres_schema import MIGRATIONS
 from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.health import HEALTH_CACHE_S
 from cursor_byok.transport.http.http_server import free_port
 from tests.cli.test_cli import cli, seed
 from tests.cli.test_cli_operator import one_line_error
@@ -149,6 +152,7 @@ async def test_healthz_reports_whether_the_database_answers(
                 healthy = await client.get("/healthz")
                 assert (healthy.status, healthy.text) == (200, "ok\ndatabase: reachable\n")
                 drop(database, postgres_server)
+                await asyncio.sleep(HEALTH_CACHE_S)  # the answer before is kept that long
                 gone = await client.get("/healthz")
                 assert (gone.status, gone.text) == (503, "database: unreachable\n")
             finally:
@@ -204,6 +208,38 @@ async def test_serve_on_postgresql_answers_a_turn_and_stores_it(
     assert loaded is not None and loaded.state.status in IDLE_STATUSES
     [asked, *_] = loaded.state.messages
     assert isinstance(asked, UserMessage) and "hello" in str(asked.content)
+
+
+def test_serve_never_logs_a_password_libpq_reads_past_a_hash_or_question_mark(
+    database: PostgresURL, postgres_server: PostgresServer
+) -> None:
+    """The scratch server trusts local connections, so any password serves;
+    neither the listening line nor the warning of a failed health check
+    may print it."""
+    name = conninfo_to_dict(database.url)["dbname"]
+    url = f"postgresql://postgres:pw#se?cret@/{name}?host={postgres_server.root}"
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cursor_byok", "serve", "--port", str(port), "--database", url],
+        cwd=ROOT,
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_port(port, process)
+        drop(database, postgres_server)
+        assert httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 503
+        process.send_signal(signal.SIGTERM)
+        _, logged = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=20)
+    assert "listening on" in logged and "health check: database unreachable" in logged
+    assert "postgres:***@" in logged
+    assert "se?cret" not in logged and "pw#se" not in logged
 
 
 def test_a_server_restart_fails_no_call_though_every_pooled_connection_died(

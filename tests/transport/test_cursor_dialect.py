@@ -407,6 +407,21 @@ def test_an_edit_refuses_a_missing_or_ambiguous_piece() -> None:
     assert every.args.file_text == "y\ny\n"
 
 
+def test_replace_all_may_grow_a_file_by_the_tool_result_limit_at_most() -> None:
+    """A short pattern times a long replacement, everywhere it occurs, would
+    build a file of any size in the server's memory; it is refused before
+    it is built, and the file is left as it was."""
+    content = "a" * 100_000
+    refused = edit_step(content, old_string="a", new_string="bb", replace_all=True)
+    assert isinstance(refused, ToolOutcome) and refused.is_error
+    assert "would add 100,000 characters" in refused.text
+    assert f"at most {MAX_RESULT_CHARS:,}" in refused.text
+    large = "x" * 200_000 + "foo\n" * 1000  # a large file, a modest rename: fine
+    renamed = edit_step(large, old_string="foo", new_string="foo_bar", replace_all=True)
+    assert isinstance(renamed, NextExec)
+    assert renamed.args.file_text == "x" * 200_000 + "foo_bar\n" * 1000
+
+
 def test_shell_output_is_kept_only_up_to_what_the_model_can_see() -> None:
     collector = ShellCollector("yes", "/w")
     chunk = "y\n" * 10_000

@@ -26,16 +26,17 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
     )
 
     settings = args.settings or cursor_settings_path()
+    shown = f"{settings} (a link to {settings.resolve()})" if settings.is_symlink() else settings
     try:
         match args.ide_command:
             case "setup":
                 changed = setup(settings, args.proxy_url)
                 done = "wrote the proxy settings to" if changed else "already set in"
-                print(f"{done} {settings}; 'cursor-byok ide undo' puts the file back", file=out)
+                print(f"{done} {shown}; 'cursor-byok ide undo' puts the file back", file=out)
                 print("Restart Cursor (quit it fully) for the settings to apply.", file=out)
             case "undo":
                 undo(settings, force=args.force)
-                print(f"restored {settings} as it was before 'ide setup'", file=out)
+                print(f"restored {shown} as it was before 'ide setup'", file=out)
             case _:
                 return _status(args, settings, out)
     except SettingsError as error:
@@ -46,6 +47,7 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
 def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
     from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir  # noqa: PLC0415
     from cursor_byok.ide.status import (  # noqa: PLC0415
+        ca_check,
         check_settings,
         probe,
         render,
@@ -55,6 +57,8 @@ def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
 
     checks, proxy_url = check_settings(settings)
     ca = CAFiles(default_ca_dir())
+    if (validity := ca_check(ca.certificate, args.probe_host)) is not None:
+        checks.append(validity)
     checks.append(probe(proxy_url or DEFAULT_PROXY_URL, ca.certificate, args.probe_host))
     checks.append(trust_note(ca.certificate, os.environ))
     checks.append(routing_note())

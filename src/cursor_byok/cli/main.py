@@ -25,9 +25,9 @@ from cursor_byok.cli.ide_command import add_ide_parser, run_ide
 from cursor_byok.cli.proxy_arguments import add_proxy_parser
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.config.reader import ConfigError
-from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT
-from cursor_byok.runtime.logsafe import printable
-from cursor_byok.store.database import PostgresURL, parse_database
+from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
+from cursor_byok.runtime.logsafe import escape_c1, printable
+from cursor_byok.store.database import PostgresURL
 
 # A command imports what it needs when it runs (`--help` must not load the
 # server, the store, the loop, asyncio, protobuf or the HTTP client): these
@@ -168,9 +168,10 @@ def _workers(text: str) -> int:
 
 
 def _database(text: str) -> Path | PostgresURL:
-    """A SQLite file path or a postgresql:// URL; another URL is refused by name."""
+    """A SQLite file path or a postgresql:// URL; another URL is refused by
+    name, and so is a password too short to be cut out of logs."""
     try:
-        return parse_database(text)
+        return parse_location(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from error
 
@@ -373,7 +374,8 @@ def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out
         state = loaded.state
         if as_json:
             for message in state.messages:
-                print(json.dumps(message_to_json(message), ensure_ascii=False), file=out)
+                line = json.dumps(message_to_json(message), ensure_ascii=False)
+                print(escape_c1(line), file=out)
             return EXIT_OK
         printer.line(
             f"conversation {printable(state.conversation_id)}: ",

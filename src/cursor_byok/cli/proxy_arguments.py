@@ -40,12 +40,20 @@ def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
     proxy.add_argument(
         "--intercept",
         action="append",
-        metavar="REGEX",
-        help="a host whose TLS the proxy opens, as a pattern on host:port; repeatable "
-        "(default: Cursor's API hosts, *.cursor.sh)",
+        metavar="DOMAIN",
+        help="a domain whose TLS the proxy opens, its subdomains included; repeatable "
+        "(default: Cursor's API hosts, cursor.sh). The CA signs for its domains only: "
+        "another domain needs --new-ca",
     )
     proxy.add_argument(
         "--ca-path",
         action="store_true",
-        help="print the path of the CA certificate to trust (creating the CA if needed) and exit",
+        help="print the path of the CA certificate to trust (creating the CA if needed) and "
+        "exit; when it expires goes to stderr",
+    )
+    proxy.add_argument(
+        "--new-ca",
+        action="store_true",
+        help="replace the CA with a new one (new key, valid for a year, for the intercepted "
+        "domains); remove the old one from where you trusted it and trust the new one (README)",
     )

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import logging
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
@@ -16,9 +17,9 @@ from cursor_byok.cli.serve import Attach
 from cursor_byok.config.guards import is_loopback_host
 from cursor_byok.config.settings import Config
 from cursor_byok.ide.proxy.addon import Target
-from cursor_byok.ide.proxy.ca import CAError, CAFiles, ensure_ca
+from cursor_byok.ide.proxy.ca import NEW_CA_HINT, CAError, CAFiles, ca_info, ensure_ca
 from cursor_byok.ide.proxy.metrics import count_flows
-from cursor_byok.ide.proxy.routes import ANSWERED_PATHS, CURSOR_HOSTS, check_patterns
+from cursor_byok.ide.proxy.routes import ANSWERED_PATHS, CURSOR_DOMAINS, check_domains
 from cursor_byok.ide.proxy.runner import ProxyError, ProxySettings, ProxyThread
 from cursor_byok.transport.http.app import Service
 
@@ -26,31 +27,46 @@ log = logging.getLogger("cursor_byok.ide.proxy")
 
 Serve = Callable[[Attach], int]
 
+REPLACED = "A new CA: remove the old one from where you trusted it, then trust this one (README)."
+
 
 def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextIO) -> int:
     """`serve(attach)` runs the server, entering `attach(service)` while it listens."""
     try:
-        files, created = ensure_ca()
+        hosts = tuple(check_domains(args.intercept or CURSOR_DOMAINS))
+    except ValueError as error:
+        return fail(str(error), EXIT_USAGE)
+    try:
+        files, created = ensure_ca(domains=hosts, renew=args.new_ca)
+        info = ca_info(files.certificate)
     except CAError as error:
         return fail(str(error), EXIT_FAILED)
+    problem = info.problem(hosts)
     if args.ca_path:
-        print(files.certificate, file=out)
-        return EXIT_OK
+        print(files.certificate, file=out)  # alone on stdout: NODE_EXTRA_CA_CERTS=$(...)
+        if problem is None:
+            print(f"the proxy CA is {info.describe()}", file=sys.stderr)
+            if args.new_ca:
+                print(REPLACED, file=sys.stderr)
+            return EXIT_OK
+    if problem is not None:
+        return fail(f"the proxy CA {files.certificate} {problem}: {NEW_CA_HINT}", EXIT_FAILED)
     if not is_loopback_host(args.listen_host):
         return fail(
             f"refusing to run the proxy on {args.listen_host}: anyone who reaches it could "
             "use it; keep it on 127.0.0.1",
             EXIT_USAGE,
         )
-    try:
-        hosts = tuple(check_patterns(args.intercept or CURSOR_HOSTS))
-    except ValueError as error:
-        return fail(str(error), EXIT_USAGE)
     # mitmproxy logs every connection at INFO; one line per flow is ours.
     logging.getLogger("mitmproxy").setLevel(logging.WARNING)
     token = config.server.access_token.reveal() if config.server.access_token else None
     if created:
-        print(f"Created this installation's proxy CA: {files.certificate}", file=out)
+        print(
+            f"Created this installation's proxy CA ({info.describe()}): {files.certificate}",
+            file=out,
+        )
+        if args.new_ca:
+            print(REPLACED, file=out)
 
     def settings(server_url: str) -> ProxySettings:
         return ProxySettings(server_url, files, args.listen_host, args.port, hosts, token)
@@ -84,14 +100,15 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
 def _start(proxy: ProxyThread, files: CAFiles) -> None:
     listen_host, port = proxy.start()
     log.info(
-        "proxy on http://%s:%d: %d Cursor paths of hosts %s to %s, the rest to Cursor; "
-        "CA certificate %s",
+        "proxy on http://%s:%d: %d Cursor paths of %s to %s, the rest to Cursor; "
+        "CA certificate %s (%s)",
         listen_host,
         port,
         len(ANSWERED_PATHS),
         " ".join(proxy.settings.hosts),
         proxy.settings.server_url,
         files.certificate,
+        ca_info(files.certificate).describe(),
     )
 
 

@@ -160,7 +160,7 @@ def serve(
     except ServeError:
         store.close()
         raise
-    _log_to(printer, config)
+    _log_to(printer, config, database)
     map_big_buffers()  # RSS follows the memory budget after big appends are freed
     if workers > 1:
         store.close()  # checked and migrated; each worker opens its own pool
@@ -182,7 +182,7 @@ def _serve_workers(
     from cursor_byok.cli.workers import Supervisor  # noqa: PLC0415
 
     plain = Printer(sys.stderr, env={"TERM": "dumb"})
-    _log_to(plain, config)
+    _log_to(plain, config, database)
 
     def worker(slot: int) -> int:
         store = open_database(database, config.server.durability)
@@ -194,8 +194,10 @@ def _serve_workers(
     return Supervisor(count, worker).run()
 
 
-def _log_to(printer: Printer, config: Config) -> None:
-    """Coloured records above the live line on a terminal, plain lines elsewhere."""
+def _log_to(printer: Printer, config: Config, database: Path | PostgresURL) -> None:
+    """Coloured records above the live line on a terminal, plain lines
+    elsewhere; the configuration's secrets and the password of the database
+    served (`--database` may name another) cut out of every record."""
     handler: logging.Handler
     if printer.live:
         from rich.logging import RichHandler  # noqa: PLC0415 (rich only on a terminal)
@@ -205,7 +207,10 @@ def _log_to(printer: Printer, config: Config) -> None:
     else:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    redact = Redactor(config.secrets())
+    secrets = config.secrets()
+    if isinstance(database, PostgresURL):
+        secrets += database.secrets
+    redact = Redactor(secrets)
     handler.addFilter(PrintableLogs(redact if redact else None))
     # What each record would look up and the formats never print: the
     # caller's frame, thread, process and task (the logging HOWTO's

@@ -10,7 +10,25 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 MIN_SECRET_CHARS = 4
-"""Shorter values are not cut: they would mangle ordinary words."""
+"""Shorter values are not cut: they would mangle ordinary words. So the
+configuration refuses a shorter secret (`too_short`) rather than leave it in
+every log line."""
+
+TOO_SHORT = (
+    f"too short to be cut out of logs (a secret needs at least {MIN_SECRET_CHARS} characters)"
+)
+
+
+def too_short(secrets: Iterable[str]) -> bool:
+    """Some non-empty secret is one the Redactor would skip."""
+    return any(0 < len(secret) < MIN_SECRET_CHARS for secret in secrets)
+
+
+def header_secrets(value: str) -> list[str]:
+    """A provider header's value, and the credential after its scheme
+    (`Bearer sk-...`), which an error may quote alone."""
+    scheme, space, credential = value.strip().partition(" ")
+    return [value, credential.strip()] if space and scheme.isalpha() else [value]
 
 
 class Redactor:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING, cast
 
-from cursor_byok.config.guards import Redactor, is_loopback_url
+from cursor_byok.config.guards import Redactor, header_secrets, is_loopback_url
 from cursor_byok.config.settings import Config, ModelConfig, ProviderConfig, resolve_key
 from cursor_byok.llm.events import (
     ResponseStream,
@@ -106,7 +106,10 @@ class Router:
             client = self._clients[provider.name] = make_client(
                 read_timeout=self.config.server.stall_timeout_s
             )
-        redactor = Redactor([secret]) if key is not None else None
+        # The key and the header values (which may be credentials too) are
+        # cut out of what the provider's errors quote.
+        headers = [s for value in provider.headers.values() for s in header_secrets(value)]
+        redactor = Redactor([secret, *headers] if key is not None else headers)
         adapter = _adapter_class(provider.api)(spec, secret, client, redact=redactor or None)
         self._adapters[model.name] = adapter
         return adapter

@@ -10,6 +10,7 @@ from typing import Any, Literal, cast
 
 import platformdirs
 
+from cursor_byok.config.guards import TOO_SHORT, too_short
 from cursor_byok.config.reader import Locator, no_leftovers, or_default, positive, take
 from cursor_byok.config.secret import Secret
 from cursor_byok.store.database import PostgresURL, parse_database
@@ -67,6 +68,15 @@ class ServerConfig:
     share of the model's context window."""
 
 
+def parse_location(text: str) -> Path | PostgresURL:
+    """`server.database` or `--database`: `parse_database`, and a password
+    too short to be cut out of logs refused (ValueError)."""
+    location = parse_database(text)
+    if isinstance(location, PostgresURL) and too_short(location.secrets):
+        raise ValueError(f"the password is {TOO_SHORT}")
+    return location
+
+
 def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> ServerConfig:
     table = "server"
     host = take(doc, "host", str, where, table) or DEFAULT_HOST
@@ -75,10 +85,12 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
         raise where.error(table, "port", "must be between 1 and 65535")
     database = take(doc, "database", str, where, table)
     try:
-        location = parse_database(database) if database else None
+        location = parse_location(database) if database else None
     except ValueError as error:
         raise where.error(table, "database", str(error)) from error
     token = take(doc, "access_token", str, where, table)
+    if token and too_short([token]):
+        raise where.error(table, "access_token", TOO_SHORT)
     durability = take(doc, "durability", str, where, table) or "full"
     if durability not in ("full", "normal"):
         raise where.error(table, "durability", 'must be "full" or "normal"')

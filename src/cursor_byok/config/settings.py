@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import platformdirs
 
+from cursor_byok.config.guards import TOO_SHORT, header_secrets, too_short
 from cursor_byok.config.reader import (
     ConfigError,
     Locator,
@@ -64,7 +65,9 @@ class ProviderConfig:
     base_url: str
     api_key: Secret | None = None
     api_key_env: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Sent with every request; they may carry credentials, so their values
+    are secrets (`Config.secrets`)."""
     vendor: str | None = None
     """For OpenAI-compatible servers: whose quirks to expect (deepseek,
     openrouter, vllm, ollama, groq, moonshot, qwen); defaults to the name."""
@@ -115,13 +118,16 @@ class Config:
 
     def secrets(self, env: Mapping[str, str] | None = None) -> list[str]:
         """Every credential value (from the file or the environment), for the
-        log redaction filter."""
+        log redaction filter: provider keys and header values, the access
+        token, and the database password in each form the URL gives it."""
         keys = (resolve_key(p, env) for p in self.providers.values())
         found = [key.reveal() for key in keys if key is not None]
+        for provider in self.providers.values():
+            found += [s for value in provider.headers.values() for s in header_secrets(value)]
         if self.server.access_token is not None:
             found.append(self.server.access_token.reveal())
-        if isinstance(self.server.database, PostgresURL) and self.server.database.password:
-            found.append(self.server.database.password)
+        if isinstance(self.server.database, PostgresURL):
+            found += self.server.database.secrets
         return [s for s in found if s]
 
 
@@ -200,6 +206,8 @@ def _secret(
     env_name = take(doc, "api_key_env", str, where, table)
     if literal is not None and env_name is not None:
         raise where.error(table, "api_key", "set api_key or api_key_env, not both")
+    if literal and too_short([literal.strip()]):
+        raise where.error(table, "api_key", TOO_SHORT)
     return (Secret(literal) if literal else None), env_name
 
 
@@ -220,6 +228,8 @@ def _provider(
     for header, value in headers.items():
         if not isinstance(value, str):
             raise where.error(table, "headers", f"header {header!r} must be a string")
+        if too_short(header_secrets(value)):
+            raise where.error(table, "headers", f"{header!r} is {TOO_SHORT}")
     vendor = take(doc, "vendor", str, where, table)
     no_leftovers(doc, where, table)
     return ProviderConfig(
@@ -332,7 +342,13 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         providers = env_providers
         models = {m.name: m for m in env_models} | models
     if server.access_token is None and env.get(TOKEN_ENV):
+        if too_short([env[TOKEN_ENV]]):
+            raise ConfigError(f"{TOKEN_ENV}: {TOO_SHORT}")
         server = replace(server, access_token=Secret(env[TOKEN_ENV]))
+    for provider in providers.values():
+        key = resolve_key(provider, env)
+        if provider.api_key is None and key is not None and too_short([key.reveal()]):
+            raise ConfigError(f"{provider.api_key_env} (providers.{provider.name}): {TOO_SHORT}")
     if default_model is not None:
         if not isinstance(default_model, str) or default_model not in models:
             known = ", ".join(models) or "none"

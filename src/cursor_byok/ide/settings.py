@@ -1,5 +1,8 @@
 """`ide setup` and `ide undo`: the few user settings that send Cursor through
-the proxy, written after a backup that `undo` puts back byte for byte."""
+the proxy, written after a backup that `undo` puts back byte for byte.
+
+A settings.json that is a link (to a dotfiles checkout) stays a link: the file
+it points to is rewritten, and the backup keeps that file's permissions."""
 
 from __future__ import annotations
 
@@ -65,7 +68,9 @@ class Saved:
 
     @classmethod
     def of(cls, settings: Path, state_dir: Path) -> Saved:
-        name = hashlib.sha256(str(settings.resolve()).encode()).hexdigest()[:16]
+        """Keyed on the path as given (made absolute, links not followed):
+        a link the first `setup` would have replaced must not change the key."""
+        name = hashlib.sha256(os.path.abspath(settings).encode()).hexdigest()[:16]
         return cls(state_dir / f"{name}.json", state_dir / f"{name}.backup")
 
     def read(self) -> dict[str, Any] | None:
@@ -88,14 +93,36 @@ def _read(path: Path) -> bytes | None:
         raise SettingsError(f"cannot read {path}: {error.strerror}") from error
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Whole or not at all: a crash mid-write must not leave half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.cursor-byok-tmp")
-    partial.write_bytes(data)
-    if path.exists():
-        os.chmod(partial, path.stat().st_mode & 0o7777)
-    os.replace(partial, path)
+def _mode(path: Path) -> int | None:
+    """The permission bits of the file `path` names (through links), if any."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return None
+
+
+def _write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Whole or not at all: a crash mid-write must not leave half a file.
+    Written beside the file a link points to, then renamed over it, so a
+    link (a dotfiles checkout) stays a link and its target changes. The file
+    gets `mode`, else the mode it had; the copy is never more readable."""
+    target = path.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = mode if mode is not None else _mode(target)
+    partial = target.with_name(f".{target.name}.cursor-byok-tmp")
+    partial.unlink(missing_ok=True)
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if mode is not None:
+            os.chmod(partial, mode)
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def setup(settings: Path, proxy_url: str, state_dir: Path | None = None) -> bool:
@@ -119,7 +146,7 @@ def setup(settings: Path, proxy_url: str, state_dir: Path | None = None) -> bool
     if manifest is None:  # the first setup keeps the user's own file
         saved.manifest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if original is not None:
-            _write(saved.backup, original)
+            _write(saved.backup, original, _mode(settings))
         manifest = {"settings": str(settings), "existed": original is not None}
     if updated == original:
         changed = False
@@ -144,8 +171,8 @@ def undo(settings: Path, state_dir: Path | None = None, force: bool = False) -> 
             "--force' to restore the saved copy anyway"
         )
     if manifest["existed"]:
-        _write(settings, saved.backup.read_bytes())
+        _write(settings, saved.backup.read_bytes(), _mode(saved.backup))
         saved.backup.unlink()
     else:
-        settings.unlink(missing_ok=True)
+        settings.resolve().unlink(missing_ok=True)  # a link stays, as it was
     saved.manifest.unlink()

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from cursor_byok.config.guards import host_name
 from cursor_byok.ide import PROBE_HOST
 from cursor_byok.ide.jsonc import JsoncError, loads
 from cursor_byok.ide.proxy.routes import ANSWERED_PATHS
@@ -93,6 +94,25 @@ async def _probe(proxy_url: str, ca_certificate: Path, host: str) -> Check:
         return Check(False, f"{PROBE_PATH} answered something that is not a model list")
     listed = ", ".join(models) if models else "none configured yet"
     return Check(True, f"https://{host} through {proxy_url} reaches cursor-byok (models: {listed})")
+
+
+def ca_check(ca_certificate: Path, host: str = PROBE_HOST) -> Check | None:
+    """Whether the proxy's CA can still sign for Cursor's `host` (`host:port`
+    too), and until when; None without a CA (the probe says so)."""
+    if not ca_certificate.exists():
+        return None
+    try:
+        from cursor_byok.ide.proxy.ca import NEW_CA_HINT, CAError, ca_info  # noqa: PLC0415
+    except ImportError:  # no cryptography without the proxy extra
+        return Check(None, f"proxy CA {ca_certificate} (its dates need 'cursor-byok[proxy]')")
+    try:
+        info = ca_info(ca_certificate)
+    except CAError as error:
+        return Check(False, str(error))
+    problem = info.problem([host_name(host)])
+    if problem is not None:
+        return Check(False, f"the proxy CA {problem}: {NEW_CA_HINT}")
+    return Check(True, f"proxy CA {info.describe()}")
 
 
 def trust_note(ca_certificate: Path, env: Mapping[str, str]) -> Check:

@@ -34,7 +34,8 @@ class ModelSpec:
     limits: ModelLimits | None = None
     """The model's cap and thinking style as configured; None: the model
     table's entry for `model` (`llm.limits`)."""
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Extra request headers; they may carry credentials, so no repr shows them."""
     price: Price | None = None
     """Overrides the built-in price table for this model's cost."""
 

@@ -26,7 +26,7 @@ from cursor_byok.llm.http import (
     UpstreamError,
     error_from_response,
 )
-from cursor_byok.llm.sse import SSEEvent, SSEParser
+from cursor_byok.llm.sse import SSEEvent, SSEParser, SSETooLarge
 
 MAX_ERROR_BODY = 64 * 1024
 
@@ -122,14 +122,22 @@ class SSEResponseStream:
         self._drain()
 
     def _took(self, chunk: bytes) -> None:
-        if chunk:
-            feed_bytes(self._sse, self._parser, chunk)
+        try:
+            if chunk:
+                feed_bytes(self._sse, self._parser, chunk)
+                return
+            self._body = None
+            for event in self._sse.flush():
+                if self._assembler.terminated:
+                    break
+                self._parser.on_event(event)
+        except SSETooLarge as error:
+            # Not retried: the same request would most likely get the same reply.
+            self._body = None
+            if not self._assembler.terminated:
+                provider = self._assembler.provider or urlsplit(self._request.url).hostname
+                self._assembler.fail(UpstreamError(f"{provider} sent {error}; the call was ended"))
             return
-        self._body = None
-        for event in self._sse.flush():
-            if self._assembler.terminated:
-                break
-            self._parser.on_event(event)
         self._parser.on_end()
 
     async def _open(self) -> None:

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 MITMPROXY = "the proxy needs mitmproxy 12, which needs Python 3.12+"
 
-CURSOR_HOST = r"^localhost:\d+$"
+CURSOR_HOST = "localhost"
+"""The domain standing for Cursor's: the proxy intercepts it, its CA signs for it."""
 FAKE_BODY = b"".join(b"chunk-%d;" % n for n in range(50))
 
 
@@ -102,7 +103,7 @@ async def fake_cursor(tmp_path: Path) -> AsyncIterator[FakeCursor]:
 
 @pytest.fixture
 def proxy_ca(tmp_path: Path) -> CAFiles:
-    files, created = ensure_ca(tmp_path / "proxy-ca")
+    files, created = ensure_ca(tmp_path / "proxy-ca", (CURSOR_HOST,))
     assert created
     return files
 

@@ -40,7 +40,7 @@ async def test_status_reports_a_working_path_and_metrics_count_it(
     home: Path, server: tuple[str, Service], fake_cursor: FakeCursor
 ) -> None:
     url, service = server
-    ca, _ = ensure_ca(default_ca_dir())
+    ca, _ = ensure_ca(default_ca_dir(), (CURSOR_HOST,))
     trusted = {"ssl_verify_upstream_trusted_ca": str(fake_cursor.ca_file)}
     settings = ProxySettings(url, ca, listen_port=0, hosts=(CURSOR_HOST,), extra=trusted)
     proxy = ProxyThread(settings, count_flows(service.metrics.registry))

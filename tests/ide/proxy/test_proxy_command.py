@@ -40,7 +40,7 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
         "--port",
         str(proxy_port),
         "--intercept",
-        r"^localhost:\d+$",
+        "localhost",
     ]
     process = await asyncio.to_thread(
         subprocess.Popen,

@@ -16,10 +16,10 @@ from cursor_byok.ide.proxy.addon import Target
 from cursor_byok.ide.proxy.ca import ensure_ca
 from cursor_byok.ide.proxy.routes import (
     ANSWERED_PATHS,
-    CURSOR_HOSTS,
+    CURSOR_DOMAINS,
     Route,
     RoutingTable,
-    check_patterns,
+    check_domains,
 )
 from cursor_byok.ide.proxy.runner import (
     ProxyError,
@@ -68,9 +68,10 @@ def test_every_answered_path_is_served_by_the_server(tmp_path: Path) -> None:
 
 
 def test_bad_patterns_and_urls_are_clear_errors() -> None:
-    with pytest.raises(ValueError, match="invalid host pattern"):
-        check_patterns(["("])
-    assert check_patterns([r"^a\.b$"]) == [r"^a\.b$"]
+    for bad in ("(", r"^a\.b$", "*.cursor.sh", "a..b", "-a.b", "127.0.0.1", "::1", "a.b:443"):
+        with pytest.raises(ValueError, match=r"expected a domain name such as cursor\.sh"):
+            check_domains([bad])
+    assert check_domains(["Cursor.SH.", "localhost"]) == ["cursor.sh", "localhost"]
     for url in ("127.0.0.1:8417", "ftp://x", "http://127.0.0.1:8417/base"):
         with pytest.raises(ValueError, match="server URL"):
             Target.parse(url)
@@ -79,9 +80,11 @@ def test_bad_patterns_and_urls_are_clear_errors() -> None:
 
 
 def test_without_mitmproxy_the_command_says_what_to_install(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name in [m for m in sys.modules if m.startswith(("mitmproxy", "cursor_byok.ide.proxy."))]:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    loaded = ("mitmproxy", "cursor_byok.ide.proxy.", "cursor_byok.cli.proxy_command")
+    for name in [m for m in sys.modules if m.startswith(loaded)]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "mitmproxy", None)  # makes `import mitmproxy` fail
     assert main(["proxy", "--ca-path"]) == 1
@@ -123,7 +126,7 @@ def test_a_bad_server_url_is_a_usage_error(
     assert main(["--config", str(config), "proxy", "--listen-host", "0.0.0.0"]) == 2
     assert "refusing to run the proxy on 0.0.0.0" in capsys.readouterr().err
     assert main(["--config", str(config), "proxy", "--intercept", "("]) == 2
-    assert "invalid host pattern" in capsys.readouterr().err
+    assert "expected a domain name such as cursor.sh" in capsys.readouterr().err
 
 
 async def test_only_our_addon_answers_and_no_connection_is_opened_early(tmp_path: Path) -> None:
@@ -135,4 +138,4 @@ async def test_only_our_addon_answers_and_no_connection_is_opened_early(tmp_path
     assert master.options.onboarding is False
     assert master.options.connection_strategy == "lazy"
     assert master.options.upstream_cert is False
-    assert list(master.options.allow_hosts) == list(CURSOR_HOSTS)
+    assert list(master.options.allow_hosts) == list(RoutingTable.of(CURSOR_DOMAINS).patterns())

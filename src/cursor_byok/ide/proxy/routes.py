@@ -6,6 +6,7 @@ is logged, and `ide status` shows whether the answered paths work.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,9 +31,19 @@ ANSWERED_PATHS = frozenset(
 """Everything else, login, settings sync and Cursor's own features included,
 goes to Cursor unchanged."""
 
-CURSOR_HOSTS = (r"^(.+\.)?cursor\.sh(:\d+)?$",)
-"""Hosts whose TLS the proxy opens (regular expressions on `host:port`); the
-traffic of every other host passes through as an opaque tunnel."""
+CURSOR_DOMAINS = ("cursor.sh",)
+"""Domains whose TLS the proxy opens, each with its subdomains; the traffic of
+every other host passes through as an opaque tunnel. Domain names, not
+patterns: the proxy's CA may sign for these alone (its name constraints)."""
+
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def covers(domain: str, host: str) -> bool:
+    """`host` is `domain` or one of its subdomains (as a DNS name constraint
+    reads it: `cursor.sh` covers `api2.cursor.sh`, not `notcursor.sh`)."""
+    host, domain = host.lower().rstrip("."), domain.lower().rstrip(".")
+    return host == domain or host.endswith("." + domain)
 
 
 class Route(StrEnum):
@@ -49,8 +60,9 @@ class RoutingTable:
     hosts: tuple[re.Pattern[str], ...]
 
     @classmethod
-    def of(cls, host_patterns: Iterable[str] = CURSOR_HOSTS) -> RoutingTable:
-        return cls(tuple(re.compile(p, re.IGNORECASE) for p in host_patterns))
+    def of(cls, domains: Iterable[str] = CURSOR_DOMAINS) -> RoutingTable:
+        patterns = (rf"^(.+\.)?{re.escape(domain)}(:\d+)?$" for domain in domains)
+        return cls(tuple(re.compile(p, re.IGNORECASE) for p in patterns))
 
     def intercepts(self, host: str, port: int) -> bool:
         return any(p.search(f"{host}:{port}") for p in self.hosts)
@@ -61,16 +73,26 @@ class RoutingTable:
         return Route.LOCAL if path.split("?", 1)[0] in ANSWERED_PATHS else Route.CURSOR
 
     def patterns(self) -> Sequence[str]:
+        """The table as mitmproxy's `allow_hosts` takes it: patterns on `host:port`."""
         return [p.pattern for p in self.hosts]
 
 
-def check_patterns(patterns: Iterable[str]) -> list[str]:
-    """Validates host patterns given on the command line; raises ValueError."""
+def check_domains(names: Iterable[str]) -> list[str]:
+    """Validates domains given on the command line (lower-cased, no trailing
+    dot); raises ValueError naming a bad one."""
     checked = []
-    for pattern in patterns:
+    for name in names:
+        domain = name.strip().lower().rstrip(".")
         try:
-            re.compile(pattern)
-        except re.error as error:
-            raise ValueError(f"invalid host pattern {pattern!r}: {error}") from None
-        checked.append(pattern)
+            ipaddress.ip_address(domain)
+            is_address = True
+        except ValueError:
+            is_address = False
+        labels = domain.split(".")
+        if is_address or len(domain) > 253 or not all(_LABEL.match(x) for x in labels):
+            raise ValueError(
+                f"--intercept {name!r}: expected a domain name such as cursor.sh "
+                "(its subdomains are included)"
+            )
+        checked.append(domain)
     return checked

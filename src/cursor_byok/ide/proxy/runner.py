@@ -20,7 +20,7 @@ from mitmproxy.tools.dump import DumpMaster
 from cursor_byok.ide.proxy import DEFAULT_PROXY_PORT
 from cursor_byok.ide.proxy.addon import Router, Target
 from cursor_byok.ide.proxy.ca import CAFiles
-from cursor_byok.ide.proxy.routes import CURSOR_HOSTS, Route, RoutingTable
+from cursor_byok.ide.proxy.routes import CURSOR_DOMAINS, Route, RoutingTable
 
 START_TIMEOUT_S = 30.0
 
@@ -37,7 +37,8 @@ class ProxySettings:
     ca: CAFiles
     listen_host: str = "127.0.0.1"
     listen_port: int = DEFAULT_PROXY_PORT
-    hosts: tuple[str, ...] = CURSOR_HOSTS
+    hosts: tuple[str, ...] = CURSOR_DOMAINS
+    """The intercepted domains (subdomains included); the CA must permit them."""
     access_token: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Further mitmproxy options, e.g. `ssl_verify_upstream_trusted_ca`."""

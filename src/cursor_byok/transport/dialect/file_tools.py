@@ -11,6 +11,7 @@ from google.protobuf import json_format
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.read_range import apply_range
 from cursor_byok.transport.dialect.tool_base import (
+    MAX_RESULT_CHARS,
     NativeTool,
     NextExec,
     ToolOutcome,
@@ -329,6 +330,16 @@ class EditFile(NativeTool):
                 return ToolOutcome(
                     f"old_string occurs {count} times in {path}; add surrounding lines to make "
                     "it unique, or set replace_all.",
+                    True,
+                )
+            growth = count * (len(new) - len(old)) if every else 0
+            if growth > MAX_RESULT_CHARS:
+                # A pattern the model chose, times its occurrences: the
+                # file is refused before it is built, not after.
+                return ToolOutcome(
+                    f"replace_all would add {growth:,} characters to {path} ({count} "
+                    f"replacements); one edit may add at most {MAX_RESULT_CHARS:,}. Nothing "
+                    "changed: edit in smaller steps, or write the file with write_file.",
                     True,
                 )
             after = before.replace(old, new) if every else before.replace(old, new, 1)

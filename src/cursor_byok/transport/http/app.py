@@ -16,6 +16,7 @@ from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
+from cursor_byok.transport.http.health import CachedCheck
 from cursor_byok.transport.http.http_server import (
     KEEPALIVE_TIMEOUT_S,
     HttpServer,
@@ -129,9 +130,17 @@ def build_service(
         await hub.close()
         await runner.close()
 
+    pinging: asyncio.Future[None] | None = None
+
     async def database_reachable() -> bool:
+        # One ping at a time: a ping that outlived its timeout (a hung
+        # database) is waited on again, not joined by another thread.
+        nonlocal pinging
+        if pinging is None or pinging.done():
+            pinging = asyncio.ensure_future(asyncio.to_thread(store.ping))
+            pinging.add_done_callback(_retrieved)
         try:
-            await asyncio.wait_for(asyncio.to_thread(store.ping), HEALTH_TIMEOUT_S)
+            await asyncio.wait_for(asyncio.shield(pinging), HEALTH_TIMEOUT_S)
         except (StoreError, TimeoutError) as error:
             log.warning("health check: database unreachable: %s", error or "timed out")
             return False
@@ -152,9 +161,15 @@ def build_service(
         metrics_public=metrics_public,
         body_timeout_s=body_timeout_s,
         max_append_bytes=max_append_bytes,
-        database_reachable=database_reachable,
+        database_reachable=CachedCheck(database_reachable),
     )
     return Service(server, runner, hub, metrics)
+
+
+def _retrieved(done: asyncio.Future[None]) -> None:
+    """Takes a finished ping's error, which its waiter may have left behind."""
+    if not done.cancelled():
+        done.exception()
 
 
 @contextlib.asynccontextmanager

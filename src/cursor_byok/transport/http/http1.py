@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 log = logging.getLogger(__name__)
@@ -26,9 +27,51 @@ REPLY_431 = (
 )
 
 
+def _reply_400(reason: str) -> bytes:
+    body = f"{reason}\n".encode()
+    return (
+        b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body)
+    )
+
+
+_DEFAULT_PORTS = {b"http": 80, b"https": 443}
+
+
+def _authority(url: bytes) -> tuple[bytes, int | None]:
+    """The host (lower case, no trailing dot) and port (the scheme's default
+    when none is given) an absolute URL names; HttpParserInvalidURLError."""
+    parsed = httptools.parse_url(url)
+    scheme = (parsed.schema or b"").lower()
+    host = (parsed.host or b"").lower().rstrip(b".")
+    return host, parsed.port or _DEFAULT_PORTS.get(scheme)
+
+
+def host_problem(target: bytes, headers: list[tuple[bytes, bytes]]) -> str | None:
+    """Why a request head names its host ambiguously, or None. Two `Host`
+    headers (uvicorn keeps both; which one a proxy in front read is anyone's
+    guess), or an absolute-form target (`GET http://host/path`, whose
+    authority uvicorn drops) naming another host than `Host` (RFC 9112 3.2)."""
+    hosts = [value for name, value in headers if name == b"host"]
+    if len(hosts) > 1:
+        return "more than one Host header"
+    if target.startswith(b"/") or target == b"*":
+        return None
+    try:
+        named = _authority(target)
+        scheme = target.partition(b"://")[0]
+        given = _authority(scheme + b"://" + hosts[0] + b"/") if hosts else None
+    except httptools.HttpParserInvalidURLError:
+        return "the request target or Host is not a valid URL part"
+    if given != named:
+        return "the request target's authority differs from Host"
+    return None
+
+
 class HeadGuardedProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol with a deadline and a size cap on each
-    request head: from its first byte to its blank line."""
+    request head: from its first byte to its blank line; and a head that
+    names its host ambiguously (`host_problem`) gets 400."""
 
     def __init__(self, *args: Any, head_timeout_s: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -36,11 +79,12 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         self._in_head = True
         self._head_bytes = 0  # the head's parsed parts (URL, headers)
         self._raw_head_bytes = 0  # bytes received since the head began
-        self._too_large = False
+        self._refusal: bytes | None = None
+        """The reply that ends the connection (431, 400) once a head is refused."""
         self._head_timer: asyncio.TimerHandle | None = None
 
     def data_received(self, data: bytes) -> None:
-        if self._too_large:
+        if self._refusal is not None:
             return
         if self._in_head:
             self._raw_head_bytes += len(data)
@@ -49,11 +93,11 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         # it began is the head's (one that ended in this chunk reset the
         # count, so a body never counts).
         if self._in_head and self._raw_head_bytes > MAX_HEAD_BYTES:
-            self._too_large = True
-        if self._too_large and not self.transport.is_closing():
+            self._refusal = REPLY_431
+        if self._refusal is not None and not self.transport.is_closing():
             self._drop_head_timer()
             if self.cycle is None or self.cycle.response_complete:
-                self.transport.write(REPLY_431)
+                self.transport.write(self._refusal)
             self.transport.close()  # (a reply still streaming is cut, not corrupted)
 
     def on_message_begin(self) -> None:
@@ -74,15 +118,21 @@ class HeadGuardedProtocol(HttpToolsProtocol):
         self._in_head = False
         self._head_bytes = self._raw_head_bytes = 0
         self._drop_head_timer()
-        if self._too_large:
+        if self._refusal is None and (problem := host_problem(self.url, self.headers)):
+            self._refusal = _reply_400(problem)
+        if self._refusal is not None:
             return  # never reaches the app; refused once the parser returns
         super().on_headers_complete()
         cycle = self.cycle
         if cycle is not None:  # its task has not run yet: it will send through this
             cycle.send = _one_write_replies(cycle)  # type: ignore[method-assign,assignment]
 
+    def on_body(self, body: bytes) -> None:
+        if self._refusal is None:  # (a refused head has no cycle of its own)
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
-        if self._too_large:
+        if self._refusal is not None:
             return
         super().on_message_complete()
         # What comes next on the connection is the next request's head.
@@ -96,7 +146,7 @@ class HeadGuardedProtocol(HttpToolsProtocol):
     def _count(self, size: int) -> None:
         self._head_bytes += size
         if self._head_bytes > MAX_HEAD_BYTES:
-            self._too_large = True
+            self._refusal = REPLY_431
 
     def _should_upgrade(self) -> bool:
         return False  # no WebSockets here

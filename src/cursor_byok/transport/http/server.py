@@ -155,6 +155,10 @@ class CursorServer:
             refusal = WireError(Code.PERMISSION_DENIED, f"host {host!r} is not served here")
             await _error_reply(send, refusal, 421)
             return
+        if not path.startswith("/"):  # an absolute-form target hypercorn passed on whole
+            target = WireError(Code.INVALID_ARGUMENT, "the request target must be a path")
+            await _error_reply(send, target, 400, close=True)
+            return
         if scope["method"] == "GET" and path == "/healthz":
             return await reply_health(send, self.database_reachable)
         if scope["method"] == "GET" and path == "/metrics":
