@@ -138,15 +138,6 @@ async def held_metric(url: str) -> float:
     return float(found.group(1))
 
 
-async def held_metric(url: str) -> float:
-    """What /metrics says the memory budget holds."""
-    async with httpx2.AsyncClient(base_url=url, timeout=10) as http:
-        text = (await http.get("/metrics")).text
-    found = re.search(r"^cursor_byok_memory_held_bytes ([0-9.e+]+)$", text, re.M)
-    assert found, text
-    return float(found.group(1))
-
-
 async def test_a_refused_stream_whose_client_sends_on_leaves_its_connection_serving(
     tmp_path: Path,
 ) -> None:
