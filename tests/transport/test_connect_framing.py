@@ -268,3 +268,32 @@ def test_a_body_of_one_message_gives_it_and_a_second_is_refused_before_inflating
         only_message(encode_end_stream_envelope(b"{}"))
     with pytest.raises(FramingError, match="truncated envelope"):
         only_message(first[:-1])
+
+
+@given(cuts=st.lists(st.integers(min_value=0, max_value=3 * MiB), max_size=20))
+def test_a_big_envelope_split_anywhere_decodes_whole(cuts: list[int]) -> None:
+    big = bytes(range(256)) * (3 * MiB // 256)
+    body = encode_envelope(b"before") + encode_envelope(big) + encode_envelope(b"after")
+    body += encode_end_stream_envelope(b"{}")
+    decoder = EnvelopeDecoder()
+    got: list[Envelope] = []
+    start = 0
+    for point in [*sorted({c % (len(body) + 1) for c in cuts}), len(body)]:
+        got += decoder.feed(body[start:point])
+        start = point
+    decoder.finish()
+    assert [e.payload for e in got] == [b"before", big, b"after", b"{}"]
+    assert decoder.buffered == 0 and decoder.ended
+
+
+def test_a_big_envelope_cut_short_is_reported_at_finish() -> None:
+    body = encode_envelope(b"x" * 2 * MiB)
+    decoder = EnvelopeDecoder()
+    assert decoder.feed(body[:100]) == [] and decoder.feed(body[100:-10]) == []
+    assert decoder.buffered == len(body) - 10
+    with pytest.raises(FramingError, match=f"truncated envelope: {2 * MiB - 10} of {2 * MiB}"):
+        decoder.finish()
+    ended = EnvelopeDecoder()
+    ended.feed(encode_end_stream_envelope(b"{" + b" " * 2 * MiB + b"}")[:1000])
+    with pytest.raises(FramingError, match="after the end-of-stream"):
+        ended.feed(b" " * (2 * MiB + 2 - 995) + b"\x00")

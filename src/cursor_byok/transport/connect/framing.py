@@ -18,6 +18,7 @@ past the memory budget is refused at that point, not after.
 
 from __future__ import annotations
 
+import mmap
 import struct
 import zlib
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ FIRST_INFLATE_STEP: Final = 64 * 1024
 LAST_INFLATE_STEP: Final = 1024 * 1024
 """Inflating takes room for 64 KiB first, then twice as much each step up
 to 1 MiB: a small message reserves little, a big one in few steps."""
+BIG_ENVELOPE: Final = 1024 * 1024
+"""An envelope of this many bytes or more is written into a mapping of its
+own as it arrives (see `EnvelopeDecoder._start_big`)."""
 
 _HEADER = struct.Struct(">BI")
 _KNOWN_FLAGS: Final = FLAG_COMPRESSED | FLAG_END_STREAM | FLAG_TRAILERS
@@ -189,11 +193,13 @@ class EnvelopeDecoder:
         self._ended = False
         self._held = held
         self._arriving = 0  # what is reserved for the envelope still arriving
+        self._big: mmap.mmap | None = None  # a big envelope's payload so far
+        self._flags = 0
 
     @property
     def buffered(self) -> int:
         """Bytes received but not yet part of a complete envelope."""
-        return len(self._buffer)
+        return len(self._buffer) + (0 if self._big is None else HEADER_SIZE + self._big.tell())
 
     @property
     def ended(self) -> bool:
@@ -203,8 +209,12 @@ class EnvelopeDecoder:
     def feed(self, data: bytes) -> list[Envelope]:
         if data and self._ended:
             raise FramingError("data after the end-of-stream envelope")
-        self._buffer += data
         envelopes: list[Envelope] = []
+        if self._big is not None:
+            data = self._fill(data, envelopes)
+            if self._big is not None:
+                return envelopes
+        self._buffer += data
         while len(self._buffer) >= HEADER_SIZE:
             flags, length = _HEADER.unpack_from(self._buffer)
             if not self._arriving:
@@ -212,17 +222,57 @@ class EnvelopeDecoder:
                 self._reserve(length)
             end = HEADER_SIZE + length
             if len(self._buffer) < end:
+                if length >= BIG_ENVELOPE:
+                    self._start_big(flags, length)
                 break
             with memoryview(self._buffer) as view:  # one copy of the payload, not two
                 payload = bytes(view[HEADER_SIZE:end])
             del self._buffer[:end]
-            self._arriving = 0
-            envelopes.append(Envelope(flags, payload))
-            if flags & (FLAG_END_STREAM | FLAG_TRAILERS):
-                self._ended = True
-                if self._buffer:
-                    raise FramingError("data after the end-of-stream envelope")
+            self._arrived(flags, payload, envelopes)
+            if self._ended and self._buffer:
+                raise FramingError("data after the end-of-stream envelope")
         return envelopes
+
+    def close(self) -> None:
+        """Let go of a big envelope still arriving (the stream is over)."""
+        if self._big is not None:
+            self._big.close()
+            self._big = None
+
+    def _arrived(self, flags: int, payload: bytes, envelopes: list[Envelope]) -> None:
+        self._arriving = 0
+        envelopes.append(Envelope(flags, payload))
+        if flags & (FLAG_END_STREAM | FLAG_TRAILERS):
+            self._ended = True
+
+    def _start_big(self, flags: int, length: int) -> None:
+        """A big envelope's payload goes into an anonymous mapping of its
+        declared size as it arrives: a buffer grown a chunk at a time is
+        copied to larger blocks again and again, and the blocks it leaves
+        behind stay with the process; the mapping's pages are only there
+        once written, and go back to the system when it is closed."""
+        self._big = mmap.mmap(-1, length)
+        with memoryview(self._buffer) as view:
+            self._big.write(view[HEADER_SIZE:])
+        self._flags = flags
+        self._buffer.clear()
+
+    def _fill(self, data: bytes, envelopes: list[Envelope]) -> bytes:
+        """Write into the big envelope; what follows it once it is whole."""
+        big = self._big
+        assert big is not None
+        missing = len(big) - big.tell()
+        with memoryview(data) as view:
+            big.write(view[:missing])
+        if len(data) < missing:
+            return b""
+        payload = big[:]
+        self.close()
+        self._arrived(self._flags, payload, envelopes)
+        rest = data[missing:]
+        if self._ended and rest:
+            raise FramingError("data after the end-of-stream envelope")
+        return rest
 
     def handed_on(self) -> None:
         """The envelopes fed out so far are done with: give back what was
@@ -233,6 +283,9 @@ class EnvelopeDecoder:
 
     def finish(self) -> None:
         """The body ended: any partial envelope left over is an error."""
+        if self._big is not None:
+            got, length = self._big.tell(), len(self._big)
+            raise FramingError(f"truncated envelope: {got} of {length} payload bytes")
         if self._buffer:
             if len(self._buffer) < HEADER_SIZE:
                 raise FramingError(

@@ -302,6 +302,7 @@ class RunHandler:
             session.put(EndOfStream(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))))
             return
         finally:
+            decoder.close()
             held.release()
         if not disconnected.done():
             disconnected.set_result(None)
