@@ -279,12 +279,13 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
         async for now, chunk in conn.chunks():
             chars = 0
             for envelope in decoder.feed(chunk):
+                payload = envelope.message()
                 if envelope.is_end_stream:
-                    error = json.loads(envelope.payload).get("error")
+                    error = json.loads(payload).get("error")
                     if error:
                         raise RuntimeError(f"stream ended with {error}")
                     continue
-                message = pb.AgentServerMessage.FromString(envelope.payload)
+                message = pb.AgentServerMessage.FromString(payload)
                 top = message.WhichOneof("message")
                 if top == "interaction_update":
                     update = message.interaction_update

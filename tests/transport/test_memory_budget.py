@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from cursor_byok.transport.connect.codec import Codec, ContentType
 from cursor_byok.transport.connect.request_body import RequestError
-from cursor_byok.transport.http.append_body import read_append_body
+from cursor_byok.transport.http.append_body import Append, read_append
+from cursor_byok.transport.proto.aiserver.v1 import bidi_pb2
 from cursor_byok.transport.sessions.memory_budget import MemoryBudget
 
 
@@ -91,10 +93,23 @@ def chunks(*parts: bytes) -> Any:
     return receive
 
 
+PROTO = ContentType(Codec.PROTO, grpc_web=False, streaming=False)
+
+
+def append_of(payload: bytes) -> bytes:
+    request = bidi_pb2.BidiAppendRequest(
+        data_binary=payload, request_id=bidi_pb2.BidiRequestId(request_id="r"), append_seqno=1
+    )
+    return request.SerializeToString()
+
+
 async def test_an_append_body_is_reserved_while_read_and_given_back() -> None:
     budget = MemoryBudget(100, 100)
-    body = await read_append_body(chunks(b"x" * 40, b"y" * 40), {}, budget, 1000, 5.0)
-    assert body == b"x" * 40 + b"y" * 40 and budget.used == 0 and budget.in_flight == 0
+    body = append_of(b"x" * 40)
+    half = len(body) // 2
+    append = await read_append(chunks(body[:half], body[half:]), {}, PROTO, budget, 1000, 5.0)
+    assert append == Append("r", 1, b"x" * 40)
+    assert budget.used == 0 and budget.in_flight == 0
 
 
 async def test_an_append_body_with_no_room_left_is_refused_and_nothing_stays_reserved() -> None:
@@ -102,7 +117,7 @@ async def test_an_append_body_with_no_room_left_is_refused_and_nothing_stays_res
     budget.track("busy", State(busy=True), "session")
     assert budget.charge("busy", 50) is None
     with pytest.raises(RequestError) as refused:
-        await read_append_body(chunks(b"x" * 40, b"y" * 40), {}, budget, 1000, 5.0)
+        await read_append(chunks(b"x" * 40, b"y" * 40), {}, PROTO, budget, 1000, 5.0)
     assert "memory budget is in use" in str(refused.value)
     assert budget.used == 50 and budget.in_flight == 0
 

@@ -264,15 +264,16 @@ class CursorClient:
         decoder = EnvelopeDecoder()
         async for chunk in chunks:
             for envelope in decoder.feed(chunk):
+                payload = envelope.message()
                 if envelope.is_end_stream or envelope.is_trailers:
                     error = None
                     if envelope.is_end_stream:
-                        error = json.loads(envelope.payload or b"{}").get("error")
-                    elif b"grpc-status: 0" not in envelope.payload:
-                        error = {"trailers": envelope.payload.decode()}
-                    stream.items.put_nowait(End(error, envelope.payload))
+                        error = json.loads(payload or b"{}").get("error")
+                    elif b"grpc-status: 0" not in payload:
+                        error = {"trailers": payload.decode()}
+                    stream.items.put_nowait(End(error, payload))
                     return
-                stream.items.put_nowait(self._decode(envelope.payload))
+                stream.items.put_nowait(self._decode(payload))
         stream.items.put_nowait(End({"code": "unknown", "message": CUT_OFF}, b""))
 
     async def append_raw(self, request_id: str, seqno: int, data: bytes) -> HTTPReply:

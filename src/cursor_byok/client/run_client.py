@@ -70,14 +70,15 @@ class RunStream(Stream):
             self.refusal += data
             return
         for envelope in self.decoder.feed(data):
+            payload = envelope.message()
             if envelope.is_end_stream:
-                error = json.loads(envelope.payload or b"{}").get("error")
-                self.finish(End(error, envelope.payload))
+                error = json.loads(payload or b"{}").get("error")
+                self.finish(End(error, payload))
             elif envelope.is_trailers:
-                ok = b"grpc-status: 0" in envelope.payload
-                self.finish(End(None if ok else {"trailers": envelope.payload.decode()}, b""))
+                ok = b"grpc-status: 0" in payload
+                self.finish(End(None if ok else {"trailers": payload.decode()}, b""))
             else:
-                self.items.put_nowait(self.decode(envelope.payload))
+                self.items.put_nowait(self.decode(payload))
 
     def finish(self, end: End) -> None:
         if not self.ended:

@@ -50,6 +50,9 @@ def hypercorn_config(
 ) -> Config:
     from hypercorn.config import Config  # noqa: PLC0415 (loaded when HTTP/2 or TLS needs it)
 
+    from cursor_byok.transport.http import h2_guard  # noqa: PLC0415 (it loads hypercorn)
+
+    h2_guard.install()
     config = Config()
     if sock is not None:
         config.bind = [f"fd://{sock.fileno()}"]

@@ -34,6 +34,7 @@ from cursor_byok.transport.connect.codec import (
 )
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError, grpc_web_trailers
 from cursor_byok.transport.connect.framing import EnvelopeDecoder, FramingError
+from cursor_byok.transport.connect.reservation import NoRoom, Reservation
 from cursor_byok.transport.http.stream_writer import Receive, Send, StreamWriter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
@@ -290,8 +291,16 @@ class RunHandler:
         disconnected: asyncio.Future[None],
     ) -> None:
         """Feed the request stream to the session in order until the client
-        goes away; a malformed stream ends the response with the reason."""
-        decoder = EnvelopeDecoder(max_message_bytes=self.max_message_bytes)
+        goes away; a malformed stream ends the response with the reason.
+        Each envelope's declared length is reserved in the memory budget
+        when its header arrives, before its payload is read, and what is
+        inflated of it as it is inflated; all of it is given back once the
+        message is handed on, and whatever is left when the stream ends,
+        however it ends. A message there is no room for ends the stream
+        with resource_exhausted."""
+        held = Reservation(self.hub.budget)
+        limit = self.max_message_bytes
+        decoder = EnvelopeDecoder(max_message_bytes=limit, held=held)
         seqno = 0
         try:
             while True:
@@ -299,18 +308,24 @@ class RunHandler:
                 if message["type"] == "http.disconnect":
                     break
                 for envelope in decoder.feed(message.get("body", b"")):
-                    if envelope.is_end_stream or envelope.is_trailers:
-                        continue
-                    payload = self._payload(envelope.payload, framing.codec)
-                    if payload is not None:
-                        await self.hub.append(session.request_id, seqno, payload)
-                        seqno += 1
+                    if not envelope.is_end_stream and not envelope.is_trailers:
+                        payload = self._payload(envelope.message(limit, held), framing.codec)
+                        if payload is not None:
+                            await self.hub.append(session.request_id, seqno, payload)
+                            seqno += 1
+                    decoder.handed_on()
                 if not message.get("more_body", False):
                     decoder.finish()  # half-closed: the response goes on
         except FramingError as error:
             reason = f"the request stream is malformed: {error}"
             session.put(EndOfStream(WireError(Code.INVALID_ARGUMENT, reason)))
             return
+        except NoRoom as no_room:
+            session.put(EndOfStream(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))))
+            return
+        finally:
+            decoder.close()
+            held.release()
         if not disconnected.done():
             disconnected.set_result(None)
 

@@ -35,15 +35,16 @@ from cursor_byok.transport.connect.errors import (
     retryable,
     unary_error_body,
 )
-from cursor_byok.transport.connect.framing import (
-    EnvelopeDecoder,
-    FramingError,
-    encode_envelope,
-    encode_trailers_envelope,
+from cursor_byok.transport.connect.framing import encode_envelope, encode_trailers_envelope
+from cursor_byok.transport.connect.request_body import (
+    RequestError,
+    one_message,
+    read_body,
+    unwrap,
 )
-from cursor_byok.transport.connect.request_body import RequestError, read_body, unwrap
+from cursor_byok.transport.connect.reservation import Reservation
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
-from cursor_byok.transport.http.append_body import decode_append, read_append_body
+from cursor_byok.transport.http.append_body import read_append
 from cursor_byok.transport.http.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.http.health import DatabaseReachable, reply_health
 from cursor_byok.transport.http.run_stream import (
@@ -199,12 +200,14 @@ class CursorServer:
             if path == BIDI_APPEND:
                 await self._bidi_append(receive, headers, content_type, send)
                 return
-            body = await self._body(receive, headers)
             handler = self.unary.get(path)
-            if handler is None:
-                raise RequestError(WireError(Code.UNIMPLEMENTED, f"{path} is not served here"))
-            message = self._unwrap(body, content_type)
-            await _unary_reply(send, handler(message, content_type), content_type)
+            with Reservation(self.hub.budget) as held:
+                body = await self._body(receive, headers, held)
+                if handler is None:
+                    raise RequestError(WireError(Code.UNIMPLEMENTED, f"{path} is not served here"))
+                reply = handler(unwrap(body, self.max_body_bytes, held), content_type)
+                del body
+            await _unary_reply(send, reply, content_type)
         except RequestError as refused:
             framing = run_framing(headers.get("content-type")) if path == RUN else None
             if framing is not None and framing.protocol is not Protocol.CONNECT:
@@ -253,11 +256,8 @@ class CursorServer:
         if not ok:
             raise RequestError(WireError(Code.UNAUTHENTICATED, "missing or wrong access token"))
 
-    async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes:
-        return await read_body(receive, headers, self.max_body_bytes, self.body_timeout_s)
-
-    def _unwrap(self, body: bytes, content_type: ContentType) -> bytes:
-        return unwrap(body, self.max_body_bytes)
+    async def _body(self, receive: Receive, headers: Mapping[str, str], held: Reservation) -> bytes:
+        return await read_body(receive, headers, self.max_body_bytes, self.body_timeout_s, held)
 
     # -- BidiAppend ------------------------------------------------------------------------
 
@@ -268,16 +268,19 @@ class CursorServer:
         official client abort the run. Only a body too big, too slow or with
         no room left in the memory budget is refused."""
         try:
-            body = await read_append_body(
-                receive, headers, self.hub.budget, self.max_append_bytes, self.body_timeout_s
+            append = await read_append(
+                receive,
+                headers,
+                content_type,
+                self.hub.budget,
+                self.max_append_bytes,
+                self.body_timeout_s,
             )
         except RequestError as refused:
             request_id = headers.get("x-request-id", "")
             if is_valid_id(request_id):
                 await self.hub.append_refused(request_id, refused.error.message)
             raise
-        append = decode_append(body, content_type, self.max_append_bytes)
-        del body  # the payload is what may be held from here on
         if isinstance(append, str):
             self.hub.counters.undecodable_appends += 1
             log.info("an append was ignored: %s", append)
@@ -322,17 +325,15 @@ class CursorServer:
     ) -> None:
         if content_type is None:
             raise _unsupported(headers)
-        body = await self._body(receive, headers)
-        try:
-            decoder = EnvelopeDecoder(max_message_bytes=self.max_body_bytes)
-            envelopes = [e for e in decoder.feed(body) if not e.is_end_stream and not e.is_trailers]
-            if not envelopes:
-                raise FramingError("the request carries no message")
-            request = decode_message(
-                envelopes[0].payload, bidi_pb2.BidiRequestId, content_type.codec
-            )
-        except (FramingError, CodecError) as error:
-            raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+        with Reservation(self.hub.budget) as held:
+            body = await self._body(receive, headers, held)
+            message = one_message(body, self.max_body_bytes, held)
+            del body
+            try:
+                request = decode_message(message, bidi_pb2.BidiRequestId, content_type.codec)
+            except CodecError as error:
+                raise RequestError(WireError(Code.INVALID_ARGUMENT, str(error))) from error
+            del message
         if not request.request_id:
             raise RequestError(WireError(Code.INVALID_ARGUMENT, "request_id is empty"))
         if not is_valid_id(request.request_id):

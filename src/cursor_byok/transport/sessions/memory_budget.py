@@ -1,7 +1,8 @@
 """One memory budget for everything a client can make the server hold.
 
 Buffered out-of-order appends, a session's own bookkeeping, output stashed
-for a stream nobody reads, and request bodies being read all draw on it. Each
+for a stream nobody reads, request bodies being read, envelopes still
+arriving on Run streams and messages being inflated all draw on it. Each
 holder (a request id's session, a conversation's stash) is charged under its
 own key, capped per key and in total. Past the total, the least recently
 touched idle holders are dropped, oldest first, until the new bytes fit; a
@@ -131,7 +132,8 @@ class MemoryBudget:
             self.used -= entry.bytes
 
     def reserve(self, size: int) -> bool:
-        """Room for bytes being read (a request body), not yet anyone's."""
+        """Room for bytes being read or inflated (a request body, an envelope
+        whose header has arrived, a message), not yet anyone's."""
         if not self._make_room(size, spare=None):
             self.stats.refused += 1
             return False
