@@ -1,0 +1,168 @@
+"""No free connections, against the real server on a real socket: an HTTP/2
+connection with no stream open is closed after the keep-alive time (as an
+HTTP/1.1 one is), floods of cheap frames end their connection with GOAWAY
+ENHANCE_YOUR_CALM before any token is looked at, the concurrent streams a
+client may open are what one client needs, and connections are capped in
+total and per peer address, refused at accept time."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.parse
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import h2.errors
+import hyperframe.frame
+
+from cursor_byok.client.client import run_request
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http import h2_guard
+from cursor_byok.transport.http.app import Service, build_service, serving
+from tests.e2e.raw_h2 import RawH2
+from tests.factories import assistant, stream_of
+from tests.fakes import ScriptedLLM
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+TOKEN = "s3cret-token-for-tests"
+KEEPALIVE_S = 1
+
+
+@dataclass
+class Served:
+    service: Service
+    host: str
+    port: int
+    llm: ScriptedLLM
+
+    async def client(self, local: str | None = None) -> RawH2:
+        return await RawH2.connect(self.host, self.port, local)
+
+
+@asynccontextmanager
+async def served(
+    tmp_path: Path, scripts: list[list[ResponseEvent]] | None = None, token: str | None = None
+) -> AsyncIterator[Served]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM(scripts or [])
+    service = build_service(
+        store, llm, retry=RetryPolicy(2, 0.001, 0.01), heartbeat_s=0.2, access_token=token
+    )
+    async with serving(service, keepalive_timeout_s=KEEPALIVE_S) as url:
+        where = urllib.parse.urlsplit(url)
+        assert where.hostname and where.port
+        yield Served(service, where.hostname, where.port, llm)
+    store.close()
+
+
+def answer(text: str) -> list[ResponseEvent]:
+    return stream_of(assistant(TextContent(text)), chunk=4)
+
+
+async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
+    """Whether the server closes the connection within `seconds` (what it
+    sends meanwhile, its SETTINGS and GOAWAY, is read and dropped)."""
+    try:
+        async with asyncio.timeout(seconds):
+            while await reader.read(65536):
+                pass
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        pass
+    return True
+
+
+async def test_a_connection_that_sent_only_the_preface_is_closed_when_idle(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path) as server:
+        connections = [await asyncio.open_connection(server.host, server.port) for _ in range(20)]
+        for _reader, writer in connections:
+            writer.write(PREFACE)
+        closed = await asyncio.gather(
+            *(closed_within(reader, KEEPALIVE_S + 3) for reader, _ in connections)
+        )
+        for _, writer in connections:
+            writer.close()
+    assert all(closed), f"{closed.count(False)} of {len(closed)} still open"
+
+
+async def test_an_http2_connection_with_no_stream_is_closed_and_one_with_a_stream_is_not(
+    tmp_path: Path,
+) -> None:
+    """The whole client preface (magic and SETTINGS) and nothing else: closed
+    after the keep-alive time. A turn longer than that on another
+    connection is not cut, and its connection is closed once it is idle."""
+    slow = stream_of(assistant(TextContent("slow " * 20)), chunk=5)
+    async with served(tmp_path, [slow]) as server:
+        server.llm.delay = 0.15  # about 3 s in all: longer than the keep-alive time
+        silent = await server.client()
+        busy = await server.client()
+        stream = busy.open()
+        await busy.send(stream, run_request("take your time"))
+        assert await silent.closed_within(KEEPALIVE_S + 3)
+        assert await busy.until_end(stream) == {}
+        assert stream.text() == "slow " * 20
+        assert await busy.closed_within(KEEPALIVE_S + 3)
+        await silent.close()
+        await busy.close()
+
+
+async def test_rapid_reset_ends_the_connection_before_any_token_is_checked(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path, token=TOKEN) as server:
+        attacker = await server.client()
+        for _ in range(h2_guard.FLOOD_BUDGET * 3):
+            stream = attacker.open()  # no token
+            attacker.h2.reset_stream(stream.stream_id, h2.errors.ErrorCodes.CANCEL)
+            attacker.flush()
+        assert await attacker.closed_within(5)
+        assert attacker.goaway is not None
+        assert attacker.goaway.error_code == h2.errors.ErrorCodes.ENHANCE_YOUR_CALM
+        await attacker.close()
+        # Another client, with the token, is served as ever.
+        honest = await server.client()
+        stream = honest.open(token=TOKEN, path="/agent.v1.AgentService/NameAgent")
+        await honest.send(stream, b"", end=True)
+        await asyncio.wait_for(_closed(stream), 5)
+        assert stream.status != 0 and honest.goaway is None
+        await honest.close()
+
+
+async def _closed(stream: object) -> None:
+    while not getattr(stream, "closed", False):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_ping_flood_ends_the_connection(tmp_path: Path) -> None:
+    async with served(tmp_path) as server:
+        attacker = await server.client()
+        for n in range(h2_guard.FLOOD_BUDGET * 3):
+            attacker.raw(hyperframe.frame.PingFrame(0, opaque_data=n.to_bytes(8, "big")))
+        assert await attacker.closed_within(5)
+        assert attacker.goaway is not None
+        assert attacker.goaway.error_code == h2.errors.ErrorCodes.ENHANCE_YOUR_CALM
+        await attacker.close()
+
+
+async def test_a_few_resets_and_pings_are_a_client_at_work(tmp_path: Path) -> None:
+    """Cancelling turns and pinging now and then is no flood."""
+    async with served(tmp_path, [answer("still served")]) as server:
+        client = await server.client()
+        for n in range(20):
+            stream = client.open()
+            client.h2.reset_stream(stream.stream_id, h2.errors.ErrorCodes.CANCEL)
+            client.raw(hyperframe.frame.PingFrame(0, opaque_data=n.to_bytes(8, "big")))
+            client.flush()
+        stream = client.open()
+        await client.send(stream, run_request("hello"))
+        assert await client.until_end(stream) == {}
+        assert stream.text() == "still served" and client.goaway is None
+        await client.close()
