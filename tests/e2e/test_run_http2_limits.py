@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import h2.errors
 import hyperframe.frame
+from h2.settings import SettingCodes
 
 from cursor_byok.client.client import run_request
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.http import h2_guard
+from cursor_byok.transport.http import h2_guard, http_server
 from cursor_byok.transport.http.app import Service, build_service, serving
 from tests.e2e.raw_h2 import RawH2
 from tests.factories import assistant, stream_of
@@ -131,14 +132,9 @@ async def test_rapid_reset_ends_the_connection_before_any_token_is_checked(
         honest = await server.client()
         stream = honest.open(token=TOKEN, path="/agent.v1.AgentService/NameAgent")
         await honest.send(stream, b"", end=True)
-        await asyncio.wait_for(_closed(stream), 5)
+        await asyncio.wait_for(_until(lambda: stream.closed), 5)
         assert stream.status != 0 and honest.goaway is None
         await honest.close()
-
-
-async def _closed(stream: object) -> None:
-    while not getattr(stream, "closed", False):
-        await asyncio.sleep(0.01)
 
 
 async def test_a_ping_flood_ends_the_connection(tmp_path: Path) -> None:
@@ -166,3 +162,37 @@ async def test_a_few_resets_and_pings_are_a_client_at_work(tmp_path: Path) -> No
         assert await client.until_end(stream) == {}
         assert stream.text() == "still served" and client.goaway is None
         await client.close()
+
+
+async def test_streams_over_the_advertised_limit_are_refused_one_by_one(tmp_path: Path) -> None:
+    """MAX_CONCURRENT_STREAMS is what one client needs; a client that opens
+    more anyway has each extra stream refused (REFUSED_STREAM), and the
+    connection and its open streams go on."""
+    async with served(tmp_path, [answer("in a freed slot")]) as server:
+        client = await server.client()
+        settings = client.h2.remote_settings
+        await asyncio.wait_for(_until(lambda: settings.max_concurrent_streams < 2**31 - 1), 5)
+        assert settings.max_concurrent_streams == http_server.MAX_CONCURRENT_STREAMS == 100
+        held = [client.open() for _ in range(settings.max_concurrent_streams)]
+        # The client ignores the limit it was given.
+        settings.update({SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
+        settings.acknowledge()
+        over = [client.open() for _ in range(3)]
+        await asyncio.wait_for(_until(lambda: all(s.closed for s in over)), 5)
+        assert {s.reset_code for s in over} == {h2.errors.ErrorCodes.REFUSED_STREAM}
+        assert not any(s.closed for s in held) and client.goaway is None
+        # A slot freed, a turn is served on the same connection.
+        client.h2.reset_stream(held[0].stream_id, h2.errors.ErrorCodes.CANCEL)
+        stream = client.open()
+        await client.send(stream, run_request("hello"))
+        assert await client.until_end(stream) == {}
+        assert stream.text() == "in a freed slot"
+        await client.close()
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Poll `condition` (the callers bound the wait)."""
+    for _ in range(100_000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)

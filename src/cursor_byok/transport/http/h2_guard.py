@@ -40,11 +40,12 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import hypercorn.protocol
+from h2.stream import StreamClosedBy
 from hypercorn.events import Closed, Updated
 from hypercorn.protocol.events import Body, StreamClosed
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
-from hyperframe.frame import GoAwayFrame
+from hyperframe.frame import GoAwayFrame, HeadersFrame, RstStreamFrame
 
 FLOOD_BUDGET = 200
 """Cheap frames (RST_STREAM, PING, SETTINGS, PRIORITY) a connection may send
@@ -62,7 +63,27 @@ _FLOOD_EVENTS = (
 
 class PatientConnection(h2.connection.H2Connection):
     """h2's server connection, except that the client's GOAWAY does not
-    close it: the streams the client already opened go on."""
+    close it (the streams the client already opened go on), and a stream
+    over MAX_CONCURRENT_STREAMS is refused on its own (RST_STREAM
+    REFUSED_STREAM, RFC 9113 section 5.1.2) rather than ending the
+    connection with every stream on it."""
+
+    def _receive_headers_frame(self, frame: HeadersFrame) -> tuple[list[Any], list[Any]]:
+        sid = frame.stream_id
+        if (
+            sid in self.streams
+            or sid % 2 == 0
+            or sid <= self.highest_inbound_stream_id
+            or self.open_inbound_streams < self.local_settings.max_concurrent_streams
+        ):
+            return super()._receive_headers_frame(frame)
+        # The header block is decoded all the same: HPACK's table must keep
+        # step with the client's for the streams that come after.
+        h2.connection._decode_headers(self.decoder, frame.data)
+        self.highest_inbound_stream_id = sid
+        # Later frames on it are a stream error, as on any stream reset.
+        self._closed_streams[sid] = StreamClosedBy.SEND_RST_STREAM
+        return [RstStreamFrame(sid, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)], []
 
     def _receive_goaway_frame(self, frame: GoAwayFrame) -> tuple[list[Any], list[Any]]:
         event = h2.events.ConnectionTerminated()

@@ -30,8 +30,10 @@ SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
 KEEPALIVE_TIMEOUT_S = 5
 """An idle connection (no request in flight) is closed after this long."""
-MAX_CONCURRENT_STREAMS = 1000
-"""HTTP/2 streams per connection: one per agent turn, many turns per client."""
+MAX_CONCURRENT_STREAMS = 100
+"""HTTP/2 streams open at once per connection: one per agent turn in
+flight (and one per short call beside them), which for one client is a few;
+a stream over it is refused on its own, and the client opens it later."""
 
 
 @dataclass(frozen=True, slots=True)
