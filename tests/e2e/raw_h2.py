@@ -84,6 +84,8 @@ class RawH2:
         self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
         self.streams: dict[int, RawStream] = {}
         self.goaway: h2.events.ConnectionTerminated | None = None
+        self.greeted = False
+        """The server's SETTINGS came: it accepted the connection and speaks HTTP/2."""
         self.eof = asyncio.Event()
         self.window = asyncio.Event()
         self.auto_window = True
@@ -210,6 +212,7 @@ class RawH2:
         if isinstance(event, h2.events.ConnectionTerminated):
             self.goaway = event
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
+            self.greeted |= isinstance(event, h2.events.RemoteSettingsChanged)
             self.window.set()
         if stream is None:
             return

@@ -25,6 +25,7 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http import h2_guard, http_server
 from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from tests.e2e.raw_h2 import RawH2
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
@@ -47,14 +48,18 @@ class Served:
 
 @asynccontextmanager
 async def served(
-    tmp_path: Path, scripts: list[list[ResponseEvent]] | None = None, token: str | None = None
+    tmp_path: Path,
+    scripts: list[list[ResponseEvent]] | None = None,
+    token: str | None = None,
+    limits: ConnectionLimits | None = None,
+    keepalive_s: int = KEEPALIVE_S,
 ) -> AsyncIterator[Served]:
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     llm = ScriptedLLM(scripts or [])
     service = build_service(
         store, llm, retry=RetryPolicy(2, 0.001, 0.01), heartbeat_s=0.2, access_token=token
     )
-    async with serving(service, keepalive_timeout_s=KEEPALIVE_S) as url:
+    async with serving(service, keepalive_timeout_s=keepalive_s, limits=limits) as url:
         where = urllib.parse.urlsplit(url)
         assert where.hostname and where.port
         yield Served(service, where.hostname, where.port, llm)
@@ -196,3 +201,81 @@ async def _until(condition: Callable[[], bool]) -> None:
         if condition():
             return
         await asyncio.sleep(0.01)
+
+
+async def greeted(client: RawH2) -> None:
+    """Until the server's SETTINGS come: it took the connection."""
+    await asyncio.wait_for(_until(lambda: client.greeted), 5)
+
+
+async def refused(host: str, port: int, local: str) -> bool:
+    """Whether a connection from `local` is closed at once, unread."""
+    reader, writer = await asyncio.open_connection(host, port, local_addr=(local, 0))
+    try:
+        writer.write(PREFACE)
+        return await closed_within(reader, 1)
+    finally:
+        writer.close()
+
+
+async def test_one_address_over_its_cap_is_refused_and_another_with_a_token_is_served(
+    tmp_path: Path,
+) -> None:
+    """127.0.0.1 and 127.0.0.2 are both loopback on Linux: two peers."""
+    limits = ConnectionLimits(total=8, per_peer=3)
+    scripts = [answer("served")]
+    async with served(tmp_path, scripts, TOKEN, limits, keepalive_s=30) as server:
+        held = [await server.client(local="127.0.0.2") for _ in range(3)]
+        for client in held:
+            await greeted(client)
+        assert await refused(server.host, server.port, "127.0.0.2")
+        assert not any(c.eof.is_set() for c in held)  # those it holds stay open
+        honest = await server.client(local="127.0.0.1")
+        stream = honest.open(token=TOKEN)
+        await honest.send(stream, run_request("hello"))
+        assert await honest.until_end(stream) == {}
+        assert stream.text() == "served"
+        for client in [*held, honest]:
+            await client.close()
+
+
+async def test_the_total_cap_refuses_everyone_until_a_place_is_free(tmp_path: Path) -> None:
+    limits = ConnectionLimits(total=4, per_peer=3)
+    async with served(tmp_path, limits=limits, keepalive_s=30) as server:
+        held = [await server.client(local="127.0.0.2") for _ in range(3)]
+        held.append(await server.client(local="127.0.0.3"))
+        for client in held:
+            await greeted(client)
+        assert await refused(server.host, server.port, "127.0.0.1")
+        await held.pop().close()
+        await asyncio.sleep(0.2)  # the server closes its side at once, not after 30 s
+        assert not await refused(server.host, server.port, "127.0.0.1")
+        for client in held:
+            await client.close()
+
+
+async def test_closed_connections_give_their_place_back_whichever_stack_served_them(
+    tmp_path: Path,
+) -> None:
+    """HTTP/1.1 requests, HTTP/2 connections and ones that said nothing,
+    closed one after another, never add up to the per-address cap."""
+    limits = ConnectionLimits(total=8, per_peer=2)
+    async with served(tmp_path, limits=limits, keepalive_s=30) as server:
+        for _ in range(4):
+            reader, writer = await asyncio.open_connection(server.host, server.port)
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert (await reader.readline()).startswith(b"HTTP/1.1 ")
+            writer.close()
+            h2_client = await server.client()
+            await greeted(h2_client)
+            await h2_client.close()
+            _, silent = await asyncio.open_connection(server.host, server.port)
+            silent.close()
+        await asyncio.sleep(0.1)
+        both = [await server.client() for _ in range(2)]
+        for client in both:
+            await greeted(client)
+            assert not client.eof.is_set()
+        assert await refused(server.host, server.port, "127.0.0.1")
+        for client in both:
+            await client.close()

@@ -16,6 +16,7 @@ from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
+from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.health import CachedCheck
 from cursor_byok.transport.http.http_server import (
     KEEPALIVE_TIMEOUT_S,
@@ -179,6 +180,7 @@ async def serving(
     port: int = 0,
     keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
     tls: TLSFiles | None = None,
+    limits: ConnectionLimits | None = None,
 ) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
     its base URL. Used by the demo and the end-to-end tests."""
@@ -190,6 +192,7 @@ async def serving(
         http2=service.server.http2,
         tls=tls,
         keepalive_timeout_s=keepalive_timeout_s,
+        limits=limits,
     )
     task = asyncio.create_task(server.serve())
     if not await server.started(task):

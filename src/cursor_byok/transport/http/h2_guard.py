@@ -20,6 +20,8 @@ event not named here is hypercorn's own handling.
   arrive and restarts it only when a stream closes, so one that sent the
   preface and nothing else was never closed. Here the timer is restarted as
   soon as the connection speaks HTTP/2 with no stream open.
+- A client that closes its side: hypercorn noted it but kept the socket
+  until its keep-alive timer ran out; here it is closed at once.
 - Floods: RST_STREAM (the 2023 "rapid reset" attack: HEADERS + RST_STREAM
   pairs cost the client nothing and the server a request each), PING,
   SETTINGS and PRIORITY frames are counted; more than `FLOOD_BUDGET` of them
@@ -41,7 +43,7 @@ import h2.events
 import h2.exceptions
 import hypercorn.protocol
 from h2.stream import StreamClosedBy
-from hypercorn.events import Closed, Updated
+from hypercorn.events import Closed, Event, Updated
 from hypercorn.protocol.events import Body, StreamClosed
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
@@ -109,6 +111,14 @@ class GuardedH2Protocol(H2Protocol):
         await super().initiate(headers, settings)
         # The keep-alive timer runs while no stream is open, from the preface on.
         await self.send(Updated(idle=self.idle))
+
+    async def handle(self, event: Event) -> None:
+        await super().handle(event)
+        if isinstance(event, Closed):
+            # The client is gone: the socket is closed now. hypercorn would
+            # close it only when its keep-alive timer ran out, holding the
+            # connection (and its place among the port's) until then.
+            await self.send(Closed())
 
     async def _handle_events(self, events: list[h2.events.Event]) -> None:
         others: list[h2.events.Event] = []

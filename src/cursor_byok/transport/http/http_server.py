@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.one_port import OnePort
 
 if TYPE_CHECKING:
@@ -91,8 +92,10 @@ class HttpServer:
         signals: bool = False,
         keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
         sock: socket.socket | None = None,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         self.app = app
+        self.limits = limits or ConnectionLimits()
         self.host = host
         self.port = port
         self.http2 = http2
@@ -133,7 +136,9 @@ class HttpServer:
 
     async def serve_one_port(self) -> None:
         """Plain text: each connection to the stack made for its protocol."""
-        port = OnePort(self.app, self.config, self.keepalive_timeout_s, float(SHUTDOWN_GRACE_S))
+        port = OnePort(
+            self.app, self.config, self.keepalive_timeout_s, float(SHUTDOWN_GRACE_S), self.limits
+        )
         await port.serve(self.sock, self.host, self.port, self._stop.wait)
 
     async def serve_hypercorn(self) -> None:

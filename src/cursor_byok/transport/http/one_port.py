@@ -37,6 +37,12 @@ from typing import TYPE_CHECKING, Any, cast
 from uvicorn.config import Config as UvicornConfig
 from uvicorn.server import ServerState
 
+from cursor_byok.transport.http.connection_limits import (
+    ConnectionCount,
+    ConnectionLimits,
+    peer_of,
+    release_when_lost,
+)
 from cursor_byok.transport.http.http1 import MAX_HEAD_BYTES, HeadGuardedProtocol
 
 if TYPE_CHECKING:
@@ -73,8 +79,16 @@ class Sniffer(asyncio.Protocol):
         self._seen = b""
         self._transport: asyncio.Transport | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._peer: str | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = peer_of(transport)
+        if not self._port.count.admit(peer):
+            cast(
+                asyncio.Transport, transport
+            ).abort()  # over a limit: refused before anything is read
+            return
+        self._peer = peer
         # uvloop's transports are not asyncio.Transport subclasses.
         self._transport = cast(asyncio.Transport, transport)
         transport = self._transport
@@ -96,14 +110,22 @@ class Sniffer(asyncio.Protocol):
         assert transport is not None
         self._port.sniffing.discard(transport)
         if seen.startswith(H2_PREFACE) or (head_end >= 0 and offers_h2c(seen[:head_end])):
-            self._port.to_hypercorn(transport, seen)
+            self._port.to_hypercorn(transport, seen, self._release)
         else:
-            self._port.to_uvicorn(transport, seen)
+            self._port.to_uvicorn(transport, seen, self._release)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
         if self._transport is not None:
             self._port.sniffing.discard(self._transport)
+        self._release()
+
+    def _release(self) -> None:
+        """The connection's place in the count given back, once (by this
+        protocol, or by the one it was handed to)."""
+        if self._peer is not None:
+            self._port.count.release(self._peer)
+            self._peer = None
 
     def _stop_idle(self) -> None:
         if self._idle is not None:
@@ -139,9 +161,11 @@ class OnePort:
         make_config: Callable[[], HypercornConfig],
         idle_timeout_s: int,
         grace_s: float,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         self.app = app
         self.idle_timeout_s = idle_timeout_s
+        self.count = ConnectionCount(limits or ConnectionLimits())
         self._grace_s = grace_s
         self._make_config = make_config
         self._hypercorn: asyncio.Future[Hypercorn] | None = None
@@ -166,7 +190,9 @@ class OnePort:
         self._state = ServerState()
         self._date_task: asyncio.Task[None] | None = None
 
-    def to_uvicorn(self, transport: asyncio.Transport, first: bytes) -> None:
+    def to_uvicorn(
+        self, transport: asyncio.Transport, first: bytes, release: Callable[[], None]
+    ) -> None:
         protocol = HeadGuardedProtocol(
             config=self._uvicorn_config,
             server_state=self._state,
@@ -174,20 +200,26 @@ class OnePort:
             head_timeout_s=self.idle_timeout_s,
         )
         transport.set_protocol(protocol)
+        release_when_lost(protocol, release)
         protocol.connection_made(transport)
         protocol.data_received(first)
 
-    def to_hypercorn(self, transport: asyncio.Transport, first: bytes) -> None:
+    def to_hypercorn(
+        self, transport: asyncio.Transport, first: bytes, release: Callable[[], None]
+    ) -> None:
         loaded = self._load_hypercorn()
         if loaded.done() and loaded.exception() is None:
-            self._start_hypercorn(loaded.result(), transport, first)
+            self._start_hypercorn(loaded.result(), transport, first, release)
             return
         transport.pause_reading()  # until hypercorn is there to read it
-        task = asyncio.get_running_loop().create_task(self._when_loaded(transport, first))
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self._when_loaded(transport, first, release))
         self._handovers.add(task)
         task.add_done_callback(self._handovers.discard)
 
-    async def _when_loaded(self, transport: asyncio.Transport, first: bytes) -> None:
+    async def _when_loaded(
+        self, transport: asyncio.Transport, first: bytes, release: Callable[[], None]
+    ) -> None:
         try:
             # Shielded: cancelling this handover must not cancel the load.
             hypercorn = await asyncio.shield(self._load_hypercorn())
@@ -200,7 +232,7 @@ class OnePort:
             return
         if transport.is_closing():
             return
-        self._start_hypercorn(hypercorn, transport, first)
+        self._start_hypercorn(hypercorn, transport, first, release)
         transport.resume_reading()
 
     def _load_hypercorn(self) -> asyncio.Future[Hypercorn]:
@@ -212,12 +244,17 @@ class OnePort:
         return self._hypercorn
 
     def _start_hypercorn(
-        self, hypercorn: Hypercorn, transport: asyncio.Transport, first: bytes
+        self,
+        hypercorn: Hypercorn,
+        transport: asyncio.Transport,
+        first: bytes,
+        release: Callable[[], None],
     ) -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2**16, loop=loop)
         protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
         transport.set_protocol(protocol)
+        release_when_lost(protocol, release)
         protocol.connection_made(transport)
         protocol.data_received(first)
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
