@@ -85,11 +85,15 @@ class RawH2:
         self.streams: dict[int, RawStream] = {}
         self.goaway: h2.events.ConnectionTerminated | None = None
         self.greeted = False
+        self.error: h2.exceptions.ProtocolError | None = None
+        """What the client's own state machine refused of the server's frames."""
         """The server's SETTINGS came: it accepted the connection and speaks HTTP/2."""
         self.eof = asyncio.Event()
         self.window = asyncio.Event()
-        self.auto_window = True
-        """Give read bytes back to both windows at once (a fast reader)."""
+        self.hold = False
+        """Give nothing back, to any window, until `release` (a client whose
+        connection window runs out)."""
+        self.held: list[tuple[int, int]] = []
         self.slow: set[int] = set()
         """Streams whose bytes are given back only on `drain` (a slow reader)."""
         self.unread: dict[int, int] = {}
@@ -111,7 +115,10 @@ class RawH2:
             self.writer.write(data)
 
     def raw(self, frame: hyperframe.frame.Frame) -> None:
-        """A frame written as is, past the client's own state machine."""
+        """A frame written as is, past the client's own state machine (DATA
+        still counted against the connection's window, as the server counts it)."""
+        if isinstance(frame, hyperframe.frame.DataFrame):
+            self.h2.outbound_flow_control_window -= frame.flow_controlled_length
         self.writer.write(frame.serialize())
 
     def open(
@@ -161,11 +168,25 @@ class RawH2:
                 self.h2.increment_flow_control_window(unread, stream_id=stream.stream_id)
             self.flush()
 
+    def release(self) -> None:
+        """Every byte held given back, to the streams and the connection."""
+        self.hold = False
+        for length, sid in self.held:
+            with contextlib.suppress(h2.exceptions.StreamClosedError):
+                self.h2.acknowledge_received_data(length, sid)
+        self.held.clear()
+        self.flush()
+
     async def until_end(self, stream: RawStream, within: float = 10) -> dict[str, object]:
         async def ended() -> None:
             while stream.end is None:
                 if stream.closed or self.eof.is_set():
-                    raise AssertionError(f"stream {stream.stream_id} closed without its end")
+                    raise AssertionError(
+                        f"stream {stream.stream_id} closed without its end "
+                        f"(reset {stream.reset_code}, connection gone: {self.eof.is_set()}, "
+                        f"GOAWAY {self.goaway}, error {self.error!r}, "
+                        f"after {stream.kinds()[-3:]})"
+                    )
                 stream.changed.clear()
                 await stream.changed.wait()
 
@@ -193,7 +214,8 @@ class RawH2:
             while data := await self.reader.read(65536):
                 try:
                     events = self.h2.receive_data(data)
-                except h2.exceptions.ProtocolError:
+                except h2.exceptions.ProtocolError as error:
+                    self.error = error
                     break
                 for event in events:
                     self._handle(event)
@@ -221,7 +243,9 @@ class RawH2:
         elif isinstance(event, h2.events.DataReceived):
             length = event.flow_controlled_length or 0
             if length:
-                if sid in self.slow:
+                if self.hold:
+                    self.held.append((length, stream.stream_id))
+                elif sid in self.slow:
                     self.h2.increment_flow_control_window(length)  # the connection's only
                     self.unread[stream.stream_id] = self.unread.get(stream.stream_id, 0) + length
                 else:
