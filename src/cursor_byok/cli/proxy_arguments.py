@@ -38,6 +38,12 @@ def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
         "instead of starting one in this process",
     )
     proxy.add_argument(
+        "--allow-cleartext",
+        action="store_true",
+        help="allow an http:// --server off this machine (its access token then crosses the "
+        "network readable)",
+    )
+    proxy.add_argument(
         "--intercept",
         action="append",
         metavar="DOMAIN",
