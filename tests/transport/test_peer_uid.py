@@ -65,10 +65,14 @@ def models_request(host: str, port: int) -> bytes:
     ).encode()
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
-def test_the_owner_of_a_connection_from_this_process_is_this_user(host: str) -> None:
+@pytest.mark.parametrize(
+    ("host", "family"), [("127.0.0.1", socket.AF_INET), ("::1", socket.AF_INET6)]
+)
+def test_the_owner_of_a_connection_from_this_process_is_this_user(
+    host: str, family: socket.AddressFamily
+) -> None:
     try:
-        listener = socket.create_server((host, 0))
+        listener = socket.create_server((host, 0), family=family)
     except OSError:
         pytest.skip(f"no {host} here")
     with listener, socket.create_connection(listener.getsockname()[:2]):
@@ -93,9 +97,15 @@ def test_a_peer_that_closed_its_socket_has_no_owner() -> None:
             assert peer_owner(("127.0.0.1", 1), local) is None
 
 
-def test_the_gate_knows_it_works_here() -> None:
-    assert OwnUserOnly().works("127.0.0.1")
-    assert not OwnUserOnly(uid=os.geteuid() + 1).works("127.0.0.1")
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+def test_the_gate_knows_it_works_here(host: str) -> None:
+    try:
+        family = socket.getaddrinfo(host, 0)[0][0]
+        socket.create_server((host, 0), family=family).close()
+    except OSError:
+        pytest.skip(f"no {host} here")
+    assert OwnUserOnly().works(host)
+    assert not OwnUserOnly(uid=os.geteuid() + 1).works(host)
 
 
 def test_a_peer_check_is_refused_under_tls(tmp_path: Path) -> None:

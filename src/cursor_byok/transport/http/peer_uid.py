@@ -112,9 +112,10 @@ class OwnUserOnly:
         """Whether the kernel names this process as the owner of its own
         connection to `host`: the gate can be relied on here."""
         try:
-            with socket.create_server((host, 0)) as listener:
-                address = listener.getsockname()[:2]
-                with socket.create_connection(address, timeout=2):
+            family, _, _, _, address = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM)[0]
+            with socket.create_server(address, family=family) as listener:
+                address = listener.getsockname()
+                with socket.create_connection(address[:2], timeout=2):
                     accepted, _ = listener.accept()
                     with accepted:
                         peer, local = accepted.getpeername(), accepted.getsockname()
