@@ -151,8 +151,8 @@ def serve(
             f"--workers {workers} needs a PostgreSQL database (server.database ="
             ' "postgresql://..."): a SQLite file serves one process'
         )
-    access = decide_access(config, host)
     check_tls(config.server.tls)
+    access = decide_access(config, host)
     # From here on the token decided is the server's (the proxy beside it
     # sends it, the log filter cuts it).
     config = replace(config, server=replace(config.server, access_token=access.token))

@@ -125,7 +125,9 @@ def test_a_taken_proxy_port_stops_the_command_with_a_clear_error(tmp_path: Path)
             ],
             check=False,
             cwd=ROOT,
-            env=clean_env(XDG_CONFIG_HOME=str(tmp_path / "config")),
+            env=clean_env(
+                XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data")
+            ),
             capture_output=True,
             text=True,
             timeout=60,
