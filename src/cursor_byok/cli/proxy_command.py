@@ -65,19 +65,8 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
             "use it; keep it on 127.0.0.1",
             EXIT_USAGE,
         )
-    if args.server:
-        try:
-            target = Target.parse(args.server)
-        except ValueError as error:
-            return fail(f"--server: {error}", EXIT_USAGE)
-        clear = target.scheme == "http" and not is_loopback_host(target.host)
-        if clear and not args.allow_cleartext:
-            return fail(
-                f"--server {args.server}: the server's access token would cross the network "
-                "in clear text; use https://, or add --allow-cleartext if the network between "
-                "is yours alone",
-                EXIT_USAGE,
-            )
+    if args.server and (refusal := _server_refused(args.server, args.allow_cleartext)):
+        return fail(refusal, EXIT_USAGE)
     # mitmproxy logs every connection at INFO; one line per flow is ours.
     logging.getLogger("mitmproxy").setLevel(logging.WARNING)
     try:
@@ -121,6 +110,23 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
         return serve(attach)
     except ProxyError as error:
         return fail(str(error), EXIT_FAILED)
+
+
+def _server_refused(server_url: str, cleartext: bool) -> str | None:
+    """Why `--server` cannot be used: not a server URL, or plain HTTP off
+    this machine (the server's token would cross the network readable)
+    without `--allow-cleartext`."""
+    try:
+        target = Target.parse(server_url)
+    except ValueError as error:
+        return f"--server: {error}"
+    if target.scheme == "http" and not is_loopback_host(target.host) and not cleartext:
+        return (
+            f"--server {server_url}: the server's access token would cross the network in "
+            "clear text; use https://, or add --allow-cleartext if the network between is "
+            "yours alone"
+        )
+    return None
 
 
 def _token_for(server_url: str, config: Config) -> str | None:
