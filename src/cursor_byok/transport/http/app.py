@@ -179,6 +179,7 @@ async def serving(
     port: int = 0,
     keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
     tls: TLSFiles | None = None,
+    peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
 ) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
     its base URL. Used by the demo and the end-to-end tests."""
@@ -190,6 +191,7 @@ async def serving(
         http2=service.server.http2,
         tls=tls,
         keepalive_timeout_s=keepalive_timeout_s,
+        peer_allowed=peer_allowed,
     )
     task = asyncio.create_task(server.serve())
     if not await server.started(task):
