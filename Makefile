@@ -47,6 +47,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/proxy.py
 	$(PY) bench/cache.py
 	$(PY) bench/abuse.py
+	$(PY) bench/peer_check.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

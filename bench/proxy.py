@@ -61,14 +61,17 @@ async def main(count: int) -> None:
         service = build_service(store, router, models=router.entries)
         async with serving(service) as url:
             ca, _ = ensure_ca(Path(folder) / "ca")
-            proxy = ProxyThread(ProxySettings(url, ca, listen_port=0, hosts=(r"^localhost:\d+$",)))
+            # With credentials, as the command runs it.
+            hosts = (r"^localhost:\d+$",)
+            settings = ProxySettings(url, ca, listen_port=0, hosts=hosts, proxy_auth="bench:pw")
+            proxy = ProxyThread(settings)
             host, port = proxy.start()
             try:
                 tls = ssl.create_default_context(cafile=str(ca.certificate))
                 async with (
                     httpx2.AsyncClient(trust_env=False) as direct,
                     httpx2.AsyncClient(
-                        proxy=f"http://{host}:{port}", verify=tls, trust_env=False
+                        proxy=f"http://bench:pw@{host}:{port}", verify=tls, trust_env=False
                     ) as proxied,
                 ):
                     await timed(direct, url + PATH, 20)  # warm-up

@@ -53,6 +53,7 @@ class _Served:
         signals: bool = False,
         keepalive_timeout_s: int = 5,
         sock: socket.socket | None = None,
+        peer_allowed: Any = None,  # the other stacks accept without the peer check
     ) -> None:
         self.app, self.host, self.port, self.sock = app, host, port, sock
         self.keepalive_timeout_s = keepalive_timeout_s

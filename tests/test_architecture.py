@@ -40,6 +40,7 @@ CLI_ORDER = [
     "tuning",
     "workers",
     "base",
+    "token_command",
     "check",
     "serve",
     "proxy_arguments",

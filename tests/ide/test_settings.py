@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.cli.main import main
+from cursor_byok.config.local_secret import proxy_auth
 from cursor_byok.ide.jsonc import loads
 from cursor_byok.ide.settings import cursor_settings_path, wanted_settings
 
@@ -43,24 +44,29 @@ def settings_file(home: Path, content: bytes | None = USER_FILE) -> Path:
 
 def test_setup_then_undo_restores_the_exact_bytes(home: Path) -> None:
     path = settings_file(home)
-    path.chmod(0o640)
+    path.chmod(0o740)
     code, out = run("ide", "setup")
     assert code == 0 and "wrote the proxy settings" in out
     written = path.read_bytes()
     document = loads(written.decode())
-    for key, value in wanted_settings("http://127.0.0.1:8418").items():
+    auth = proxy_auth()  # made by setup, in this home's data folder
+    for key, value in wanted_settings(f"http://{auth}@127.0.0.1:8418").items():
         assert document[key] == value
     assert document["editor.fontSize"] == 14
     assert b"// my settings" in written and b"/* keep */" in written
-    assert path.stat().st_mode & 0o777 == 0o640
+    # It now holds the proxy's password: the owner's bits kept, no one else's.
+    assert path.stat().st_mode & 0o777 == 0o700
+    path.chmod(0o744)  # opened up again since
     code, out = run("ide", "setup")  # idempotent: same bytes, backup kept
     assert code == 0 and "already set" in out
     assert path.read_bytes() == written
+    assert path.stat().st_mode & 0o777 == 0o700
     code, _ = run("ide", "setup", "--proxy-url", "http://127.0.0.1:9999")
-    assert code == 0 and loads(path.read_text())["http.proxy"] == "http://127.0.0.1:9999"
+    assert code == 0 and loads(path.read_text())["http.proxy"] == f"http://{auth}@127.0.0.1:9999"
     code, out = run("ide", "undo")
     assert code == 0 and "restored" in out
     assert path.read_bytes() == USER_FILE  # the original, not an intermediate state
+    assert path.stat().st_mode & 0o777 == 0o740  # and its mode
     code, _ = run("ide", "undo")
     assert code == 1  # nothing left to undo
 
@@ -112,7 +118,7 @@ def test_an_explicit_settings_path(tmp_path: Path, home: Path) -> None:
     path.parent.mkdir()
     path.write_bytes(USER_FILE)
     assert run("ide", "setup", "--settings", str(path))[0] == 0
-    assert loads(path.read_text())["http.proxy"] == "http://127.0.0.1:8418"
+    assert loads(path.read_text())["http.proxy"] == f"http://{proxy_auth()}@127.0.0.1:8418"
     assert run("ide", "undo", "--settings", str(path))[0] == 0
     assert path.read_bytes() == USER_FILE
 
@@ -158,7 +164,7 @@ def test_a_symlinked_settings_file_is_written_through_and_undone(home: Path) -> 
     code, out = run("ide", "setup")
     assert code == 0 and f"wrote the proxy settings to {path} (a link to {dotfiles})" in out
     assert path.is_symlink() and path.readlink() == dotfiles
-    assert loads(dotfiles.read_text())["http.proxy"] == "http://127.0.0.1:8418"
+    assert loads(dotfiles.read_text())["http.proxy"] == f"http://{proxy_auth()}@127.0.0.1:8418"
     assert dotfiles.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in dotfiles.parent.iterdir()] == [dotfiles.name]  # no temp file left
     code, out = run("ide", "undo")

@@ -18,7 +18,11 @@ ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 
 
 def run_ide(args: argparse.Namespace, out: TextIO) -> int:
-    from cursor_byok.ide.settings import (  # noqa: PLC0415 (--help does not load it)
+    from cursor_byok.config.local_secret import (  # noqa: PLC0415 (--help does not load it)
+        LocalSecretError,
+        proxy_auth,
+    )
+    from cursor_byok.ide.settings import (  # noqa: PLC0415
         SettingsError,
         cursor_settings_path,
         setup,
@@ -30,7 +34,8 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
     try:
         match args.ide_command:
             case "setup":
-                changed = setup(settings, args.proxy_url)
+                # The proxy's own credentials: it refuses every client without them.
+                changed = setup(settings, args.proxy_url, credentials=proxy_auth)
                 done = "wrote the proxy settings to" if changed else "already set in"
                 print(f"{done} {shown}; 'cursor-byok ide undo' puts the file back", file=out)
                 print("Restart Cursor (quit it fully) for the settings to apply.", file=out)
@@ -39,14 +44,21 @@ def run_ide(args: argparse.Namespace, out: TextIO) -> int:
                 print(f"restored {shown} as it was before 'ide setup'", file=out)
             case _:
                 return _status(args, settings, out)
-    except SettingsError as error:
+    except (SettingsError, LocalSecretError) as error:
         return fail(str(error), EXIT_FAILED)
     return EXIT_OK
 
 
 def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
+    from cursor_byok.config.local_secret import (  # noqa: PLC0415
+        PROXY_PASSWORD,
+        PROXY_USER,
+        LocalSecretError,
+        read_secret,
+    )
     from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir  # noqa: PLC0415
     from cursor_byok.ide.status import (  # noqa: PLC0415
+        Check,
         ca_check,
         check_settings,
         probe,
@@ -55,7 +67,13 @@ def _status(args: argparse.Namespace, settings: Path, out: TextIO) -> int:
         trust_note,
     )
 
-    checks, proxy_url = check_settings(settings)
+    try:
+        password = read_secret(PROXY_PASSWORD)
+    except LocalSecretError as error:
+        print(*render([Check(False, str(error))]), file=out)
+        password = None
+    auth = f"{PROXY_USER}:{password.reveal()}" if password else None
+    checks, proxy_url = check_settings(settings, auth)
     ca = CAFiles(default_ca_dir())
     if (validity := ca_check(ca.certificate, args.probe_host)) is not None:
         checks.append(validity)
@@ -82,7 +100,8 @@ def add_ide_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
     setup_.add_argument(
         "--proxy-url",
         default=DEFAULT_PROXY_URL,
-        help=f"the proxy Cursor should use (default {DEFAULT_PROXY_URL})",
+        help=f"the proxy Cursor should use (default {DEFAULT_PROXY_URL}); its credentials "
+        "are added",
     )
     setup_.add_argument("--settings", type=Path, metavar="FILE", help=SETTINGS_HELP)
     undo_ = actions.add_parser("undo", help="restore settings.json as it was before setup")

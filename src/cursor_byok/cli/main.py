@@ -24,6 +24,7 @@ from cursor_byok.cli.base import (
 from cursor_byok.cli.ide_command import add_ide_parser, run_ide
 from cursor_byok.cli.proxy_arguments import add_proxy_parser
 from cursor_byok.cli.terminal import Printer
+from cursor_byok.cli.token_command import add_token_parser, run_token
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
 from cursor_byok.runtime.logsafe import escape_c1, printable
@@ -138,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_proxy_parser(commands)
     add_ide_parser(commands)
+    add_token_parser(commands)
     return parser
 
 
@@ -201,6 +203,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_OK if asyncio.run(run_demo(out, pace_s=max(args.pace, 0.0))) else EXIT_FAILED
     if args.command == "ide":  # Cursor's settings only: works with a broken configuration
         return run_ide(args, out)
+    if args.command == "token":
+        return run_token(out)
     from cursor_byok.cli.serve import ServeError, serve  # noqa: PLC0415
     from cursor_byok.config.settings import load_config  # noqa: PLC0415
 

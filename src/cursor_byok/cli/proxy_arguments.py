@@ -20,7 +20,8 @@ def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
             "server, streamed; every other request goes to Cursor unchanged, so your login, "
             "settings sync and Cursor's own features keep working. Other hosts pass through "
             "untouched. On first run it creates this installation's own CA, which Cursor must "
-            "trust (see the README). 'cursor-byok ide setup' points Cursor at the proxy."
+            "trust (see the README). The proxy takes only clients that send its credentials; "
+            "'cursor-byok ide setup' points Cursor at it with them."
         ),
         epilog="Example: NODE_EXTRA_CA_CERTS=$(cursor-byok proxy --ca-path) cursor",
     )
@@ -36,6 +37,12 @@ def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
         metavar="URL",
         help="send Cursor's agent requests to a cursor-byok server already running at URL "
         "instead of starting one in this process",
+    )
+    proxy.add_argument(
+        "--allow-cleartext",
+        action="store_true",
+        help="allow an http:// --server off this machine (its access token then crosses the "
+        "network readable)",
     )
     proxy.add_argument(
         "--intercept",

@@ -11,10 +11,18 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 from cursor_byok.cli.serve import Attach
-from cursor_byok.config.guards import is_loopback_host
+from cursor_byok.cli.terminal import Printer
+from cursor_byok.config.guards import is_loopback_host, is_loopback_url
+from cursor_byok.config.local_secret import (
+    ACCESS_TOKEN,
+    LocalSecretError,
+    ensure_secret,
+    proxy_auth,
+)
 from cursor_byok.config.settings import Config
 from cursor_byok.ide.proxy.addon import Target
 from cursor_byok.ide.proxy.ca import NEW_CA_HINT, CAError, CAFiles, ca_info, ensure_ca
@@ -57,9 +65,15 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
             "use it; keep it on 127.0.0.1",
             EXIT_USAGE,
         )
+    if args.server and (refusal := _server_refused(args.server, args.allow_cleartext)):
+        return fail(refusal, EXIT_USAGE)
     # mitmproxy logs every connection at INFO; one line per flow is ours.
     logging.getLogger("mitmproxy").setLevel(logging.WARNING)
-    token = config.server.access_token.reveal() if config.server.access_token else None
+    try:
+        auth = proxy_auth()
+        token = _token_for(args.server, config) if args.server else None
+    except LocalSecretError as error:
+        return fail(str(error), EXIT_FAILED)
     if created:
         print(
             f"Created this installation's proxy CA ({info.describe()}): {files.certificate}",
@@ -67,23 +81,24 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
         )
         if args.new_ca:
             print(REPLACED, file=out)
+    _warn_if_cursor_lacks_credentials(args.port)
 
-    def settings(server_url: str) -> ProxySettings:
-        return ProxySettings(server_url, files, args.listen_host, args.port, hosts, token)
+    def settings(server_url: str, token: str | None) -> ProxySettings:
+        return ProxySettings(
+            server_url, files, args.listen_host, args.port, hosts, token, proxy_auth=auth
+        )
 
     if args.server:
-        try:
-            Target.parse(args.server)
-        except ValueError as error:
-            return fail(f"--server: {error}", EXIT_USAGE)
-        return _in_front_of(settings(args.server), files)
+        return _in_front_of(settings(args.server, token), files)
     host = config.server.host if config.server.host not in ("0.0.0.0", "::") else "127.0.0.1"
     host = f"[{host}]" if ":" in host else host
 
     @contextlib.contextmanager
     def attach(service: Service) -> Iterator[None]:
+        # The token the server decided on (its own, or the installation's).
+        url = f"http://{host}:{config.server.port}"
         proxy = ProxyThread(
-            settings(f"http://{host}:{config.server.port}"), count_flows(service.metrics.registry)
+            settings(url, service.server.access_token), count_flows(service.metrics.registry)
         )
         _start(proxy, files)
         try:
@@ -95,6 +110,53 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
         return serve(attach)
     except ProxyError as error:
         return fail(str(error), EXIT_FAILED)
+
+
+def _server_refused(server_url: str, cleartext: bool) -> str | None:
+    """Why `--server` cannot be used: not a server URL, or plain HTTP off
+    this machine (the server's token would cross the network readable)
+    without `--allow-cleartext`."""
+    try:
+        target = Target.parse(server_url)
+    except ValueError as error:
+        return f"--server: {error}"
+    if target.scheme == "http" and not is_loopback_host(target.host) and not cleartext:
+        return (
+            f"--server {server_url}: the server's access token would cross the network in "
+            "clear text; use https://, or add --allow-cleartext if the network between is "
+            "yours alone"
+        )
+    return None
+
+
+def _token_for(server_url: str, config: Config) -> str | None:
+    """What the proxy sends a server running elsewhere: the configured token,
+    else, for one on this machine, the installation's (which such a server
+    asks for where it cannot tell this user's connections from others')."""
+    if config.server.access_token is not None:
+        return config.server.access_token.reveal()
+    if is_loopback_url(server_url):
+        return ensure_secret(ACCESS_TOKEN).reveal()
+    return None
+
+
+def _warn_if_cursor_lacks_credentials(port: int) -> None:
+    """A Cursor set up before the proxy needed credentials is refused:
+    say what to do, once, before starting."""
+    from cursor_byok.ide.settings import cursor_settings_path  # noqa: PLC0415
+    from cursor_byok.ide.status import proxy_url_in  # noqa: PLC0415
+
+    url = proxy_url_in(cursor_settings_path())
+    parts = urlsplit(url or "")
+    if url and parts.port == port and is_loopback_url(url) and not parts.username:
+        Printer(sys.stderr).line(
+            ("cursor-byok: ", None),
+            (
+                f"Cursor's http.proxy ({url}) has no credentials, and the proxy now refuses "
+                "clients without them: run 'cursor-byok ide setup' and restart Cursor",
+                "yellow",
+            ),
+        )
 
 
 def _start(proxy: ProxyThread, files: CAFiles) -> None:

@@ -20,13 +20,14 @@ import ssl
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_USAGE
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.cli.tuning import map_big_buffers
-from cursor_byok.config.guards import HostCheck, Redactor, is_loopback_host
+from cursor_byok.config.guards import HostCheck, Redactor
 from cursor_byok.config.settings import Config
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.store.database import Durability, PostgresURL
@@ -34,10 +35,12 @@ from cursor_byok.store.database import Durability, PostgresURL
 # The server's modules are imported when it starts, not by every command that
 # shares this module's exit codes and errors (`cursor-byok --help` among them).
 if TYPE_CHECKING:
+    from cursor_byok.config.access import Access
     from cursor_byok.store.base import Store
     from cursor_byok.store.sqlite import SQLiteStore
     from cursor_byok.transport.http.app import Service
     from cursor_byok.transport.http.http_server import HttpServer
+    from cursor_byok.transport.http.peer_uid import OwnUserOnly
 
 
 class ServeError(Exception):
@@ -148,12 +151,11 @@ def serve(
             f"--workers {workers} needs a PostgreSQL database (server.database ="
             ' "postgresql://..."): a SQLite file serves one process'
         )
-    if not is_loopback_host(host) and config.server.access_token is None:
-        raise ServeError(
-            f"refusing to listen on {host} without an access token; set CURSOR_BYOK_TOKEN "
-            "(or server.access_token) and have clients send 'Authorization: Bearer <token>'"
-        )
     check_tls(config.server.tls)
+    access = decide_access(config, host)
+    # From here on the token decided is the server's (the proxy beside it
+    # sends it, the log filter cuts it).
+    config = replace(config, server=replace(config.server, access_token=access.token))
     store = open_database(database, config.server.durability)
     try:
         sock = bind(host, port)
@@ -161,13 +163,29 @@ def serve(
         store.close()
         raise
     _log_to(printer, config, database)
+    logging.getLogger("cursor_byok").info("access: %s", access.describe())
     map_big_buffers()  # RSS follows the memory budget after big appends are freed
+    gate = access.own_user_only
     if workers > 1:
         store.close()  # checked and migrated; each worker opens its own pool
-        return _serve_workers(config, host, port, sock, database, workers)
+        return _serve_workers(config, host, port, sock, database, workers, gate)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, host, port, sock, store, database, printer, attach))
+        asyncio.run(_run(config, host, port, sock, store, database, printer, attach, gate))
     return EXIT_OK
+
+
+def decide_access(config: Config, host: str) -> Access:
+    """Who may use the server (config/access.py), or ServeError saying why
+    it must not start."""
+    from cursor_byok.config.access import AccessError, decide  # noqa: PLC0415
+    from cursor_byok.config.local_secret import LocalSecretError  # noqa: PLC0415
+
+    try:
+        return decide(config.server, host)
+    except AccessError as error:
+        raise ServeError(str(error)) from error
+    except LocalSecretError as error:
+        raise ServeError(str(error), EXIT_FAILED) from error
 
 
 def _serve_workers(
@@ -177,6 +195,7 @@ def _serve_workers(
     sock: socket.socket,
     database: Path | PostgresURL,
     count: int,
+    gate: OwnUserOnly | None,
 ) -> int:
     """Fork `count` workers on the bound socket; plain log lines, no live line."""
     from cursor_byok.cli.workers import Supervisor  # noqa: PLC0415
@@ -188,7 +207,7 @@ def _serve_workers(
         store = open_database(database, config.server.durability)
         logging.getLogger("cursor_byok").info("worker %d: pid %d", slot, os.getpid())
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_run(config, host, port, sock, store, database, plain))
+            asyncio.run(_run(config, host, port, sock, store, database, plain, None, gate))
         return EXIT_OK
 
     return Supervisor(count, worker).run()
@@ -231,6 +250,7 @@ async def _run(
     database: Path | PostgresURL,
     printer: Printer,
     attach: Attach | None = None,
+    gate: OwnUserOnly | None = None,
 ) -> None:
     from cursor_byok.cli.tuning import keep_large_blocks, settle_after_startup  # noqa: PLC0415
     from cursor_byok.config.routing import Router  # noqa: PLC0415
@@ -288,6 +308,7 @@ async def _run(
         limits=ConnectionLimits(
             config.server.max_connections, config.server.max_connections_per_peer
         ),
+        peer_allowed=gate,
     )
     # SIGINT/SIGTERM: end open streams with a retryable error at once, stop
     # accepting, let the lifespan shutdown close the runners (every commit is

@@ -51,6 +51,8 @@ class ServerConfig:
     PostgreSQL `synchronous_commit=off`)."""
     http2: bool = True  # `Run` over HTTP/2 (h2c, or h2 by ALPN); false: HTTP/1.1 only
     tls: tuple[Path, Path] | None = None  # certificate and key: TLS on the same port
+    allow_cleartext: bool = False
+    """Off loopback, serve plain HTTP anyway (TLS ends at a proxy in front)."""
     body_timeout_s: float = 30.0
     """A request's head, then its body, must each arrive within this long."""
     keepalive_timeout_s: int = 5
@@ -122,6 +124,7 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
     if not all(isinstance(name, str) and name.strip() for name in hosts):
         raise where.error(table, "allowed_hosts", "must be a list of host names")
     metrics_public = bool(take(doc, "metrics_public", bool, where, table))
+    allow_cleartext = bool(take(doc, "allow_cleartext", bool, where, table))
     no_leftovers(doc, where, table)
     return ServerConfig(
         host=host,
@@ -131,6 +134,7 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
         durability=cast(Literal["full", "normal"], durability),
         http2=http2,
         tls=(Path(cert).expanduser(), Path(key).expanduser()) if cert and key else None,
+        allow_cleartext=allow_cleartext,
         allowed_hosts=tuple(hosts),
         metrics_public=metrics_public,
         **timeouts,

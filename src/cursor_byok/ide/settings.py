@@ -10,11 +10,11 @@ import hashlib
 import json
 import os
 import platform
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
@@ -24,6 +24,23 @@ from cursor_byok.ide.jsonc import JsoncError, set_values
 
 class SettingsError(Exception):
     """The settings file cannot be changed safely; nothing was written."""
+
+
+def with_credentials(proxy_url: str, auth: str) -> str:
+    """The URL with `auth` (`user:password`) as its user info, in place of
+    any it had: the proxy takes its own credentials and no others."""
+    parts = urlsplit(proxy_url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{auth}@{host}"))
+
+
+def redacted(url: str) -> str:
+    """The URL as it may be shown: its password replaced by `***`."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    userinfo, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{userinfo.partition(':')[0]}:***@{host}"))
 
 
 def wanted_settings(proxy_url: str) -> dict[str, Any]:
@@ -125,15 +142,27 @@ def _write(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
-def setup(settings: Path, proxy_url: str, state_dir: Path | None = None) -> bool:
-    """Writes the proxy settings; returns False when they were already set."""
+def setup(
+    settings: Path,
+    proxy_url: str,
+    state_dir: Path | None = None,
+    credentials: Callable[[], str] | None = None,
+) -> bool:
+    """Writes the proxy settings; returns False when they were already set.
+    `credentials` gives the proxy's `user:password`, asked for (and so made)
+    only once the file is known to take the settings."""
     parts = urlsplit(proxy_url)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
-        raise SettingsError(f"expected a proxy URL like http://127.0.0.1:8418, got {proxy_url!r}")
+        shown = redacted(proxy_url)
+        raise SettingsError(f"expected a proxy URL like http://127.0.0.1:8418, got {shown!r}")
     original = _read(settings)
     try:
         text = (original or b"").decode("utf-8")
         updated = set_values(text, wanted_settings(proxy_url)).encode("utf-8")
+        if credentials is not None:
+            proxy_url = with_credentials(proxy_url, credentials())
+            parts = urlsplit(proxy_url)
+            updated = set_values(text, wanted_settings(proxy_url)).encode("utf-8")
     except UnicodeDecodeError as error:
         raise SettingsError(f"{settings} is not UTF-8 text ({error.reason})") from error
     except JsoncError as error:
@@ -148,11 +177,15 @@ def setup(settings: Path, proxy_url: str, state_dir: Path | None = None) -> bool
         if original is not None:
             _write(saved.backup, original, _mode(settings))
         manifest = {"settings": str(settings), "existed": original is not None}
-    if updated == original:
+    # With the proxy's password in it, the file is the user's alone: its own
+    # bits kept, others' taken away (also when the text is already there).
+    mode = _mode(settings)
+    private = parts.password is not None and mode is not None and os.name == "posix"
+    if updated == original and not (private and mode is not None and mode & 0o077):
         changed = False
     else:
-        _write(settings, updated)
-        changed = True
+        _write(settings, updated, mode & ~0o077 if private and mode is not None else None)
+        changed = updated != original
     manifest["written"] = _digest(updated)
     _write(saved.manifest, json.dumps(manifest, indent=2).encode())
     return changed

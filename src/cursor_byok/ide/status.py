@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from cursor_byok.config.guards import host_name
 from cursor_byok.ide import PROBE_HOST
 from cursor_byok.ide.jsonc import JsoncError, loads
 from cursor_byok.ide.proxy.routes import ANSWERED_PATHS
-from cursor_byok.ide.settings import wanted_settings
+from cursor_byok.ide.settings import redacted, wanted_settings
 
+PROXY_AUTH_REQUIRED = 407
 PROBE_PATH = "/agent.v1.AgentService/GetUsableModels"
 """A path the proxy answers locally: the probe never reaches Cursor's servers."""
 
@@ -27,8 +30,44 @@ class Check:
     what: str
 
 
-def check_settings(settings: Path) -> tuple[list[Check], str | None]:
-    """One line per key `ide setup` writes; also the proxy URL found, if any."""
+def proxy_url_in(settings: Path) -> str | None:
+    """Cursor's `http.proxy`, if the file says one."""
+    try:
+        document = loads(settings.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, JsoncError):
+        return None
+    value = document.get("http.proxy") if isinstance(document, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def check_credentials(settings: Path, proxy_url: str, auth: str | None) -> Check | None:
+    """A FAIL when the proxy would refuse `proxy_url`'s credentials (`auth`
+    is what it takes: `user:password`), or when others can read them."""
+    parts = urlsplit(proxy_url)
+    if parts.password is None:
+        return Check(
+            False,
+            "http.proxy has no credentials, and the proxy refuses clients without them: "
+            "run 'cursor-byok ide setup' again and restart Cursor",
+        )
+    if auth is None or f"{parts.username}:{parts.password}" != auth:
+        return Check(
+            False,
+            "http.proxy's credentials are not this installation's proxy password: "
+            "run 'cursor-byok ide setup' again and restart Cursor",
+        )
+    if os.name == "posix" and settings.stat().st_mode & 0o077:
+        return Check(
+            False,
+            f"{settings} holds the proxy's password and other users can read it: "
+            f"chmod 600 {settings}",
+        )
+    return None
+
+
+def check_settings(settings: Path, auth: str | None = None) -> tuple[list[Check], str | None]:
+    """One line per key `ide setup` writes; also the proxy URL found, if any.
+    `auth` is the proxy's `user:password`, None when it has none yet."""
     try:
         document = loads(settings.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -44,6 +83,9 @@ def check_settings(settings: Path) -> tuple[list[Check], str | None]:
     for key, value in wanted_settings(proxy_url or "<proxy URL>").items():
         if key not in document:
             checks.append(Check(False, f"{key} is not set (run 'cursor-byok ide setup')"))
+        elif key == "http.proxy" and proxy_url is not None:
+            refusal = check_credentials(settings, proxy_url, auth)
+            checks.append(refusal or Check(True, f"{key} = {redacted(proxy_url)!r}"))
         elif document[key] != value and key != "http.proxy":
             checks.append(Check(False, f"{key} = {document[key]!r}, expected {value!r}"))
         else:
@@ -63,6 +105,7 @@ async def _probe(proxy_url: str, ca_certificate: Path, host: str) -> Check:
 
     tls = ssl.create_default_context(cafile=str(ca_certificate))
     timeout = aiohttp.ClientTimeout(total=None, connect=5.0, sock_read=5.0)
+    shown = redacted(proxy_url)
     try:
         async with (
             aiohttp.ClientSession(timeout=timeout) as session,
@@ -77,14 +120,22 @@ async def _probe(proxy_url: str, ca_certificate: Path, host: str) -> Check:
         ):
             status, body = response.status, await response.read()
     except aiohttp.ClientHttpProxyError as error:
-        return Check(False, f"the proxy at {proxy_url} refused the tunnel: {error}")
+        if error.status == PROXY_AUTH_REQUIRED:
+            return Check(
+                False,
+                f"the proxy at {shown} refused the credentials of http.proxy: run "
+                "'cursor-byok ide setup' again and restart Cursor",
+            )
+        return Check(False, f"the proxy at {shown} refused the tunnel: {error}")
     except aiohttp.ClientConnectorError as error:
         hint = "is 'cursor-byok proxy' running?"
         if isinstance(error, aiohttp.ClientConnectorCertificateError):
             hint = f"the proxy's certificate is not from the CA {ca_certificate}"
-        return Check(False, f"cannot reach https://{host} through {proxy_url}: {hint}")
+        return Check(False, f"cannot reach https://{host} through {shown}: {hint}")
     except (aiohttp.ClientError, TimeoutError) as error:
-        return Check(False, f"request through {proxy_url} failed: {error!r}")
+        password = urlsplit(proxy_url).password
+        detail = repr(error).replace(password, "***") if password else repr(error)
+        return Check(False, f"request through {shown} failed: {detail}")
     if status != 200:
         text = body.decode("utf-8", "replace")[:200]
         return Check(False, f"{PROBE_PATH} through the proxy answered HTTP {status}: {text}")
@@ -93,7 +144,7 @@ async def _probe(proxy_url: str, ca_certificate: Path, host: str) -> Check:
     except (ValueError, AttributeError):
         return Check(False, f"{PROBE_PATH} answered something that is not a model list")
     listed = ", ".join(models) if models else "none configured yet"
-    return Check(True, f"https://{host} through {proxy_url} reaches cursor-byok (models: {listed})")
+    return Check(True, f"https://{host} through {shown} reaches cursor-byok (models: {listed})")
 
 
 def ca_check(ca_certificate: Path, host: str = PROBE_HOST) -> Check | None:

@@ -129,7 +129,11 @@ class RunningProxy:
 
 
 def start_proxy(
-    server_url: str, ca: CAFiles, upstream_ca: Path, token: str | None = None
+    server_url: str,
+    ca: CAFiles,
+    upstream_ca: Path,
+    token: str | None = None,
+    proxy_auth: str | None = None,
 ) -> tuple[ProxyThread, RunningProxy]:
     from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread  # noqa: PLC0415
 
@@ -140,6 +144,7 @@ def start_proxy(
         listen_port=0,
         hosts=(CURSOR_HOST,),
         access_token=token,
+        proxy_auth=proxy_auth,
         extra={"ssl_verify_upstream_trusted_ca": str(upstream_ca)},
     )
     thread = ProxyThread(settings, counted.append)

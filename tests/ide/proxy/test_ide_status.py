@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
 from cursor_byok.client.client import CursorClient
+from cursor_byok.config.local_secret import PROXY_PASSWORD, proxy_auth, read_secret
 from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir, ensure_ca
 from cursor_byok.ide.proxy.metrics import count_flows
 from cursor_byok.ide.proxy.runner import ProxySettings, ProxyThread
@@ -117,3 +118,46 @@ async def test_the_probe_says_when_the_proxy_refuses_the_tunnel(
         await server.wait_closed()
     assert not check.ok
     assert check.what.startswith(f"the proxy at http://127.0.0.1:{port} refused the tunnel: 403")
+
+
+async def test_a_setting_from_before_the_proxy_had_credentials_is_named_then_fixed(
+    home: Path, server: tuple[str, Service], fake_cursor: FakeCursor
+) -> None:
+    """`ide setup` of an earlier version wrote `http.proxy` without
+    credentials: status says so (the proxy refuses such a Cursor), and the
+    next `ide setup` writes them, never printing the password."""
+    url, _service = server
+    ca, _ = ensure_ca(default_ca_dir(), (CURSOR_HOST,))
+    trusted = {"ssl_verify_upstream_trusted_ca": str(fake_cursor.ca_file)}
+    settings = ProxySettings(
+        url, ca, listen_port=0, hosts=(CURSOR_HOST,), proxy_auth=proxy_auth(), extra=trusted
+    )
+    proxy = ProxyThread(settings)
+    host, port = proxy.start()
+    probe_host = fake_cursor.url.removeprefix("https://")
+    try:
+        path = settings_file(home, None)
+        path.parent.mkdir(parents=True)
+        path.write_text(
+            f'{{"http.proxy": "http://{host}:{port}", "http.proxySupport": "override",\n'
+            '"cursor.general.disableHttp2": true, "http.experimental.systemCertificatesV2": true}\n'
+        )
+        old_code, old = await asyncio.to_thread(run, "ide", "status", "--probe-host", probe_host)
+        assert run("ide", "setup", "--proxy-url", f"http://{host}:{port}")[0] == 0
+        code, out = await asyncio.to_thread(run, "ide", "status", "--probe-host", probe_host)
+        path.chmod(0o644)
+        shared_code, shared = await asyncio.to_thread(
+            run, "ide", "status", "--probe-host", probe_host
+        )
+    finally:
+        proxy.stop()
+    assert old_code == 1
+    assert "FAIL http.proxy has no credentials, and the proxy refuses clients without them" in old
+    assert "refused the credentials of http.proxy: run 'cursor-byok ide setup' again" in old
+    assert code == 0, out
+    assert f"ok   http.proxy = 'http://cursor-byok:***@{host}:{port}'" in out
+    assert "reaches cursor-byok" in out
+    password = read_secret(PROXY_PASSWORD)
+    assert password is not None and password.reveal() not in out + old + shared
+    assert shared_code == 1
+    assert f"FAIL {path} holds the proxy's password and other users can read it" in shared

@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("mitmproxy", reason="the proxy needs mitmproxy 12 (Python 3.12+)")
 
+from cursor_byok.config.local_secret import proxy_auth
 from cursor_byok.ide.proxy.ca import CAFiles, default_ca_dir
 from cursor_byok.transport.http.http_server import free_port
 from tests.e2e.test_serve import ROOT, clean_env, wait_for_port
@@ -30,6 +31,10 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     for name, value in home.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr("platform.system", lambda: "Linux")
+    # Set up by an earlier version: the proxy, which now needs credentials, says what to do.
+    cursor_settings = tmp_path / "config" / "Cursor" / "User" / "settings.json"
+    cursor_settings.parent.mkdir(parents=True)
+    cursor_settings.write_text(f'{{"http.proxy": "http://127.0.0.1:{proxy_port}"}}\n')
     command = [
         sys.executable,
         "-m",
@@ -69,10 +74,19 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
                     break
                 await asyncio.sleep(0.05)
         assert counted in metrics
-        # Cursor keeps its connections open: the proxy must stop cleanly anyway.
+        # Any other local account reaches the proxy's port too: without the
+        # credentials `ide setup` wrote for Cursor it gets no tunnel.
         tls = ssl.create_default_context(cafile=str(CAFiles(default_ca_dir()).certificate))
-        keeper = httpx2.Client(proxy=f"http://127.0.0.1:{proxy_port}", verify=tls, trust_env=False)
-        keeper.get(f"https://localhost:{cursor_port}/agent.v1.AgentService/GetUsableModels")
+        models = f"https://localhost:{cursor_port}/agent.v1.AgentService/GetUsableModels"
+        stranger = httpx2.Client(
+            proxy=f"http://127.0.0.1:{proxy_port}", verify=tls, trust_env=False
+        )
+        with stranger, pytest.raises(httpx2.ProxyError, match="407"):
+            stranger.get(models)
+        # Cursor keeps its connections open: the proxy must stop cleanly anyway.
+        proxy_url = f"http://{proxy_auth()}@127.0.0.1:{proxy_port}"
+        keeper = httpx2.Client(proxy=proxy_url, verify=tls, trust_env=False)
+        assert keeper.get(models).status_code == 405  # cursor-byok's answer: POST only
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -84,6 +98,11 @@ async def test_proxy_command_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     assert "proxy_flow route=cursor-byok method=POST host=localhost " in stderr
     assert "path=/agent.v1.AgentService/GetUsableModels status=200" in stderr
     assert "client connect" not in stderr  # mitmproxy's own chatter stays quiet
+    assert "the proxy refused a client without its credentials (1 so far)" in stderr
+    assert (
+        f"Cursor's http.proxy (http://127.0.0.1:{proxy_port}) has no credentials, and the proxy "
+        "now refuses clients without them: run 'cursor-byok ide setup' and restart Cursor"
+    ) in stderr
 
 
 def test_a_taken_proxy_port_stops_the_command_with_a_clear_error(tmp_path: Path) -> None:
@@ -106,7 +125,9 @@ def test_a_taken_proxy_port_stops_the_command_with_a_clear_error(tmp_path: Path)
             ],
             check=False,
             cwd=ROOT,
-            env=clean_env(XDG_CONFIG_HOME=str(tmp_path / "config")),
+            env=clean_env(
+                XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data")
+            ),
             capture_output=True,
             text=True,
             timeout=60,
@@ -114,3 +135,38 @@ def test_a_taken_proxy_port_stops_the_command_with_a_clear_error(tmp_path: Path)
     assert result.returncode == 1
     assert f"the proxy could not listen on 127.0.0.1:{port} (is the port in use?)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_clear_text_server_off_this_machine_needs_an_explicit_flag(tmp_path: Path) -> None:
+    """`--server http://` elsewhere would send the server's token readable
+    over the network: refused unless said on purpose (the taken port shows
+    that the check was passed: the proxy then fails to listen)."""
+    home = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "d")}
+
+    def proxy(*argv: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "cursor_byok", "proxy", *argv]
+        return subprocess.run(
+            command,
+            cwd=ROOT,
+            env=clean_env(**home),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    refused = proxy("--server", "http://10.9.8.7:8417")
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "cursor-byok: --server http://10.9.8.7:8417: the server's access token would cross "
+        "the network in clear text; use https://, or add --allow-cleartext if the network "
+        "between is yours alone"
+    )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for server in (["http://10.9.8.7:8417", "--allow-cleartext"], ["https://10.9.8.7"]):
+            passed = proxy("--server", *server, "--port", port)
+            assert passed.returncode == 1, passed.stderr
+            assert "the proxy could not listen" in passed.stderr

@@ -250,3 +250,52 @@ async def test_the_cursor_session_token_never_reaches_the_server(
     store.close()
     assert response.status_code == status
     assert fake_cursor.received == []
+
+
+async def test_the_proxy_serves_only_clients_with_its_credentials(
+    tmp_path: Path,
+    fake_cursor: FakeCursor,
+    proxy_ca: Any,
+    proxy_factory: Callable[..., RunningProxy],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every local account can reach the proxy's port, and the proxy adds
+    the server's token to what it routes there: without the password `ide
+    setup` gives Cursor, a client gets neither a tunnel nor a plain request
+    through."""
+    caplog.set_level(logging.INFO, logger="cursor_byok.ide.proxy")
+    store = SQLiteStore(tmp_path / "db.sqlite3")
+    service = build_service(store, ScriptedLLM([]), access_token="server-secret")
+    path = "/agent.v1.AgentService/GetUsableModels"
+    async with serving(service) as url:
+        proxy = proxy_factory(
+            url, proxy_ca, fake_cursor.ca_file, token="server-secret", proxy_auth="cursor-byok:pw"
+        )
+        async with proxied(proxy, fake_cursor.url) as stranger:
+            with pytest.raises(httpx2.ProxyError, match="407"):
+                await stranger.post(
+                    path, content=b"{}", headers={"content-type": "application/json"}
+                )
+        plain = fake_cursor.url.replace("https://", "http://")  # an absolute-form request
+        async with httpx2.AsyncClient(proxy=proxy.url, trust_env=False) as stranger:
+            refused = await stranger.post(f"{plain}{path}", content=b"{}")
+        wrong = proxy.url.replace("http://", "http://cursor-byok:guess@")
+        async with httpx2.AsyncClient(proxy=wrong, trust_env=False) as stranger:
+            guessed = await stranger.post(f"{plain}{path}", content=b"{}")
+        proxy.url = proxy.url.replace("http://", "http://cursor-byok:pw@")
+        async with proxied(proxy, fake_cursor.url) as cursor:
+            answered = await cursor.post(
+                path, content=b"{}", headers={"content-type": "application/json"}
+            )
+    store.close()
+    assert refused.status_code == guessed.status_code == 407
+    assert answered.status_code == 200
+    assert fake_cursor.received == []
+    counted = [
+        line
+        for line in service.metrics.render({}).decode().splitlines()
+        if line.startswith("cursor_byok_requests_total{")
+    ]
+    assert counted == [f'cursor_byok_requests_total{{path="{path}",status="200"}} 1.0']
+    lines = [r.getMessage() for r in caplog.records if r.name == "cursor_byok.ide.proxy"]
+    assert any("refused a client without its credentials (1 so far)" in x for x in lines)

@@ -16,6 +16,8 @@ from cursor_byok.runtime.observe import logfmt
 log = logging.getLogger("cursor_byok.ide.proxy")
 
 ROUTE_KEY, STARTED_KEY, HOST_KEY = "cursor_byok_route", "cursor_byok_started", "cursor_byok_host"
+PROXY_AUTH_REQUIRED = 407
+REFUSAL_LOG_EVERY_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +55,15 @@ class Router:
         self.target = target
         self.access_token = access_token
         self.count = count
+        self.refused = 0
+        self._refusal_logged_at = -REFUSAL_LOG_EVERY_S
+
+    def http_connect(self, flow: http.HTTPFlow) -> None:
+        self._note_refusal(flow)
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if self._note_refusal(flow):
+            return  # answered by mitmproxy's proxyauth: routed nowhere
         request = flow.request
         route = self.table.route(request.pretty_host, request.port, request.path)
         flow.metadata[ROUTE_KEY] = route
@@ -70,6 +79,23 @@ class Router:
         request.scheme = self.target.scheme
         request.host = self.target.host
         request.port = self.target.port
+
+    def _note_refusal(self, flow: http.HTTPFlow) -> bool:
+        """Whether the proxy refused the flow for want of its credentials
+        (said in the log now and then: after an update, Cursor's `http.proxy`
+        may still lack them)."""
+        if flow.response is None or flow.response.status_code != PROXY_AUTH_REQUIRED:
+            return False
+        self.refused += 1
+        now = time.monotonic()
+        if now - self._refusal_logged_at >= REFUSAL_LOG_EVERY_S:
+            self._refusal_logged_at = now
+            log.warning(
+                "the proxy refused a client without its credentials (%d so far); if it is "
+                "Cursor, run 'cursor-byok ide setup' and restart Cursor",
+                self.refused,
+            )
+        return True
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None:

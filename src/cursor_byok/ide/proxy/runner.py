@@ -40,6 +40,11 @@ class ProxySettings:
     hosts: tuple[str, ...] = CURSOR_DOMAINS
     """The intercepted domains (subdomains included); the CA must permit them."""
     access_token: str | None = None
+    proxy_auth: str | None = None
+    """`user:password` a client must send (Proxy-Authorization: Basic) before
+    the proxy takes any request; None: none (tests only: the command always
+    sets it, or any local account could use the proxy, and the server's
+    token it adds)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Further mitmproxy options, e.g. `ssl_verify_upstream_trusted_ca`."""
 
@@ -58,7 +63,12 @@ def build_master(settings: ProxySettings, count: Callable[[Route], None] | None)
     master = DumpMaster(opts, with_termlog=False, with_dumper=False)
     # Options of built-in addons exist once the addons are loaded. No
     # onboarding web app: nothing but the routing addon answers requests.
-    master.options.update(connection_strategy="lazy", onboarding=False, **settings.extra)
+    master.options.update(
+        connection_strategy="lazy",
+        onboarding=False,
+        proxyauth=settings.proxy_auth,
+        **settings.extra,
+    )
     master.addons.add(
         Router(table, Target.parse(settings.server_url), settings.access_token, count)
     )

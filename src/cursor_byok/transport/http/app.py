@@ -181,6 +181,7 @@ async def serving(
     keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
     tls: TLSFiles | None = None,
     limits: ConnectionLimits | None = None,
+    peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
 ) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
     its base URL. Used by the demo and the end-to-end tests."""
@@ -193,6 +194,7 @@ async def serving(
         tls=tls,
         keepalive_timeout_s=keepalive_timeout_s,
         limits=limits,
+        peer_allowed=peer_allowed,
     )
     task = asyncio.create_task(server.serve())
     if not await server.started(task):

@@ -80,7 +80,9 @@ def hypercorn_config(
 class HttpServer:
     """Serves `app` until `stop()` (or SIGINT/SIGTERM when `signals`); runs
     `on_exit` first, so open streams end with a retryable error before the
-    server stops accepting."""
+    server stops accepting. `peer_allowed` judges each plain-text connection
+    once, as it is accepted (see `peer_uid`); under TLS hypercorn accepts
+    them, so there the access token guards the server instead."""
 
     def __init__(
         self,
@@ -93,9 +95,13 @@ class HttpServer:
         keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
         sock: socket.socket | None = None,
         limits: ConnectionLimits | None = None,
+        peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
     ) -> None:
+        if tls is not None and peer_allowed is not None:
+            raise ValueError("a peer check needs plain text: under TLS use an access token")
         self.app = app
         self.limits = limits or ConnectionLimits()
+        self.peer_allowed = peer_allowed
         self.host = host
         self.port = port
         self.http2 = http2
@@ -137,7 +143,12 @@ class HttpServer:
     async def serve_one_port(self) -> None:
         """Plain text: each connection to the stack made for its protocol."""
         port = OnePort(
-            self.app, self.config, self.keepalive_timeout_s, float(SHUTDOWN_GRACE_S), self.limits
+            self.app,
+            self.config,
+            self.keepalive_timeout_s,
+            float(SHUTDOWN_GRACE_S),
+            self.peer_allowed,
+            self.limits,
         )
         await port.serve(self.sock, self.host, self.port, self._stop.wait)
 

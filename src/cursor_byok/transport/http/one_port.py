@@ -44,6 +44,7 @@ from cursor_byok.transport.http.connection_limits import (
     release_when_lost,
 )
 from cursor_byok.transport.http.http1 import MAX_HEAD_BYTES, HeadGuardedProtocol
+from cursor_byok.transport.http.peer_uid import REFUSED_REPLY
 
 if TYPE_CHECKING:
     from hypercorn.asyncio.tcp_server import TCPServer
@@ -72,7 +73,9 @@ class Sniffer(asyncio.Protocol):
     """A new connection until its first bytes say which stack serves it:
     the HTTP/2 preface, or a first head offering `Upgrade: h2c`, goes to
     hypercorn, anything else to uvicorn. One that says nothing (or no whole
-    first head) within the idle limit is closed."""
+    first head) within the idle limit is closed. One the port's peer check
+    refuses reaches neither: its first bytes are answered with a 403 and the
+    connection is closed."""
 
     def __init__(self, port: OnePort) -> None:
         self._port = port
@@ -80,24 +83,34 @@ class Sniffer(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._peer: str | None = None
+        self._refused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = peer_of(transport)
         if not self._port.count.admit(peer):
-            cast(
-                asyncio.Transport, transport
-            ).abort()  # over a limit: refused before anything is read
+            # Over a limit: refused before anything is read.
+            cast(asyncio.Transport, transport).abort()
             return
         self._peer = peer
         # uvloop's transports are not asyncio.Transport subclasses.
         self._transport = cast(asyncio.Transport, transport)
         transport = self._transport
+        allowed = self._port.peer_allowed
+        self._refused = allowed is not None and not allowed(transport)
         self._port.sniffing.add(transport)
         self._idle = asyncio.get_running_loop().call_later(
             self._port.idle_timeout_s, transport.close
         )
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            # Answered once its request has come (read, so the close is not a
+            # reset that could discard the answer), never served.
+            assert self._transport is not None
+            if not self._transport.is_closing():
+                self._transport.write(REFUSED_REPLY)
+                self._transport.close()
+            return
         self._seen += data
         seen = self._seen
         if len(seen) < len(H2_PREFACE) and H2_PREFACE.startswith(seen):
@@ -153,7 +166,9 @@ def load_hypercorn(app: Any, make_config: Callable[[], HypercornConfig]) -> Hype
 
 class OnePort:
     """The two stacks behind one listening socket, with one shutdown.
-    `make_config` builds hypercorn's config (called once it is loaded)."""
+    `make_config` builds hypercorn's config (called once it is loaded);
+    `peer_allowed`, when given, judges each connection as it is accepted
+    (`peer_uid.OwnUserOnly`), once, before any request is read."""
 
     def __init__(
         self,
@@ -161,9 +176,11 @@ class OnePort:
         make_config: Callable[[], HypercornConfig],
         idle_timeout_s: int,
         grace_s: float,
+        peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
         limits: ConnectionLimits | None = None,
     ) -> None:
         self.app = app
+        self.peer_allowed = peer_allowed
         self.idle_timeout_s = idle_timeout_s
         self.count = ConnectionCount(limits or ConnectionLimits())
         self._grace_s = grace_s
