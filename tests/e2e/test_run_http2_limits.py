@@ -16,6 +16,7 @@ from pathlib import Path
 
 import h2.errors
 import hyperframe.frame
+import pytest
 from h2.settings import SettingCodes
 
 from cursor_byok.client.client import run_request
@@ -142,15 +143,44 @@ async def test_rapid_reset_ends_the_connection_before_any_token_is_checked(
         await honest.close()
 
 
-async def test_a_ping_flood_ends_the_connection(tmp_path: Path) -> None:
+FLOODS: dict[str, Callable[[int, int], hyperframe.frame.Frame]] = {
+    "ping": lambda _sid, n: hyperframe.frame.PingFrame(0, opaque_data=n.to_bytes(8, "big")),
+    "settings": lambda _sid, _n: hyperframe.frame.SettingsFrame(0, settings={4: 65535}),
+    "priority": lambda sid, _n: hyperframe.frame.PriorityFrame(sid, depends_on=0),
+    "empty-data": lambda sid, _n: hyperframe.frame.DataFrame(sid, data=b""),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FLOODS))
+async def test_a_flood_of_cheap_frames_ends_the_connection(tmp_path: Path, kind: str) -> None:
     async with served(tmp_path) as server:
         attacker = await server.client()
+        stream = attacker.open()  # open, its request not ended: DATA may come
         for n in range(h2_guard.FLOOD_BUDGET * 3):
-            attacker.raw(hyperframe.frame.PingFrame(0, opaque_data=n.to_bytes(8, "big")))
+            attacker.raw(FLOODS[kind](stream.stream_id, n))
         assert await attacker.closed_within(5)
         assert attacker.goaway is not None
         assert attacker.goaway.error_code == h2.errors.ErrorCodes.ENHANCE_YOUR_CALM
         await attacker.close()
+
+
+async def test_opening_streams_over_the_limit_again_and_again_is_a_flood(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path) as server:
+        client = await server.client()
+        settings = client.h2.remote_settings
+        await greeted(client)
+        for _ in range(settings.max_concurrent_streams):
+            client.open()
+        settings.update({SettingCodes.MAX_CONCURRENT_STREAMS: 10_000})
+        settings.acknowledge()
+        for _ in range(h2_guard.FLOOD_BUDGET * 2):
+            client.open()
+        assert await client.closed_within(5)
+        assert client.goaway is not None
+        assert client.goaway.error_code == h2.errors.ErrorCodes.ENHANCE_YOUR_CALM
+        await client.close()
 
 
 async def test_a_few_resets_and_pings_are_a_client_at_work(tmp_path: Path) -> None:

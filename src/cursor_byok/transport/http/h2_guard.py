@@ -24,9 +24,10 @@ event not named here is hypercorn's own handling.
   until its keep-alive timer ran out; here it is closed at once.
 - Floods: RST_STREAM (the 2023 "rapid reset" attack: HEADERS + RST_STREAM
   pairs cost the client nothing and the server a request each), PING,
-  SETTINGS and PRIORITY frames are counted; more than `FLOOD_BUDGET` of them
-  within `FLOOD_WINDOW_S` ends the connection with GOAWAY ENHANCE_YOUR_CALM,
-  and the rest of what it sent is not read. The count knows nothing of
+  SETTINGS and PRIORITY frames, empty DATA frames that do not end a request
+  and streams refused over MAX_CONCURRENT_STREAMS are counted; more than
+  `FLOOD_BUDGET` of them within `FLOOD_WINDOW_S` ends the connection with
+  GOAWAY ENHANCE_YOUR_CALM, and the rest of what it sent is not read. The count knows nothing of
   tokens: a flood is stopped before any of its requests is looked at.
 """
 
@@ -70,6 +71,9 @@ class PatientConnection(h2.connection.H2Connection):
     REFUSED_STREAM, RFC 9113 section 5.1.2) rather than ending the
     connection with every stream on it."""
 
+    refused_streams = 0
+    """Streams refused so far: a client that keeps opening them floods."""
+
     def _receive_headers_frame(self, frame: HeadersFrame) -> tuple[list[Any], list[Any]]:
         sid = frame.stream_id
         if (
@@ -83,6 +87,7 @@ class PatientConnection(h2.connection.H2Connection):
         # step with the client's for the streams that come after.
         h2.connection._decode_headers(self.decoder, frame.data)
         self.highest_inbound_stream_id = sid
+        self.refused_streams += 1
         # Later frames on it are a stream error, as on any stream reset.
         self._closed_streams[sid] = StreamClosedBy.SEND_RST_STREAM
         return [RstStreamFrame(sid, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)], []
@@ -99,11 +104,13 @@ class GuardedH2Protocol(H2Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         settings = self.connection.local_settings
-        self.connection = PatientConnection(config=self.connection.config)
+        self.patient = PatientConnection(config=self.connection.config)
+        self.connection = self.patient
         self.connection.DEFAULT_MAX_INBOUND_FRAME_SIZE = self.config.h2_max_inbound_frame_size
         self.connection.local_settings = settings
         self.client_went_away = False
         self.flood: collections.deque[float] = collections.deque(maxlen=FLOOD_BUDGET + 1)
+        self._refused_seen = 0
 
     async def initiate(
         self, headers: list[tuple[bytes, bytes]] | None = None, settings: bytes | None = None
@@ -122,8 +129,13 @@ class GuardedH2Protocol(H2Protocol):
 
     async def _handle_events(self, events: list[h2.events.Event]) -> None:
         others: list[h2.events.Event] = []
+        refused = self.patient.refused_streams - self._refused_seen
+        self._refused_seen += refused
+        if any(self._flooded() for _ in range(refused)):
+            await self._calm_down()
+            return
         for event in events:
-            if isinstance(event, _FLOOD_EVENTS) and self._flooded(event):
+            if self._floods(event) and self._flooded():
                 await super()._handle_events(others)
                 await self._calm_down()
                 return
@@ -151,9 +163,17 @@ class GuardedH2Protocol(H2Protocol):
         if isinstance(event, StreamClosed):
             await self._close_if_done()
 
-    def _flooded(self, event: h2.events.Event) -> bool:
-        if isinstance(event, h2.events.StreamReset) and not event.remote_reset:
-            return False  # the server's own reset
+    @staticmethod
+    def _floods(event: h2.events.Event) -> bool:
+        """Whether `event` is one of the frames a flood is made of."""
+        if isinstance(event, h2.events.StreamReset):
+            return bool(event.remote_reset)  # not the server's own reset
+        if isinstance(event, h2.events.DataReceived):  # empty, and not ending the request
+            return not event.flow_controlled_length and event.stream_ended is None
+        return isinstance(event, _FLOOD_EVENTS)
+
+    def _flooded(self) -> bool:
+        """One more flood frame counted: whether the budget is spent."""
         now = time.monotonic()
         self.flood.append(now)
         return len(self.flood) > FLOOD_BUDGET and now - self.flood[0] < FLOOD_WINDOW_S
