@@ -81,8 +81,8 @@ class HttpServer:
     """Serves `app` until `stop()` (or SIGINT/SIGTERM when `signals`); runs
     `on_exit` first, so open streams end with a retryable error before the
     server stops accepting. `peer_allowed` judges each plain-text connection
-    once, as it is accepted (see `peer_uid`); under TLS hypercorn accepts
-    them, so there the access token guards the server instead."""
+    once, as it is accepted (see `peer_uid`); under TLS it is not made, and
+    the access token guards the server instead."""
 
     def __init__(
         self,
@@ -131,17 +131,17 @@ class HttpServer:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, self.stop)
         try:
-            if self.tls is not None:
-                await self.serve_hypercorn()
-            else:
-                await self.serve_one_port()
+            await self.serve_one_port()
         finally:
             if self.signals:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
 
     async def serve_one_port(self) -> None:
-        """Plain text: each connection to the stack made for its protocol."""
+        """Plain text: each connection to the stack made for its protocol.
+        TLS: each connection to hypercorn once its handshake is done (ALPN
+        picks the protocol then), counted from its accept as in plain text."""
+        context = self.config().create_ssl_context() if self.tls is not None else None
         port = OnePort(
             self.app,
             self.config,
@@ -149,15 +149,9 @@ class HttpServer:
             float(SHUTDOWN_GRACE_S),
             self.peer_allowed,
             self.limits,
+            context,
         )
         await port.serve(self.sock, self.host, self.port, self._stop.wait)
-
-    async def serve_hypercorn(self) -> None:
-        """hypercorn alone on the port: under TLS, where ALPN picks the
-        protocol during the handshake."""
-        from hypercorn.asyncio import serve  # noqa: PLC0415
-
-        await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
 
     async def started(self, task: asyncio.Task[None]) -> bool:
         """Wait until the port accepts connections: True, or False when the

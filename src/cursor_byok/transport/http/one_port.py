@@ -7,7 +7,8 @@ quarter less server CPU per relayed delta at 200 streams than hypercorn's
 pure-Python h11 (README, "Performance"). A connection that opens with the
 HTTP/2 preface (h2c with prior knowledge: `Run`) goes to hypercorn, which
 keeps HTTP/2's flow control and trailers. Both run on this loop and serve the
-same ASGI app; TLS (ALPN picks the protocol) stays with hypercorn alone.
+same ASGI app. Under TLS every connection goes to hypercorn once its
+handshake is done (ALPN has picked the protocol), counted as in plain text.
 
 Neither library takes a connection accepted elsewhere through its public
 interface, so this module builds each one's per-connection object the way
@@ -28,8 +29,9 @@ import asyncio
 import contextlib
 import logging
 import socket
+import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from email.utils import formatdate
 from typing import TYPE_CHECKING, Any, cast
@@ -44,6 +46,7 @@ from cursor_byok.transport.http.connection_limits import (
     release_when_lost,
 )
 from cursor_byok.transport.http.http1 import MAX_HEAD_BYTES, HeadGuardedProtocol
+from cursor_byok.transport.http.lifespan import lifespan
 from cursor_byok.transport.http.peer_uid import REFUSED_REPLY
 
 if TYPE_CHECKING:
@@ -146,6 +149,63 @@ class Sniffer(asyncio.Protocol):
             self._idle = None
 
 
+class TlsGate(asyncio.Protocol):
+    """A TLS connection: counted as it is accepted, before its handshake,
+    then handed to hypercorn (ALPN has picked HTTP/2 or HTTP/1.1). One whose
+    handshake does not finish within the idle limit is closed."""
+
+    def __init__(self, port: OnePort, context: ssl.SSLContext) -> None:
+        self._port = port
+        self._context = context
+        self._peer: str | None = None
+        self._early = bytearray()
+        """What the client sent between its handshake and hypercorn taking over."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = peer_of(transport)
+        plain = cast(asyncio.Transport, transport)
+        if not self._port.count.admit(peer):
+            plain.abort()  # over a limit: refused before the handshake
+            return
+        self._peer = peer
+        plain.pause_reading()  # the handshake reads it
+        self._port.handover(self._handshake(plain))
+
+    async def _handshake(self, plain: asyncio.Transport) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            tls = await loop.start_tls(
+                plain,
+                self,
+                self._context,
+                server_side=True,
+                ssl_handshake_timeout=self._port.idle_timeout_s,
+            )
+        except (OSError, ssl.SSLError, TimeoutError, ConnectionError):
+            plain.abort()
+            self._release()
+            return
+        except asyncio.CancelledError:
+            plain.abort()
+            self._release()
+            raise
+        if tls is None or tls.is_closing():
+            self._release()
+            return
+        self._port.to_hypercorn(tls, bytes(self._early), self._release)
+
+    def data_received(self, data: bytes) -> None:
+        self._early += data
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        if self._peer is not None:
+            self._port.count.release(self._peer)
+            self._peer = None
+
+
 @dataclass(frozen=True, slots=True)
 class Hypercorn:
     """What the HTTP/2 side needs, once hypercorn is loaded."""
@@ -178,8 +238,10 @@ class OnePort:
         grace_s: float,
         peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
         limits: ConnectionLimits | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.app = app
+        self.tls = tls
         self.peer_allowed = peer_allowed
         self.idle_timeout_s = idle_timeout_s
         self.count = ConnectionCount(limits or ConnectionLimits())
@@ -229,8 +291,11 @@ class OnePort:
             self._start_hypercorn(loaded.result(), transport, first, release)
             return
         transport.pause_reading()  # until hypercorn is there to read it
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(self._when_loaded(transport, first, release))
+        self.handover(self._when_loaded(transport, first, release))
+
+    def handover(self, step: Coroutine[Any, Any, None]) -> None:
+        """`step` on a task of its own, cancelled if the port shuts down first."""
+        task = asyncio.get_running_loop().create_task(step)
         self._handovers.add(task)
         task.add_done_callback(self._handovers.discard)
 
@@ -290,11 +355,15 @@ class OnePort:
         loop = asyncio.get_running_loop()
         self._keep_date()
         self._date_task = loop.create_task(self._date_ticker())
-        async with _lifespan(self.app):
+        async with lifespan(self.app):
             where: dict[str, Any] = (
                 {"sock": sock} if sock else {"host": host, "port": port, "reuse_address": True}
             )
-            listener = await loop.create_server(lambda: Sniffer(self), backlog=BACKLOG, **where)
+            tls = self.tls
+            factory: Callable[[], asyncio.Protocol] = (
+                (lambda: Sniffer(self)) if tls is None else (lambda: TlsGate(self, tls))
+            )
+            listener = await loop.create_server(factory, backlog=BACKLOG, **where)
             self._load_hypercorn()  # on a worker thread, while the port already serves
             try:
                 await stop()
@@ -349,32 +418,3 @@ def _h2_idle(server: TCPServer) -> bool:
     known once it has read the preface)."""
     wrapper = getattr(server, "protocol", None)
     return bool(getattr(getattr(wrapper, "protocol", None), "idle", False))
-
-
-@contextlib.asynccontextmanager
-async def _lifespan(app: Any) -> Any:
-    """The ASGI lifespan protocol around serving: startup before the port
-    listens, shutdown after the last connection."""
-    inbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
-    task = asyncio.create_task(app(scope, inbox.get, replies.put))
-
-    async def step(kind: str) -> None:
-        await inbox.put({"type": f"lifespan.{kind}"})
-        reply = asyncio.ensure_future(replies.get())
-        await asyncio.wait({reply, task}, return_when=asyncio.FIRST_COMPLETED)
-        if not reply.done():
-            reply.cancel()
-            task.result()  # the app's own error
-            raise RuntimeError(f"the app ended its lifespan before {kind} completed")
-        message = reply.result()
-        if message["type"] != f"lifespan.{kind}.complete":
-            raise RuntimeError(f"lifespan {kind} failed: {message.get('message', '')}")
-
-    await step("startup")
-    try:
-        yield
-    finally:
-        await step("shutdown")
-        await task
