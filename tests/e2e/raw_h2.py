@@ -122,7 +122,11 @@ class RawH2:
         self.writer.write(frame.serialize())
 
     def open(
-        self, token: str | None = None, end_stream: bool = False, path: str = RUN
+        self,
+        token: str | None = None,
+        end_stream: bool = False,
+        path: str = RUN,
+        priority_weight: int | None = None,
     ) -> RawStream:
         stream_id = self.h2.get_next_available_stream_id()
         headers = [
@@ -136,7 +140,9 @@ class RawH2:
         if token:
             headers.append(("authorization", f"Bearer {token}"))
         stream = self.streams[stream_id] = RawStream(stream_id)
-        self.h2.send_headers(stream_id, headers, end_stream=end_stream)
+        self.h2.send_headers(
+            stream_id, headers, end_stream=end_stream, priority_weight=priority_weight
+        )
         self.flush()
         return stream
 

@@ -12,6 +12,7 @@ import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import h2.errors
@@ -27,7 +28,7 @@ from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http import h2_guard, http_server
 from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.http.connection_limits import ConnectionLimits
-from tests.e2e.raw_h2 import RawH2
+from tests.e2e.raw_h2 import RawH2, RawStream
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
 
@@ -225,6 +226,10 @@ async def test_streams_over_the_advertised_limit_are_refused_one_by_one(tmp_path
         await client.close()
 
 
+def _ended(client: RawH2, streams: list[RawStream]) -> bool:
+    return client.eof.is_set() or all(stream.closed for stream in streams)
+
+
 async def _until(condition: Callable[[], bool]) -> None:
     """Poll `condition` (the callers bound the wait)."""
     for _ in range(100_000):
@@ -309,3 +314,15 @@ async def test_closed_connections_give_their_place_back_whichever_stack_served_t
         assert await refused(server.host, server.port, "127.0.0.1")
         for client in both:
             await client.close()
+
+
+async def test_streams_whose_headers_carry_a_priority_are_no_flood(tmp_path: Path) -> None:
+    """A priority inside HEADERS is part of opening a stream, not a PRIORITY
+    frame: a client that sets one on every request is served for good."""
+    async with served(tmp_path) as server:
+        client = await server.client()
+        for _ in range(5):  # 250 streams in all, more than the flood budget
+            batch = [client.open(end_stream=True, priority_weight=200) for _ in range(50)]
+            await asyncio.wait_for(_until(partial(_ended, client, batch)), 10)
+            assert client.goaway is None and not client.eof.is_set()
+        await client.close()

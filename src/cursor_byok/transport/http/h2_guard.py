@@ -134,8 +134,15 @@ class GuardedH2Protocol(H2Protocol):
         if any(self._flooded() for _ in range(refused)):
             await self._calm_down()
             return
+        # A priority inside HEADERS comes as an event of its own: it is part
+        # of opening the stream, not a PRIORITY frame.
+        opening = {
+            id(event.priority_updated)
+            for event in events
+            if isinstance(event, h2.events.RequestReceived) and event.priority_updated
+        }
         for event in events:
-            if self._floods(event) and self._flooded():
+            if id(event) not in opening and self._floods(event) and self._flooded():
                 await super()._handle_events(others)
                 await self._calm_down()
                 return
