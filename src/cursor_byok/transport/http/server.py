@@ -176,8 +176,10 @@ class CursorServer:
                 "unknown_exec_result": counters.unknown_exec_results,
                 "ignored": counters.ignored_messages,
                 "over_budget": counters.over_budget_appends,
+                "late_kv_answer": counters.late_kv_answers,
             }
             self.metrics.memory_held.set(self.hub.budget.used)
+            self.metrics.kv_unanswered.set(counters.kv_unanswered)
             self.metrics.relayed_output_skipped.set(counters.undecodable_output)
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")

@@ -37,6 +37,7 @@ from cursor_byok.transport.sessions.exec_tracker import (
     Unknown,
 )
 from cursor_byok.transport.sessions.handover import resume_turn, take_over
+from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
     MemoryBudget,
@@ -64,7 +65,10 @@ class SessionHub:
         grace_s: float = RECONNECT_GRACE_S,
         budget: MemoryBudget | None = None,
         context_wait_s: float = CONTEXT_WAIT_S,
+        kv_wait_s: float | None = None,
     ) -> None:
+        """`kv_wait_s`: how long a stream's end waits for the answers to its
+        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`)."""
         self.runner = runner
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
@@ -76,11 +80,13 @@ class SessionHub:
         self._compact_at = compact_at
         self._clock = clock
         self._context_wait_s = context_wait_s
+        self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
             raise OverBudget(f"no room for a new request id: {refused}")
@@ -135,6 +141,7 @@ class SessionHub:
         was committed stays; the restarted runner resumes the rest."""
         ended = 0
         for session in self.sessions:
+            session.kv.wake()  # an end waiting for KV answers goes out now
             if not session.ended:
                 session.put(EndOfStream(error))
                 ended += 1
@@ -276,6 +283,14 @@ class SessionHub:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
                 await self._follow_up(session, user, typed, input_id)
+            case dialect.KvAnswered(number=number):
+                if not session.kv.answered(number):
+                    self.counters.late_kv_answers += 1
+                    log.info(
+                        "request %s: KV answer %d came after its stream ended; taken",
+                        session.request_id,
+                        number,
+                    )
             case Refused(error=error):
                 session.put(EndOfStream(error))
             case dialect.Ignored():
