@@ -44,6 +44,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     OverBudget,
     budget_key,
 )
+from cursor_byok.transport.sessions.over_budget import failed_in_place
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
@@ -228,6 +229,9 @@ class SessionHub:
             grown = session.inbox.pending_bytes - held
             if grown > 0:
                 refused = self.budget.charge(budget_key(request_id), grown)
+                if refused is not None and self._fail_the_tool(session, seqno, payload, refused):
+                    grown = session.inbox.pending_bytes - held
+                    refused = self.budget.charge(budget_key(request_id), grown)
                 if refused is not None:
                     self.budget.refund(budget_key(request_id), held)  # what was charged
                     session.inbox.clear()
@@ -243,6 +247,24 @@ class SessionHub:
                     # the messages after it are still delivered.
                     self.counters.failed_appends += 1
                     log.exception("request %s: append %d failed", request_id, number)
+
+    def _fail_the_tool(self, session: Session, seqno: int, payload: bytes, refused: str) -> bool:
+        """A tool's result too big to wait in the inbox: a small error stands
+        in its place, so that tool call fails and the turn goes on. False
+        when the append is no tool's result."""
+        stand_in = failed_in_place(seqno, payload, refused)
+        if stand_in is None or seqno not in session.inbox.pending:
+            return False
+        session.inbox.replace(seqno, stand_in)
+        self.counters.over_budget_appends += 1
+        log.warning(
+            "request %s: append %d, a tool's result, was over the memory budget (%s); "
+            "that tool call fails",
+            session.request_id,
+            seqno,
+            refused,
+        )
+        return True
 
     async def append_refused(self, request_id: str, reason: str) -> None:
         """An append of `request_id` was refused (too big, or no room): the
