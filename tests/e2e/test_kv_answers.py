@@ -11,6 +11,7 @@ never answers gets its end after the bound; an answer after the end gets
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -27,6 +28,8 @@ from cursor_byok.llm.types import TextContent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.connect.framing import encode_envelope
+from cursor_byok.transport.http import late_data
 from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.kv_answers import KV_ANSWER_WAIT_S
@@ -54,6 +57,14 @@ class Rig:
     def metric(self, text: str, name: str) -> float:
         line = next(line for line in text.splitlines() if line.startswith(name))
         return float(line.rsplit(" ", 1)[1])
+
+
+async def read_metrics(url: str) -> str:
+    client = CursorClient(url)
+    try:
+        return (await client.get("/metrics")).text
+    finally:
+        await client.close()
 
 
 @asynccontextmanager
@@ -217,3 +228,50 @@ async def test_a_piped_stream_ends_once_its_answers_reach_the_pipe(
     assert second.text == "Again." and second.aborted_appends == 0
     assert a.model_calls == 2 and b.model_calls == 0 and len(piped) == 1
     assert counters.kv_unanswered == 0  # the answers, not the bound, ended the wait
+
+
+async def test_http2_answers_after_the_end_are_taken_or_dropped_and_counted(
+    tmp_path: Path,
+) -> None:
+    """A Run client that answers only after the stream ended (past a short
+    wait): each answer is applied as late or dropped by the HTTP/2 guard,
+    and either way counted in /metrics; the connection keeps serving."""
+    async with rig(tmp_path, [answer("Hi there."), answer("Again.")], kv_wait_s=0.1) as r:
+        dropped_before = late_data.DROPPED.frames
+        client = await H2Client.connect(r.url)
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            end = await stream.until(lambda i: isinstance(i, End))
+            asked = [
+                i.kv_server_message
+                for i in stream.received
+                if isinstance(i, pb.AgentServerMessage) and i.HasField("kv_server_message")
+            ]
+            for request in asked:  # one DATA frame each, on the ended stream
+                reply = pb.KvClientMessage(id=request.id, set_blob_result=pb.SetBlobResult())
+                data = pb.AgentClientMessage(kv_client_message=reply).SerializeToString()
+                client.h2.send_data(stream.stream_id, encode_envelope(data))
+                client.flush()
+            counters = r.service.hub.counters
+
+            def counted() -> int:
+                return counters.late_kv_answers + late_data.DROPPED.frames - dropped_before
+
+            for _ in range(200):
+                if counted() == len(asked):
+                    break
+                await asyncio.sleep(0.01)
+            again = await client.open("proto")
+            await again.send(run_request("again", message_id="m2"))
+            second = await again.until(lambda i: isinstance(i, End))
+            serving = not client.closed
+            metrics = await read_metrics(r.url)
+        finally:
+            await client.close()
+    assert isinstance(end, End) and end.error is None
+    assert asked and counted() == len(asked)
+    assert isinstance(second, End) and second.error is None and serving
+    shown = r.metric(metrics, 'cursor_byok_ignored_client_messages{reason="late_kv_answer"} ')
+    shown += r.metric(metrics, 'cursor_byok_ignored_client_messages{reason="h2_data_after_end"} ')
+    assert shown - dropped_before >= len(asked)

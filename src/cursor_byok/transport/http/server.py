@@ -44,6 +44,7 @@ from cursor_byok.transport.connect.request_body import (
 )
 from cursor_byok.transport.connect.reservation import Reservation
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
+from cursor_byok.transport.http import late_data
 from cursor_byok.transport.http.append_body import read_append
 from cursor_byok.transport.http.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.http.health import DatabaseReachable, reply_health
@@ -177,6 +178,7 @@ class CursorServer:
                 "ignored": counters.ignored_messages,
                 "over_budget": counters.over_budget_appends,
                 "late_kv_answer": counters.late_kv_answers,
+                "h2_data_after_end": late_data.DROPPED.frames,
             }
             self.metrics.memory_held.set(self.hub.budget.used)
             self.metrics.kv_unanswered.set(counters.kv_unanswered)
