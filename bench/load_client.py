@@ -235,6 +235,17 @@ def exec_answers(request: pb.ExecServerMessage) -> list[pb.AgentClientMessage]:
     ]
 
 
+def kv_answer(request: pb.KvServerMessage) -> pb.AgentClientMessage:
+    """The answer to a KV request, as Cursor's clients give it: the server's
+    stream ends only once its KV requests are answered (or after a bound)."""
+    reply = pb.KvClientMessage(id=request.id)
+    if request.WhichOneof("message") == "get_blob_args":
+        reply.get_blob_result.SetInParent()  # this client keeps no blobs
+    else:
+        reply.set_blob_result.SetInParent()
+    return pb.AgentClientMessage(kv_client_message=reply)
+
+
 async def append(pool: Pool, request_id: str, seqno: int, message: pb.AgentClientMessage) -> None:
     body = bidi_pb2.BidiAppendRequest(
         data=message.SerializeToString().hex(),
@@ -296,6 +307,10 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
                     for answer in exec_answers(message.exec_server_message):
                         await append(pool, request_id, seqno, answer)
                         seqno += 1
+                elif top == "kv_server_message":
+                    await appending
+                    await append(pool, request_id, seqno, kv_answer(message.kv_server_message))
+                    seqno += 1
             seen.got(now, chars, sent)
         await appending
         if not decoder.ended:
@@ -355,6 +370,8 @@ async def server_h2_turn(
             if item.WhichOneof("message") == "exec_server_message":
                 for answer in exec_answers(item.exec_server_message):
                     await stream.send(answer)
+            elif item.WhichOneof("message") == "kv_server_message":
+                await stream.send(kv_answer(item.kv_server_message))
             elif item.interaction_update.WhichOneof("message") == "text_delta":
                 chars = len(item.interaction_update.text_delta.text)
             seen.got(time.perf_counter(), chars, sent)
