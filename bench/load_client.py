@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from cursor_byok.client.client import End
+from cursor_byok.client.client import End, kv_reply
 from cursor_byok.client.run_client import H2Client, RunStream
 from cursor_byok.transport.connect.framing import EnvelopeDecoder, encode_envelope
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -235,17 +235,6 @@ def exec_answers(request: pb.ExecServerMessage) -> list[pb.AgentClientMessage]:
     ]
 
 
-def kv_answer(request: pb.KvServerMessage) -> pb.AgentClientMessage:
-    """The answer to a KV request, as Cursor's clients give it: the server's
-    stream ends only once its KV requests are answered (or after a bound)."""
-    reply = pb.KvClientMessage(id=request.id)
-    if request.WhichOneof("message") == "get_blob_args":
-        reply.get_blob_result.SetInParent()  # this client keeps no blobs
-    else:
-        reply.set_blob_result.SetInParent()
-    return pb.AgentClientMessage(kv_client_message=reply)
-
-
 async def append(pool: Pool, request_id: str, seqno: int, message: pb.AgentClientMessage) -> None:
     body = bidi_pb2.BidiAppendRequest(
         data=message.SerializeToString().hex(),
@@ -309,7 +298,7 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
                         seqno += 1
                 elif top == "kv_server_message":
                     await appending
-                    await append(pool, request_id, seqno, kv_answer(message.kv_server_message))
+                    await append(pool, request_id, seqno, kv_reply(message.kv_server_message))
                     seqno += 1
             seen.got(now, chars, sent)
         await appending
@@ -371,7 +360,7 @@ async def server_h2_turn(
                 for answer in exec_answers(item.exec_server_message):
                     await stream.send(answer)
             elif item.WhichOneof("message") == "kv_server_message":
-                await stream.send(kv_answer(item.kv_server_message))
+                await stream.send(kv_reply(item.kv_server_message))
             elif item.interaction_update.WhichOneof("message") == "text_delta":
                 chars = len(item.interaction_update.text_delta.text)
             seen.got(time.perf_counter(), chars, sent)
