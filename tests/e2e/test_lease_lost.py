@@ -134,6 +134,30 @@ async def test_a_late_keeper_finds_the_lease_lost_and_ends_its_stream_retryably(
     owned_elsewhere_said_in_one_line(caplog, "conv-1")
 
 
+async def test_a_tool_result_that_reaches_the_old_owner_is_logged_as_one_line(
+    postgres_server: PostgresServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client answers the exec on the process that lost the lease: the
+    result is not applied there (the client resumes where the turn now
+    runs), and that is said in one line, not with a traceback."""
+    caplog.set_level(logging.INFO)
+    url = postgres_server.new_database()
+    a_llm, b_llm = ScriptedLLM([stream_of(READ_TURN)]), ScriptedLLM([stream_of(ANSWER)])
+    async with node(url, a_llm) as a, node(url, b_llm) as b:
+        on_a = CursorClient(a.url)
+        stream = await on_a.open("r-1")
+        await on_a.append("r-1", 0, run_request("What is in a.txt?", model="claude"))
+        hold_keeper_back(a)
+        await adopted(b, "conv-1")
+        await answer_read(on_a, "r-1", 1, stream)  # to the old owner
+        end = await stream.until(lambda i: isinstance(i, End), within=10 * LEASE_S)
+        await on_a.close()
+    assert retryable_unavailable(end)
+    owned_elsewhere_said_in_one_line(caplog, "conv-1")
+    refused = [r.getMessage() for r in caplog.records if "not applied" in r.getMessage()]
+    assert any("ToolResult" in line for line in refused)
+
+
 async def test_a_model_event_after_the_lease_is_gone_stops_the_turn_here(
     postgres_server: PostgresServer, caplog: pytest.LogCaptureFixture
 ) -> None:

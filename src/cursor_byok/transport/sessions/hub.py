@@ -21,7 +21,7 @@ from typing import assert_never
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.commands import CallClient, Canceled
 from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
-from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.outcome import Outcome, log_not_applied
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
@@ -242,11 +242,12 @@ class SessionHub:
             for number, data in due:
                 try:
                     await self._deliver(session, number, data)
-                except Exception:
+                except Exception as error:  # noqa: BLE001 (logged below)
                     # Counted and logged; the append still gets its 200, and
                     # the messages after it are still delivered.
                     self.counters.failed_appends += 1
-                    log.exception("request %s: append %d failed", request_id, number)
+                    what = f"append {number} of request {request_id}"
+                    log_not_applied(log, session.conversation_id, what, error)
 
     def _fail_the_tool(self, session: Session, seqno: int, payload: bytes, refused: str) -> bool:
         """A tool's result too big to wait in the inbox: a small error stands
