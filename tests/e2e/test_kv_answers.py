@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from cursor_byok.client.client import CursorClient, End, kind, run_request
+from cursor_byok.client.client import CursorClient, End, Stream, kind, run_request
 from cursor_byok.client.run_client import H2Client
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
@@ -151,22 +151,31 @@ async def test_http2_run_answers_after_turn_ended_go_out_on_the_open_stream(
     assert counters.late_kv_answers == 0
 
 
+@pytest.mark.parametrize("transport", ["http1", "http2"])
 async def test_a_client_that_never_answers_gets_its_end_after_the_bound(
-    tmp_path: Path,
+    tmp_path: Path, transport: str
 ) -> None:
     async with rig(tmp_path, [answer("Hi there.")]) as r:
-        client = CursorClient(r.url)
-        try:
+        stream: Stream
+        if transport == "http1":
+            client = CursorClient(r.url)
             stream = await client.open("r-1")
             await client.append("r-1", 0, run_request("hello"))
+            close = client.close
+        else:
+            h2 = await H2Client.connect(r.url)
+            stream = run = await h2.open("proto")
+            await run.send(run_request("hello"))
+            close = h2.close
+        try:
             await stream.until(lambda i: kind(i) == "turn_ended")
             read_at = time.monotonic()
             end = await stream.until(lambda i: isinstance(i, End), within=KV_ANSWER_WAIT_S + 10)
             waited = time.monotonic() - read_at
             asked = [i for i in stream.received if kind(i) == "kv_server_message"]
-            metrics = (await client.get("/metrics")).text
         finally:
-            await client.close()
+            await close()
+        metrics = await read_metrics(r.url)
     assert isinstance(end, End) and end.error is None
     assert waited >= KV_ANSWER_WAIT_S * 0.9  # the end waited for the answers, bounded
     assert asked and r.service.hub.counters.kv_unanswered == len(asked)
