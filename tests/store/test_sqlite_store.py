@@ -26,6 +26,20 @@ def test_the_file_is_private_and_migrated_once(tmp_path: Path) -> None:
     SQLiteStore(path).close()  # reopening applies nothing twice
 
 
+def test_the_folder_it_makes_and_the_files_beside_it_are_private_too(tmp_path: Path) -> None:
+    """Another local account can list no conversation file and read no
+    write-ahead log: SQLite gives those the database file's mode."""
+    path = tmp_path / "new" / "db.sqlite3"
+    store = SQLiteStore(path)
+    try:
+        store.commit_input("in-1", 0, transition(fresh(), start("hi")).state.committed, None)
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        for extra in ("-wal", "-shm"):
+            assert stat.S_IMODE(Path(f"{path}{extra}").stat().st_mode) == 0o600
+    finally:
+        store.close()
+
+
 def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite3"
     SQLiteStore(path).close()

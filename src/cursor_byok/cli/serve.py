@@ -72,7 +72,7 @@ def _open_sqlite(path: Path, synchronous: str = "FULL") -> SQLiteStore:
     if path.is_dir():
         raise ServeError(f"database {path} is a folder, not a SQLite file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as error:
         blocking = next((p for p in path.parents if p.exists()), None)
         reason = (

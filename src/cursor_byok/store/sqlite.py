@@ -31,8 +31,9 @@ BUSY_TIMEOUT_S = 30.0
 
 def _create_private(path: Path) -> None:
     """Create the database file readable by its owner only: it holds prompts,
-    code and tool output."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    code and tool output (SQLite gives its WAL and shared-memory files the
+    same mode). A folder made for it is its owner's alone too."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 

@@ -99,8 +99,16 @@ class ContextArrived:
 
 
 @dataclass(frozen=True, slots=True)
+class KvAnswered:
+    """The client's answer to a KV request (`kv_client_message`): it stored
+    the blob, or sent one back; the stream's end waits for these."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ignored:
-    """Understood, and needs nothing (heartbeats, KV acks, stream closes)."""
+    """Understood, and needs nothing (heartbeats, stream closes)."""
 
     what: str
 
@@ -113,6 +121,7 @@ ClientEvent: TypeAlias = (
     | ExecThrown
     | CancelRequested
     | FollowUp
+    | KvAnswered
     | Ignored
 )
 
@@ -146,6 +155,8 @@ def decode_client_message(
                 typed = action.user_message_action.user_message
                 return FollowUp(UserMessage(typed.text, now_ms), typed)
             return Ignored(f"conversation action {branch}")
+        case "kv_client_message":
+            return KvAnswered(message.kv_client_message.id)
         case None:
             return Ignored("empty client message")
         case _:

@@ -9,7 +9,8 @@ event not named here is hypercorn's own handling.
   not lost) and dropped, and the stream is reset with NO_ERROR, which RFC
   9113 section 8.1 gives a server for a request it no longer needs ("a
   complete response prior to the client sending an entire request"), so the
-  client stops sending it.
+  client stops sending it. Each such frame is counted (`late_data`, in
+  /metrics).
 - The client's GOAWAY: h2's state machine closes the connection on it, so
   the next frame on a stream still open (a tool result, the END_STREAM) is a
   connection error, and hypercorn closes at once. RFC 9113 section 6.8 lets
@@ -49,6 +50,8 @@ from hypercorn.protocol.events import Body, StreamClosed
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
 from hyperframe.frame import GoAwayFrame, HeadersFrame, RstStreamFrame
+
+from cursor_byok.transport.http.late_data import DROPPED
 
 FLOOD_BUDGET = 200
 """Cheap frames (RST_STREAM, PING, SETTINGS, PRIORITY) a connection may send
@@ -160,6 +163,7 @@ class GuardedH2Protocol(H2Protocol):
                 await stream.handle(Body(stream_id=event.stream_id, data=event.data))
             self.connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
             if stream is None:
+                DROPPED.frames += 1
                 with contextlib.suppress(h2.exceptions.StreamClosedError):
                     self.connection.reset_stream(event.stream_id, h2.errors.ErrorCodes.NO_ERROR)
         await super()._handle_events(others)  # and it sends what is due

@@ -21,7 +21,7 @@ from typing import assert_never
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.commands import CallClient, Canceled
 from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
-from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.outcome import Outcome, log_not_applied
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
@@ -37,12 +37,14 @@ from cursor_byok.transport.sessions.exec_tracker import (
     Unknown,
 )
 from cursor_byok.transport.sessions.handover import resume_turn, take_over
+from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
     MemoryBudget,
     OverBudget,
     budget_key,
 )
+from cursor_byok.transport.sessions.over_budget import failed_in_place
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
@@ -64,7 +66,10 @@ class SessionHub:
         grace_s: float = RECONNECT_GRACE_S,
         budget: MemoryBudget | None = None,
         context_wait_s: float = CONTEXT_WAIT_S,
+        kv_wait_s: float | None = None,
     ) -> None:
+        """`kv_wait_s`: how long a stream's end waits for the answers to its
+        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`)."""
         self.runner = runner
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
@@ -76,11 +81,13 @@ class SessionHub:
         self._compact_at = compact_at
         self._clock = clock
         self._context_wait_s = context_wait_s
+        self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
             raise OverBudget(f"no room for a new request id: {refused}")
@@ -135,6 +142,7 @@ class SessionHub:
         was committed stays; the restarted runner resumes the rest."""
         ended = 0
         for session in self.sessions:
+            session.kv.wake()  # an end waiting for KV answers goes out now
             if not session.ended:
                 session.put(EndOfStream(error))
                 ended += 1
@@ -221,6 +229,9 @@ class SessionHub:
             grown = session.inbox.pending_bytes - held
             if grown > 0:
                 refused = self.budget.charge(budget_key(request_id), grown)
+                if refused is not None and self._fail_the_tool(session, seqno, payload, refused):
+                    grown = session.inbox.pending_bytes - held
+                    refused = self.budget.charge(budget_key(request_id), grown)
                 if refused is not None:
                     self.budget.refund(budget_key(request_id), held)  # what was charged
                     session.inbox.clear()
@@ -231,11 +242,30 @@ class SessionHub:
             for number, data in due:
                 try:
                     await self._deliver(session, number, data)
-                except Exception:
+                except Exception as error:  # noqa: BLE001 (logged below)
                     # Counted and logged; the append still gets its 200, and
                     # the messages after it are still delivered.
                     self.counters.failed_appends += 1
-                    log.exception("request %s: append %d failed", request_id, number)
+                    what = f"append {number} of request {request_id}"
+                    log_not_applied(log, session.conversation_id, what, error)
+
+    def _fail_the_tool(self, session: Session, seqno: int, payload: bytes, refused: str) -> bool:
+        """A tool's result too big to wait in the inbox: a small error stands
+        in its place, so that tool call fails and the turn goes on. False
+        when the append is no tool's result."""
+        stand_in = failed_in_place(seqno, payload, refused)
+        if stand_in is None or seqno not in session.inbox.pending:
+            return False
+        session.inbox.replace(seqno, stand_in)
+        self.counters.over_budget_appends += 1
+        log.warning(
+            "request %s: append %d, a tool's result, was over the memory budget (%s); "
+            "that tool call fails",
+            session.request_id,
+            seqno,
+            refused,
+        )
+        return True
 
     async def append_refused(self, request_id: str, reason: str) -> None:
         """An append of `request_id` was refused (too big, or no room): the
@@ -276,6 +306,14 @@ class SessionHub:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
                 await self._follow_up(session, user, typed, input_id)
+            case dialect.KvAnswered(number=number):
+                if not session.kv.answered(number):
+                    self.counters.late_kv_answers += 1
+                    log.info(
+                        "request %s: KV answer %d came after its stream ended; taken",
+                        session.request_id,
+                        number,
+                    )
             case Refused(error=error):
                 session.put(EndOfStream(error))
             case dialect.Ignored():
