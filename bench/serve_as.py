@@ -86,7 +86,9 @@ class HypercornServer(ShippedServer):
     before HTTP/1.1 went to httptools), as the server runs it under TLS."""
 
     async def serve_one_port(self) -> None:
-        await self.serve_hypercorn()
+        from hypercorn.asyncio import serve  # noqa: PLC0415
+
+        await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
 
 
 class UvicornServer(_Served):

@@ -221,16 +221,18 @@ def test_timeouts_hosts_and_metrics_access_are_configurable(tmp_path: Path) -> N
     assert (server.body_timeout_s, server.keepalive_timeout_s) == (30.0, 5)
     assert (server.stall_timeout_s, server.retry_budget_s) == (300.0, 30.0)
     assert server.allowed_hosts == () and not server.metrics_public
+    assert (server.max_connections, server.max_connections_per_peer) == (2048, 512)
     assert not server.allow_cleartext
     text = (
         "[server]\nbody_timeout_s = 2.5\nkeepalive_timeout_s = 1\nstall_timeout_s = 60\n"
         'retry_budget_s = 10\nallowed_hosts = ["proxy.lan"]\nmetrics_public = true\n'
-        "allow_cleartext = true\n"
+        "max_connections = 100\nmax_connections_per_peer = 10\nallow_cleartext = true\n"
     )
     server = load_config(write(tmp_path, text), env={}).server
     assert (server.body_timeout_s, server.keepalive_timeout_s) == (2.5, 1)
     assert (server.stall_timeout_s, server.retry_budget_s) == (60.0, 10.0)
     assert server.allowed_hosts == ("proxy.lan",) and server.metrics_public
+    assert (server.max_connections, server.max_connections_per_peer) == (100, 10)
     assert server.allow_cleartext
 
 
@@ -242,6 +244,11 @@ def test_timeouts_hosts_and_metrics_access_are_configurable(tmp_path: Path) -> N
         ("[server]\nkeepalive_timeout_s = 0.5\n", "server.keepalive_timeout_s: expected an int"),
         ("[server]\nallowed_hosts = [1]\n", "server.allowed_hosts: must be a list of host names"),
         ("[server]\nmetrics_public = 1\n", "server.metrics_public: expected true or false"),
+        ("[server]\nmax_connections = 0\n", "server.max_connections: must be a positive"),
+        (
+            "[server]\nmax_connections = 10\nmax_connections_per_peer = 20\n",
+            "server.max_connections_per_peer: exceeds max_connections",
+        ),
         ("[server]\nallow_cleartext = 1\n", "server.allow_cleartext: expected true or false"),
     ],
 )

@@ -256,6 +256,7 @@ async def _run(
     from cursor_byok.config.routing import Router  # noqa: PLC0415
     from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
     from cursor_byok.transport.http.app import build_service  # noqa: PLC0415
+    from cursor_byok.transport.http.connection_limits import ConnectionLimits  # noqa: PLC0415
     from cursor_byok.transport.http.http_server import HttpServer, TLSFiles  # noqa: PLC0415
 
     router = Router(config)
@@ -304,6 +305,9 @@ async def _run(
         signals=True,
         keepalive_timeout_s=config.server.keepalive_timeout_s,
         sock=sock,
+        limits=ConnectionLimits(
+            config.server.max_connections, config.server.max_connections_per_peer
+        ),
         peer_allowed=gate,
     )
     # SIGINT/SIGTERM: end open streams with a retryable error at once, stop

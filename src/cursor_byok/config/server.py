@@ -26,6 +26,7 @@ _TIMEOUTS = (
     "retry_budget_s",
     "lease_s",
 )
+_COUNTS = ("max_connections", "max_connections_per_peer")
 _SIZES = ("max_body_bytes", "max_append_bytes", "request_memory_bytes", "memory_budget_bytes")
 
 
@@ -55,6 +56,10 @@ class ServerConfig:
     body_timeout_s: float = 30.0
     """A request's head, then its body, must each arrive within this long."""
     keepalive_timeout_s: int = 5
+    max_connections: int = 2048
+    """Connections open at once; one over it is refused as it is accepted."""
+    max_connections_per_peer: int = 512
+    """Connections open at once from one address (a team's proxy is one)."""
     allowed_hosts: tuple[str, ...] = ()
     """Extra `Host` names a loopback-bound server answers (e.g. a local proxy's)."""
     metrics_public: bool = False
@@ -108,8 +113,13 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
         k: positive(doc, k, getattr(defaults, k), "seconds", where, table) for k in _TIMEOUTS
     }
     sizes = {k: positive(doc, k, getattr(defaults, k), "bytes", where, table) for k in _SIZES}
+    counts = {
+        k: positive(doc, k, getattr(defaults, k), "connections", where, table) for k in _COUNTS
+    }
     if sizes["request_memory_bytes"] > sizes["memory_budget_bytes"]:
         raise where.error(table, "request_memory_bytes", "exceeds memory_budget_bytes")
+    if counts["max_connections_per_peer"] > counts["max_connections"]:
+        raise where.error(table, "max_connections_per_peer", "exceeds max_connections")
     hosts = take(doc, "allowed_hosts", list, where, table) or []
     if not all(isinstance(name, str) and name.strip() for name in hosts):
         raise where.error(table, "allowed_hosts", "must be a list of host names")
@@ -130,4 +140,5 @@ def parse_server(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) ->
         **timeouts,
         compact_at=compact_at,
         **sizes,
+        **counts,
     )

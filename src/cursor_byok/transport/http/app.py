@@ -16,6 +16,7 @@ from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
+from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.health import CachedCheck
 from cursor_byok.transport.http.http_server import (
     KEEPALIVE_TIMEOUT_S,
@@ -181,6 +182,7 @@ async def serving(
     port: int = 0,
     keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
     tls: TLSFiles | None = None,
+    limits: ConnectionLimits | None = None,
     peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
 ) -> AsyncIterator[str]:
     """Run the service on a real socket for the duration of the block; yields
@@ -193,6 +195,7 @@ async def serving(
         http2=service.server.http2,
         tls=tls,
         keepalive_timeout_s=keepalive_timeout_s,
+        limits=limits,
         peer_allowed=peer_allowed,
     )
     task = asyncio.create_task(server.serve())

@@ -1,38 +1,157 @@
-"""DATA for an HTTP/2 stream whose response has ended, without ending the connection.
+"""hypercorn's HTTP/2 connection, held to RFC 9113 where 0.18 is not, and
+bounded against floods. Installed once, when hypercorn is loaded; every
+event not named here is hypercorn's own handling.
 
-A Run stream's response may end while its client is still sending: a
-message refused for want of memory, a malformed stream, a turn over while
-a heartbeat is on its way. hypercorn 0.18 then looks the stream up among
-those it serves, no longer finds it, and the KeyError ends the whole
-connection with every other stream on it (a known bug, unfixed in 0.18).
-Here such DATA is acknowledged (so the connection's flow-control window is
-not lost) and dropped, and the stream is reset with NO_ERROR, which RFC 9113
-section 8.1 gives a server for a request it no longer needs ("a complete
-response prior to the client sending an entire request"), so the client
-stops sending it. Each such frame is counted (`late_data`, in /metrics).
-Installed once, when hypercorn is loaded; every other event is hypercorn's
-own handling.
+- DATA for a stream whose response has ended: hypercorn looks the stream up
+  among those it serves, no longer finds it, and the KeyError ends the whole
+  connection with every other stream on it (a known bug, unfixed in 0.18).
+  Here such DATA is acknowledged (so the connection's flow-control window is
+  not lost) and dropped, and the stream is reset with NO_ERROR, which RFC
+  9113 section 8.1 gives a server for a request it no longer needs ("a
+  complete response prior to the client sending an entire request"), so the
+  client stops sending it. Each such frame is counted (`late_data`, in
+  /metrics).
+- The client's GOAWAY: h2's state machine closes the connection on it, so
+  the next frame on a stream still open (a tool result, the END_STREAM) is a
+  connection error, and hypercorn closes at once. RFC 9113 section 6.8 lets
+  streams already open run to completion: here the GOAWAY is noted, the
+  streams go on, and the connection is closed (with the server's own GOAWAY)
+  once none is left open.
+- Idle: hypercorn stops its keep-alive timer when a connection's first bytes
+  arrive and restarts it only when a stream closes, so one that sent the
+  preface and nothing else was never closed. Here the timer is restarted as
+  soon as the connection speaks HTTP/2 with no stream open.
+- A client that closes its side: hypercorn noted it but kept the socket
+  until its keep-alive timer ran out; here it is closed at once.
+- Floods: RST_STREAM (the 2023 "rapid reset" attack: HEADERS + RST_STREAM
+  pairs cost the client nothing and the server a request each), PING,
+  SETTINGS and PRIORITY frames, empty DATA frames that do not end a request
+  and streams refused over MAX_CONCURRENT_STREAMS are counted; more than
+  `FLOOD_BUDGET` of them within `FLOOD_WINDOW_S` ends the connection with
+  GOAWAY ENHANCE_YOUR_CALM, and the rest of what it sent is not read. The count knows nothing of
+  tokens: a flood is stopped before any of its requests is looked at.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import time
 from typing import Any
 
+import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
 import hypercorn.protocol
-from hypercorn.protocol.events import Body
+from h2.stream import StreamClosedBy
+from hypercorn.events import Closed, Event, Updated
+from hypercorn.protocol.events import Body, StreamClosed
+from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
+from hyperframe.frame import GoAwayFrame, HeadersFrame, RstStreamFrame
 
 from cursor_byok.transport.http.late_data import DROPPED
 
+FLOOD_BUDGET = 200
+"""Cheap frames (RST_STREAM, PING, SETTINGS, PRIORITY) a connection may send
+within `FLOOD_WINDOW_S`: far more than a client cancelling turns and
+pinging needs, far fewer than a flood sends in a second."""
+FLOOD_WINDOW_S = 10.0
+
+_FLOOD_EVENTS = (
+    h2.events.StreamReset,
+    h2.events.PingReceived,
+    h2.events.RemoteSettingsChanged,
+    h2.events.PriorityUpdated,
+)
+
+
+class PatientConnection(h2.connection.H2Connection):
+    """h2's server connection, except that the client's GOAWAY does not
+    close it (the streams the client already opened go on), and a stream
+    over MAX_CONCURRENT_STREAMS is refused on its own (RST_STREAM
+    REFUSED_STREAM, RFC 9113 section 5.1.2) rather than ending the
+    connection with every stream on it."""
+
+    refused_streams = 0
+    """Streams refused so far: a client that keeps opening them floods."""
+
+    def _receive_headers_frame(self, frame: HeadersFrame) -> tuple[list[Any], list[Any]]:
+        sid = frame.stream_id
+        if (
+            sid in self.streams
+            or sid % 2 == 0
+            or sid <= self.highest_inbound_stream_id
+            or self.open_inbound_streams < self.local_settings.max_concurrent_streams
+        ):
+            return super()._receive_headers_frame(frame)
+        # The header block is decoded all the same: HPACK's table must keep
+        # step with the client's for the streams that come after.
+        h2.connection._decode_headers(self.decoder, frame.data)
+        self.highest_inbound_stream_id = sid
+        self.refused_streams += 1
+        # Later frames on it are a stream error, as on any stream reset.
+        self._closed_streams[sid] = StreamClosedBy.SEND_RST_STREAM
+        return [RstStreamFrame(sid, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)], []
+
+    def _receive_goaway_frame(self, frame: GoAwayFrame) -> tuple[list[Any], list[Any]]:
+        event = h2.events.ConnectionTerminated()
+        event.error_code = h2.errors._error_code_from_int(frame.error_code)
+        event.last_stream_id = frame.last_stream_id
+        event.additional_data = frame.additional_data or None
+        return [], [event]
+
 
 class GuardedH2Protocol(H2Protocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        settings = self.connection.local_settings
+        self.patient = PatientConnection(config=self.connection.config)
+        self.connection = self.patient
+        self.connection.DEFAULT_MAX_INBOUND_FRAME_SIZE = self.config.h2_max_inbound_frame_size
+        self.connection.local_settings = settings
+        self.client_went_away = False
+        self.flood: collections.deque[float] = collections.deque(maxlen=FLOOD_BUDGET + 1)
+        self._refused_seen = 0
+
+    async def initiate(
+        self, headers: list[tuple[bytes, bytes]] | None = None, settings: bytes | None = None
+    ) -> None:
+        await super().initiate(headers, settings)
+        # The keep-alive timer runs while no stream is open, from the preface on.
+        await self.send(Updated(idle=self.idle))
+
+    async def handle(self, event: Event) -> None:
+        await super().handle(event)
+        if isinstance(event, Closed):
+            # The client is gone: the socket is closed now. hypercorn would
+            # close it only when its keep-alive timer ran out, holding the
+            # connection (and its place among the port's) until then.
+            await self.send(Closed())
+
     async def _handle_events(self, events: list[h2.events.Event]) -> None:
         others: list[h2.events.Event] = []
+        refused = self.patient.refused_streams - self._refused_seen
+        self._refused_seen += refused
+        if any(self._flooded() for _ in range(refused)):
+            await self._calm_down()
+            return
+        # A priority inside HEADERS comes as an event of its own: it is part
+        # of opening the stream, not a PRIORITY frame.
+        opening = {
+            id(event.priority_updated)
+            for event in events
+            if isinstance(event, h2.events.RequestReceived) and event.priority_updated
+        }
         for event in events:
+            if id(event) not in opening and self._floods(event) and self._flooded():
+                await super()._handle_events(others)
+                await self._calm_down()
+                return
+            if isinstance(event, h2.events.ConnectionTerminated):
+                self.client_went_away = True
+                continue
             if not isinstance(event, h2.events.DataReceived):
                 others.append(event)
                 continue
@@ -48,6 +167,42 @@ class GuardedH2Protocol(H2Protocol):
                 with contextlib.suppress(h2.exceptions.StreamClosedError):
                     self.connection.reset_stream(event.stream_id, h2.errors.ErrorCodes.NO_ERROR)
         await super()._handle_events(others)  # and it sends what is due
+        await self._close_if_done()
+
+    async def stream_send(self, event: StreamEvent) -> None:
+        await super().stream_send(event)
+        if isinstance(event, StreamClosed):
+            await self._close_if_done()
+
+    @staticmethod
+    def _floods(event: h2.events.Event) -> bool:
+        """Whether `event` is one of the frames a flood is made of."""
+        if isinstance(event, h2.events.StreamReset):
+            return bool(event.remote_reset)  # not the server's own reset
+        if isinstance(event, h2.events.DataReceived):  # empty, and not ending the request
+            return not event.flow_controlled_length and event.stream_ended is None
+        return isinstance(event, _FLOOD_EVENTS)
+
+    def _flooded(self) -> bool:
+        """One more flood frame counted: whether the budget is spent."""
+        now = time.monotonic()
+        self.flood.append(now)
+        return len(self.flood) > FLOOD_BUDGET and now - self.flood[0] < FLOOD_WINDOW_S
+
+    async def _calm_down(self) -> None:
+        """GOAWAY ENHANCE_YOUR_CALM, then the connection closed."""
+        with contextlib.suppress(h2.exceptions.ProtocolError):
+            self.connection.close_connection(h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
+        await self._flush()
+        await self.send(Closed())
+
+    async def _close_if_done(self) -> None:
+        """After the client's GOAWAY, the connection ends with its last stream."""
+        if self.client_went_away and not self.closed and self.idle:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self.connection.close_connection()
+            await self._flush()
+            await self.send(Closed())
 
 
 def install() -> None:

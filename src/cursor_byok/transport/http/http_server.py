@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.one_port import OnePort
 
 if TYPE_CHECKING:
@@ -30,8 +31,10 @@ SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
 KEEPALIVE_TIMEOUT_S = 5
 """An idle connection (no request in flight) is closed after this long."""
-MAX_CONCURRENT_STREAMS = 1000
-"""HTTP/2 streams per connection: one per agent turn, many turns per client."""
+MAX_CONCURRENT_STREAMS = 100
+"""HTTP/2 streams open at once per connection: one per agent turn in
+flight (and one per short call beside them), which for one client is a few;
+a stream over it is refused on its own, and the client opens it later."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +81,8 @@ class HttpServer:
     """Serves `app` until `stop()` (or SIGINT/SIGTERM when `signals`); runs
     `on_exit` first, so open streams end with a retryable error before the
     server stops accepting. `peer_allowed` judges each plain-text connection
-    once, as it is accepted (see `peer_uid`); under TLS hypercorn accepts
-    them, so there the access token guards the server instead."""
+    once, as it is accepted (see `peer_uid`); under TLS it is not made, and
+    the access token guards the server instead."""
 
     def __init__(
         self,
@@ -91,11 +94,13 @@ class HttpServer:
         signals: bool = False,
         keepalive_timeout_s: int = KEEPALIVE_TIMEOUT_S,
         sock: socket.socket | None = None,
+        limits: ConnectionLimits | None = None,
         peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
     ) -> None:
         if tls is not None and peer_allowed is not None:
             raise ValueError("a peer check needs plain text: under TLS use an access token")
         self.app = app
+        self.limits = limits or ConnectionLimits()
         self.peer_allowed = peer_allowed
         self.host = host
         self.port = port
@@ -126,32 +131,27 @@ class HttpServer:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, self.stop)
         try:
-            if self.tls is not None:
-                await self.serve_hypercorn()
-            else:
-                await self.serve_one_port()
+            await self.serve_one_port()
         finally:
             if self.signals:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
 
     async def serve_one_port(self) -> None:
-        """Plain text: each connection to the stack made for its protocol."""
+        """Plain text: each connection to the stack made for its protocol.
+        TLS: each connection to hypercorn once its handshake is done (ALPN
+        picks the protocol then), counted from its accept as in plain text."""
+        context = self.config().create_ssl_context() if self.tls is not None else None
         port = OnePort(
             self.app,
             self.config,
             self.keepalive_timeout_s,
             float(SHUTDOWN_GRACE_S),
             self.peer_allowed,
+            self.limits,
+            context,
         )
         await port.serve(self.sock, self.host, self.port, self._stop.wait)
-
-    async def serve_hypercorn(self) -> None:
-        """hypercorn alone on the port: under TLS, where ALPN picks the
-        protocol during the handshake."""
-        from hypercorn.asyncio import serve  # noqa: PLC0415
-
-        await serve(self.app, self.config(), shutdown_trigger=self._stop.wait)
 
     async def started(self, task: asyncio.Task[None]) -> bool:
         """Wait until the port accepts connections: True, or False when the

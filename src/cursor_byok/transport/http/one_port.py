@@ -7,7 +7,8 @@ quarter less server CPU per relayed delta at 200 streams than hypercorn's
 pure-Python h11 (README, "Performance"). A connection that opens with the
 HTTP/2 preface (h2c with prior knowledge: `Run`) goes to hypercorn, which
 keeps HTTP/2's flow control and trailers. Both run on this loop and serve the
-same ASGI app; TLS (ALPN picks the protocol) stays with hypercorn alone.
+same ASGI app. Under TLS every connection goes to hypercorn once its
+handshake is done (ALPN has picked the protocol), counted as in plain text.
 
 Neither library takes a connection accepted elsewhere through its public
 interface, so this module builds each one's per-connection object the way
@@ -28,8 +29,9 @@ import asyncio
 import contextlib
 import logging
 import socket
+import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from email.utils import formatdate
 from typing import TYPE_CHECKING, Any, cast
@@ -37,7 +39,14 @@ from typing import TYPE_CHECKING, Any, cast
 from uvicorn.config import Config as UvicornConfig
 from uvicorn.server import ServerState
 
+from cursor_byok.transport.http.connection_limits import (
+    ConnectionCount,
+    ConnectionLimits,
+    peer_of,
+    release_when_lost,
+)
 from cursor_byok.transport.http.http1 import MAX_HEAD_BYTES, HeadGuardedProtocol
+from cursor_byok.transport.http.lifespan import lifespan
 from cursor_byok.transport.http.peer_uid import REFUSED_REPLY
 
 if TYPE_CHECKING:
@@ -76,9 +85,16 @@ class Sniffer(asyncio.Protocol):
         self._seen = b""
         self._transport: asyncio.Transport | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._peer: str | None = None
         self._refused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = peer_of(transport)
+        if not self._port.count.admit(peer):
+            # Over a limit: refused before anything is read.
+            cast(asyncio.Transport, transport).abort()
+            return
+        self._peer = peer
         # uvloop's transports are not asyncio.Transport subclasses.
         self._transport = cast(asyncio.Transport, transport)
         transport = self._transport
@@ -110,19 +126,84 @@ class Sniffer(asyncio.Protocol):
         assert transport is not None
         self._port.sniffing.discard(transport)
         if seen.startswith(H2_PREFACE) or (head_end >= 0 and offers_h2c(seen[:head_end])):
-            self._port.to_hypercorn(transport, seen)
+            self._port.to_hypercorn(transport, seen, self._release)
         else:
-            self._port.to_uvicorn(transport, seen)
+            self._port.to_uvicorn(transport, seen, self._release)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
         if self._transport is not None:
             self._port.sniffing.discard(self._transport)
+        self._release()
+
+    def _release(self) -> None:
+        """The connection's place in the count given back, once (by this
+        protocol, or by the one it was handed to)."""
+        if self._peer is not None:
+            self._port.count.release(self._peer)
+            self._peer = None
 
     def _stop_idle(self) -> None:
         if self._idle is not None:
             self._idle.cancel()
             self._idle = None
+
+
+class TlsGate(asyncio.Protocol):
+    """A TLS connection: counted as it is accepted, before its handshake,
+    then handed to hypercorn (ALPN has picked HTTP/2 or HTTP/1.1). One whose
+    handshake does not finish within the idle limit is closed."""
+
+    def __init__(self, port: OnePort, context: ssl.SSLContext) -> None:
+        self._port = port
+        self._context = context
+        self._peer: str | None = None
+        self._early = bytearray()
+        """What the client sent between its handshake and hypercorn taking over."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = peer_of(transport)
+        plain = cast(asyncio.Transport, transport)
+        if not self._port.count.admit(peer):
+            plain.abort()  # over a limit: refused before the handshake
+            return
+        self._peer = peer
+        plain.pause_reading()  # the handshake reads it
+        self._port.handover(self._handshake(plain))
+
+    async def _handshake(self, plain: asyncio.Transport) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            tls = await loop.start_tls(
+                plain,
+                self,
+                self._context,
+                server_side=True,
+                ssl_handshake_timeout=self._port.idle_timeout_s,
+            )
+        except (OSError, ssl.SSLError, TimeoutError, ConnectionError):
+            plain.abort()
+            self._release()
+            return
+        except asyncio.CancelledError:
+            plain.abort()
+            self._release()
+            raise
+        if tls is None or tls.is_closing():
+            self._release()
+            return
+        self._port.to_hypercorn(tls, bytes(self._early), self._release)
+
+    def data_received(self, data: bytes) -> None:
+        self._early += data
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        if self._peer is not None:
+            self._port.count.release(self._peer)
+            self._peer = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,10 +237,14 @@ class OnePort:
         idle_timeout_s: int,
         grace_s: float,
         peer_allowed: Callable[[asyncio.BaseTransport], bool] | None = None,
+        limits: ConnectionLimits | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.app = app
+        self.tls = tls
         self.peer_allowed = peer_allowed
         self.idle_timeout_s = idle_timeout_s
+        self.count = ConnectionCount(limits or ConnectionLimits())
         self._grace_s = grace_s
         self._make_config = make_config
         self._hypercorn: asyncio.Future[Hypercorn] | None = None
@@ -184,7 +269,9 @@ class OnePort:
         self._state = ServerState()
         self._date_task: asyncio.Task[None] | None = None
 
-    def to_uvicorn(self, transport: asyncio.Transport, first: bytes) -> None:
+    def to_uvicorn(
+        self, transport: asyncio.Transport, first: bytes, release: Callable[[], None]
+    ) -> None:
         protocol = HeadGuardedProtocol(
             config=self._uvicorn_config,
             server_state=self._state,
@@ -192,20 +279,29 @@ class OnePort:
             head_timeout_s=self.idle_timeout_s,
         )
         transport.set_protocol(protocol)
+        release_when_lost(protocol, release)
         protocol.connection_made(transport)
         protocol.data_received(first)
 
-    def to_hypercorn(self, transport: asyncio.Transport, first: bytes) -> None:
+    def to_hypercorn(
+        self, transport: asyncio.Transport, first: bytes, release: Callable[[], None]
+    ) -> None:
         loaded = self._load_hypercorn()
         if loaded.done() and loaded.exception() is None:
-            self._start_hypercorn(loaded.result(), transport, first)
+            self._start_hypercorn(loaded.result(), transport, first, release)
             return
         transport.pause_reading()  # until hypercorn is there to read it
-        task = asyncio.get_running_loop().create_task(self._when_loaded(transport, first))
+        self.handover(self._when_loaded(transport, first, release))
+
+    def handover(self, step: Coroutine[Any, Any, None]) -> None:
+        """`step` on a task of its own, cancelled if the port shuts down first."""
+        task = asyncio.get_running_loop().create_task(step)
         self._handovers.add(task)
         task.add_done_callback(self._handovers.discard)
 
-    async def _when_loaded(self, transport: asyncio.Transport, first: bytes) -> None:
+    async def _when_loaded(
+        self, transport: asyncio.Transport, first: bytes, release: Callable[[], None]
+    ) -> None:
         try:
             # Shielded: cancelling this handover must not cancel the load.
             hypercorn = await asyncio.shield(self._load_hypercorn())
@@ -218,7 +314,7 @@ class OnePort:
             return
         if transport.is_closing():
             return
-        self._start_hypercorn(hypercorn, transport, first)
+        self._start_hypercorn(hypercorn, transport, first, release)
         transport.resume_reading()
 
     def _load_hypercorn(self) -> asyncio.Future[Hypercorn]:
@@ -230,12 +326,17 @@ class OnePort:
         return self._hypercorn
 
     def _start_hypercorn(
-        self, hypercorn: Hypercorn, transport: asyncio.Transport, first: bytes
+        self,
+        hypercorn: Hypercorn,
+        transport: asyncio.Transport,
+        first: bytes,
+        release: Callable[[], None],
     ) -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2**16, loop=loop)
         protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
         transport.set_protocol(protocol)
+        release_when_lost(protocol, release)
         protocol.connection_made(transport)
         protocol.data_received(first)
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
@@ -254,11 +355,15 @@ class OnePort:
         loop = asyncio.get_running_loop()
         self._keep_date()
         self._date_task = loop.create_task(self._date_ticker())
-        async with _lifespan(self.app):
+        async with lifespan(self.app):
             where: dict[str, Any] = (
                 {"sock": sock} if sock else {"host": host, "port": port, "reuse_address": True}
             )
-            listener = await loop.create_server(lambda: Sniffer(self), backlog=BACKLOG, **where)
+            tls = self.tls
+            factory: Callable[[], asyncio.Protocol] = (
+                (lambda: Sniffer(self)) if tls is None else (lambda: TlsGate(self, tls))
+            )
+            listener = await loop.create_server(factory, backlog=BACKLOG, **where)
             self._load_hypercorn()  # on a worker thread, while the port already serves
             try:
                 await stop()
@@ -313,32 +418,3 @@ def _h2_idle(server: TCPServer) -> bool:
     known once it has read the preface)."""
     wrapper = getattr(server, "protocol", None)
     return bool(getattr(getattr(wrapper, "protocol", None), "idle", False))
-
-
-@contextlib.asynccontextmanager
-async def _lifespan(app: Any) -> Any:
-    """The ASGI lifespan protocol around serving: startup before the port
-    listens, shutdown after the last connection."""
-    inbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
-    task = asyncio.create_task(app(scope, inbox.get, replies.put))
-
-    async def step(kind: str) -> None:
-        await inbox.put({"type": f"lifespan.{kind}"})
-        reply = asyncio.ensure_future(replies.get())
-        await asyncio.wait({reply, task}, return_when=asyncio.FIRST_COMPLETED)
-        if not reply.done():
-            reply.cancel()
-            task.result()  # the app's own error
-            raise RuntimeError(f"the app ended its lifespan before {kind} completed")
-        message = reply.result()
-        if message["type"] != f"lifespan.{kind}.complete":
-            raise RuntimeError(f"lifespan {kind} failed: {message.get('message', '')}")
-
-    await step("startup")
-    try:
-        yield
-    finally:
-        await step("shutdown")
-        await task

@@ -316,6 +316,10 @@ class RunHandler:
                     decoder.handed_on()
                 if not message.get("more_body", False):
                     decoder.finish()  # half-closed: the response goes on
+                    if seqno == 0:  # ... to nothing: no run request will come
+                        reason = "the request stream ended before its first message"
+                        session.put(EndOfStream(WireError(Code.INVALID_ARGUMENT, reason)))
+                        return
         except FramingError as error:
             reason = f"the request stream is malformed: {error}"
             session.put(EndOfStream(WireError(Code.INVALID_ARGUMENT, reason)))

@@ -1,0 +1,158 @@
+"""Frames a client may legally send late, against the real server on a real
+socket (h2c), through a raw HTTP/2 client: DATA, RST_STREAM and
+WINDOW_UPDATE on a stream the server has finished, frames on an open stream
+after the client's GOAWAY, END_STREAM early (on the HEADERS) or late (after
+the response). Each is handled as RFC 9113 says, and another stream on the
+same connection completes its turn."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import hyperframe.frame
+import pytest
+
+from cursor_byok.client.client import exec_reply, run_request, stream_close
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent
+from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http.app import Service, build_service, serving
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.raw_h2 import RawH2, RawStream
+from tests.factories import assistant, stream_of, tool_call
+from tests.fakes import ScriptedLLM
+
+NO_ERROR = 0
+
+
+@dataclass
+class Running:
+    service: Service
+    store: SQLiteStore
+    client: RawH2
+
+
+@asynccontextmanager
+async def running(tmp_path: Path, scripts: list[list[ResponseEvent]]) -> AsyncIterator[Running]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(
+        store, ScriptedLLM(scripts), retry=RetryPolicy(2, 0.001, 0.01), heartbeat_s=0.2
+    )
+    async with serving(service) as url:
+        where = urllib.parse.urlsplit(url)
+        assert where.hostname and where.port
+        client = await RawH2.connect(where.hostname, where.port)
+        try:
+            yield Running(service, store, client)
+        finally:
+            await client.close()
+    store.close()
+
+
+def answer(text: str) -> list[ResponseEvent]:
+    return stream_of(assistant(TextContent(text)), chunk=4)
+
+
+def reading() -> list[ResponseEvent]:
+    return stream_of(assistant(TextContent("Let me look."), tool_call("call_1", "a.txt")))
+
+
+def read_reply(request: pb.ExecServerMessage, content: str) -> pb.AgentClientMessage:
+    success = pb.ReadSuccess(path=request.read_args.path, content=content, total_lines=1)
+    return exec_reply(request, read_result=pb.ReadResult(success=success))
+
+
+async def a_turn(client: RawH2, conversation: str, expected: str) -> None:
+    """A plain turn on a new stream of the connection completes."""
+    stream = client.open()
+    await client.send(stream, run_request("hello", conversation_id=conversation))
+    end = await client.until_end(stream)
+    assert end == {}, end
+    assert stream.text() == expected
+    assert client.goaway is None and not client.eof.is_set()
+
+
+async def finished(client: RawH2) -> RawStream:
+    """A stream whose turn is over and whose response has ended."""
+    stream = client.open()
+    await client.send(stream, run_request("first", conversation_id="conv-first"))
+    assert await client.until_end(stream) == {}
+    return stream
+
+
+LATE: dict[str, Callable[[int], hyperframe.frame.Frame]] = {
+    "data": lambda sid: hyperframe.frame.DataFrame(sid, data=b"\0\0\0\0\0"),
+    "data-end-stream": lambda sid: hyperframe.frame.DataFrame(sid, data=b"", flags=["END_STREAM"]),
+    "rst-stream": lambda sid: hyperframe.frame.RstStreamFrame(sid, error_code=8),
+    "window-update": lambda sid: hyperframe.frame.WindowUpdateFrame(sid, window_increment=1024),
+}
+
+
+@pytest.mark.parametrize("frame", ["data", "data-end-stream", "rst-stream", "window-update"])
+async def test_a_late_frame_on_a_finished_stream_leaves_the_connection_serving(
+    tmp_path: Path, frame: str
+) -> None:
+    async with running(tmp_path, [answer("one"), answer("two"), answer("three")]) as run:
+        client = run.client
+        done = await finished(client)
+        for _ in range(3):  # more than once: each is answered, none is fatal
+            client.raw(LATE[frame](done.stream_id))
+        await a_turn(client, "conv-second", "two")
+        await a_turn(client, "conv-third", "three")
+
+
+async def test_frames_after_the_clients_goaway_finish_the_streams_already_open(
+    tmp_path: Path,
+) -> None:
+    """RFC 9113 6.8: streams open before a GOAWAY run to completion; the
+    GOAWAY only says no new ones will come from its sender."""
+    scripts = [reading(), answer("alongside"), answer("It says hello")]
+    async with running(tmp_path, scripts) as run:
+        client = run.client
+        tool = client.open()
+        await client.send(tool, run_request("What is in a.txt?", conversation_id="conv-tool"))
+        request = (await client.until(tool, "exec_server_message")).exec_server_message
+        alongside = client.open()
+        client.raw(hyperframe.frame.GoAwayFrame(0, last_stream_id=0, error_code=NO_ERROR))
+        await client.send(alongside, run_request("hi", conversation_id="conv-alongside"))
+        assert await client.until_end(alongside) == {}
+        await client.send(tool, read_reply(request, "hello\n"))
+        await client.send(tool, stream_close(request.id), end=True)
+        assert await client.until_end(tool) == {}
+        assert alongside.text() == "alongside"
+        assert tool.text() == "Let me look.It says hello"
+        history = run.store.load("conv-tool")
+        # With no stream left open, the server ends the connection itself.
+        assert await client.closed_within(5)
+        assert client.goaway is not None and client.goaway.error_code == NO_ERROR
+    assert history is not None and len(history.state.messages) == 4
+
+
+async def test_end_stream_on_the_headers_is_answered_and_the_connection_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A request half-closed before any message: an error end for that
+    stream, nothing for the others."""
+    async with running(tmp_path, [answer("after")]) as run:
+        client = run.client
+        empty = client.open(end_stream=True)
+        end = await client.until_end(empty)
+        assert isinstance(end.get("error"), dict), end
+        await a_turn(client, "conv-after", "after")
+
+
+async def test_end_stream_late_after_the_response_ended(tmp_path: Path) -> None:
+    """A client that half-closes only after the server's end of stream."""
+    async with running(tmp_path, [answer("one"), answer("two")]) as run:
+        client = run.client
+        stream = client.open()
+        await client.send(stream, run_request("first", conversation_id="conv-first"))
+        assert await client.until_end(stream) == {}
+        client.h2.end_stream(stream.stream_id)  # its own state machine allows it: legal
+        client.flush()
+        await a_turn(client, "conv-second", "two")
