@@ -444,6 +444,9 @@ async def test_an_input_queued_when_the_lease_is_found_gone_is_refused_not_dropp
         if not claiming.is_set():
             claiming.set()
             assert refuse.wait(5)
+            # b's own keeper may be late on a loaded machine (the lease lives
+            # 0.6 s): b takes the lease for long, so a's claim is surely refused
+            assert leases_on(b.store, "b", 60.0).acquire(conversation_id)
         return acquire(conversation_id)
 
     a.runner.leases.acquire = slow_acquire  # type: ignore[method-assign]
