@@ -19,12 +19,20 @@ line is not handed to the parser; it goes in whole, as for a parse failure.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import shlex
 
 import tree_sitter
 import tree_sitter_bash
 
+from cursor_byok.transport.dialect.shell_hazards import (
+    SUBSTITUTIONS,
+    command_doubts,
+    evaluation_sinks,
+    unparsed_substitutions,
+)
+from cursor_byok.transport.dialect.shell_words import Entry, Found, unwrap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 Parsing = pb.ShellCommandParsingResult
@@ -34,12 +42,19 @@ COMMAND_NODES = frozenset({"command", "declaration_command", "unset_command"})
 `local`/`readonly`/`unset` builtins, which the grammar names apart."""
 
 REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-SUBSTITUTION_NODES = frozenset({"command_substitution", "process_substitution"})
 DEV_NULL = "/dev/null"
+
+UNPARSED = "(unparsed"
+"""How the name of the entry that makes the client ask begins."""
 
 _CRASHES_THE_GRAMMAR = re.compile(rb"\{.*[\xf0-\xf7]", re.DOTALL)
 """A brace, then the lead byte of a 4-byte UTF-8 character: the input the
 bash grammar's scanner can fault on."""
+
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
+"""Control characters other than tab and newline: the grammar may read
+some as blanks where bash reads a word (`ls\fx` is one command name)."""
 
 
 @functools.cache
@@ -75,19 +90,42 @@ def _walk(root: tree_sitter.Node) -> list[tree_sitter.Node]:
     return found
 
 
-def _executable(node: tree_sitter.Node) -> Parsing.ExecutableCommand:
-    if node.type == "command":
-        name_node = node.child_by_field_name("name")
-        name = _value(name_node.children[0]) if name_node and name_node.children else ""
-        args = node.children_by_field_name("argument")
-    else:  # `export A=1`, `unset B`: the keyword is the name
+def _entries(node: tree_sitter.Node, data: bytes, found: Found) -> None:
+    """The commands one command node runs, wrapped ones included."""
+    if node.type != "command":  # `export A=1`, `unset B`: the keyword is the name
         name = _text(node.children[0]) if node.children else ""
-        args = node.children[1:]
+        found.entries.append(Entry(name, node.children[1:], _text(node)))
+        return
+    name_node = node.child_by_field_name("name")
+    if name_node is None or not name_node.children:
+        found.entries.append(Entry("", node.children_by_field_name("argument"), _text(node)))
+        return
+    words = [name_node.children[0], *node.children_by_field_name("argument")]
+    before = len(found.entries)
+    assigned = any(c.type == "variable_assignment" for c in node.children)
+    parent = node.parent
+    piped = parent is not None and parent.type == "pipeline" and parent.named_children[0] != node
+    # `time` is a keyword only where a pipeline starts, before any assignment
+    unwrap(words, data, node.end_byte, found, keyword=not (assigned or piped))
+    if len(found.entries) > before:  # the outer command's text keeps its assignments
+        found.entries[before].text = _text(node)
+
+
+def _executable(entry: Entry) -> Parsing.ExecutableCommand:
     return Parsing.ExecutableCommand(
-        name=name,
-        args=[Parsing.ExecutableCommandArg(type=a.type, value=_value(a)) for a in args],
-        full_text=_text(node),
+        name=entry.name,
+        args=[Parsing.ExecutableCommandArg(type=a.type, value=_value(a)) for a in entry.args],
+        full_text=entry.text,
     )
+
+
+def _unparsed(command: str, doubts: list[str]) -> Parsing.ExecutableCommand:
+    """The entry that makes the client ask: a name and text no allow-list
+    holds (`(` cannot start a command name), the same for the same line only."""
+    digest = hashlib.sha256(command.encode("utf-8", errors="replace")).hexdigest()[:12]
+    name = f"{UNPARSED}:{digest})"
+    reasons = "; ".join(dict.fromkeys(doubts))
+    return Parsing.ExecutableCommand(name=name, full_text=f"{name} {reasons}")
 
 
 def _redirect(node: tree_sitter.Node) -> Parsing.Redirect:
@@ -109,7 +147,7 @@ def _redirect(node: tree_sitter.Node) -> Parsing.Redirect:
 
 
 def _whole(command: str) -> Parsing.ExecutableCommand:
-    """The whole line as one command, for a line the parser cannot read."""
+    """The line as one command, for a line that names none (`FOO=1`)."""
     try:
         words = shlex.split(command)
     except ValueError:
@@ -122,6 +160,15 @@ def _whole(command: str) -> Parsing.ExecutableCommand:
     )
 
 
+def _doubted(command: str, found: Found) -> Parsing:
+    """A parse the client must ask about: what was found, and the entry no
+    allow-list matches."""
+    result = Parsing(parsing_failed=True, has_command_substitution=True)
+    result.executable_commands.extend(_executable(e) for e in found.entries)
+    result.executable_commands.append(_unparsed(command, found.doubts))
+    return result
+
+
 def parse_command(command: str) -> Parsing:
     """The parsing result of one command line. Never an empty command list
     for a non-blank line."""
@@ -129,16 +176,29 @@ def parse_command(command: str) -> Parsing:
         return Parsing()
     data = command.encode("utf-8", errors="replace")
     if _CRASHES_THE_GRAMMAR.search(data):
-        return Parsing(parsing_failed=True, executable_commands=[_whole(command)])
+        return _doubted(command, Found(doubts=["a line the grammar may crash on"]))
     tree = _parser().parse(data)
     nodes = _walk(tree.root_node)
+    found = Found()
+    if _CONTROL.search(data):
+        found.doubts.append("a control character, which bash and the grammar may split apart")
+    for node in nodes:
+        if node.type in COMMAND_NODES:
+            _entries(node, data, found)
+    for entry in found.entries:
+        found.doubts.extend(command_doubts(entry))
     if tree.root_node.has_error:
-        return Parsing(parsing_failed=True, executable_commands=[_whole(command)])
-    result = Parsing(
-        executable_commands=[_executable(n) for n in nodes if n.type in COMMAND_NODES],
-        redirects=[_redirect(n) for n in nodes if n.type in REDIRECT_NODES],
-        has_command_substitution=any(n.type in SUBSTITUTION_NODES for n in nodes),
-    )
+        found.doubts.append("a line the grammar cannot read")
+    found.doubts.extend(unparsed_substitutions(tree.root_node, data))
+    found.doubts.extend(evaluation_sinks(nodes))
+    if found.doubts:
+        result = _doubted(command, found)
+    else:
+        result = Parsing(
+            executable_commands=[_executable(e) for e in found.entries],
+            has_command_substitution=any(n.type in SUBSTITUTIONS for n in nodes),
+        )
+    result.redirects.extend(_redirect(n) for n in nodes if n.type in REDIRECT_NODES)
     if not result.executable_commands:
         # e.g. a bare assignment or arithmetic: nothing named, still asked about
         result.executable_commands.append(_whole(command))
