@@ -143,10 +143,23 @@ def asks(line: str) -> bool:
         'echo "${x:-`touch PWNED`}"',
         "echo `echo \\`touch PWNED\\``",
         "echo $\\\n(touch PWNED)",
+        "echo \"${x:-'$(touch PWNED)'}\"",
+        "echo \"${x:-$'`touch PWNED`'}\"",
     ],
 )
 def test_a_substitution_the_grammar_leaves_unparsed_makes_the_client_ask(line: str) -> None:
     assert asks(line)
+
+
+@pytest.mark.parametrize("end", ["EOF ", " EOF", "\tEOF", "EOF;"])
+def test_a_heredoc_the_grammar_ends_early_makes_the_client_ask(end: str) -> None:
+    """Bash ends a heredoc on its delimiter alone: past a look-alike line the
+    grammar reads commands where bash reads heredoc text, and runs its
+    backticks even inside single quotes."""
+    line = f"cat <<EOF\n{end}\necho '`touch PWNED`'\nEOF"
+    assert asks(line)
+    assert not parse_command("cat <<EOF\ntext\nEOF").parsing_failed
+    assert not parse_command("cat <<-EOF\n\ttext\n\tEOF").parsing_failed
 
 
 @pytest.mark.parametrize(

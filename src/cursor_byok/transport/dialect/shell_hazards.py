@@ -68,8 +68,9 @@ def _escaped(data: bytes, pos: int) -> bool:
     return count % 2 == 1
 
 
-def _quoted_heredoc(body: tree_sitter.Node) -> bool:
-    redirect = body.parent
+def _quoted_heredoc(node: tree_sitter.Node) -> bool:
+    """Whether a heredoc (its redirect, or its body) has a quoted delimiter."""
+    redirect = node.parent if node.type == "heredoc_body" else node
     if redirect is None:
         return False
     start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
@@ -79,29 +80,72 @@ def _quoted_heredoc(body: tree_sitter.Node) -> bool:
 def _accounted(root: tree_sitter.Node, data: bytes, pos: int) -> bool:
     """Whether the opener at `pos` is a parsed substitution, or text bash
     does not run."""
-    process = data[pos] in b"<>"
-    in_backticks = False
-    inert = False
-    for node in _ancestors(root.descendant_for_byte_range(pos, pos + 1)):
+    ancestors = list(_ancestors(root.descendant_for_byte_range(pos, pos + 1)))
+    for node in ancestors:
+        if node.type in SUBSTITUTIONS or node.type == "arithmetic_expansion":
+            if node.start_byte == pos:
+                return True
+            if data[node.start_byte] == ord("`") and node.end_byte == pos + 1:
+                return True
+    if any(n.type == "command_substitution" and data[n.start_byte] == ord("`") for n in ancestors):
+        return False  # bash rereads the text inside backticks: escapes and quotes do not hold
+    single = double = comment = False
+    for node in ancestors:  # the quoting inside the innermost substitution is what holds
         kind = node.type
         if kind in SUBSTITUTIONS or kind == "arithmetic_expansion":
-            if node.start_byte == pos:
-                return not in_backticks or not inert
-            if data[node.start_byte] == ord("`"):
-                if node.end_byte == pos + 1:
-                    return True
-                in_backticks = True  # bash rereads the text inside: escapes and quotes do not hold
-        elif kind in ("raw_string", "ansi_c_string"):
-            inert = True
-        elif kind == "comment":
-            inert = inert or node.start_byte == 0 or data[node.start_byte - 1] in _WORD_BREAK
-        elif kind == "heredoc_body":
-            inert = inert or _quoted_heredoc(node) or process
+            break
+        if kind in ("raw_string", "ansi_c_string"):
+            single = True
         elif kind in ("string", "translated_string"):
-            inert = inert or process
-    if in_backticks:
-        return False
-    return inert or _escaped(data, pos)
+            double = True  # single quotes inside double quotes are text (`"${x:-'$(…)'}"`)
+        elif kind == "heredoc_body":
+            if _quoted_heredoc(node):
+                return True
+            double = True
+        elif kind == "comment":
+            comment = node.start_byte == 0 or data[node.start_byte - 1] in _WORD_BREAK
+    process = data[pos] in b"<>"  # no process substitution inside double quotes or a heredoc
+    return (single and not double) or (process and double) or comment or _escaped(data, pos)
+
+
+def _delimiter(start: tree_sitter.Node) -> bytes:
+    return bytes(b for b in (start.text or b"") if b not in b"'\"\\")
+
+
+def _terminates(line: bytes, delimiter: bytes, tabs: bool) -> bool:
+    return line == delimiter or (tabs and line.lstrip(b"\t") == delimiter)
+
+
+def heredoc_doubts(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
+    """A doubt for each heredoc the grammar ends elsewhere than bash does.
+
+    The grammar ends a heredoc on a line holding its delimiter with blanks
+    around it; bash only on the delimiter alone (tabs before it for `<<-`),
+    and not after a line continuation. Lines the grammar reads as commands
+    would be heredoc text to bash, run through its substitutions."""
+    doubts: list[str] = []
+    for node in nodes:
+        if node.type != "heredoc_redirect":
+            continue
+        kinds = {c.type: c for c in node.children}
+        start, end = kinds.get("heredoc_start"), kinds.get("heredoc_end")
+        if start is None or end is None:
+            doubts.append("a heredoc without its end")
+            continue
+        delimiter, tabs = _delimiter(start), "<<-" in kinds
+        first = data.find(b"\n", start.end_byte) + 1
+        last = data.rfind(b"\n", 0, end.start_byte) + 1
+        stop = data.find(b"\n", end.end_byte)
+        line = data[last : len(data) if stop < 0 else stop]
+        body = data[first:last].split(b"\n")[:-1] if first <= last else None
+        if (
+            body is None
+            or not _terminates(line, delimiter, tabs)
+            or any(_terminates(b, delimiter, tabs) for b in body)
+            or (not _quoted_heredoc(node) and body and body[-1].endswith(b"\\"))
+        ):
+            doubts.append("a heredoc whose end bash reads elsewhere")
+    return doubts
 
 
 def unparsed_substitutions(root: tree_sitter.Node, data: bytes) -> list[str]:

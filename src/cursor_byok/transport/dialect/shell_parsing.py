@@ -30,6 +30,7 @@ from cursor_byok.transport.dialect.shell_hazards import (
     SUBSTITUTIONS,
     command_doubts,
     evaluation_sinks,
+    heredoc_doubts,
     unparsed_substitutions,
 )
 from cursor_byok.transport.dialect.shell_words import Entry, Found, unwrap
@@ -190,6 +191,7 @@ def parse_command(command: str) -> Parsing:
     if tree.root_node.has_error:
         found.doubts.append("a line the grammar cannot read")
     found.doubts.extend(unparsed_substitutions(tree.root_node, data))
+    found.doubts.extend(heredoc_doubts(nodes, data))
     found.doubts.extend(evaluation_sinks(nodes))
     if found.doubts:
         result = _doubted(command, found)
