@@ -204,6 +204,8 @@ def test_backticks_bash_does_not_run_leave_the_parse_alone(line: str) -> None:
         ("ls | time rm x", ["ls", "time", "rm"]),
         ("env - rm x", ["env", "rm"]),
         ('sudo -u "$USER" rm x', ["sudo", "rm"]),
+        ("nohup >/dev/null rm x", ["nohup", "rm"]),
+        ("2>x coproc rm x", ["coproc"]),
     ],
 )
 def test_the_command_a_wrapper_runs_is_listed(line: str, names: list[str]) -> None:
@@ -249,3 +251,30 @@ def test_a_wrapped_command_is_listed_with_its_own_text_and_arguments() -> None:
 )
 def test_what_runs_as_data_makes_the_client_ask(line: str) -> None:
     assert asks(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "x=$ touch PWNED",
+        "?A=1 touch PWNED",
+        "x=[\\; touch PWNED",
+        "]\\&&touch PWNED",
+        "'touch x'\\\n#",
+        "ls\\\n\\ ",
+        "echo a >f b | nohup >g touch PWNED",
+        "echo >&'$(touch PWNED)'",
+        "coproc -- touch x",
+    ],
+)
+def test_words_the_grammar_splits_or_joins_unlike_bash_make_the_client_ask(line: str) -> None:
+    assert asks(line)
+
+
+def test_words_after_a_redirect_are_the_commands_arguments() -> None:
+    """The grammar keeps `-la x` in the redirect; bash gives them to `ls`."""
+    parsed = parse_command("ls 2>/dev/null -la >&2 x")
+    assert not parsed.parsing_failed
+    (ls,) = parsed.executable_commands
+    assert [a.value for a in ls.args] == ["-la", "x"]
+    assert ls.full_text == "ls 2>/dev/null -la >&2 x"

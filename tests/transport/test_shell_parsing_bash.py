@@ -172,7 +172,7 @@ class Sandbox:
         real.mkdir()
         for name in SHIMS:
             shim = shims / name
-            shim.write_text(f"#!/bin/sh\nprintf '%s\\n' {name} >> '{self.log}'\nexit 0\n")
+            shim.write_text(f"#!/bin/sh\nprintf '%s\\0' {name} >> '{self.log}'\nexit 0\n")
             shim.chmod(0o755)
         for name in REAL:
             found = shutil.which(name)
@@ -181,7 +181,7 @@ class Sandbox:
         handler = root / "handler.sh"
         handler.write_text(
             "command_not_found_handle() {\n"
-            f"  printf '%s\\n' \"${{1##*/}}\" >> '{self.log}'\n"
+            f"  printf '%s\\0' \"${{1##*/}}\" >> '{self.log}'\n"
             "  return 0\n"
             "}\n"
         )
@@ -209,7 +209,7 @@ class Sandbox:
             timeout=10,
             check=False,
         )
-        return {n for n in self.log.read_text().split("\n") if n}
+        return {n for n in self.log.read_text().split("\0") if n}
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,25 @@ def _ancestors(node: tree_sitter.Node | None) -> Iterator[tree_sitter.Node]:
         node = node.parent
 
 
+def _starts_word(data: bytes, pos: int) -> bool:
+    """Whether a word starts at `pos` (a `#` there starts a comment): line
+    continuations before it join it to the word they end."""
+    while pos >= 2 and data[pos - 2 : pos] == b"\\\n":
+        pos -= 2
+    return pos == 0 or data[pos - 1] in _WORD_BREAK
+
+
+def _quoted(node: tree_sitter.Node) -> bool:
+    """Whether a node is inside double quotes or a heredoc body (within its
+    innermost substitution), where words do not split."""
+    for ancestor in _ancestors(node.parent):
+        if ancestor.type in SUBSTITUTIONS:
+            return False
+        if ancestor.type in ("string", "translated_string", "heredoc_body"):
+            return True
+    return False
+
+
 def _escaped(data: bytes, pos: int) -> bool:
     count = 0
     while pos - count - 1 >= 0 and data[pos - count - 1] == ord("\\"):
@@ -103,7 +122,7 @@ def _accounted(root: tree_sitter.Node, data: bytes, pos: int) -> bool:
                 return True
             double = True
         elif kind == "comment":
-            comment = node.start_byte == 0 or data[node.start_byte - 1] in _WORD_BREAK
+            comment = _starts_word(data, node.start_byte)
     process = data[pos] in b"<>"  # no process substitution inside double quotes or a heredoc
     return (single and not double) or (process and double) or comment or _escaped(data, pos)
 
@@ -114,6 +133,25 @@ def _delimiter(start: tree_sitter.Node) -> bytes:
 
 def _terminates(line: bytes, delimiter: bytes, tabs: bool) -> bool:
     return line == delimiter or (tabs and line.lstrip(b"\t") == delimiter)
+
+
+_CONTENT = frozenset({"heredoc_body", "string", "translated_string", "comment"})
+"""Nodes whose whole text is theirs, children or not."""
+
+
+def uncovered_text(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
+    """A doubt if some text is in no node but blanks and line continuations:
+    bash reads words where the grammar saw nothing (`ls\\<newline>\\ ` is
+    the command `ls `)."""
+    spans = sorted(
+        (n.start_byte, n.end_byte) for n in nodes if n.child_count == 0 or n.type in _CONTENT
+    )
+    covered = 0
+    for start, end in [*spans, (len(data), len(data))]:
+        if start > covered and data[covered:start].replace(b"\\\n", b"").strip(b" \t\n"):
+            return ["text the grammar leaves out of its tree"]
+        covered = max(covered, end)
+    return []
 
 
 def heredoc_doubts(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
@@ -212,7 +250,7 @@ def _descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
         stack.extend(current.children)
 
 
-def evaluation_sinks(nodes: list[tree_sitter.Node]) -> list[str]:
+def evaluation_sinks(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
     """A doubt for each place bash evaluates a variable's value as code."""
     doubts: list[str] = []
     for node in nodes:
@@ -234,12 +272,87 @@ def evaluation_sinks(nodes: list[tree_sitter.Node]) -> list[str]:
         elif kind == "test_command":
             doubt = _test_doubt(node)
         elif kind == "variable_assignment":
-            name = node.child_by_field_name("name")
-            if name is not None and CODE_VARIABLES.fullmatch((name.text or b"").decode()):
-                doubt = f"assigns {(name.text or b'').decode()}, which changes what commands run"
+            doubt = _assignment_doubt(node)
+        elif (
+            kind == "simple_expansion" and re.search(rb"\s", node.text or b"") and not _quoted(node)
+        ):
+            doubt = "a `$` the grammar joins to the word after a blank (`x=$ rm …` runs rm)"
+        elif kind == "comment" and not _starts_word(data, node.start_byte):
+            doubt = "a `#` the grammar reads as a comment inside a word"
+        elif kind == "word" and _BARE_METACHARACTER.search(node.text or b""):
+            doubt = "a word the grammar reads across a blank or an operator"
+        elif kind == "compound_statement" and _loose_braces(node, data):
+            doubt = "braces bash does not read as a group"
+        elif kind == "file_redirect" and _reexpanded(node):
+            doubt = "a `>&` target, which bash expands again after removing its quotes"
+        elif kind in ("file_redirect", "heredoc_redirect") and _stray_redirect_words(node):
+            doubt = "words after a redirect that the grammar gives to no command"
         if doubt:
             doubts.append(doubt)
     return doubts
+
+
+_BARE_METACHARACTER = re.compile(rb"(?<!\\)(?:\\\\)*[ \t\n;&|()<>]")
+"""A blank or operator character no backslash escapes: bash ends a word there."""
+
+
+def _loose_braces(node: tree_sitter.Node, data: bytes) -> bool:
+    """`{` and `}` are words to bash: a group needs a blank after `{` and a
+    `;`, `&` or newline before `}` (`{}2` and `{touch a; }` are commands)."""
+    if not node.children or node.children[0].type != "{":
+        return False
+    after = data[node.start_byte + 1 : node.start_byte + 2]
+    before = data[: node.end_byte - 1].rstrip(b" \t")[-1:]
+    return after not in (b" ", b"\t", b"\n") or before not in (b";", b"&", b"\n")
+
+
+def _reexpanded(node: tree_sitter.Node) -> bool:
+    """`>&'$(cmd)'` runs cmd: bash expands a duplication's target, then again
+    once its quotes are gone. Only a plain target is safe there."""
+    operators = [c.text or b"" for c in node.children if not c.is_named]
+    if not any(op in (b">&", b"<&") for op in operators):
+        return False
+    target = node.child_by_field_name("destination")
+    if target is None:  # `>&-` closes
+        return not (node.text or b"").endswith(b"&-")
+    return not re.fullmatch(rb"[A-Za-z0-9_./+-]+", target.text or b"")
+
+
+def extra_redirect_words(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The words after a redirect's target, which the grammar keeps in the
+    redirect and bash passes to the command (`ls >out -la`)."""
+    if node.type == "heredoc_redirect":
+        return node.children_by_field_name("argument")
+    if node.type == "file_redirect":
+        return node.children_by_field_name("destination")[1:]
+    return []
+
+
+def _stray_redirect_words(node: tree_sitter.Node) -> bool:
+    """Words after a redirect that belongs to no single command (`a | b >f
+    rm x`): which command bash gives them to is beyond this parse."""
+    if not extra_redirect_words(node):
+        return False
+    parent = node.parent
+    if parent is not None and parent.type == "command":
+        return False
+    if parent is not None and parent.type == "redirected_statement":
+        body = parent.child_by_field_name("body")
+        return body is None or body.type != "command"
+    return True
+
+
+def _assignment_doubt(node: tree_sitter.Node) -> str | None:
+    """An assignment to a variable that changes what commands run, or one
+    bash does not read as an assignment at all (`?A=1 cmd` runs `?A=1`)."""
+    name = node.child_by_field_name("name")
+    text = (name.text or b"").decode("utf-8", errors="replace") if name is not None else ""
+    variable = text.split("[", 1)[0]
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", variable):
+        return "a word the grammar reads as an assignment and bash as a command"
+    if CODE_VARIABLES.fullmatch(variable):
+        return f"assigns {variable}, which changes what commands run"
+    return None
 
 
 def _options(values: list[str | None]) -> str:

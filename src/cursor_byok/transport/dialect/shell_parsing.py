@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import re
 import shlex
 
@@ -30,7 +31,9 @@ from cursor_byok.transport.dialect.shell_hazards import (
     SUBSTITUTIONS,
     command_doubts,
     evaluation_sinks,
+    extra_redirect_words,
     heredoc_doubts,
+    uncovered_text,
     unparsed_substitutions,
 )
 from cursor_byok.transport.dialect.shell_words import Entry, Found, unwrap
@@ -101,15 +104,33 @@ def _entries(node: tree_sitter.Node, data: bytes, found: Found) -> None:
     if name_node is None or not name_node.children:
         found.entries.append(Entry("", node.children_by_field_name("argument"), _text(node)))
         return
-    words = [name_node.children[0], *node.children_by_field_name("argument")]
-    before = len(found.entries)
-    assigned = any(c.type == "variable_assignment" for c in node.children)
+    words = sorted(
+        [*name_node.children, *node.children_by_field_name("argument"), *_redirected_words(node)],
+        key=lambda w: w.start_byte,
+    )
+    parts = [c for c in node.children if c.type == "variable_assignment"] + words
+    if any(
+        not data[a.end_byte : b.start_byte].replace(b"\\\n", b"")
+        for a, b in itertools.pairwise(parts)
+    ):
+        found.doubts.append("words the grammar splits where bash joins them (`]\\&`)")
+        words = words[:1]
+    end = max(node.end_byte, words[-1].end_byte)
     parent = node.parent
     piped = parent is not None and parent.type == "pipeline" and parent.named_children[0] != node
-    # `time` is a keyword only where a pipeline starts, before any assignment
-    unwrap(words, data, node.end_byte, found, keyword=not (assigned or piped))
-    if len(found.entries) > before:  # the outer command's text keeps its assignments
-        found.entries[before].text = _text(node)
+    # `time` is a keyword only where a pipeline starts, before any assignment or redirect
+    first = node.children[0] == name_node
+    unwrap(words, data, (node.start_byte, end), found, keyword=first and not piped)
+
+
+def _redirected_words(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Words the grammar puts in a redirect that bash gives the command:
+    `nohup >log rm -rf x` runs `rm -rf x`."""
+    redirects = [c for c in node.children if c.type in REDIRECT_NODES]
+    parent = node.parent
+    if parent is not None and parent.child_by_field_name("body") == node:
+        redirects += parent.children_by_field_name("redirect")
+    return [w for r in redirects for w in extra_redirect_words(r)]
 
 
 def _executable(entry: Entry) -> Parsing.ExecutableCommand:
@@ -192,7 +213,8 @@ def parse_command(command: str) -> Parsing:
         found.doubts.append("a line the grammar cannot read")
     found.doubts.extend(unparsed_substitutions(tree.root_node, data))
     found.doubts.extend(heredoc_doubts(nodes, data))
-    found.doubts.extend(evaluation_sinks(nodes))
+    found.doubts.extend(uncovered_text(nodes, data))
+    found.doubts.extend(evaluation_sinks(nodes, data))
     if found.doubts:
         result = _doubted(command, found)
     else:

@@ -18,7 +18,7 @@ import tree_sitter
 
 from cursor_byok.transport.dialect.shell_wrappers import (
     CODE_VARIABLES,
-    KEYWORD_SPEC,
+    KEYWORD_SPECS,
     KEYWORDS,
     RESERVED,
     RUNS_DATA,
@@ -164,7 +164,7 @@ def _skip_options(name: str, spec: Spec, words: list[tree_sitter.Node], i: int) 
     split into several words (`sudo -u $u`) is a doubt too."""
     replace = ""
     splits = f"`{name}` is given a word that may split into several before its command"
-    while i < len(words):
+    while i < len(words) and not spec.bare:
         value = literal(words[i])
         if value is None:
             return splits
@@ -280,23 +280,25 @@ def _find_commands(words: list[tree_sitter.Node], data: bytes, end: int, found: 
                 break
             j += 1
         stop = words[j].start_byte if j < len(words) else end
-        unwrap(words[start:j], data, stop, found, keyword=False)
+        if start < j:
+            unwrap(words[start:j], data, (words[start].start_byte, stop), found, keyword=False)
         i = j + 1
 
 
 def unwrap(
     words: list[tree_sitter.Node],
     data: bytes,
-    end: int,
+    span: tuple[int, int],
     found: Found,
     keyword: bool = True,
 ) -> None:
-    """Add the commands `words` (a command name and its arguments, ending at
-    byte `end`) run to `found`: the command itself and, for a wrapper, what
-    it wraps, followed through any depth of wrapping. `keyword`: the words
-    start a pipeline, where `time` and `coproc` are keywords."""
+    """Add the commands `words` (a command name and its arguments, the text
+    between the bytes of `span`) run to `found`: the command itself and, for
+    a wrapper, what it wraps, followed through any depth of wrapping.
+    `keyword`: the words start a pipeline, where `time` and `coproc` are
+    keywords."""
     i = 0
-    start = words[0].start_byte if words else end
+    start, end = span
     replace = ""
     while i < len(words):
         if words[i].type == "subshell":
@@ -315,7 +317,7 @@ def unwrap(
             found.doubts.append(f"`{name}` runs a compound command the grammar did not parse")
             return
         program = name.rsplit("/", 1)[-1]  # `/usr/bin/env` is `env`
-        spec = KEYWORD_SPEC if keyword else WRAPPERS.get(program)
+        spec = KEYWORD_SPECS[name] if keyword else WRAPPERS.get(program)
         if not keyword:
             found.entries.append(Entry(name, words[i + 1 :], _text(data, start, end)))
         keyword = False

@@ -58,6 +58,8 @@ class Spec:
     """The command run when none is given (`xargs` runs `echo`)."""
     replace: str = ""
     """Options whose value input replaces in the command (`xargs -I{}`)."""
+    bare: bool = False
+    """Takes no options, not even `--`: the next word is the command."""
 
 
 def _long(names: str) -> frozenset[str]:
@@ -144,5 +146,9 @@ WRAPPERS: dict[str, Spec] = {
 """Commands that run the command given in their arguments, with the options
 they take (GNU and BSD spellings; an option not listed is a doubt)."""
 
-KEYWORD_SPEC = Spec(flags="p", assignments=True)
-"""`time -p` and `coproc`: what the keyword takes before its command."""
+KEYWORD_SPECS = {
+    "time": Spec(flags="p", assignments=True),
+    "coproc": Spec(assignments=True, bare=True),
+}
+"""What the keywords take before their command: `time -p`; `coproc` no
+options at all (`coproc -- x` runs `--`)."""
