@@ -278,3 +278,9 @@ def test_words_after_a_redirect_are_the_commands_arguments() -> None:
     (ls,) = parsed.executable_commands
     assert [a.value for a in ls.args] == ["-la", "x"]
     assert ls.full_text == "ls 2>/dev/null -la >&2 x"
+
+
+def test_a_line_continuation_inside_a_word_makes_the_client_ask() -> None:
+    assert asks("to\\\nuch x")
+    assert not parse_command("ls \\\n  -la \\\n  src").parsing_failed
+    assert not parse_command('echo "a\\\nb"').parsing_failed

@@ -139,6 +139,25 @@ _CONTENT = frozenset({"heredoc_body", "string", "translated_string", "comment"})
 """Nodes whose whole text is theirs, children or not."""
 
 
+_CONTINUATION = re.compile(rb"(?<=[^ \t\n])\\\n(?=[^ \t\n])")
+"""A line continuation with no blank on either side: bash joins the two
+lines into one word before reading it, the grammar may not."""
+
+
+def split_words(root: tree_sitter.Node, data: bytes) -> list[str]:
+    """A doubt for a line continuation inside a word, outside quotes (within
+    quotes it only joins text)."""
+    for match in _CONTINUATION.finditer(data):
+        pos = match.start()
+        if _escaped(data, pos):
+            continue
+        kinds = [n.type for n in _ancestors(root.descendant_for_byte_range(pos, pos + 1))]
+        if any(k in ("raw_string", "string", "comment", "heredoc_body") for k in kinds):
+            continue
+        return ["a line continuation inside a word"]
+    return []
+
+
 def uncovered_text(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
     """A doubt if some text is in no node but blanks and line continuations:
     bash reads words where the grammar saw nothing (`ls\\<newline>\\ ` is
@@ -148,7 +167,10 @@ def uncovered_text(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
     )
     covered = 0
     for start, end in [*spans, (len(data), len(data))]:
-        if start > covered and data[covered:start].replace(b"\\\n", b"").strip(b" \t\n"):
+        gap = data[covered:start].replace(b"\\\n", b"").strip(b" \t\n")
+        # The grammar drops a lone `-` before a heredoc (`python3 - <<EOF`): an
+        # argument, never a command.
+        if gap and not (gap == b"-" and data[start : start + 2] == b"<<"):
             return ["text the grammar leaves out of its tree"]
         covered = max(covered, end)
     return []
@@ -273,6 +295,10 @@ def evaluation_sinks(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
             doubt = _test_doubt(node)
         elif kind == "variable_assignment":
             doubt = _assignment_doubt(node)
+        elif kind == "file_descriptor" and not re.fullmatch(
+            rb"[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\}", node.text or b""
+        ):
+            doubt = "a redirect's descriptor bash reads as a word (`-2>f` runs `-2`)"
         elif (
             kind == "simple_expansion" and re.search(rb"\s", node.text or b"") and not _quoted(node)
         ):
@@ -324,7 +350,9 @@ def extra_redirect_words(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     if node.type == "heredoc_redirect":
         return node.children_by_field_name("argument")
     if node.type == "file_redirect":
-        return node.children_by_field_name("destination")[1:]
+        targets = node.children_by_field_name("destination")
+        closes = any((c.text or b"").endswith(b"&-") for c in node.children if not c.is_named)
+        return targets if closes else targets[1:]  # `>&-` takes no target
     return []
 
 

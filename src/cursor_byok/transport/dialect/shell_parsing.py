@@ -33,6 +33,7 @@ from cursor_byok.transport.dialect.shell_hazards import (
     evaluation_sinks,
     extra_redirect_words,
     heredoc_doubts,
+    split_words,
     uncovered_text,
     unparsed_substitutions,
 )
@@ -214,6 +215,7 @@ def parse_command(command: str) -> Parsing:
     found.doubts.extend(unparsed_substitutions(tree.root_node, data))
     found.doubts.extend(heredoc_doubts(nodes, data))
     found.doubts.extend(uncovered_text(nodes, data))
+    found.doubts.extend(split_words(tree.root_node, data))
     found.doubts.extend(evaluation_sinks(nodes, data))
     if found.doubts:
         result = _doubted(command, found)
