@@ -206,6 +206,8 @@ def test_backticks_bash_does_not_run_leave_the_parse_alone(line: str) -> None:
         ('sudo -u "$USER" rm x', ["sudo", "rm"]),
         ("nohup >/dev/null rm x", ["nohup", "rm"]),
         ("2>x coproc rm x", ["coproc"]),
+        ("! ! rm x", ["rm"]),
+        ('"\n"rm x', ["\nrm"]),
     ],
 )
 def test_the_command_a_wrapper_runs_is_listed(line: str, names: list[str]) -> None:
@@ -265,6 +267,9 @@ def test_what_runs_as_data_makes_the_client_ask(line: str) -> None:
         "echo a >f b | nohup >g touch PWNED",
         "echo >&'$(touch PWNED)'",
         "coproc -- touch x",
+        ">& -touch x",
+        "&>$'\\x60'\\;touch x",
+        'declare #comment "\n\\\ntouch x',
     ],
 )
 def test_words_the_grammar_splits_or_joins_unlike_bash_make_the_client_ask(line: str) -> None:

@@ -292,7 +292,7 @@ def evaluation_sinks(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
         elif kind == "expansion":
             doubt = _expansion_doubt(node)
         elif kind == "test_command":
-            doubt = _test_doubt(node)
+            doubt = _test_doubt(node) or _loose_brackets(node, data)
         elif kind == "variable_assignment":
             doubt = _assignment_doubt(node)
         elif kind == "file_descriptor" and not re.fullmatch(
@@ -305,12 +305,14 @@ def evaluation_sinks(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
             doubt = "a `$` the grammar joins to the word after a blank (`x=$ rm …` runs rm)"
         elif kind == "comment" and not _starts_word(data, node.start_byte):
             doubt = "a `#` the grammar reads as a comment inside a word"
+        elif kind == "comment" and node.next_sibling is not None and _inside_command(node):
+            doubt = "a command the grammar continues past a comment's line"
         elif kind == "word" and _BARE_METACHARACTER.search(node.text or b""):
             doubt = "a word the grammar reads across a blank or an operator"
         elif kind == "compound_statement" and _loose_braces(node, data):
             doubt = "braces bash does not read as a group"
         elif kind == "file_redirect" and _reexpanded(node):
-            doubt = "a `>&` target, which bash expands again after removing its quotes"
+            doubt = "a `>&` target bash reads unlike the grammar (expanded twice, or `-x`)"
         elif kind in ("file_redirect", "heredoc_redirect") and _stray_redirect_words(node):
             doubt = "words after a redirect that the grammar gives to no command"
         if doubt:
@@ -341,7 +343,8 @@ def _reexpanded(node: tree_sitter.Node) -> bool:
     target = node.child_by_field_name("destination")
     if target is None:  # `>&-` closes
         return not (node.text or b"").endswith(b"&-")
-    return not re.fullmatch(rb"[A-Za-z0-9_./+-]+", target.text or b"")
+    # `>& -x` is `>&-` and then the word `x` to bash
+    return not re.fullmatch(rb"[0-9]+-?|-|[A-Za-z0-9_./+][A-Za-z0-9_./+-]*", target.text or b"")
 
 
 def extra_redirect_words(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -370,6 +373,29 @@ def _stray_redirect_words(node: tree_sitter.Node) -> bool:
     return True
 
 
+def _loose_brackets(node: tree_sitter.Node, data: bytes) -> str | None:
+    """`[` and `[[` are words to bash, so blanks must part them from what
+    they hold (`[}]` is the command `[}]`)."""
+    first, last = node.children[0], node.children[-1]
+    if data[first.end_byte : first.end_byte + 1] not in (b" ", b"\t", b"\n") or (
+        data[last.start_byte - 1 : last.start_byte] not in (b" ", b"\t", b"\n")
+    ):
+        return "brackets bash does not read as a test"
+    return None
+
+
+def _inside_command(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type in (
+        "command",
+        "declaration_command",
+        "unset_command",
+        "file_redirect",
+        "herestring_redirect",
+        "test_command",
+    )
+
+
 def _assignment_doubt(node: tree_sitter.Node) -> str | None:
     """An assignment to a variable that changes what commands run, or one
     bash does not read as an assignment at all (`?A=1 cmd` runs `?A=1`)."""
@@ -387,9 +413,17 @@ def _options(values: list[str | None]) -> str:
     return "".join(v[1:] for v in values if v and v[:1] in "-+" and not v.startswith("--"))
 
 
+_CHECKED = frozenset(
+    {*_OPTION_DOUBTS, *_NAME_TAKERS, *_DECLARERS, "let", "test", "[", "trap", "alias", "printf"}
+)
+"""The commands `command_doubts` has rules for."""
+
+
 def command_doubts(entry: Entry) -> list[str]:
     """Doubts about what one listed command runs, by its name and arguments."""
     name = entry.name
+    if name not in _CHECKED:
+        return []
     values = [literal(a) for a in entry.args]
     texts = [(a.text or b"").decode("utf-8", errors="replace") for a in entry.args]
     doubts: list[str] = []

@@ -2,18 +2,30 @@
 
 The official client refuses a shell exec without `ShellArgs.parsing_result`,
 and it checks each listed command against the user's allow and deny lists
-(by `full_text`) and against deleting files (by `name` and arguments). An
-empty list passes those checks vacuously, so every command of a pipeline,
-`&&`/`||`/`;` chain, subshell, loop or command substitution is listed, and a
-line the parser cannot read goes in whole as one entry: the user is then
-still asked.
+(by `full_text`) and against deleting files (by `name` and arguments); a
+line runs without asking when every listed command is allowed. So the list
+must hold every command bash would run: each command of a pipeline,
+`&&`/`||`/`;` chain, subshell, loop, function or substitution, and the
+command a wrapper runs (`sudo env A=1 rm x` lists sudo, env and rm).
+
+When in doubt the client must ask. Where bash would run something the
+parse cannot list (a substitution the grammar leaves as text, `eval`,
+`sh -c`, a command name that expands, arithmetic on data, words the grammar
+splits unlike bash, a line it cannot read), the result is marked failed,
+flags substitution, and ends with an entry whose name and text no
+allow-list holds: they begin with `(`, which no command name can, and carry
+a digest of the line, so allowing it allows that line only. The commands
+found are listed too, for the deny list. The hazards are in
+`shell_hazards`, the wrappers in `shell_words`; the tests run a corpus of
+lines through bash itself and compare what ran with what is listed.
 
 The parser is tree-sitter's bash grammar (a maintained, error-tolerant
 parser of real bash syntax, and the grammar whose node type names the
-message's `target_node_type` uses), never a regex. Its external scanner
-has a known, still open memory fault: a `{` followed somewhere later by a
-4-byte UTF-8 character (U+10000 and up) can crash the whole process. Such a
-line is not handed to the parser; it goes in whole, as for a parse failure.
+message's `target_node_type` uses), never a regex; no subprocess runs per
+call. Its external scanner has a known, still open memory fault: a `{`
+followed somewhere later by a 4-byte UTF-8 character (U+10000 and up) can
+crash the whole process. Such a line is not handed to the parser; it is a
+doubt, as for a parse failure.
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ from cursor_byok.transport.dialect.shell_hazards import (
     uncovered_text,
     unparsed_substitutions,
 )
-from cursor_byok.transport.dialect.shell_words import Entry, Found, unwrap
+from cursor_byok.transport.dialect.shell_words import Entry, Found, literal, unwrap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 Parsing = pb.ShellCommandParsingResult
@@ -74,14 +86,8 @@ def _text(node: tree_sitter.Node) -> str:
 def _value(node: tree_sitter.Node) -> str:
     """An argument as the command receives it where that is plain (quotes
     removed); anything with expansions keeps its source text."""
-    text = _text(node)
-    if node.type == "raw_string" and len(text) >= 2:
-        return text[1:-1]
-    if node.type == "string":
-        parts = [c for c in node.children if c.type != '"']
-        if all(c.type == "string_content" for c in parts):
-            return "".join(_text(c) for c in parts)
-    return text
+    value = literal(node)
+    return _text(node) if value is None else value
 
 
 def _walk(root: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -109,9 +115,13 @@ def _entries(node: tree_sitter.Node, data: bytes, found: Found) -> None:
         [*name_node.children, *node.children_by_field_name("argument"), *_redirected_words(node)],
         key=lambda w: w.start_byte,
     )
-    parts = [c for c in node.children if c.type == "variable_assignment"] + words
+    parts = sorted(
+        [c for c in node.children if c.type == "variable_assignment" or c.type in REDIRECT_NODES]
+        + words,
+        key=lambda n: n.start_byte,
+    )
     if any(
-        not data[a.end_byte : b.start_byte].replace(b"\\\n", b"")
+        b.type not in REDIRECT_NODES and not data[a.end_byte : b.start_byte].replace(b"\\\n", b"")
         for a, b in itertools.pairwise(parts)
     ):
         found.doubts.append("words the grammar splits where bash joins them (`]\\&`)")

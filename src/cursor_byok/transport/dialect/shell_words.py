@@ -73,15 +73,11 @@ def _chars(node: tree_sitter.Node) -> list[tuple[str, bool]] | None:
     if kind == "raw_string" and len(text) >= 2:
         return [(c, True) for c in text[1:-1]]
     if kind == "string":
-        out: list[tuple[str, bool]] = []
-        for child in node.children:
-            if child.type == '"':
-                continue
-            if child.type != "string_content":
-                return None
-            content = (child.text or b"").decode("utf-8", errors="replace")
-            out.extend(_double_quoted(content))
-        return out
+        # From the text between the quotes: the grammar leaves some of it
+        # (a lone newline) out of every child.
+        if any(c.type not in ('"', "string_content") for c in node.children):
+            return None
+        return _double_quoted(text[1:-1] if len(text) >= 2 else "")
     if kind == "concatenation":
         joined: list[tuple[str, bool]] = []
         for child in node.children:
@@ -119,8 +115,14 @@ def _is_pattern(chars: list[tuple[str, bool]]) -> bool:
     return re.search(r"\{[^}]*(,|\.\.)[^{]*\}", bare) is not None
 
 
+_PLAIN = re.compile(rb"[^\\*?\[({\s]*")
+"""A word with nothing to remove or expand: its text is its value."""
+
+
 def literal(node: tree_sitter.Node) -> str | None:
     """The value of a word fixed by its source alone, or None."""
+    if node.type == "word" and _PLAIN.fullmatch(text := node.text or b""):
+        return text.decode("utf-8", errors="replace")
     chars = _chars(node)
     if chars is None or _is_pattern(chars):
         return None

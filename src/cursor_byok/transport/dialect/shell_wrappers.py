@@ -19,7 +19,7 @@ RUNS_DATA = frozenset(
 """Commands whose arguments or input are run as shell code (or, for
 `enable -f`, loaded as machine code): the parse cannot list what runs."""
 
-KEYWORDS = frozenset({"time", "coproc"})
+KEYWORDS = frozenset({"time", "coproc", "!"})
 """Bash keywords the grammar reads as a command name: not commands, so only
 what they run is listed."""
 
@@ -149,6 +149,8 @@ they take (GNU and BSD spellings; an option not listed is a doubt)."""
 KEYWORD_SPECS = {
     "time": Spec(flags="p", assignments=True),
     "coproc": Spec(assignments=True, bare=True),
+    "!": Spec(bare=True),
 }
-"""What the keywords take before their command: `time -p`; `coproc` no
-options at all (`coproc -- x` runs `--`)."""
+"""What the keywords take before their command: `time -p`; `coproc` and
+`!` no options at all (`coproc -- x` runs `--`; the grammar reads the second
+`!` of `! ! x` as a command)."""
