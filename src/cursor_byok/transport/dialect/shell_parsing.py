@@ -15,9 +15,10 @@ splits unlike bash, a line it cannot read), the result is marked failed,
 flags substitution, and ends with an entry whose name and text no
 allow-list holds: they begin with `(`, which no command name can, and carry
 a digest of the line, so allowing it allows that line only. The commands
-found are listed too, for the deny list. The hazards are in
-`shell_hazards`, the wrappers in `shell_words`; the tests run a corpus of
-lines through bash itself and compare what ran with what is listed.
+found are listed too, for the deny list. What runs unlisted is found in
+`shell_hazards`, where the grammar misreads bash in `shell_misreads`, what
+wrappers run in `shell_words`; the tests run a corpus of lines through
+bash itself and compare what ran with what is listed.
 
 The parser is tree-sitter's bash grammar (a maintained, error-tolerant
 parser of real bash syntax, and the grammar whose node type names the
@@ -40,14 +41,17 @@ import tree_sitter
 import tree_sitter_bash
 
 from cursor_byok.transport.dialect.shell_hazards import (
-    SUBSTITUTIONS,
     command_doubts,
     evaluation_sinks,
+    unparsed_substitutions,
+)
+from cursor_byok.transport.dialect.shell_misreads import (
+    SUBSTITUTIONS,
     extra_redirect_words,
     heredoc_doubts,
+    misreads,
     split_words,
     uncovered_text,
-    unparsed_substitutions,
 )
 from cursor_byok.transport.dialect.shell_words import Entry, Found, literal, unwrap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -226,7 +230,8 @@ def parse_command(command: str) -> Parsing:
     found.doubts.extend(heredoc_doubts(nodes, data))
     found.doubts.extend(uncovered_text(nodes, data))
     found.doubts.extend(split_words(tree.root_node, data))
-    found.doubts.extend(evaluation_sinks(nodes, data))
+    found.doubts.extend(evaluation_sinks(nodes))
+    found.doubts.extend(misreads(nodes, data))
     if found.doubts:
         result = _doubted(command, found)
     else:
