@@ -207,6 +207,7 @@ def test_backticks_bash_does_not_run_leave_the_parse_alone(line: str) -> None:
         ("nohup >/dev/null rm x", ["nohup", "rm"]),
         ("2>x coproc rm x", ["coproc"]),
         ("! ! rm x", ["rm"]),
+        ("env A!=1 rm x", ["env", "rm"]),
         ('"\n"rm x', ["\nrm"]),
     ],
 )
@@ -270,6 +271,8 @@ def test_what_runs_as_data_makes_the_client_ask(line: str) -> None:
         ">& -touch x",
         "&>$'\\x60'\\;touch x",
         'declare #comment "\n\\\ntouch x',
+        "export$PS4='`touch PWNED`'; set -x; ls",
+        "ls \\\n\n  touch x \\\n  y",
     ],
 )
 def test_words_the_grammar_splits_or_joins_unlike_bash_make_the_client_ask(line: str) -> None:

@@ -14,9 +14,11 @@ ran) and `ask` (must make the client ask); a generated fuzz composes more
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,21 +196,29 @@ class Sandbox:
         self.count = 0
 
     def ran(self, line: str) -> set[str]:
-        """The names of the commands bash ran (or tried to) for `line`
-        (`wait` after it lets background jobs record before the log is read)."""
+        """The names of the commands bash ran (or tried to) for `line`.
+        `wait` after it lets background jobs record before the log is read;
+        then whatever is left of the line's process group is killed, so no
+        straggler records into the next line's log."""
         self.count += 1
         work = self.root / f"w{self.count}"
         work.mkdir()
         self.log.write_text("")
-        subprocess.run(
+        process = subprocess.Popen(
             [self.bash, "-c", line + "\nwait"],
             cwd=work,
             env={**self.env, "HOME": str(work)},
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=10,
-            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
+        try:
+            process.wait(timeout=10)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
         return {n for n in self.log.read_text().split("\0") if n}
 
 

@@ -81,17 +81,22 @@ _CONTINUATION = re.compile(rb"(?<=[^ \t\n])\\\n(?=[^ \t\n])")
 lines into one word before reading it, the grammar may not."""
 
 
+_EMPTY_CONTINUATION = re.compile(rb"\\\n[ \t]*\n")
+"""A line continuation before an empty line: bash ends the command there,
+the grammar may go on into the next line."""
+
+
 def split_words(root: tree_sitter.Node, data: bytes) -> list[str]:
-    """A doubt for a line continuation inside a word, outside quotes (within
-    quotes it only joins text)."""
-    for match in _CONTINUATION.finditer(data):
+    """A doubt for a line continuation inside a word, or before an empty
+    line, outside quotes (within quotes it only joins text)."""
+    for match in [*_CONTINUATION.finditer(data), *_EMPTY_CONTINUATION.finditer(data)]:
         pos = match.start()
         if escaped(data, pos):
             continue
         kinds = [n.type for n in ancestors(root.descendant_for_byte_range(pos, pos + 1))]
         if any(k in ("raw_string", "string", "comment", "heredoc_body") for k in kinds):
             continue
-        return ["a line continuation inside a word"]
+        return ["a line continuation inside a word or before an empty line"]
     return []
 
 
@@ -256,6 +261,10 @@ def misreads(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
             doubt = "words after a redirect that the grammar gives to no command"
         elif kind == "test_command":
             doubt = _loose_brackets(node, data)
+        elif kind in ("declaration_command", "unset_command") and data[
+            node.children[0].end_byte : node.children[0].end_byte + 1
+        ] not in (b"", b" ", b"\t", b"\n", b";", b"&", b"|", b")"):
+            doubt = "a builtin's name the grammar parts from the word it starts"
         elif kind == "variable_assignment" and _invalid_assignment(node):
             doubt = "a word the grammar reads as an assignment and bash as a command"
         if doubt:

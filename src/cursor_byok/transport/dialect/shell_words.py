@@ -226,7 +226,9 @@ def _skip_options(name: str, spec: Spec, words: list[tree_sitter.Node], i: int) 
     text = i
     while spec.assignments and i < len(words):
         value = literal(words[i])
-        if value is None or not _is_assignment(value):
+        if value is None or not (
+            _is_assignment(value) or (spec.assignments == "any" and "=" in value)
+        ):
             break
         if doubt := _assignment_doubt(value):
             return doubt

@@ -50,8 +50,10 @@ class Spec:
     long_data: frozenset[str] = frozenset()
     operands: int = 0
     """Words between the options and the command (`timeout 5`, `flock FILE`)."""
-    assignments: bool = False
-    """`NAME=value` words may come before the command (`env`, `sudo`)."""
+    assignments: str = ""
+    """`NAME=value` words may come before the command: "name" where NAME must
+    be a shell name (`time A=1 cmd`), "any" where any word with `=` is one
+    (`env A!=1 cmd` sets `A!` and runs cmd)."""
     numeric: bool = False
     """`nice -5`: a number as an option."""
     default: str = ""
@@ -80,7 +82,7 @@ WRAPPERS: dict[str, Spec] = {
         | _long("ignore-signal list-signal-handling"),
         long_valued=_long("unset chdir"),
         long_data=_long("split-string"),
-        assignments=True,
+        assignments="any",
     ),
     "nice": Spec(valued="n", long_valued=_long("adjustment"), numeric=True),
     "timeout": Spec(
@@ -112,7 +114,7 @@ WRAPPERS: dict[str, Spec] = {
         long_valued=_long("close-from chdir group host prompt chroot role type user")
         | _long("command-timeout other-user"),
         long_data=_long("edit login shell"),
-        assignments=True,
+        assignments="any",
     ),
     "doas": Spec(flags="nL", valued="uC", data="s"),
     "time": Spec(
@@ -120,7 +122,7 @@ WRAPPERS: dict[str, Spec] = {
         valued="fo",
         long_flags=_long("append portability quiet verbose"),
         long_valued=_long("format output"),
-        assignments=True,
+        assignments="name",
     ),
     "chrt": Spec(flags="abdefimoprRv", valued="DPT", operands=1),
     "ionice": Spec(flags="t", valued="cnpPu"),
@@ -147,8 +149,8 @@ WRAPPERS: dict[str, Spec] = {
 they take (GNU and BSD spellings; an option not listed is a doubt)."""
 
 KEYWORD_SPECS = {
-    "time": Spec(flags="p", assignments=True),
-    "coproc": Spec(assignments=True, bare=True),
+    "time": Spec(flags="p", assignments="name"),
+    "coproc": Spec(assignments="name", bare=True),
     "!": Spec(bare=True),
 }
 """What the keywords take before their command: `time -p`; `coproc` and
