@@ -208,6 +208,7 @@ def test_backticks_bash_does_not_run_leave_the_parse_alone(line: str) -> None:
         ("2>x coproc rm x", ["coproc"]),
         ("! ! rm x", ["rm"]),
         ("env A!=1 rm x", ["env", "rm"]),
+        ("! ! A=1 rm x", ["rm"]),
         ('"\n"rm x', ["\nrm"]),
     ],
 )
@@ -273,6 +274,11 @@ def test_what_runs_as_data_makes_the_client_ask(line: str) -> None:
         'declare #comment "\n\\\ntouch x',
         "export$PS4='`touch PWNED`'; set -x; ls",
         "ls \\\n\n  touch x \\\n  y",
+        "ls\n\\\ntouch x",
+        "[ -d |touch x ]",
+        '!"touch" x',
+        "time \\-p touch x",
+        "printf -v'a[$(touch PWNED)]' x",
     ],
 )
 def test_words_the_grammar_splits_or_joins_unlike_bash_make_the_client_ask(line: str) -> None:
@@ -292,3 +298,25 @@ def test_a_line_continuation_inside_a_word_makes_the_client_ask() -> None:
     assert asks("to\\\nuch x")
     assert not parse_command("ls \\\n  -la \\\n  src").parsing_failed
     assert not parse_command('echo "a\\\nb"').parsing_failed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git commit -m \"$(cat <<'EOF'\nFix the parser\n\nWith `code` and $vars.\nEOF\n)\"",
+        "python -m pytest tests/ -q 2>&1 | tail -20",
+        'find . -name "*.py" | xargs grep -l foo',
+        "cat > file.py << 'EOF'\ndef f():\n    return `x` + $(y)\nEOF",
+        "ps aux | grep node | awk '{print $2}' | xargs kill -9",
+        "mkdir -p build && cd build && cmake .. && make -j$(nproc)",
+        'docker run --rm -v "$(pwd)":/app -w /app node:20 npm test',
+        "nohup python app.py > app.log 2>&1 &",
+        "for i in {1..5}; do echo $i; done",
+        "python3 - <<'EOF'\nimport os\nEOF",
+        "ls \\\n  -la \\\n  src",
+    ],
+)
+def test_everyday_agent_lines_are_listed_without_asking(line: str) -> None:
+    """The doubts stay where bash could run something unlisted: common lines
+    keep working with an allow-list."""
+    assert not parse_command(line).parsing_failed

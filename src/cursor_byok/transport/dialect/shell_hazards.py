@@ -229,8 +229,8 @@ def command_doubts(entry: Entry) -> list[str]:
     if name == "alias" and any(v is None or "=" in v for v in values):
         doubts.append("an alias runs a string in place of a command")
     named = name in _NAME_TAKERS or name in _DECLARERS
-    if name == "printf" and "-v" in values[:-1]:
-        named, texts = True, [texts[values.index("-v") + 1]]
+    if name == "printf" and any(t.startswith(("-v", "'-v", '"-v')) for t in texts):
+        named = True  # `printf -v NAME` (or `-vNAME`): a `[` anywhere is a doubt
     if named and any("[" in t for t in texts):
         doubts.append(f"`{name}` is given a subscripted name, which bash evaluates")
     if named and any(CODE_VARIABLES.fullmatch(t.partition("=")[0]) for t in texts):

@@ -81,9 +81,9 @@ _CONTINUATION = re.compile(rb"(?<=[^ \t\n])\\\n(?=[^ \t\n])")
 lines into one word before reading it, the grammar may not."""
 
 
-_EMPTY_CONTINUATION = re.compile(rb"\\\n[ \t]*\n")
-"""A line continuation before an empty line: bash ends the command there,
-the grammar may go on into the next line."""
+_EMPTY_CONTINUATION = re.compile(rb"\\\n[ \t]*\n|\n[ \t]*\\\n")
+"""A line continuation before an empty line, or starting a line: bash ends
+the command at the newline, the grammar may go on into the next line."""
 
 
 def split_words(root: tree_sitter.Node, data: bytes) -> list[str]:
@@ -96,7 +96,7 @@ def split_words(root: tree_sitter.Node, data: bytes) -> list[str]:
         kinds = [n.type for n in ancestors(root.descendant_for_byte_range(pos, pos + 1))]
         if any(k in ("raw_string", "string", "comment", "heredoc_body") for k in kinds):
             continue
-        return ["a line continuation inside a word or before an empty line"]
+        return ["a line continuation inside a word, before an empty line or starting a line"]
     return []
 
 
@@ -211,7 +211,24 @@ def _loose_brackets(node: tree_sitter.Node, data: bytes) -> str | None:
         data[last.start_byte - 1 : last.start_byte] not in (b" ", b"\t", b"\n")
     ):
         return "brackets bash does not read as a test"
+    # Inside `[ ]` (a command) `|`, `&`, `;`, `<`, `>` are bash's operators;
+    # inside `[[ ]]` only `|`, `&` and `;` alone are.
+    operators = _COMMAND_OPERATORS if first.type == "[" else _LIST_OPERATORS
+    if any(not n.is_named and n.text in operators for n in _descendants(node)):
+        return "an operator inside a test, which bash reads as the test's end"
     return None
+
+
+_LIST_OPERATORS = frozenset({b"|", b"&", b";", b"|&", b";;"})
+_COMMAND_OPERATORS = _LIST_OPERATORS | {b"&&", b"||", b"(", b")", b"<", b">", b">>", b"<<"}
+
+
+def _descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    stack = list(node.children[1:-1])
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
 
 
 def _inside_command(node: tree_sitter.Node) -> bool:
@@ -261,6 +278,12 @@ def misreads(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
             doubt = "words after a redirect that the grammar gives to no command"
         elif kind == "test_command":
             doubt = _loose_brackets(node, data)
+        elif kind == "negated_command" and data[node.start_byte + 1 : node.start_byte + 2] not in (
+            b" ",
+            b"\t",
+            b"\n",
+        ):
+            doubt = "a `!` joined to a word, which bash reads as one word (`!x` runs `!x`)"
         elif kind in ("declaration_command", "unset_command") and data[
             node.children[0].end_byte : node.children[0].end_byte + 1
         ] not in (b"", b" ", b"\t", b"\n", b";", b"&", b"|", b")"):

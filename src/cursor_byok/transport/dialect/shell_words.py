@@ -129,6 +129,12 @@ def literal(node: tree_sitter.Node) -> str | None:
     return "".join(c for c, _ in chars)
 
 
+def _quoted_option(node: tree_sitter.Node) -> bool:
+    """`time \\-p x` runs the command `-p`: the keyword reads its option raw."""
+    value = literal(node)
+    return value is not None and value.startswith("-") and node.text != value.encode()
+
+
 def _text(data: bytes, start: int, end: int) -> str:
     return data[start:end].decode("utf-8", errors="replace").strip()
 
@@ -319,6 +325,9 @@ def unwrap(
         keyword = keyword and name in KEYWORDS and words[i].text == name.encode()
         if keyword and any(literal(w) in ("{", "}") for w in words[i + 1 :]):
             found.doubts.append(f"`{name}` runs a compound command the grammar did not parse")
+            return
+        if keyword and i + 1 < len(words) and _quoted_option(words[i + 1]):
+            found.doubts.append(f"`{name}` is given a quoted option, which bash takes as a command")
             return
         program = name.rsplit("/", 1)[-1]  # `/usr/bin/env` is `env`
         spec = KEYWORD_SPECS[name] if keyword else WRAPPERS.get(program)

@@ -151,7 +151,7 @@ they take (GNU and BSD spellings; an option not listed is a doubt)."""
 KEYWORD_SPECS = {
     "time": Spec(flags="p", assignments="name"),
     "coproc": Spec(assignments="name", bare=True),
-    "!": Spec(bare=True),
+    "!": Spec(assignments="name", bare=True),
 }
 """What the keywords take before their command: `time -p`; `coproc` and
 `!` no options at all (`coproc -- x` runs `--`; the grammar reads the second
