@@ -209,6 +209,7 @@ def test_backticks_bash_does_not_run_leave_the_parse_alone(line: str) -> None:
         ("! ! rm x", ["rm"]),
         ("env A!=1 rm x", ["env", "rm"]),
         ("! ! A=1 rm x", ["rm"]),
+        ("time FO\\O=1 rm x", ["FOO=1"]),
         ('"\n"rm x', ["\nrm"]),
     ],
 )

@@ -107,15 +107,25 @@ def uncovered_text(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
     spans = sorted(
         (n.start_byte, n.end_byte) for n in nodes if n.child_count == 0 or n.type in _CONTENT
     )
+    named = {n.start_byte for n in nodes if n.type == "heredoc_redirect" and _after_a_name(n)}
     covered = 0
     for start, end in [*spans, (len(data), len(data))]:
         gap = data[covered:start].replace(b"\\\n", b"").strip(b" \t\n")
-        # The grammar drops a lone `-` before a heredoc (`python3 - <<EOF`): an
-        # argument, never a command.
-        if gap and not (gap == b"-" and data[start : start + 2] == b"<<"):
+        # The grammar drops a lone `-` before a heredoc (`python3 - <<EOF`):
+        # after a command's name it is an argument.
+        if gap and not (gap == b"-" and start in named):
             return ["text the grammar leaves out of its tree"]
         covered = max(covered, end)
     return []
+
+
+def _after_a_name(heredoc: tree_sitter.Node) -> bool:
+    """Whether a heredoc redirects a command that has a name."""
+    parent = heredoc.parent
+    body = parent.child_by_field_name("body") if parent is not None else None
+    return (
+        body is not None and body.type == "command" and body.child_by_field_name("name") is not None
+    )
 
 
 def heredoc_doubts(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:

@@ -232,8 +232,10 @@ def _skip_options(name: str, spec: Spec, words: list[tree_sitter.Node], i: int) 
     text = i
     while spec.assignments and i < len(words):
         value = literal(words[i])
+        # bash reads an assignment from the source (`FO\\O=1` is a command)
         if value is None or not (
-            _is_assignment(value) or (spec.assignments == "any" and "=" in value)
+            _is_assignment((words[i].text or b"").decode("utf-8", errors="replace"))
+            or (spec.assignments == "any" and "=" in value)
         ):
             break
         if doubt := _assignment_doubt(value):
