@@ -90,14 +90,22 @@ def split_words(root: tree_sitter.Node, data: bytes) -> list[str]:
     """A doubt for a line continuation inside a word, or before an empty
     line, outside quotes (within quotes it only joins text)."""
     for match in [*_CONTINUATION.finditer(data), *_EMPTY_CONTINUATION.finditer(data)]:
-        pos = match.start()
-        if escaped(data, pos):
-            continue
-        kinds = [n.type for n in ancestors(root.descendant_for_byte_range(pos, pos + 1))]
-        if any(k in ("raw_string", "string", "comment", "heredoc_body") for k in kinds):
+        pos = match.start() if data[match.start()] == ord("\\") else match.end() - 2
+        if escaped(data, pos) or _in_text(root.descendant_for_byte_range(pos, pos + 1)):
             continue
         return ["a line continuation inside a word, before an empty line or starting a line"]
     return []
+
+
+def _in_text(node: tree_sitter.Node | None) -> bool:
+    """Whether a node is in quotes, a comment or a heredoc body, and not in
+    a substitution inside them (where the text is code again)."""
+    for ancestor in ancestors(node):
+        if ancestor.type in SUBSTITUTIONS:
+            return False
+        if ancestor.type in ("raw_string", "string", "comment", "heredoc_body"):
+            return True
+    return False
 
 
 def uncovered_text(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
