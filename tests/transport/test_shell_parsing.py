@@ -145,6 +145,8 @@ def asks(line: str) -> bool:
         "echo $\\\n(touch PWNED)",
         "echo \"${x:-'$(touch PWNED)'}\"",
         "echo \"${x:-$'`touch PWNED`'}\"",
+        'echo "${x:-\'$"(touch PWNED)\'}"',
+        "echo `echo \\\ttouch PWNED`",
     ],
 )
 def test_a_substitution_the_grammar_leaves_unparsed_makes_the_client_ask(line: str) -> None:
@@ -210,6 +212,7 @@ def test_backticks_bash_does_not_run_leave_the_parse_alone(line: str) -> None:
         ("env A!=1 rm x", ["env", "rm"]),
         ("! ! A=1 rm x", ["rm"]),
         ("time FO\\O=1 rm x", ["FOO=1"]),
+        ("ls | coproc rm x", ["ls", "rm"]),
         ('"\n"rm x', ["\nrm"]),
     ],
 )

@@ -31,9 +31,10 @@ from cursor_byok.transport.dialect.shell_misreads import (
 from cursor_byok.transport.dialect.shell_words import Entry, literal
 from cursor_byok.transport.dialect.shell_wrappers import CODE_VARIABLES
 
-_OPENER = re.compile(rb"`|[$<>](?:\\\n)*\(")
-"""A backtick, or `$`, `<`, `>` then `(` (a line continuation between them
-is removed before bash reads the line)."""
+_OPENER = re.compile(rb"`|[$<>](?:\\\n|[\"'])*\(")
+"""A backtick, or `$`, `<`, `>` then `(`: a line continuation between them
+is removed before bash reads the line, and inside a double-quoted `${...}`
+bash can drop a quote between them (`"${x:-'$"(cmd)'}"` runs cmd)."""
 
 
 _ARITHMETIC_PARTS = frozenset(

@@ -296,6 +296,9 @@ def misreads(nodes: list[tree_sitter.Node], data: bytes) -> list[str]:
             doubt = "words after a redirect that the grammar gives to no command"
         elif kind == "test_command":
             doubt = _loose_brackets(node, data)
+        elif kind == "command_substitution" and (node.text or b"").startswith(b"`"):
+            if b"\\" in (node.text or b""):
+                doubt = "a backslash inside backticks, where bash reads escapes twice"
         elif kind == "negated_command" and data[node.start_byte + 1 : node.start_byte + 2] not in (
             b" ",
             b"\t",

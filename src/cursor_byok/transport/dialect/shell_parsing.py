@@ -133,9 +133,11 @@ def _entries(node: tree_sitter.Node, data: bytes, found: Found) -> None:
     end = max(node.end_byte, words[-1].end_byte)
     parent = node.parent
     piped = parent is not None and parent.type == "pipeline" and parent.named_children[0] != node
-    # `time` is a keyword only where a pipeline starts, before any assignment or redirect
+    # `time` and `!` are keywords only where a pipeline starts, `coproc` where
+    # any command of one does; none after an assignment or redirect.
     first = node.children[0] == name_node
-    unwrap(words, data, (node.start_byte, end), found, keyword=first and not piped)
+    keyword = first and (not piped or _text(name_node) == "coproc")
+    unwrap(words, data, (node.start_byte, end), found, keyword=keyword)
 
 
 def _redirected_words(node: tree_sitter.Node) -> list[tree_sitter.Node]:
