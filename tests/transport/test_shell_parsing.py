@@ -280,6 +280,7 @@ def test_what_runs_as_data_makes_the_client_ask(line: str) -> None:
         "ls \\\n\n  touch x \\\n  y",
         "ls\n\\\ntouch x",
         "[ -d |touch x ]",
+        "[ -d\n touch ] && ls",
         '!"touch" x',
         "time \\-p touch x",
         "printf -v'a[$(touch PWNED)]' x",

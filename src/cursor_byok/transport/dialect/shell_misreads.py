@@ -229,6 +229,8 @@ def _loose_brackets(node: tree_sitter.Node, data: bytes) -> str | None:
         data[last.start_byte - 1 : last.start_byte] not in (b" ", b"\t", b"\n")
     ):
         return "brackets bash does not read as a test"
+    if first.type == "[" and b"\n" in (node.text or b""):
+        return "a `[` test across lines, which a newline ends in bash"
     # Inside `[ ]` (a command) `|`, `&`, `;`, `<`, `>` are bash's operators;
     # inside `[[ ]]` only `|`, `&` and `;` alone are.
     operators = _COMMAND_OPERATORS if first.type == "[" else _LIST_OPERATORS
