@@ -40,6 +40,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/store_commit.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/render_cost.py
+	$(PY) bench/shell_parse.py
 	$(PY) bench/server.py
 	$(PY) bench/turn_cost.py
 	$(PY) bench/server.py --turns 0 --stacks hypercorn uvicorn uvicorn-fast granian
