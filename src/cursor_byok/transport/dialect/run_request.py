@@ -19,6 +19,7 @@ import base64
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from cursor_byok.llm.images import not_an_image_note, sniff_mime
 from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
 from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
@@ -256,8 +257,15 @@ def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageConten
     blocks.extend(TextContent(extra) for extra in selected.extra_context if extra.strip())
     for image in selected.selected_images:
         if image.WhichOneof("data_or_blob_id") == "data" and image.data:
-            data = base64.b64encode(image.data).decode("ascii")
-            blocks.append(ImageContent(data, image.mime_type or "image/png"))
+            blocks.append(_image_block(image.data, image.mime_type))
     if not blocks:
         return user.text
     return (*blocks, TextContent(user.text))
+
+
+def _image_block(data: bytes, claimed: str) -> TextContent | ImageContent:
+    """An attached image, typed by its bytes; a note when they are no image."""
+    mime = sniff_mime(data)
+    if mime is None:
+        return TextContent(not_an_image_note(claimed))
+    return ImageContent(base64.b64encode(data).decode("ascii"), mime)
