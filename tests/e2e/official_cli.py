@@ -58,6 +58,8 @@ class CliTurn:
     error_details: error_details_pb2.ErrorDetails | None = None
     violations: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
+    blobs_asked: list[bytes] = field(default_factory=list)
+    """The blob ids the server asked for (`get_blob_args`)."""
     """The message ids `user_message_appended` acknowledged, in order."""
     dropped_stream: bool = False
     request_id: str = ""
@@ -112,6 +114,7 @@ class OfficialCli:
         workspace: Path,
         context: pb.RequestContext | None = None,
         answers_context: bool = True,
+        answers_blobs: bool = True,
     ) -> None:
         self.client = CursorClient(base_url, codec)
         self.workspace = workspace
@@ -119,6 +122,8 @@ class OfficialCli:
             env=pb.RequestContextEnv(process_working_directory=str(workspace), shell="bash")
         )
         self.answers_context = answers_context
+        self.answers_blobs = answers_blobs
+        """False: `get_blob` is never answered (a client that hangs)."""
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoint: pb.ConversationStateStructure | None = None
         self.shell_output: dict[str, str] = {}
@@ -259,6 +264,10 @@ class OfficialCli:
                     and stored.blob_id != sha256(stored.blob_data).digest()
                 ):
                     turn.violations.append("a blob id that is not the SHA-256 of its bytes")
+                if kv.HasField("get_blob_args"):
+                    turn.blobs_asked.append(kv.get_blob_args.blob_id)
+                    if not self.answers_blobs:
+                        return
                 appender.send(self._kv(kv))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update

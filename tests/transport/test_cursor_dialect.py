@@ -462,3 +462,18 @@ def test_every_run_offers_the_same_builtin_definitions_and_its_own_mcp_tools() -
     assert with_mcp[: len(plain)] == plain and with_mcp[-1].name == "mcp_server_issue"
     read_only = ToolSet.for_run(only=frozenset({"read_file"})).definitions()
     assert [d.name for d in read_only] == ["read_file"]
+
+
+def test_a_message_typed_during_a_turn_keeps_its_images() -> None:
+    """Inline images come along; one sent by blob id alone is not fetched
+    mid-turn, and the model is told so rather than left guessing."""
+    typed = pb.UserMessage(text="and this one?")
+    typed.selected_context.selected_images.append(pb.SelectedImage(data=GIF))
+    typed.selected_context.selected_images.append(pb.SelectedImage(blob_id=b"\x01" * 32))
+    action = pb.ConversationAction(user_message_action=pb.UserMessageAction(user_message=typed))
+    event = decode(pb.AgentClientMessage(conversation_action=action))
+    assert isinstance(event, dialect.FollowUp)
+    picture, note, text = event.message.content
+    assert getattr(picture, "mime_type", None) == "image/gif"
+    assert isinstance(note, TextContent) and "left out" in note.text
+    assert text == TextContent("and this one?")

@@ -50,6 +50,12 @@ class TurnBlobs:
         self.steps = []
         self.user_message = None if user is None else self._keep(user.SerializeToString())
 
+    def kv_number(self) -> int:
+        """The id of a KV request of this stream (the client's answer names it)."""
+        number = self.next_kv
+        self.next_kv += 1
+        return number
+
     def _keep(self, data: bytes) -> bytes:
         found = blob_id(data)
         if found not in self.sent:
@@ -86,8 +92,7 @@ class TurnBlobs:
         messages = []
         for found, data in self.unsent.items():
             store = pb.SetBlobArgs(blob_id=found, blob_data=data)
-            kv = pb.KvServerMessage(id=self.next_kv, set_blob_args=store)
-            self.next_kv += 1
+            kv = pb.KvServerMessage(id=self.kv_number(), set_blob_args=store)
             messages.append(pb.AgentServerMessage(kv_server_message=kv))
             self.sent.add(found)
         self.unsent.clear()

@@ -35,7 +35,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
-from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.sink import OutputSink
 
 HEALTH_TIMEOUT_S = 3.0
@@ -92,6 +92,7 @@ def build_service(
     memory_budget_bytes: int = DEFAULT_TOTAL_BYTES,
     request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
     context_wait_s: float = CONTEXT_WAIT_S,
+    blob_wait_s: float = BLOB_WAIT_S,
     processes: Processes | None = None,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
@@ -116,6 +117,7 @@ def build_service(
         "grace_s": grace_s,
         "budget": budget,
         "context_wait_s": context_wait_s,
+        "blob_wait_s": blob_wait_s,
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)

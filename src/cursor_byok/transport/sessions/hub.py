@@ -44,7 +44,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     budget_key,
 )
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
-from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
 
@@ -64,6 +64,7 @@ class SessionHub:
         grace_s: float = RECONNECT_GRACE_S,
         budget: MemoryBudget | None = None,
         context_wait_s: float = CONTEXT_WAIT_S,
+        blob_wait_s: float = BLOB_WAIT_S,
     ) -> None:
         self.runner = runner
         self.sink = sink
@@ -76,6 +77,7 @@ class SessionHub:
         self._compact_at = compact_at
         self._clock = clock
         self._context_wait_s = context_wait_s
+        self._blob_wait_s = blob_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
@@ -268,11 +270,16 @@ class SessionHub:
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
+            case dialect.BlobArrived(number=number, data=found):
+                if not session.blob_requests.answer(number, found):
+                    self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
                 if not session.context_requests.answer(number, None):
                     await self._exec_step(session, session.execs.thrown(number, error))
             case dialect.CancelRequested(reason=reason):
-                if not session.context_requests.cancel(reason):
+                # Both are told: either may hold a turn that has not started.
+                held = session.context_requests.cancel(reason)
+                if not session.blob_requests.cancel(reason) and not held:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
                 await self._follow_up(session, user, typed, input_id)
@@ -305,6 +312,9 @@ class SessionHub:
     async def _run_started(self, session: Session, event: RunStarted, input_id: str) -> None:
         if event.needs_context:
             self._spawn(self._start_after_context(session, event, input_id))
+            return
+        if event.needs_blobs:
+            self._spawn(self._start_after_blobs(session, event, input_id))
             return
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
@@ -357,6 +367,28 @@ class SessionHub:
             event.run, session.request_id, self._now_ms(), context, asked=True
         )
         assert isinstance(started, RunStarted) and not started.needs_context
+        async with session.lock:
+            await self._run_started(session, started, input_id)
+
+    async def _start_after_blobs(self, session: Session, event: RunStarted, input_id: str) -> None:
+        """Ask the client's KV store for the images sent by blob id, then
+        start the turn with those that came within the bounded wait (the
+        model is told of the others)."""
+        assert event.run is not None
+        asked = {}
+        for blob in event.needs_blobs:
+            number = session.context.turn.kv_number()
+            asked[number] = blob
+            session.put(session.blob_requests.ask(number, blob))
+        found = await session.blob_requests.fetch(asked, self._blob_wait_s)
+        canceled = session.blob_requests.canceled
+        if canceled is not None:
+            session.put(EndOfStream(dialect.error_for(Canceled(canceled))))
+            return
+        started = decode_run_request(
+            event.run, session.request_id, self._now_ms(), event.context, asked=True, blobs=found
+        )
+        assert isinstance(started, RunStarted) and not started.needs_blobs
         async with session.lock:
             await self._run_started(session, started, input_id)
 
