@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import base64
 import time
+from collections.abc import Callable
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cursor_byok.llm.images import TEXT_ONLY_NOTE
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from tests.e2e.official_cli import user_message
+from tests.e2e.official_cli import OfficialCli, user_message
+from tests.e2e.provider_turns import ModelUnderTest, server_for
 from tests.e2e.test_official_cli import answer, clean, rig
-from tests.image_samples import GIF, png
+from tests.image_samples import GIF, JPEG, png
+from tests.llm import wire_streams as wire
+from tests.llm.loopback import Reply
+from tests.llm.provider_rules import check_request
 
 CONTEXT = pb.RequestContext(env=pb.RequestContextEnv(shell="bash"))
 
@@ -91,3 +97,125 @@ async def test_a_blob_the_client_cannot_give_becomes_a_note(tmp_path: Path, answ
     note, text = user_blocks(r.request(0))
     assert note["type"] == "text" and "image was left out" in note["text"]
     assert text == {"type": "text", "text": "What is in these?"}
+
+
+# -- what each provider API receives -------------------------------------------------------
+
+
+def _anthropic_user(body: dict[str, Any]) -> list[tuple[str, ...]]:
+    user = [m for m in body["messages"] if m["role"] == "user"][-1]
+    return [
+        ("image", b["source"]["media_type"], b["source"]["data"])
+        if b["type"] == "image"
+        else ("text", b["text"])
+        for b in user["content"]
+    ]
+
+
+def _chat_user(body: dict[str, Any]) -> list[tuple[str, ...]]:
+    user = [m for m in body["messages"] if m["role"] == "user"][-1]
+    return [
+        ("image", *_from_url(p["image_url"]["url"]))
+        if p["type"] == "image_url"
+        else ("text", p["text"])
+        for p in user["content"]
+    ]
+
+
+def _responses_user(body: dict[str, Any]) -> list[tuple[str, ...]]:
+    user = [i for i in body["input"] if i.get("role") == "user"][-1]
+    return [
+        ("image", *_from_url(p["image_url"])) if p["type"] == "input_image" else ("text", p["text"])
+        for p in user["content"]
+    ]
+
+
+def _gemini_user(body: dict[str, Any]) -> list[tuple[str, ...]]:
+    user = [c for c in body["contents"] if c["role"] == "user"][-1]
+    return [
+        ("image", p["inlineData"]["mimeType"], p["inlineData"]["data"])
+        if "inlineData" in p
+        else ("text", p["text"])
+        for p in user["parts"]
+    ]
+
+
+def _from_url(url: str) -> tuple[str, str]:
+    head, _, data = url.partition(",")
+    assert head.startswith("data:") and head.endswith(";base64")
+    return head[len("data:") : -len(";base64")], data
+
+
+Stream = Callable[[list[wire.Block]], bytes]
+UserOf = Callable[[dict[str, Any]], list[tuple[str, ...]]]
+API_CASES: list[tuple[ModelUnderTest, Stream, UserOf]] = [
+    (ModelUnderTest("anthropic", "claude-sonnet-4-5"), wire.anthropic, _anthropic_user),
+    (ModelUnderTest("openai-chat", "gpt-4.1", vendor="openai"), wire.chat, _chat_user),
+    (ModelUnderTest("openai-responses", "gpt-5-mini"), wire.responses, _responses_user),
+    (ModelUnderTest("gemini", "gemini-2.5-flash"), wire.gemini, _gemini_user),
+]
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def three_forms(cli: OfficialCli) -> pb.ConversationAction:
+    """An image inline (the CLI, calling it JPEG), one with its blob id and
+    bytes (the IDE), one by blob id alone (in the client's KV store)."""
+    cli.blobs[sha256(JPEG).digest()] = JPEG
+    return with_images(
+        pb.SelectedImage(data=png(), mime_type="image/jpeg"),
+        pb.SelectedImage(
+            blob_id_with_data=pb.SelectedImage.BlobIdWithData(
+                blob_id=sha256(GIF).digest(), data=GIF
+            ),
+            mime_type="image/gif",
+        ),
+        pb.SelectedImage(blob_id=sha256(JPEG).digest(), mime_type="image/jpeg"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "stream", "user_of"), API_CASES, ids=[case[0].api for case in API_CASES]
+)
+async def test_each_api_gets_the_images_in_its_own_form(
+    tmp_path: Path,
+    model: ModelUnderTest,
+    stream: Stream,
+    user_of: UserOf,
+) -> None:
+    replies = [Reply(stream([wire.Text("Three pictures.")]))]
+    async with server_for(model, replies, tmp_path) as server:
+        cli = OfficialCli(server.url, "proto", server.workspace, CONTEXT)
+        try:
+            turn = await cli.run(three_forms(cli), "m")
+        finally:
+            await cli.close()
+        received = server.provider.received
+    clean(turn)
+    assert turn.text == "Three pictures."
+    body = check_request(model.api, received[0].body, model.model)
+    assert user_of(body) == [
+        ("image", "image/png", b64(png())),
+        ("image", "image/gif", b64(GIF)),
+        ("image", "image/jpeg", b64(JPEG)),
+        ("text", "What is in these?"),
+    ]
+
+
+async def test_a_text_only_model_gets_a_note_for_each_image(tmp_path: Path) -> None:
+    """DeepSeek takes no images: sending one would fail the whole request."""
+    model = ModelUnderTest("openai-chat", "deepseek-chat", vendor="deepseek")
+    replies = [Reply(wire.chat([wire.Text("I cannot see images.")], model="deepseek-chat"))]
+    async with server_for(model, replies, tmp_path) as server:
+        cli = OfficialCli(server.url, "proto", server.workspace, CONTEXT)
+        try:
+            turn = await cli.run(three_forms(cli), "m")
+        finally:
+            await cli.close()
+        received = server.provider.received
+    clean(turn)
+    body = check_request(model.api, received[0].body, model.model)
+    assert b"image_url" not in received[0].body
+    assert _chat_user(body) == [("text", TEXT_ONLY_NOTE)] * 3 + [("text", "What is in these?")]

@@ -473,7 +473,9 @@ def test_a_message_typed_during_a_turn_keeps_its_images() -> None:
     action = pb.ConversationAction(user_message_action=pb.UserMessageAction(user_message=typed))
     event = decode(pb.AgentClientMessage(conversation_action=action))
     assert isinstance(event, dialect.FollowUp)
-    picture, note, text = event.message.content
+    content = event.message.content
+    assert isinstance(content, tuple)
+    picture, note, text = content
     assert getattr(picture, "mime_type", None) == "image/gif"
     assert isinstance(note, TextContent) and "left out" in note.text
     assert text == TextContent("and this one?")
