@@ -179,7 +179,8 @@ class OfficialCli:
     ) -> CliTurn:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
-        first text (or, with `during_after="exec"`, exec request) arrives.
+        first text (or, with `during_after="exec"`, exec request; with
+        `"kv_get"`, KV `get_blob` request) arrives.
         `drop_after` names a kind of message (as `turn.order` does) after
         which the connection is lost: nothing more is read or answered."""
         request_id = request_id or str(uuid.uuid4())
@@ -211,7 +212,8 @@ class OfficialCli:
                     self._update(item.interaction_update, turn)
                 break
             self._take(item, turn, appender)
-            if pending_during and (turn.text if during_after == "text" else turn.execs):
+            seen = {"text": turn.text, "exec": turn.execs, "kv_get": turn.blobs_asked}
+            if pending_during and seen[during_after]:
                 for message in pending_during:
                     appender.send(message)
                 pending_during = []

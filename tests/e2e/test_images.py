@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from cursor_byok.client.client import cancel
 from cursor_byok.llm.images import TEXT_ONLY_NOTE
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import OfficialCli, user_message
@@ -97,6 +98,26 @@ async def test_a_blob_the_client_cannot_give_becomes_a_note(tmp_path: Path, answ
     note, text = user_blocks(r.request(0))
     assert note["type"] == "text" and "image was left out" in note["text"]
     assert text == {"type": "text", "text": "What is in these?"}
+
+
+async def test_a_cancel_while_an_image_is_awaited_ends_the_run_before_it_starts(
+    tmp_path: Path,
+) -> None:
+    async with rig(tmp_path, "proto", [], blob_wait_s=10) as r:
+        r.cli.answers_blobs = False
+        began = time.monotonic()
+        turn = await r.cli.run(
+            with_images(pb.SelectedImage(blob_id=sha256(b"slow").digest())),
+            "sonnet",
+            during=[cancel()],
+            during_after="kv_get",
+        )
+        waited = time.monotonic() - began
+        loaded = r.store.load("conv-cli")
+    assert turn.error_details is not None
+    assert turn.error_details.details.detail == "User aborted request"
+    assert r.llm.requests == [] and loaded is None
+    assert waited < 5  # the cancel ended the wait, not the 10 s bound
 
 
 # -- what each provider API receives -------------------------------------------------------
