@@ -4,6 +4,7 @@ smallest valid files of the other formats, spelt out byte by byte."""
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import zlib
 
@@ -13,10 +14,17 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
 
-def png(width: int = 1, height: int = 1) -> bytes:
-    """A grey PNG of the given size."""
+def png(width: int = 1, height: int = 1, noise: bool = False) -> bytes:
+    """A grey PNG of the given size; with `noise`, grey levels that do not
+    compress (fixed, so a test's image is the same on every run)."""
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    if noise:
+        levels = b"".join(
+            hashlib.sha256(b"%d" % i).digest() for i in range(width * height // 32 + 1)
+        )
+        rows = b"".join(b"\x00" + levels[y * width : (y + 1) * width] for y in range(height))
+    else:
+        rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
     return (
         b"\x89PNG\r\n\x1a\n"
         + _chunk(b"IHDR", header)

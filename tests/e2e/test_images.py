@@ -7,11 +7,14 @@ official CLI."""
 from __future__ import annotations
 
 import base64
+import shutil
+import sqlite3
 import time
 from collections.abc import Callable
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -118,6 +121,27 @@ async def test_a_cancel_while_an_image_is_awaited_ends_the_run_before_it_starts(
     assert turn.error_details.details.detail == "User aborted request"
     assert r.llm.requests == [] and loaded is None
     assert waited < 5  # the cancel ended the wait, not the 10 s bound
+
+
+async def test_an_image_is_stored_once_and_sent_again_after_a_restart(tmp_path: Path) -> None:
+    """History names the image by its hash; the bytes are stored once and
+    put back when the conversation is loaded, so the request after a restart
+    carries the image exactly as the first did."""
+    picture = png(32, 32, noise=True)
+    async with rig(tmp_path, "proto", [answer("A square.")]) as r:
+        clean(await r.cli.run(with_images(pb.SelectedImage(data=picture)), "sonnet"))
+        first = r.request(0)
+    shutil.rmtree(tmp_path / "workspace")  # the database stays: a restart
+    async with rig(tmp_path, "proto", [answer("Still a square.")]) as r:
+        clean(await r.cli.run(user_message("And now?", CONTEXT), "sonnet"))
+        again = r.request(0)
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        stored = db.execute("SELECT sha256 FROM images").fetchall()
+        rows = db.execute("SELECT message_json FROM messages").fetchall()
+    assert again["messages"][: len(first["messages"])] == first["messages"]
+    assert again["messages"][-1] == {"role": "user", "content": "And now?", "timestamp": ANY}
+    assert stored == [(sha256(picture).hexdigest(),)]
+    assert all(base64.b64encode(picture) not in bytes(row[0]) for row in rows)
 
 
 # -- what each provider API receives -------------------------------------------------------
