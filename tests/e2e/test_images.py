@@ -264,3 +264,38 @@ async def test_a_text_only_model_gets_a_note_for_each_image(tmp_path: Path) -> N
     body = check_request(model.api, received[0].body, model.model)
     assert b"image_url" not in received[0].body
     assert _chat_user(body) == [("text", TEXT_ONLY_NOTE)] * 3 + [("text", "What is in these?")]
+
+
+async def test_the_checkpoint_names_each_image_by_blob_id_and_stores_it_first(
+    tmp_path: Path,
+) -> None:
+    """As the official server does: the turn's user message in the client's
+    KV store names its images by blob id (the SHA-256 of the bytes) and
+    the image itself is `set_blob` first, so a client rebuilding the chat
+    finds it, and the message blob does not carry the bytes again."""
+    picture = png(8, 8, noise=True)
+    async with rig(tmp_path, "proto", [answer("Seen.")]) as r:
+        ide_id = sha256(GIF).digest()
+        turn = await r.cli.run(
+            with_images(
+                pb.SelectedImage(data=picture, mime_type="image/jpeg"),
+                pb.SelectedImage(
+                    blob_id_with_data=pb.SelectedImage.BlobIdWithData(blob_id=ide_id, data=GIF),
+                    uuid="img-2",
+                ),
+            ),
+            "sonnet",
+        )
+        blobs = r.cli.blobs
+    clean(turn)
+    assert turn.checkpoints
+    [turn_id] = turn.checkpoints[-1].turns
+    structure = pb.ConversationTurnStructure.FromString(blobs[turn_id]).agent_conversation_turn
+    user = pb.UserMessage.FromString(blobs[structure.user_message])
+    images = user.selected_context.selected_images
+    assert [i.WhichOneof("data_or_blob_id") for i in images] == ["blob_id", "blob_id"]
+    assert images[0].blob_id == sha256(picture).digest()
+    assert images[1].blob_id == ide_id and images[1].uuid == "img-2"
+    assert blobs[sha256(picture).digest()] == picture  # stored for the client
+    assert ide_id not in blobs  # the IDE already holds its own
+    assert user.text == "What is in these?"
