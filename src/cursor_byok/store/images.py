@@ -56,9 +56,11 @@ def load_rows(
     rows: Iterable[bytes], fetch: Callable[[str], bytes | None]
 ) -> list[dict[str, Any] | bytes]:
     """The rows of a history, with every image they name read by `fetch`
-    and put back inline: a decoded document for such a row, the row's bytes
-    as they are for any other. Raises MissingImage for an image not held."""
+    (once per image, however many rows name it) and put back inline: a
+    decoded document for such a row, the row's bytes as they are for any
+    other. Raises MissingImage for an image not held."""
     out: list[dict[str, Any] | bytes] = []
+    seen: dict[str, str] = {}  # one read, and one string in memory, per image
     for row in rows:
         data = bytes(row)
         if _REF_MARK not in data:
@@ -67,11 +69,13 @@ def load_rows(
         doc = canonical_loads(data)
         for block in _image_blocks(doc):
             if "sha256" in block and "data" not in block:
-                found = fetch(block["sha256"])
-                if found is None:
-                    raise MissingImage(f"image {block['sha256']} named by history is not stored")
-                block["data"] = base64.b64encode(found).decode("ascii")
-                del block["sha256"]
+                digest = block.pop("sha256")
+                if digest not in seen:
+                    found = fetch(digest)
+                    if found is None:
+                        raise MissingImage(f"image {digest} named by history is not stored")
+                    seen[digest] = base64.b64encode(found).decode("ascii")
+                block["data"] = seen[digest]
         out.append(doc)
     return out
 
