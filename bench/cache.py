@@ -45,6 +45,7 @@ from cursor_byok.client.client import (  # noqa: E402
     End,
     exec_reply,
     kind,
+    kv_reply,
     run_request,
     stream_close,
 )
@@ -178,12 +179,16 @@ async def run_turn(client: CursorClient, turn: int) -> None:
     await client.append(request_id, 0, run_request(f"Task {turn}: read the module and explain it"))
     seqno = 1
     while True:
-        item = await stream.until(lambda i: kind(i) in ("exec", "end"), within=30)
+        item = await stream.until(lambda i: kind(i) in ("exec", "kv_server_message", "end"), 30)
         if isinstance(item, End):
             if item.error is not None:
                 raise RuntimeError(f"turn {turn} failed: {item.error}")
             return
         assert isinstance(item, pb.AgentServerMessage)
+        if item.HasField("kv_server_message"):  # answered as Cursor does; the end waits for it
+            await client.append(request_id, seqno, kv_reply(item.kv_server_message))
+            seqno += 1
+            continue
         request = item.exec_server_message
         path = request.read_args.path
         content = SMALL_TEXT if f"_{WIDE_TURN}_" in path else FILE_TEXT

@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from cursor_byok.client.client import End
+from cursor_byok.client.client import End, kv_reply
 from cursor_byok.client.run_client import H2Client, RunStream
 from cursor_byok.transport.connect.framing import EnvelopeDecoder, encode_envelope
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -296,6 +296,10 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
                     for answer in exec_answers(message.exec_server_message):
                         await append(pool, request_id, seqno, answer)
                         seqno += 1
+                elif top == "kv_server_message":
+                    await appending
+                    await append(pool, request_id, seqno, kv_reply(message.kv_server_message))
+                    seqno += 1
             seen.got(now, chars, sent)
         await appending
         if not decoder.ended:
@@ -355,6 +359,8 @@ async def server_h2_turn(
             if item.WhichOneof("message") == "exec_server_message":
                 for answer in exec_answers(item.exec_server_message):
                     await stream.send(answer)
+            elif item.WhichOneof("message") == "kv_server_message":
+                await stream.send(kv_reply(item.kv_server_message))
             elif item.interaction_update.WhichOneof("message") == "text_delta":
                 chars = len(item.interaction_update.text_delta.text)
             seen.got(time.perf_counter(), chars, sent)

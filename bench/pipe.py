@@ -36,7 +36,7 @@ from pathlib import Path
 from scale import Serve, parser_for, postgresql, tree_cpu_s
 from server import HERE, LineProcess
 
-from cursor_byok.client.client import CursorClient, End, Item, kind, run_request
+from cursor_byok.client.client import CursorClient, End, Item, kind, kv_reply, run_request
 
 MODES = ("direct", "piped")
 
@@ -73,10 +73,14 @@ async def resumed_turn(owner: str, reader: str, conversation: str, deltas: int) 
         resume.run_request.action.resume_action.SetInParent()
         sent = time.monotonic()
         await second.append(f"{conversation}-2", 0, resume)
-        await resumed.until(is_text, within=60)
-        got_first = time.monotonic()
-        end = await resumed.until(lambda item: isinstance(item, End), within=120)
-        if not isinstance(end, End) or end.error is not None:
+        got_first, seqno = 0.0, 1
+        while not isinstance(end := await resumed.next(within=120), End):
+            if not got_first and is_text(end):
+                got_first = time.monotonic()
+            elif end.HasField("kv_server_message"):  # answered as Cursor does; the end waits
+                await second.append(f"{conversation}-2", seqno, kv_reply(end.kv_server_message))
+                seqno += 1
+        if not got_first or end.error is not None:
             raise RuntimeError(f"{conversation}: the resumed stream failed: {end}")
         return Resumed(sum(map(is_text, resumed.received)), sent, got_first, time.monotonic())
     finally:

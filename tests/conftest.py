@@ -16,6 +16,16 @@ import pytest
 import pytest_timeout  # type: ignore[import-untyped]
 
 from cursor_byok.store.scratch_postgres import MISSING, PostgresServer, find_binaries
+from cursor_byok.transport.sessions import kv_answers
+
+
+@pytest.fixture(autouse=True)
+def short_kv_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most test clients never answer the server's KV requests, so each of
+    their turns would end only after the server's full wait for the answers;
+    in-process servers here wait a moment instead. The tests of that wait
+    pass the real bound (`kv_answers.KV_ANSWER_WAIT_S`) themselves."""
+    monkeypatch.setattr(kv_answers, "KV_ANSWER_WAIT_S", 0.05)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ in-process tests show that the demo's verdict can fail."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -18,6 +19,7 @@ import pytest
 from cursor_byok.client import demo
 from cursor_byok.client.demo import run_demo
 from cursor_byok.client.replay_provider import ReplayProvider, Reply
+from cursor_byok.transport.sessions import kv_answers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,3 +136,15 @@ def test_the_main_help_points_new_users_at_demo_and_check() -> None:
     flat = " ".join(done.stdout.split())
     assert "'cursor-byok demo' shows a whole turn without any key" in flat
     assert "'cursor-byok check' tests your keys" in flat
+
+
+async def test_the_demo_client_answers_the_kv_requests_so_its_turn_ends_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server ends a turn's stream once its KV requests are answered, or
+    after its bound: the demo plays Cursor's part and answers them, so it
+    never waits for the bound (made far longer than the demo here)."""
+    monkeypatch.setattr(kv_answers, "KV_ANSWER_WAIT_S", 600.0)
+    out = io.StringIO()
+    async with asyncio.timeout(60):
+        assert await run_demo(out, pace_s=0) is True, out.getvalue()

@@ -63,6 +63,10 @@ class CliTurn:
     """The message ids `user_message_appended` acknowledged, in order."""
     dropped_stream: bool = False
     request_id: str = ""
+    kv_held: list[pb.AgentClientMessage] = field(default_factory=list)
+    """KV answers not sent yet (this CLI answers once it has read turn_ended)."""
+    aborted_appends: int = 0
+    """Appends still in flight when the stream ended, aborted with it."""
 
     @property
     def kinds(self) -> list[str]:
@@ -80,6 +84,14 @@ class Appender:
     failed: bool = False
     slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(APPENDS_IN_FLIGHT))
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def abort(self) -> int:
+        """The stream ended: abort what is still in flight, as a Connect
+        client whose appends share the stream's abort signal does; how many."""
+        unfinished = [task for task in self.tasks if not task.done()]
+        for task in unfinished:
+            task.cancel()
+        return len(unfinished)
 
     def send(self, message: pb.AgentClientMessage) -> None:
         seqno, self.seqno = self.seqno, self.seqno + 1
@@ -102,7 +114,7 @@ class Appender:
         callbacks would never run and this loop would never end."""
         while self.tasks:
             sent = list(self.tasks)
-            await asyncio.gather(*sent)
+            await asyncio.gather(*sent, return_exceptions=True)  # aborted ones too
             self.tasks.difference_update(sent)
 
 
@@ -115,7 +127,14 @@ class OfficialCli:
         context: pb.RequestContext | None = None,
         answers_context: bool = True,
         answers_blobs: bool = True,
+        kv_answers: str = "at once",
+        aborts_appends_at_end: bool = False,
     ) -> None:
+        """`kv_answers`: "at once" (as each KV request is read), "after
+        turn_ended" (the official CLI's KV consumer, which answers once it
+        has read the end of the turn) or "never". `aborts_appends_at_end`:
+        appends still in flight when the stream ends are aborted (a Connect
+        client over HTTP/1.1) and each is a violation."""
         self.client = CursorClient(base_url, codec)
         self.workspace = workspace
         self.context = context or pb.RequestContext(
@@ -124,6 +143,8 @@ class OfficialCli:
         self.answers_context = answers_context
         self.answers_blobs = answers_blobs
         """False: `get_blob` is never answered (a client that hangs)."""
+        self.kv_answers = kv_answers
+        self.aborts_appends_at_end = aborts_appends_at_end
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoint: pb.ConversationStateStructure | None = None
         self.shell_output: dict[str, str] = {}
@@ -200,6 +221,10 @@ class OfficialCli:
         while True:
             item = await stream.next(within=20)
             if isinstance(item, End):
+                if self.aborts_appends_at_end:
+                    turn.aborted_appends = appender.abort()
+                    if turn.aborted_appends:
+                        turn.violations.append("appends aborted by the end of the stream")
                 self._end(item, turn)
                 break
             if drop_after is not None and self._kind(item) == drop_after:
@@ -212,6 +237,10 @@ class OfficialCli:
                     self._update(item.interaction_update, turn)
                 break
             self._take(item, turn, appender)
+            if self._kind(item) == "turn_ended" and self.kv_answers == "after turn_ended":
+                for reply in turn.kv_held:
+                    appender.send(reply)
+                turn.kv_held.clear()
             seen = {"text": turn.text, "exec": turn.execs, "kv_get": turn.blobs_asked}
             if pending_during and seen[during_after]:
                 for message in pending_during:
@@ -270,7 +299,10 @@ class OfficialCli:
                     turn.blobs_asked.append(kv.get_blob_args.blob_id)
                     if not self.answers_blobs:
                         return
-                appender.send(self._kv(kv))
+                if self.kv_answers == "at once":
+                    appender.send(self._kv(kv))
+                else:
+                    turn.kv_held.append(self._kv(kv))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
                 missing = [t.hex()[:12] for t in state.turns if t not in self.blobs]

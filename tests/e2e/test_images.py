@@ -23,6 +23,7 @@ from cursor_byok.llm.images import TEXT_ONLY_NOTE
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import OfficialCli, user_message
 from tests.e2e.provider_turns import ModelUnderTest, server_for
+from tests.e2e.test_kv_answers import rig as kv_rig
 from tests.e2e.test_official_cli import answer, clean, rig
 from tests.image_samples import GIF, JPEG, png
 from tests.llm import wire_streams as wire
@@ -299,3 +300,23 @@ async def test_the_checkpoint_names_each_image_by_blob_id_and_stores_it_first(
     assert blobs[sha256(picture).digest()] == picture  # stored for the client
     assert ide_id not in blobs  # the IDE already holds its own
     assert user.text == "What is in these?"
+
+
+async def test_a_blob_answer_is_a_kv_answer_the_end_of_the_stream_does_not_wait_for(
+    tmp_path: Path,
+) -> None:
+    """The end of a stream waits for the client's answers to its KV
+    requests; the answer to `get_blob` is one of them, and is counted so."""
+    async with kv_rig(tmp_path, [answer("A dot.")]) as r:
+        cli = r.cli("at once")
+        cli.blobs[sha256(GIF).digest()] = GIF
+        try:
+            turn = await cli.run(
+                with_images(pb.SelectedImage(blob_id=sha256(GIF).digest())), "sonnet"
+            )
+        finally:
+            await cli.close()
+        counters = r.service.hub.counters
+    clean(turn)
+    assert turn.blobs_asked == [sha256(GIF).digest()]
+    assert counters.kv_unanswered == 0 and counters.late_kv_answers == 0

@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
+
+import pytest
 
 from cursor_byok.client.client import (
     CursorClient,
@@ -61,6 +64,16 @@ async def node(url: PostgresURL, llm: ScriptedLLM) -> AsyncIterator[Node]:
         yield server
 
 
+def owned_elsewhere_said_in_one_line(caplog: pytest.LogCaptureFixture, conversation: str) -> None:
+    """Another process owning the conversation is an expected event: no
+    traceback is logged, and one line says so, naming the conversation."""
+    tracebacks = [r.getMessage() for r in caplog.records if r.exc_info or r.exc_text]
+    assert tracebacks == []
+    assert "Traceback" not in caplog.text
+    lines = [r.getMessage() for r in caplog.records if "another process" in r.getMessage()]
+    assert lines and all("\n" not in line and conversation in line for line in lines)
+
+
 def retryable_unavailable(end: object) -> bool:
     """Whether the stream ended with `unavailable` whose details say retry."""
     assert isinstance(end, End) and end.error is not None
@@ -90,8 +103,9 @@ async def resume_on(target: Node) -> tuple[CursorClient, Stream]:
 
 
 async def test_a_late_keeper_finds_the_lease_lost_and_ends_its_stream_retryably(
-    postgres_server: PostgresServer,
+    postgres_server: PostgresServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     url = postgres_server.new_database()
     a_llm, b_llm = ScriptedLLM([stream_of(READ_TURN)]), ScriptedLLM([stream_of(ANSWER)])
     async with node(url, a_llm) as a, node(url, b_llm) as b:
@@ -117,11 +131,37 @@ async def test_a_late_keeper_finds_the_lease_lost_and_ends_its_stream_retryably(
     kinds = [type(m).__name__ for m in state.messages]
     assert kinds == ["UserMessage", "AssistantMessage", "ToolResultMessage", "AssistantMessage"]
     assert len(a_llm.requests) == 1 and len(b_llm.requests) == 1
+    owned_elsewhere_said_in_one_line(caplog, "conv-1")
+
+
+async def test_a_tool_result_that_reaches_the_old_owner_is_logged_as_one_line(
+    postgres_server: PostgresServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client answers the exec on the process that lost the lease: the
+    result is not applied there (the client resumes where the turn now
+    runs), and that is said in one line, not with a traceback."""
+    caplog.set_level(logging.INFO)
+    url = postgres_server.new_database()
+    a_llm, b_llm = ScriptedLLM([stream_of(READ_TURN)]), ScriptedLLM([stream_of(ANSWER)])
+    async with node(url, a_llm) as a, node(url, b_llm) as b:
+        on_a = CursorClient(a.url)
+        stream = await on_a.open("r-1")
+        await on_a.append("r-1", 0, run_request("What is in a.txt?", model="claude"))
+        hold_keeper_back(a)
+        await adopted(b, "conv-1")
+        await answer_read(on_a, "r-1", 1, stream)  # to the old owner
+        end = await stream.until(lambda i: isinstance(i, End), within=10 * LEASE_S)
+        await on_a.close()
+    assert retryable_unavailable(end)
+    owned_elsewhere_said_in_one_line(caplog, "conv-1")
+    refused = [r.getMessage() for r in caplog.records if "not applied" in r.getMessage()]
+    assert any("ToolResult" in line for line in refused)
 
 
 async def test_a_model_event_after_the_lease_is_gone_stops_the_turn_here(
-    postgres_server: PostgresServer,
+    postgres_server: PostgresServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     url = postgres_server.new_database()
     answer = stream_of(ANSWER, chunk=2)
     a_llm = PausingLLM([answer], pause_at=len(answer) // 2)
@@ -148,15 +188,19 @@ async def test_a_model_event_after_the_lease_is_gone_stops_the_turn_here(
     assert a_llm.requests == b_llm.requests  # the same call, the same bytes
     assert state is not None and state.status.value == "final"
     assert [type(m).__name__ for m in state.messages] == ["UserMessage", "AssistantMessage"]
+    owned_elsewhere_said_in_one_line(caplog, "conv-1")
+    refused = [r.getMessage() for r in caplog.records if "not applied" in r.getMessage()]
+    assert refused and all("model event" in line for line in refused)
 
 
 async def test_a_lease_lost_between_the_owner_check_and_the_turn_ends_the_stream_retryably(
-    postgres_server: PostgresServer,
+    postgres_server: PostgresServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The run request finds the conversation ours; before its turn starts,
     the keeper gives the idle lease up and another process takes it. The
     turn's own claim is refused: nothing is run or stored here, and the
     stream ends at once with a retryable error instead of waiting for ever."""
+    caplog.set_level(logging.INFO)
     url = postgres_server.new_database()
     async with node(url, ScriptedLLM([stream_of(ANSWER)])) as a:
         elsewhere = leases_on(a.store, "elsewhere", 60.0)
@@ -181,6 +225,9 @@ async def test_a_lease_lost_between_the_owner_check_and_the_turn_ends_the_stream
         assert a.hub.counters.failed_appends == 0
         assert a.hub.sink.serving("conv-1") is None  # the stream no longer serves it
         assert a.runner.lost == []  # never worked on here: nothing to give up
+    owned_elsewhere_said_in_one_line(caplog, "conv-1")
+    refused = [r.getMessage() for r in caplog.records if "not applied" in r.getMessage()]
+    assert refused and all("Start" in line for line in refused)
 
 
 async def test_a_resume_where_the_lease_is_taken_anew_resumes_what_the_last_owner_left(

@@ -21,6 +21,7 @@ from cursor_byok.client.client import (
     exec_reply,
     kind,
     run_request,
+    stream_close,
 )
 from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.store.sqlite import SQLiteStore
@@ -137,6 +138,40 @@ async def test_a_turn_whose_buffered_input_passes_the_request_cap_ends_with_an_e
         assert "append 2 could not be buffered" in message and "per request id" in message
         state = await wait_idle(service, "conv-1")
         assert state in IDLE_STATUSES  # the turn ended: nothing waits for the tool result
+        assert service.hub.counters.over_budget_appends == 1
+        assert service.hub.budget.held("request req-1") == SESSION_BYTES  # nothing buffered
+
+
+async def test_a_tool_result_over_the_request_cap_fails_that_tool_call_and_the_turn_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The tool's result comes ahead of an append still on its way and is too
+    big to wait: that one tool call gets an error result the model sees, the
+    appends after it are applied, and the turn completes."""
+    llm = ScriptedLLM([stream_of(READ_TURN, chunk=3), stream_of(ANSWER)])
+    async with running(tmp_path, llm, request_memory_bytes=MiB) as (url, service):
+        client = CursorClient(url)
+        try:
+            stream = await client.open("req-1")
+            await client.append("req-1", 0, run_request("What is in a.txt?"))
+            item = await stream.until(lambda item: kind(item) == "exec")
+            assert isinstance(item, pb.AgentServerMessage)
+            request = item.exec_server_message
+            content = pb.ReadSuccess(path="a.txt", content="x" * 2 * MiB, total_lines=1)
+            result = exec_reply(request, read_result=pb.ReadResult(success=content))
+            # Append 1 (a heartbeat) is still on its way; the result (2) cannot wait.
+            assert (await client.append("req-1", 2, result)).status == 200
+            assert (await client.append("req-1", 1, HEARTBEAT)).status == 200
+            assert (await client.append("req-1", 3, stream_close(request.id))).status == 200
+            end = await stream.until(lambda item: isinstance(item, End))
+        finally:
+            await client.close()
+        kinds = [kind(item) for item in stream.received]
+        assert isinstance(end, End) and end.error is None
+        assert "tool_call_completed" in kinds and kinds[-2:] == ["turn_ended", "end"]
+        assert stream.text().endswith("The file says: hello world")
+        told = llm.requests[1][1].decode()
+        assert "over the server's memory budget" in told and "per request id" in told
         assert service.hub.counters.over_budget_appends == 1
         assert service.hub.budget.held("request req-1") == SESSION_BYTES  # nothing buffered
 

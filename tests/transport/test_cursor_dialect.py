@@ -122,12 +122,16 @@ def test_exec_results_throws_cancels_and_follow_ups_are_told_apart() -> None:
     [
         stream_close(1),
         pb.AgentClientMessage(client_heartbeat=pb.ClientHeartbeat()),
-        pb.AgentClientMessage(kv_client_message=pb.KvClientMessage(id=1)),
         pb.AgentClientMessage(),
     ],
 )
 def test_messages_that_need_nothing_are_ignored(message: pb.AgentClientMessage) -> None:
     assert isinstance(decode(message), dialect.Ignored)
+
+
+def test_a_kv_answer_names_the_request_it_answers() -> None:
+    reply = pb.KvClientMessage(id=7, set_blob_result=pb.SetBlobResult())
+    assert decode(pb.AgentClientMessage(kv_client_message=reply)) == dialect.KvAnswered(7)
 
 
 def test_model_events_become_interaction_updates() -> None:

@@ -358,6 +358,18 @@ def exec_reply(request: pb.ExecServerMessage, **result: object) -> pb.AgentClien
     return pb.AgentClientMessage(exec_client_message=message)
 
 
+def kv_reply(request: pb.KvServerMessage) -> pb.AgentClientMessage:
+    """The answer to the server's KV request, as Cursor's clients give it
+    (the server ends a turn's stream once they are answered, or after a
+    bound). This client keeps no blobs: a `get_blob` is answered empty."""
+    reply = pb.KvClientMessage(id=request.id)
+    if request.WhichOneof("message") == "get_blob_args":
+        reply.get_blob_result.SetInParent()
+    else:
+        reply.set_blob_result.SetInParent()
+    return pb.AgentClientMessage(kv_client_message=reply)
+
+
 def stream_close(number: int) -> pb.AgentClientMessage:
     return pb.AgentClientMessage(
         exec_client_control_message=pb.ExecClientControlMessage(

@@ -2,7 +2,8 @@
 
 It opens RunSSE, sends the run request with BidiAppend, runs the `read`
 exec requests the server sends against a workspace folder, answers them
-(result, then stream close) and reads the stream to its end. Everything it
+(result, then stream close) and the KV requests, and reads the stream to
+its end. Everything it
 sees is handed to the caller as a `Seen` record (plain strings, no
 protobuf), so the command can print the turn as it happens.
 
@@ -26,6 +27,7 @@ from cursor_byok.client.client import (
     CursorClient,
     End,
     exec_reply,
+    kv_reply,
     run_request,
     stream_close,
     workspace_context,
@@ -110,6 +112,8 @@ class DemoClient:
         """Show one server message; return the appends it calls for."""
         if message.WhichOneof("message") == "exec_server_message":
             return self._exec(message.exec_server_message, report)
+        if message.WhichOneof("message") == "kv_server_message":
+            return [kv_reply(message.kv_server_message)]
         if message.WhichOneof("message") != "interaction_update":
             return []
         update = message.interaction_update

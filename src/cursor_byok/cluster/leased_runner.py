@@ -42,7 +42,7 @@ from cursor_byok.cluster.lease import Leases
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.runtime.conversation import Conversation, External, StreamEvent
-from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.outcome import Outcome, OwnedElsewhere
 from cursor_byok.runtime.records import FirstLoad
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import StoreError
@@ -50,7 +50,7 @@ from cursor_byok.store.base import StoreError
 log = logging.getLogger(__name__)
 
 
-class NotOwner(Exception):
+class NotOwner(OwnedElsewhere):
     """Another live process owns this conversation now."""
 
     def __init__(self, conversation_id: str) -> None:

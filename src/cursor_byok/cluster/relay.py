@@ -120,6 +120,9 @@ class RelayingHub(SessionHub):
         session = self._read_here(request_id)
         if session is None:
             await self._store(request_id, seqno, payload)
+            piped = self.sessions.get(request_id)
+            if piped is not None:  # a piped stream's end waits for its KV answers
+                piped.kv.answered_in(payload)
             return
         await super().append(request_id, seqno, payload)
 

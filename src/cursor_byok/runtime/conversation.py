@@ -34,6 +34,15 @@ class Inspect:
     done: asyncio.Future[ConversationState | None]
 
 
+def describe(item: External | StreamEvent | Inspect) -> str:
+    """What a work item is, for a log line."""
+    if isinstance(item, External):
+        return f"input {item.input_id} ({type(item.input).__name__})"
+    if isinstance(item, StreamEvent):
+        return f"model event of {item.call_id}"
+    return "the load"
+
+
 @dataclass(slots=True)
 class Conversation:
     conversation_id: str

@@ -196,6 +196,11 @@ class Metrics:
             "Bytes charged to the memory budget (buffered appends, stashes, sessions, bodies)",
             registry=r,
         )
+        self.kv_unanswered = Gauge(
+            "cursor_byok_kv_unanswered",
+            "KV requests (blobs stored on the client) still unanswered when their stream ended",
+            registry=r,
+        )
         self._prompt: dict[str, float] = {}
         self._cached: dict[str, float] = {}
         self._models: set[str] = set()

@@ -59,13 +59,14 @@ from cursor_byok.runtime.conversation import (
     External,
     Inspect,
     StreamEvent,
+    describe,
     evict_idle,
 )
 from cursor_byok.runtime.early_calls import EarlyCalls, EventGate
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
 from cursor_byok.runtime.outbound import Sink
-from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.outcome import Outcome, log_not_applied
 from cursor_byok.runtime.records import (
     FirstLoad,
     find_input,
@@ -220,8 +221,8 @@ class Runner:
                             conversation.in_flight = None
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # one bad input must not kill the conversation
-                log.exception("conversation %s: input failed", conversation.conversation_id)
+            except Exception as error:  # noqa: BLE001 (one bad input must not end the worker)
+                log_not_applied(log, conversation.conversation_id, describe(item), error)
                 if isinstance(item, External | Inspect) and not item.done.done():
                     item.done.set_exception(error)
                 elif isinstance(item, StreamEvent) and isinstance(item.event, DoneEvent):

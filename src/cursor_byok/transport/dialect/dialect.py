@@ -101,15 +101,24 @@ class ContextArrived:
 
 @dataclass(frozen=True, slots=True)
 class BlobArrived:
-    """The client's answer to `get_blob_args` (None: it does not have the blob)."""
+    """The client's answer to `get_blob_args` (None: it does not have the
+    blob); a KV answer too, which the stream's end waits for."""
 
     number: int
     data: bytes | None
 
 
 @dataclass(frozen=True, slots=True)
+class KvAnswered:
+    """The client's answer to a KV request (`kv_client_message`): it stored
+    the blob, or sent one back; the stream's end waits for these."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ignored:
-    """Understood, and needs nothing (heartbeats, KV acks, stream closes)."""
+    """Understood, and needs nothing (heartbeats, stream closes)."""
 
     what: str
 
@@ -123,6 +132,7 @@ ClientEvent: TypeAlias = (
     | ExecThrown
     | CancelRequested
     | FollowUp
+    | KvAnswered
     | Ignored
 )
 
@@ -150,7 +160,7 @@ def decode_client_message(
         case "kv_client_message":
             kv = message.kv_client_message
             if kv.WhichOneof("message") != "get_blob_result":
-                return Ignored("kv set_blob_result")
+                return KvAnswered(kv.id)
             found = kv.get_blob_result
             return BlobArrived(kv.id, found.blob_data if found.HasField("blob_data") else None)
         case "conversation_action":

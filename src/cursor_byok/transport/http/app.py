@@ -93,6 +93,7 @@ def build_service(
     request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
     context_wait_s: float = CONTEXT_WAIT_S,
     blob_wait_s: float = BLOB_WAIT_S,
+    kv_wait_s: float | None = None,
     processes: Processes | None = None,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
@@ -118,6 +119,7 @@ def build_service(
         "budget": budget,
         "context_wait_s": context_wait_s,
         "blob_wait_s": blob_wait_s,
+        "kv_wait_s": kv_wait_s,
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)

@@ -9,8 +9,9 @@ Here such DATA is acknowledged (so the connection's flow-control window is
 not lost) and dropped, and the stream is reset with NO_ERROR, which RFC 9113
 section 8.1 gives a server for a request it no longer needs ("a complete
 response prior to the client sending an entire request"), so the client
-stops sending it. Installed once, when hypercorn is loaded; every other
-event is hypercorn's own handling.
+stops sending it. Each such frame is counted (`late_data`, in /metrics).
+Installed once, when hypercorn is loaded; every other event is hypercorn's
+own handling.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import h2.exceptions
 import hypercorn.protocol
 from hypercorn.protocol.events import Body
 from hypercorn.protocol.h2 import H2Protocol
+
+from cursor_byok.transport.http.late_data import DROPPED
 
 
 class GuardedH2Protocol(H2Protocol):
@@ -41,6 +44,7 @@ class GuardedH2Protocol(H2Protocol):
                 await stream.handle(Body(stream_id=event.stream_id, data=event.data))
             self.connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
             if stream is None:
+                DROPPED.frames += 1
                 with contextlib.suppress(h2.exceptions.StreamClosedError):
                     self.connection.reset_stream(event.stream_id, h2.errors.ErrorCodes.NO_ERROR)
         await super()._handle_events(others)  # and it sends what is due

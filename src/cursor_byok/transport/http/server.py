@@ -44,6 +44,7 @@ from cursor_byok.transport.connect.request_body import (
 )
 from cursor_byok.transport.connect.reservation import Reservation
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
+from cursor_byok.transport.http import late_data
 from cursor_byok.transport.http.append_body import read_append
 from cursor_byok.transport.http.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.http.health import DatabaseReachable, reply_health
@@ -176,8 +177,11 @@ class CursorServer:
                 "unknown_exec_result": counters.unknown_exec_results,
                 "ignored": counters.ignored_messages,
                 "over_budget": counters.over_budget_appends,
+                "late_kv_answer": counters.late_kv_answers,
+                "h2_data_after_end": late_data.DROPPED.frames,
             }
             self.metrics.memory_held.set(self.hub.budget.used)
+            self.metrics.kv_unanswered.set(counters.kv_unanswered)
             self.metrics.relayed_output_skipped.set(counters.undecodable_output)
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")

@@ -89,19 +89,20 @@ class StreamWriter:
         disconnected.add_done_callback(wake)
         beat = Heartbeat(self.heartbeat_s, outbox)
         try:
-            await self._pump(outbox, beat, content_type, send, disconnected)
+            await self._pump(session, beat, content_type, send, disconnected)
         finally:
             beat.cancel()
             disconnected.remove_done_callback(wake)
 
     async def _pump(
         self,
-        outbox: Outbox,
+        session: Session,
         beat: Heartbeat,
         content_type: ContentType,
         send: Send,
         disconnected: asyncio.Future[None],
     ) -> None:
+        outbox = session.outbox
         while True:
             if outbox.empty() and not beat.due and not self.stopped(outbox, disconnected):
                 await outbox.wait()
@@ -120,7 +121,15 @@ class StreamWriter:
             for index, item in enumerate(batch):
                 if isinstance(item, EndOfStream):
                     outbox.put_back(batch[index + 1 :])
-                    await self.finish(send, item.error, content_type, b"".join(frames))
+                    pending = b"".join(frames)
+                    # The client answers the KV requests once it has read what
+                    # came before the end: send that, wait (bounded) for the
+                    # answers, then end the stream.
+                    waits = item.error is None and bool(session.kv.pending)
+                    if waits and await self._write(send, pending, more=True):
+                        pending = b""
+                        await self._kv_answers(session, disconnected)
+                    await self.finish(send, item.error, content_type, pending)
                     return
                 frames.append(encode_envelope(encode(item)))
             if not await self._write(send, b"".join(frames), more=True):
@@ -128,6 +137,19 @@ class StreamWriter:
                     outbox.put_back(batch)
                 return
             beat.wrote()
+
+    async def _kv_answers(self, session: Session, disconnected: asyncio.Future[None]) -> None:
+        """Until the stream's KV requests are answered, the bound has passed,
+        or the client went away."""
+
+        def gone(_: object) -> None:
+            session.kv.wake()
+
+        disconnected.add_done_callback(gone)
+        try:
+            await session.kv.settle(session.request_id)
+        finally:
+            disconnected.remove_done_callback(gone)
 
     def stopped(self, outbox: Outbox, disconnected: asyncio.Future[None]) -> bool:
         """Whether the writer must stop taking items: the client went away."""

@@ -64,6 +64,11 @@ class AppendInbox:
         self.stats.delivered += len(due)
         return due
 
+    def replace(self, seqno: int, payload: bytes) -> None:
+        """Keep `payload` in place of the buffered message `seqno`."""
+        self.pending_bytes += len(payload) - len(self.pending[seqno])
+        self.pending[seqno] = payload
+
     def start_at(self, seqno: int) -> None:
         """A new inbox takes appends from `seqno` on: those before it were
         applied (as nothing, before the run request) by the process that

@@ -16,5 +16,9 @@ class Counters:
     failed_appends: int = 0
     over_budget_appends: int = 0
     """Appends ignored because their request id's state was dropped or failed."""
+    late_kv_answers: int = 0
+    """KV answers that came after their stream ended (taken, with 200)."""
+    kv_unanswered: int = 0
+    """KV requests whose answer had not come when their stream ended."""
     undecodable_output: int = 0
     """Rows of output relayed from another process that did not decode (skipped)."""

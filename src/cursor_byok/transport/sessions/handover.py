@@ -35,6 +35,7 @@ def take_over(session: Session, previous: Session) -> None:
     session.context = context
     session.execs = ExecTracker(context.exec_number)
     previous.execs.clear()  # the client canceled them; nothing will come
+    previous.kv.clear()  # its unsent KV requests go out on the new stream
     for item in previous.outbox.clear():
         if isinstance(item, pb.AgentServerMessage) and not item.HasField("exec_server_message"):
             session.put(item)

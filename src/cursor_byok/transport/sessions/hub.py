@@ -21,7 +21,7 @@ from typing import assert_never
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.commands import CallClient, Canceled
 from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
-from cursor_byok.runtime.outcome import Outcome
+from cursor_byok.runtime.outcome import Outcome, log_not_applied
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
@@ -37,12 +37,14 @@ from cursor_byok.transport.sessions.exec_tracker import (
     Unknown,
 )
 from cursor_byok.transport.sessions.handover import resume_turn, take_over
+from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
     MemoryBudget,
     OverBudget,
     budget_key,
 )
+from cursor_byok.transport.sessions.over_budget import failed_in_place
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
@@ -65,7 +67,10 @@ class SessionHub:
         budget: MemoryBudget | None = None,
         context_wait_s: float = CONTEXT_WAIT_S,
         blob_wait_s: float = BLOB_WAIT_S,
+        kv_wait_s: float | None = None,
     ) -> None:
+        """`kv_wait_s`: how long a stream's end waits for the answers to its
+        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`)."""
         self.runner = runner
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
@@ -78,11 +83,13 @@ class SessionHub:
         self._clock = clock
         self._context_wait_s = context_wait_s
         self._blob_wait_s = blob_wait_s
+        self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
             raise OverBudget(f"no room for a new request id: {refused}")
@@ -137,6 +144,7 @@ class SessionHub:
         was committed stays; the restarted runner resumes the rest."""
         ended = 0
         for session in self.sessions:
+            session.kv.wake()  # an end waiting for KV answers goes out now
             if not session.ended:
                 session.put(EndOfStream(error))
                 ended += 1
@@ -223,6 +231,9 @@ class SessionHub:
             grown = session.inbox.pending_bytes - held
             if grown > 0:
                 refused = self.budget.charge(budget_key(request_id), grown)
+                if refused is not None and self._fail_the_tool(session, seqno, payload, refused):
+                    grown = session.inbox.pending_bytes - held
+                    refused = self.budget.charge(budget_key(request_id), grown)
                 if refused is not None:
                     self.budget.refund(budget_key(request_id), held)  # what was charged
                     session.inbox.clear()
@@ -233,11 +244,30 @@ class SessionHub:
             for number, data in due:
                 try:
                     await self._deliver(session, number, data)
-                except Exception:
+                except Exception as error:  # noqa: BLE001 (logged below)
                     # Counted and logged; the append still gets its 200, and
                     # the messages after it are still delivered.
                     self.counters.failed_appends += 1
-                    log.exception("request %s: append %d failed", request_id, number)
+                    what = f"append {number} of request {request_id}"
+                    log_not_applied(log, session.conversation_id, what, error)
+
+    def _fail_the_tool(self, session: Session, seqno: int, payload: bytes, refused: str) -> bool:
+        """A tool's result too big to wait in the inbox: a small error stands
+        in its place, so that tool call fails and the turn goes on. False
+        when the append is no tool's result."""
+        stand_in = failed_in_place(seqno, payload, refused)
+        if stand_in is None or seqno not in session.inbox.pending:
+            return False
+        session.inbox.replace(seqno, stand_in)
+        self.counters.over_budget_appends += 1
+        log.warning(
+            "request %s: append %d, a tool's result, was over the memory budget (%s); "
+            "that tool call fails",
+            session.request_id,
+            seqno,
+            refused,
+        )
+        return True
 
     async def append_refused(self, request_id: str, reason: str) -> None:
         """An append of `request_id` was refused (too big, or no room): the
@@ -271,6 +301,7 @@ class SessionHub:
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
             case dialect.BlobArrived(number=number, data=found):
+                session.kv.answered(number)
                 if not session.blob_requests.answer(number, found):
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
@@ -283,6 +314,14 @@ class SessionHub:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
                 await self._follow_up(session, user, typed, input_id)
+            case dialect.KvAnswered(number=number):
+                if not session.kv.answered(number):
+                    self.counters.late_kv_answers += 1
+                    log.info(
+                        "request %s: KV answer %d came after its stream ended; taken",
+                        session.request_id,
+                        number,
+                    )
             case Refused(error=error):
                 session.put(EndOfStream(error))
             case dialect.Ignored():
@@ -310,11 +349,8 @@ class SessionHub:
             typed_list.remove(typed)
 
     async def _run_started(self, session: Session, event: RunStarted, input_id: str) -> None:
-        if event.needs_context:
-            self._spawn(self._start_after_context(session, event, input_id))
-            return
-        if event.needs_blobs:
-            self._spawn(self._start_after_blobs(session, event, input_id))
+        if event.needs_context or event.needs_blobs:
+            self._spawn(self._start_when_answered(session, event, input_id))
             return
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
@@ -350,45 +386,30 @@ class SessionHub:
             # the conversation idle: the resume below ends the stream.
             await resume_turn(self.runner, session, conversation_id, new_turn)
 
-    async def _start_after_context(
+    async def _start_when_answered(
         self, session: Session, event: RunStarted, input_id: str
     ) -> None:
-        """Ask the client for its request context, then start the turn with
-        it, or without it once the bounded wait is over."""
+        """Ask the client for what the turn needs first (its request context,
+        or images sent by blob id), then start the turn with the answers that
+        came within the bounded wait (the model is told of missing images)."""
         assert event.run is not None
-        number = session.context.exec_number()
-        session.put(session.context_requests.ask(number))
-        context = await session.context_requests.wait(number, self._context_wait_s)
-        canceled = session.context_requests.canceled
-        if canceled is not None:
-            session.put(EndOfStream(dialect.error_for(Canceled(canceled))))
+        requests = session.context_requests if event.needs_context else session.blob_requests
+        context, blobs = event.context, None
+        if event.needs_context:
+            number = session.context.exec_number()
+            session.put(session.context_requests.ask(number))
+            context = await session.context_requests.wait(number, self._context_wait_s)
+        else:
+            blobs = await session.blob_requests.ask_all(
+                event.needs_blobs, session.context.turn.kv_number, session.put, self._blob_wait_s
+            )
+        if requests.canceled is not None:
+            session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
         started = decode_run_request(
-            event.run, session.request_id, self._now_ms(), context, asked=True
+            event.run, session.request_id, self._now_ms(), context, asked=True, blobs=blobs
         )
         assert isinstance(started, RunStarted) and not started.needs_context
-        async with session.lock:
-            await self._run_started(session, started, input_id)
-
-    async def _start_after_blobs(self, session: Session, event: RunStarted, input_id: str) -> None:
-        """Ask the client's KV store for the images sent by blob id, then
-        start the turn with those that came within the bounded wait (the
-        model is told of the others)."""
-        assert event.run is not None
-        asked = {}
-        for blob in event.needs_blobs:
-            number = session.context.turn.kv_number()
-            asked[number] = blob
-            session.put(session.blob_requests.ask(number, blob))
-        found = await session.blob_requests.fetch(asked, self._blob_wait_s)
-        canceled = session.blob_requests.canceled
-        if canceled is not None:
-            session.put(EndOfStream(dialect.error_for(Canceled(canceled))))
-            return
-        started = decode_run_request(
-            event.run, session.request_id, self._now_ms(), event.context, asked=True, blobs=found
-        )
-        assert isinstance(started, RunStarted) and not started.needs_blobs
         async with session.lock:
             await self._run_started(session, started, input_id)
 

@@ -12,6 +12,7 @@ missing answer delays a turn, it never stalls one.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -94,9 +95,21 @@ class BlobRequests(Answers[bytes]):
         request = pb.KvServerMessage(id=number, get_blob_args=pb.GetBlobArgs(blob_id=blob_id))
         return pb.AgentServerMessage(kv_server_message=request)
 
-    async def fetch(self, asked: dict[int, bytes], timeout_s: float) -> dict[bytes, bytes | None]:
-        """The blobs asked (KV id -> blob id), each None when it did not come
-        within `timeout_s` of the call."""
+    async def ask_all(
+        self,
+        blob_ids: Iterable[bytes],
+        number: Callable[[], int],
+        send: Callable[[pb.AgentServerMessage], None],
+        timeout_s: float,
+    ) -> dict[bytes, bytes | None]:
+        """Ask for each blob (`number` gives each KV request its id, `send`
+        sends it); the blobs, each None when it did not come within
+        `timeout_s` of the call."""
+        asked = {}
+        for blob_id in blob_ids:
+            kv_id = number()
+            asked[kv_id] = blob_id
+            send(self.ask(kv_id, blob_id))
         numbers = list(asked)
         found = await asyncio.gather(*(self.wait(n, timeout_s) for n in numbers))
         return {asked[n]: data for n, data in zip(numbers, found, strict=True)}

@@ -19,8 +19,10 @@ from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.dialect.tools import ToolOutcome, ToolSet
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.append_inbox import AppendInbox
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
+from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
 from cursor_byok.transport.sessions.request_context import BlobRequests, ContextRequests
 
@@ -48,6 +50,8 @@ class Session:
     execs: ExecTracker = field(init=False)
     context_requests: ContextRequests = field(default_factory=ContextRequests)
     blob_requests: BlobRequests = field(default_factory=BlobRequests)
+    kv: KvAnswers = field(default_factory=KvAnswers)
+    """The KV requests sent on this stream still unanswered: its end waits for them."""
     readers: int = 0
     ended: bool = False
     touched: float = field(default_factory=time.monotonic)
@@ -68,6 +72,8 @@ class Session:
     def put(self, item: QueueItem) -> None:
         if self.ended:
             return
+        if isinstance(item, pb.AgentServerMessage) and item.HasField("kv_server_message"):
+            self.kv.asked(item.kv_server_message.id)
         self.outbox.put_nowait(item)
         if isinstance(item, EndOfStream):
             self.ended = True
@@ -96,6 +102,7 @@ class Session:
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()
         self.blob_requests = BlobRequests()
+        self.kv.clear()
         self.ended = False
         self.ended_at = None
 
