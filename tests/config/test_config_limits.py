@@ -182,3 +182,16 @@ def test_serve_refuses_such_a_model_at_start_up(tmp_path: Path) -> None:
     done = cli("--config", str(path), "serve", "--database", str(tmp_path / "db.sqlite3"))
     assert done.returncode == 2
     assert f"{path}:13: models.m.max_output: claude-opus-4-1 writes at most 32000" in done.stderr
+
+
+def test_a_model_can_be_declared_text_only_or_image_taking(tmp_path: Path) -> None:
+    """`images` overrides the model table: a text-only model gets a note
+    for each image instead of a request its provider would refuse."""
+    assert load(tmp_path, 'provider = "o"\nmodel = "gpt-4.1"\n').limits("openai-chat").images
+    text_only = load(tmp_path, 'provider = "o"\nmodel = "gpt-4.1"\nimages = false\n')
+    assert not text_only.limits("openai-chat").images
+    reader = load(tmp_path, 'provider = "o"\nmodel = "deepseek-chat"\n')
+    assert not reader.limits("openai-chat").images  # the table knows it
+    told = load(tmp_path, 'provider = "o"\nmodel = "deepseek-chat"\nimages = true\n')
+    assert told.limits("openai-chat").images
+    refused(tmp_path, 'provider = "o"\nimages = "no"\n', r"models\.m\.images: expected")

@@ -58,6 +58,8 @@ class CliTurn:
     error_details: error_details_pb2.ErrorDetails | None = None
     violations: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
+    blobs_asked: list[bytes] = field(default_factory=list)
+    """The blob ids the server asked for (`get_blob_args`)."""
     """The message ids `user_message_appended` acknowledged, in order."""
     dropped_stream: bool = False
     request_id: str = ""
@@ -124,6 +126,7 @@ class OfficialCli:
         workspace: Path,
         context: pb.RequestContext | None = None,
         answers_context: bool = True,
+        answers_blobs: bool = True,
         kv_answers: str = "at once",
         aborts_appends_at_end: bool = False,
     ) -> None:
@@ -138,6 +141,8 @@ class OfficialCli:
             env=pb.RequestContextEnv(process_working_directory=str(workspace), shell="bash")
         )
         self.answers_context = answers_context
+        self.answers_blobs = answers_blobs
+        """False: `get_blob` is never answered (a client that hangs)."""
         self.kv_answers = kv_answers
         self.aborts_appends_at_end = aborts_appends_at_end
         self.blobs: dict[bytes, bytes] = {}
@@ -195,7 +200,8 @@ class OfficialCli:
     ) -> CliTurn:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
-        first text (or, with `during_after="exec"`, exec request) arrives.
+        first text (or, with `during_after="exec"`, exec request; with
+        `"kv_get"`, KV `get_blob` request) arrives.
         `drop_after` names a kind of message (as `turn.order` does) after
         which the connection is lost: nothing more is read or answered."""
         request_id = request_id or str(uuid.uuid4())
@@ -235,7 +241,8 @@ class OfficialCli:
                 for reply in turn.kv_held:
                     appender.send(reply)
                 turn.kv_held.clear()
-            if pending_during and (turn.text if during_after == "text" else turn.execs):
+            seen = {"text": turn.text, "exec": turn.execs, "kv_get": turn.blobs_asked}
+            if pending_during and seen[during_after]:
                 for message in pending_during:
                     appender.send(message)
                 pending_during = []
@@ -288,6 +295,10 @@ class OfficialCli:
                     and stored.blob_id != sha256(stored.blob_data).digest()
                 ):
                     turn.violations.append("a blob id that is not the SHA-256 of its bytes")
+                if kv.HasField("get_blob_args"):
+                    turn.blobs_asked.append(kv.get_blob_args.blob_id)
+                    if not self.answers_blobs:
+                        return
                 if self.kv_answers == "at once":
                     appender.send(self._kv(kv))
                 else:

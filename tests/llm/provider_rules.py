@@ -5,11 +5,13 @@ the rule's name."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections import Counter
 from typing import Any
 
+from cursor_byok.llm.images import RULES, sniff_mime
 from cursor_byok.llm.limits import known_limits
 
 ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -30,6 +32,25 @@ def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
     return body
 
 
+def _images(api: str, images: list[tuple[str, str]]) -> None:
+    """Every image (declared type, base64 data) is one the API takes: its
+    declared type is its real one, and it is within the size and count limits."""
+    rules = RULES[api]
+    assert len(images) <= rules.max_count, f"more than {rules.max_count} images"
+    assert sum(len(d) for _, d in images) <= rules.max_total_chars, "too many image bytes"
+    for mime, data in images:
+        assert len(data) <= rules.max_chars, f"an image over {rules.max_chars} characters"
+        real = sniff_mime(base64.b64decode(data, validate=True))
+        assert real is not None, "image data that is no PNG, JPEG, GIF or WebP image"
+        assert mime == real, f"an image declared {mime} that is {real}"
+
+
+def _data_url(url: str) -> tuple[str, str]:
+    head, _, data = url.partition(",")
+    assert head.startswith("data:") and head.endswith(";base64"), f"not a data URL: {head}"
+    return head[5 : -len(";base64")], data
+
+
 def _cap(model: str, sent: int) -> None:
     limits = known_limits(model)
     if limits is not None and limits.output_cap is not None:
@@ -48,6 +69,16 @@ def check_anthropic(body: dict[str, Any]) -> None:
         assert "output_config" not in body
     messages = body["messages"]
     assert messages and messages[0]["role"] == "user", "the first message must be a user message"
+    images = []
+    for message in messages:
+        for block in message["content"]:
+            nested = block.get("content") if block["type"] == "tool_result" else None
+            for part in [block, *(nested if isinstance(nested, list) else [])]:
+                if part["type"] == "image":
+                    assert message["role"] == "user", "an image outside a user message"
+                    assert part["source"]["type"] == "base64"
+                    images.append((part["source"]["media_type"], part["source"]["data"]))
+    _images("anthropic-messages", images)
     markers = 0
     for index, message in enumerate(messages):
         blocks = message["content"]
@@ -88,6 +119,14 @@ def check_chat(body: dict[str, Any]) -> None:
     field = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
     _cap(body["model"], body[field])
     messages = body["messages"]
+    images = []
+    for message in messages:
+        parts = message.get("content")
+        for part in parts if isinstance(parts, list) else []:
+            if part["type"] == "image_url":
+                assert message["role"] == "user", "image_url parts go in user messages only"
+                images.append(_data_url(part["image_url"]["url"]))
+    _images("openai-chat", images)
     index = 0
     while index < len(messages):
         message = messages[index]
@@ -116,6 +155,14 @@ def check_chat(body: dict[str, Any]) -> None:
 def check_responses(body: dict[str, Any]) -> None:
     _cap(body["model"], body["max_output_tokens"])
     items = body["input"]
+    images = []
+    for item in items:
+        parts = item.get("content") if item.get("type", "message") == "message" else None
+        parts = parts if isinstance(parts, list) else item.get("output")
+        for part in parts if isinstance(parts, list) else []:
+            if part["type"] == "input_image":
+                images.append(_data_url(part["image_url"]))
+    _images("openai-responses", images)
     open_calls: list[str] = []
     seen: set[str] = set()
     for position, item in enumerate(items):
@@ -158,6 +205,13 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
             if limits.levels and "thinkingLevel" in thinking:
                 assert thinking["thinkingLevel"] in limits.levels
     contents = body["contents"]
+    images = [
+        (p["inlineData"]["mimeType"], p["inlineData"]["data"])
+        for c in contents
+        for p in c["parts"]
+        if "inlineData" in p
+    ]
+    _images("google-generative-ai", images)
     for index, content in enumerate(contents):
         if any("functionResponse" in p for p in content["parts"]):
             before = contents[index - 1] if index else {"parts": []}

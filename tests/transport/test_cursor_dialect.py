@@ -37,6 +37,7 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 from tests.factories import assistant, error_event, tool_call
+from tests.image_samples import GIF, png
 from tests.transport.shared_fixtures import load_cursor_fixture
 
 
@@ -368,7 +369,7 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
     selected.files.append(
         pb.SelectedFile(path="/home/me/project/a.py", relative_path="a.py", content="print(1)")
     )
-    selected.selected_images.append(pb.SelectedImage(data=b"\x89PNG", mime_type="image/png"))
+    selected.selected_images.append(pb.SelectedImage(data=png(), mime_type="image/png"))
     event = decode(message)
     assert isinstance(event, RunStarted) and isinstance(event.start, Start)
     settings = event.start.settings
@@ -381,6 +382,26 @@ def test_the_environment_rules_and_attachments_reach_the_model() -> None:
     assert content[0] == TextContent('<attached_file path="a.py">\nprint(1)\n</attached_file>')
     assert content[1].mime_type == "image/png"  # type: ignore[union-attr]
     assert content[-1] == TextContent("Why does this fail?")
+
+
+def test_an_image_is_typed_by_its_bytes_not_by_the_client() -> None:
+    """The CLI calls every image JPEG; a provider refuses a PNG sent as one."""
+    message = run_request("What is this?")
+    selected = message.run_request.action.user_message_action.user_message.selected_context
+    selected.selected_images.append(pb.SelectedImage(data=png(), mime_type="image/jpeg"))
+    selected.selected_images.append(pb.SelectedImage(data=GIF, mime_type="image/jpeg"))
+    selected.selected_images.append(pb.SelectedImage(data=b"%PDF-1.7", mime_type="image/jpeg"))
+    event = decode(message)
+    assert isinstance(event, RunStarted) and isinstance(event.start, Start)
+    content = event.start.user_message.content
+    assert isinstance(content, tuple)
+    assert [getattr(block, "mime_type", None) for block in content[:2]] == [
+        "image/png",
+        "image/gif",
+    ]
+    note = content[2]
+    assert isinstance(note, TextContent) and "not a PNG, JPEG, GIF or WebP image" in note.text
+    assert content[-1] == TextContent("What is this?")
 
 
 def test_a_plain_message_stays_a_plain_string() -> None:
@@ -445,3 +466,20 @@ def test_every_run_offers_the_same_builtin_definitions_and_its_own_mcp_tools() -
     assert with_mcp[: len(plain)] == plain and with_mcp[-1].name == "mcp_server_issue"
     read_only = ToolSet.for_run(only=frozenset({"read_file"})).definitions()
     assert [d.name for d in read_only] == ["read_file"]
+
+
+def test_a_message_typed_during_a_turn_keeps_its_images() -> None:
+    """Inline images come along; one sent by blob id alone is not fetched
+    mid-turn, and the model is told so rather than left guessing."""
+    typed = pb.UserMessage(text="and this one?")
+    typed.selected_context.selected_images.append(pb.SelectedImage(data=GIF))
+    typed.selected_context.selected_images.append(pb.SelectedImage(blob_id=b"\x01" * 32))
+    action = pb.ConversationAction(user_message_action=pb.UserMessageAction(user_message=typed))
+    event = decode(pb.AgentClientMessage(conversation_action=action))
+    assert isinstance(event, dialect.FollowUp)
+    content = event.message.content
+    assert isinstance(content, tuple)
+    picture, note, text = content
+    assert getattr(picture, "mime_type", None) == "image/gif"
+    assert isinstance(note, TextContent) and "left out" in note.text
+    assert text == TextContent("and this one?")

@@ -89,6 +89,9 @@ class ModelConfig:
     thinking_style: ThinkingStyle | None = None
     thinking_budget: int | None = None
     """Overrides of the model table (`llm.limits`); None: the table's value."""
+    images: bool | None = None
+    """Whether the model takes images (False: text-only, each image becomes
+    a note); None: the model table's value, else yes."""
 
     def effective_price(self) -> Price | None:
         return self.price if self.price is not None else price_of(self.model)
@@ -99,6 +102,8 @@ class ModelConfig:
             limits = replace(limits, output_cap=self.output_cap)
         if self.thinking_style is not None:
             limits = replace(limits, thinking=self.thinking_style)
+        if self.images is not None:
+            limits = replace(limits, images=self.images)
         return replace(limits, context_window=self.context_window)
 
     def plan(self, api: str) -> ThinkingPlan | LimitProblem:
@@ -271,6 +276,7 @@ def _model(
     if style is not None and style not in THINKING_STYLES:
         raise where.error(table, "thinking_style", f"must be one of {', '.join(THINKING_STYLES)}")
     budget = take(doc, "thinking_budget", int, where, table)
+    images = take(doc, "images", bool, where, table)
     price_doc = take(doc, "price", dict, where, table)
     price = None if price_doc is None else _price(price_doc, where, table)
     no_leftovers(doc, where, table)
@@ -285,6 +291,7 @@ def _model(
         cap,
         cast(ThinkingStyle | None, style),
         budget,
+        images,
     )
     # A model whose every request would be rejected is refused now, not per turn.
     plan = config.plan(providers[provider].api)

@@ -43,6 +43,8 @@ class ModelLimits:
     levels: tuple[str, ...] = ()
     min_budget: int = 1
     max_budget: int | None = None
+    images: bool = True
+    """Whether the model takes images; a text-only one gets a note for each."""
 
 
 _CLAUDE = 200_000
@@ -85,9 +87,9 @@ LIMITS: dict[str, ModelLimits] = {
     "gemini-3.1-pro": ModelLimits(65_536, _GEMINI, "level", ("low", "medium", "high")),
     "gemini-3-flash": ModelLimits(65_536, _GEMINI, "level", _OPENAI_LEVELS),
     "gemini-3.5-flash": ModelLimits(65_536, _GEMINI, "level", _OPENAI_LEVELS),
-    # DeepSeek: the reasoner always thinks; neither model takes a setting.
-    "deepseek-chat": ModelLimits(8192, 128_000, "none"),
-    "deepseek-reasoner": ModelLimits(65_536, 128_000, "none"),
+    # DeepSeek: the reasoner always thinks; neither model takes a setting, nor images.
+    "deepseek-chat": ModelLimits(8192, 128_000, "none", images=False),
+    "deepseek-reasoner": ModelLimits(65_536, 128_000, "none", images=False),
 }
 
 _BY_LENGTH = sorted(LIMITS, key=len, reverse=True)
@@ -129,7 +131,12 @@ def limits_of(api: str, model: str) -> ModelLimits:
         return default
     if api in _native_apis(model):
         return known
-    return replace(default, output_cap=known.output_cap, context_window=known.context_window)
+    return replace(
+        default,
+        output_cap=known.output_cap,
+        context_window=known.context_window,
+        images=known.images,
+    )
 
 
 # -- fitting a request -------------------------------------------------------------

@@ -40,6 +40,11 @@ class ModelSpec:
     """Overrides the built-in price table for this model's cost."""
 
 
+def takes_images(spec: ModelSpec, api: str) -> bool:
+    """Whether the model takes images, as configured or by the model table."""
+    return (spec.limits or limits_of(api, spec.model)).images
+
+
 def request_thinking(spec: ModelSpec, api: str) -> ThinkingPlan:
     """The output limit and thinking setting one request carries.
 

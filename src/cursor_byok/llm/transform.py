@@ -16,6 +16,10 @@ every later request (prefix stability):
   the id), and the matching tool results follow the same mapping;
 - a tool call left without a result when the conversation moved on gets a
   synthetic error result, so the transcript stays valid;
+- images a model cannot take become one-line notes: every image for a model
+  configured as text-only, and those over its API's size and count limits
+  (`images.ImageBudget`, decided in history order so the rendering of a
+  message never changes when images are added after it);
 - everything before the last `HistoryRepair` is sent in plain form: text
   only, tool calls and results written out as text, thinking and images
   left out. A provider rejected a request built from that history, and this
@@ -27,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from cursor_byok.llm.images import ImageBudget
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import (
     AssistantContent,
@@ -51,6 +56,8 @@ class Target:
     api: str
     provider: str
     model: str
+    images: bool = True
+    """Whether the model takes images (False: each becomes a note)."""
 
     def made(self, message: AssistantMessage) -> bool:
         """Whether `message` came from this very model (its signatures are valid here)."""
@@ -147,6 +154,7 @@ def prepare_history(
 ) -> list[Message]:
     out, messages = _split_at_repair(messages)
     unanswered: list[ToolCall] = []
+    budget = ImageBudget(target.api, target.images)
 
     def settle() -> None:
         for call in unanswered:
@@ -166,11 +174,18 @@ def prepare_history(
             case ToolResultMessage():
                 call_id = normalize(message.tool_call_id)
                 unanswered[:] = [c for c in unanswered if c.id != call_id]
-                same_id = call_id == message.tool_call_id
-                out.append(message if same_id else replace(message, tool_call_id=call_id))
-            case UserMessage():
+                fitted = budget.fit(message.content)
+                same = call_id == message.tool_call_id and fitted is message.content
+                out.append(
+                    message if same else replace(message, tool_call_id=call_id, content=fitted)
+                )
+            case UserMessage(content=user_content):
                 settle()
-                out.append(message)
+                if isinstance(user_content, str):
+                    out.append(message)
+                    continue
+                fitted = budget.fit(user_content)
+                out.append(message if fitted is user_content else replace(message, content=fitted))
             case HistoryRepair():  # only the last one counts; it was handled above
                 continue
     # Calls at the very end are awaiting their results, not orphaned.

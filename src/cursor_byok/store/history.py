@@ -19,6 +19,7 @@ from cursor_byok.llm.serialize import (
 )
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.base import HistoryRewrite, VersionConflict
+from cursor_byok.store.images import ImageRow, stored_form
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +37,9 @@ MessageRow = tuple[str, int, bytes, str]
 
 def new_message_rows(
     head: StoredHead | None, expected_version: int, next_state: ConversationState
-) -> list[MessageRow]:
-    """The rows `next_state` appends to the stored history. Raises
+) -> tuple[list[MessageRow], list[ImageRow]]:
+    """The rows `next_state` appends to the stored history, and the images
+    they name (`store.images`: stored once each, by hash). Raises
     VersionConflict for a stale `expected_version` and HistoryRewrite for a
     history that drops or changes a stored message."""
     conversation_id = next_state.conversation_id
@@ -51,11 +53,13 @@ def new_message_rows(
         raise HistoryRewrite(f"commit would drop messages of {conversation_id!r}")
     link = head.messages_hash if head is not None else EMPTY_MESSAGES_HASH
     rows: list[MessageRow] = []
+    images: list[ImageRow] = []
     for offset, message in enumerate(next_state.messages[count:]):
-        data = message_bytes(message)
-        digest = message_hash(message)
+        digest = message_hash(message)  # of the inline form, which a load restores
         link = extend_messages_hash(link, digest)
+        data, named = stored_form(message, message_bytes(message))
         rows.append((conversation_id, count + offset, data, digest))
+        images.extend(named)
     if link != next_state.messages_hash:
         raise HistoryRewrite(f"commit does not extend the history of {conversation_id!r}")
-    return rows
+    return rows, images

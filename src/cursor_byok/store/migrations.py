@@ -88,6 +88,14 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE llm_calls SET request_json = x''
         WHERE status IN ('committed', 'failed', 'canceled');
     """,
+    # 3: images in history are stored once, named by the SHA-256 of their
+    # bytes (store/images.py). A rowid table: its rows are large.
+    """
+    CREATE TABLE images (
+        sha256 TEXT PRIMARY KEY,
+        data   BLOB NOT NULL
+    );
+    """,
 )
 
 

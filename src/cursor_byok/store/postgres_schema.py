@@ -92,6 +92,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX relayed_output_by_age ON relayed_output (stored_at);
     """,
+    # 6: SQLite's migration 3: images in history are stored once, named by
+    # the SHA-256 of their bytes (store/images.py).
+    """
+    CREATE TABLE images (sha256 TEXT PRIMARY KEY, data BYTEA NOT NULL);
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

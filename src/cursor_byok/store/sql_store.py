@@ -39,6 +39,7 @@ from cursor_byok.store.base import (
     VersionConflict,
 )
 from cursor_byok.store.history import StoredHead, new_message_rows
+from cursor_byok.store.images import load_rows
 from cursor_byok.store.rows import (
     LLM_CALL_COLUMNS,
     LLM_CALL_SELECT,
@@ -87,6 +88,7 @@ UPDATE_CONVERSATION = (
 INSERT_MESSAGE = (
     "INSERT INTO messages (conversation_id, idx, message_json, message_hash) VALUES (?, ?, ?, ?)"
 )
+INSERT_IMAGE = "INSERT INTO images (sha256, data) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING"
 INSERT_INPUT_COMMIT = (
     "INSERT INTO input_commits (conversation_id, input_id, committed_version, result_json,"
     " committed_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, input_id) DO NOTHING"
@@ -130,8 +132,10 @@ UPSERT_OPERATION = (
 )
 
 
-def _decode_state(row: Any, rows: list[Any]) -> Loaded:
-    messages = tuple(message_from_json(canonical_loads(r[0])) for r in rows)
+def _decode_state(row: Any, rows: list[dict[str, Any] | bytes]) -> Loaded:
+    messages = tuple(
+        message_from_json(r if isinstance(r, dict) else canonical_loads(r)) for r in rows
+    )
     return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
 
 
@@ -182,8 +186,11 @@ class SQLStore(ABC):
         return (None if stored is None else _decode_state(*stored)), found
 
     @staticmethod
-    def _read_state(db: Executor, conversation_id: str) -> tuple[Any, list[Any]] | None:
-        """The conversation row and its message rows (decoded after the read)."""
+    def _read_state(
+        db: Executor, conversation_id: str
+    ) -> tuple[Any, list[dict[str, Any] | bytes]] | None:
+        """The conversation row and its message rows, with the images they
+        name put back (`store.images`; decoded after the read)."""
         row = db.execute(
             "SELECT version, state_json, message_count FROM conversations"
             " WHERE conversation_id = ?",
@@ -197,7 +204,12 @@ class SQLStore(ABC):
             "SELECT message_json FROM messages WHERE conversation_id = ? AND idx < ? ORDER BY idx",
             (conversation_id, row[2]),
         ).fetchall()
-        return row, rows
+
+        def fetch(digest: str) -> bytes | None:
+            found = db.execute("SELECT data FROM images WHERE sha256 = ?", (digest,)).fetchone()
+            return None if found is None else bytes(found[0])
+
+        return row, load_rows((r[0] for r in rows), fetch)
 
     def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
         """A networked database always makes the caller wait."""
@@ -302,7 +314,7 @@ class SQLStore(ABC):
             (conversation_id,),
         ).fetchone()
         head = StoredHead(*row) if row is not None else None
-        messages = new_message_rows(head, expected_version, next_state)
+        messages, images = new_message_rows(head, expected_version, next_state)
         state = (
             next_state.status.value,
             len(next_state.messages),
@@ -318,6 +330,7 @@ class SQLStore(ABC):
             )
         if written.rowcount != 1:
             raise VersionConflict(f"conversation {conversation_id!r} changed")
+        db.executemany(INSERT_IMAGE, images)
         db.executemany(INSERT_MESSAGE, messages)
         version = expected_version + 1
         recorded = db.execute(

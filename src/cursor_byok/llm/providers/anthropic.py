@@ -20,7 +20,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.anthropic_cache import (
     minimum_cacheable_tokens,
     place_breakpoints,
@@ -122,7 +122,9 @@ def render_messages(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
     """Messages without cache markers. Consecutive tool results share one
     user message, as the API requires."""
     history = prepare_history(
-        request.messages, Target(API, spec.provider, spec.model), normalize_id
+        request.messages,
+        Target(API, spec.provider, spec.model, takes_images(spec, "anthropic")),
+        normalize_id,
     )
     out: list[dict[str, Any]] = []
     for message in history:

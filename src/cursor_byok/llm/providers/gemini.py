@@ -16,7 +16,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
 from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
@@ -113,7 +113,7 @@ def _function_response(message: ToolResultMessage) -> dict[str, Any]:
 
 def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
     """`contents` with consecutive function responses merged into one turn."""
-    target = Target(API, spec.provider, spec.model)
+    target = Target(API, spec.provider, spec.model, takes_images(spec, "gemini"))
     history = prepare_history(request.messages, target, normalize_id)
     out: list[dict[str, Any]] = []
     for message in history:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from cursor_byok.llm.assembler import Assembler, OpenBlock
 from cursor_byok.llm.http import UpstreamError, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
     arguments_text,
@@ -166,7 +166,7 @@ def render_messages(
     `tool` messages of one assistant message come right after it, one per
     call; images from those results follow the last of them (a user message
     between two `tool` messages is rejected)."""
-    target = Target(API, spec.provider, spec.model)
+    target = Target(API, spec.provider, spec.model, takes_images(spec, API))
     history = prepare_history(request.messages, target, lambda i: normalize_id(i, compat))
     out: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []

@@ -15,7 +15,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream
-from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking
+from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
     arguments_text,
@@ -129,7 +129,9 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
 
 def render_input(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
     history = prepare_history(
-        request.messages, Target(API, spec.provider, spec.model), normalize_id
+        request.messages,
+        Target(API, spec.provider, spec.model, takes_images(spec, API)),
+        normalize_id,
     )
     out: list[dict[str, Any]] = []
     for message in history:

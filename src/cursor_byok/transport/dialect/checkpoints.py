@@ -48,7 +48,38 @@ class TurnBlobs:
         self.prior_turns = list(prior_turns)
         self.request_id = request_id
         self.steps = []
-        self.user_message = None if user is None else self._keep(user.SerializeToString())
+        if user is None:
+            self.user_message = None
+            return
+        self.user_message = self._keep(self._by_blob_id(user).SerializeToString())
+
+    def _by_blob_id(self, user: pb.UserMessage) -> pb.UserMessage:
+        """The message as the client keeps it: each image named by blob id
+        (SHA-256 of its bytes), an inline one stored as a blob of its own
+        first (as the official server does); one the client sent with its
+        blob id it already holds."""
+        images = user.selected_context.selected_images
+        if not any(
+            i.WhichOneof("data_or_blob_id") in ("data", "blob_id_with_data") for i in images
+        ):
+            return user
+        kept = pb.UserMessage()
+        kept.CopyFrom(user)
+        for image in kept.selected_context.selected_images:
+            match image.WhichOneof("data_or_blob_id"):
+                case "data":
+                    image.blob_id = self._keep(image.data)
+                case "blob_id_with_data" if image.blob_id_with_data.blob_id:
+                    image.blob_id = image.blob_id_with_data.blob_id
+                case "blob_id_with_data" if image.blob_id_with_data.data:
+                    image.blob_id = self._keep(image.blob_id_with_data.data)
+        return kept
+
+    def kv_number(self) -> int:
+        """The id of a KV request of this stream (the client's answer names it)."""
+        number = self.next_kv
+        self.next_kv += 1
+        return number
 
     def _keep(self, data: bytes) -> bytes:
         found = blob_id(data)
@@ -86,8 +117,7 @@ class TurnBlobs:
         messages = []
         for found, data in self.unsent.items():
             store = pb.SetBlobArgs(blob_id=found, blob_data=data)
-            kv = pb.KvServerMessage(id=self.next_kv, set_blob_args=store)
-            self.next_kv += 1
+            kv = pb.KvServerMessage(id=self.kv_number(), set_blob_args=store)
             messages.append(pb.AgentServerMessage(kv_server_message=kv))
             self.sent.add(found)
         self.unsent.clear()

@@ -52,6 +52,7 @@ from cursor_byok.transport.dialect.run_request import (
     RunStarted,
     decode_run_request,
     error_banner,
+    user_content,
 )
 from cursor_byok.transport.dialect.tools import NativeTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -99,6 +100,15 @@ class ContextArrived:
 
 
 @dataclass(frozen=True, slots=True)
+class BlobArrived:
+    """The client's answer to `get_blob_args` (None: it does not have the
+    blob); a KV answer too, which the stream's end waits for."""
+
+    number: int
+    data: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
 class KvAnswered:
     """The client's answer to a KV request (`kv_client_message`): it stored
     the blob, or sent one back; the stream's end waits for these."""
@@ -118,6 +128,7 @@ ClientEvent: TypeAlias = (
     | Refused
     | ExecReply
     | ContextArrived
+    | BlobArrived
     | ExecThrown
     | CancelRequested
     | FollowUp
@@ -146,6 +157,12 @@ def decode_client_message(
                 error = control.throw.error or "the client declined the tool call"
                 return ExecThrown(control.throw.id, error)
             return Ignored(f"exec control {control.WhichOneof('message')}")
+        case "kv_client_message":
+            kv = message.kv_client_message
+            if kv.WhichOneof("message") != "get_blob_result":
+                return KvAnswered(kv.id)
+            found = kv.get_blob_result
+            return BlobArrived(kv.id, found.blob_data if found.HasField("blob_data") else None)
         case "conversation_action":
             action = message.conversation_action
             branch = action.WhichOneof("action")
@@ -153,10 +170,9 @@ def decode_client_message(
                 return CancelRequested(action.cancel_action.reason or "canceled by the user")
             if branch == "user_message_action":
                 typed = action.user_message_action.user_message
-                return FollowUp(UserMessage(typed.text, now_ms), typed)
+                # Images by blob id alone are not fetched mid-turn: a note stands in.
+                return FollowUp(UserMessage(user_content(typed, {}), now_ms), typed)
             return Ignored(f"conversation action {branch}")
-        case "kv_client_message":
-            return KvAnswered(message.kv_client_message.id)
         case None:
             return Ignored("empty client message")
         case _:

@@ -19,6 +19,7 @@ import base64
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from cursor_byok.llm.images import not_an_image_note, sniff_mime
 from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
 from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
@@ -64,6 +65,11 @@ class RunStarted:
     """The message that opens the turn, for the client's checkpoints."""
     prior_turns: tuple[bytes, ...] = ()
     """The turns of the checkpoint the client sent back."""
+    needs_blobs: tuple[bytes, ...] = ()
+    """Blob ids of attached images the client sent without their bytes: the
+    turn should wait for them (KV `get_blob`), then decode `run` again with
+    them and `context`."""
+    context: pb.RequestContext | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +126,12 @@ def decode_run_request(
     now_ms: int,
     context: pb.RequestContext | None = None,
     asked: bool = False,
+    blobs: Mapping[bytes, bytes | None] | None = None,
 ) -> RunStarted | Refused:
     """Decode a run request. `context` replaces the action's own (the answer
     to `request_context_args`); `asked` says that question was already put,
-    so a turn is never held twice."""
+    so a turn is never held twice. `blobs`: the images asked from the
+    client's KV store (None: not asked yet; a missing one maps to None)."""
     conversation_id = run.conversation_id or request_id
     if not is_valid_id(conversation_id):
         text = invalid_id("conversation_id")
@@ -148,6 +156,12 @@ def decode_run_request(
         return RunStarted(conversation_id, None, tools, model, prior_turns=prior)
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
+    user = _action_user(action)
+    needed = () if user is None or blobs is not None else _blobs_needed(user)
+    if needed:
+        return RunStarted(
+            conversation_id, None, tools, model, run=run, needs_blobs=needed, context=context
+        )
     context = context or pb.RequestContext()
     parts = [SYSTEM_PROMPT, PLAN_PROMPT if plan_mode else "", _environment(context.env)]
     rules = _rules(context)
@@ -155,7 +169,7 @@ def decode_run_request(
     parts.append(run.custom_system_prompt)
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
-    content = _action_text(action)
+    content = _action_text(action, blobs or {})
     start = Start(UserMessage(content, now_ms), settings=settings)
     mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
     characters = {
@@ -190,13 +204,25 @@ def _opening_message(
             return pb.UserMessage(text=text)
 
 
-def _action_text(action: pb.ConversationAction) -> str | tuple[TextContent | ImageContent, ...]:
-    """What the user asked for, as the message that opens the turn."""
+def _action_user(action: pb.ConversationAction) -> pb.UserMessage | None:
+    """The user's own message in an action that opens a turn, if it has one."""
     match action.WhichOneof("action"):
         case "user_message_action":
-            return _user_content(action.user_message_action.user_message)
+            return action.user_message_action.user_message
         case "start_plan_action":
-            return _user_content(action.start_plan_action.user_message)
+            return action.start_plan_action.user_message
+        case _:
+            return None
+
+
+def _action_text(
+    action: pb.ConversationAction, blobs: Mapping[bytes, bytes | None]
+) -> str | tuple[TextContent | ImageContent, ...]:
+    """What the user asked for, as the message that opens the turn."""
+    user = _action_user(action)
+    match user:
+        case pb.UserMessage():
+            return user_content(user, blobs)
         case _:
             execute = action.execute_plan_action
             if execute.plan_file_content.strip():
@@ -240,9 +266,12 @@ def _mcp_instructions(context: pb.RequestContext) -> str:
     return "How to use the MCP tools:\n" + "\n".join(blocks) if blocks else ""
 
 
-def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageContent, ...]:
+def user_content(
+    user: pb.UserMessage, blobs: Mapping[bytes, bytes | None]
+) -> str | tuple[TextContent | ImageContent, ...]:
     """The user's text, preceded by what they attached (files, selections,
-    images): one new message, so nothing earlier in history changes."""
+    images): one new message, so nothing earlier in history changes.
+    `blobs`: the bytes of images sent by blob id, fetched from the client."""
     selected = user.selected_context
     blocks: list[TextContent | ImageContent] = []
     for file in selected.files:
@@ -255,9 +284,57 @@ def _user_content(user: pb.UserMessage) -> str | tuple[TextContent | ImageConten
         blocks.append(TextContent(f'<selection path="{path}">\n{code.content}\n</selection>'))
     blocks.extend(TextContent(extra) for extra in selected.extra_context if extra.strip())
     for image in selected.selected_images:
-        if image.WhichOneof("data_or_blob_id") == "data" and image.data:
-            data = base64.b64encode(image.data).decode("ascii")
-            blocks.append(ImageContent(data, image.mime_type or "image/png"))
+        block = _attached_image(image, blobs)
+        if block is not None:
+            blocks.append(block)
     if not blocks:
         return user.text
     return (*blocks, TextContent(user.text))
+
+
+NOT_FETCHED = "[an attached image was left out: the client did not send its bytes]"
+
+
+def _blob_of(image: pb.SelectedImage) -> bytes | None:
+    """The blob id of an image whose bytes are only in the client's KV store."""
+    match image.WhichOneof("data_or_blob_id"):
+        case "blob_id":
+            return image.blob_id
+        case "blob_id_with_data" if not image.blob_id_with_data.data:
+            return image.blob_id_with_data.blob_id
+        case _:
+            return None
+
+
+def _blobs_needed(user: pb.UserMessage) -> tuple[bytes, ...]:
+    """The blob ids to ask the client for, each once, in order."""
+    found = (_blob_of(image) for image in user.selected_context.selected_images)
+    return tuple(dict.fromkeys(blob for blob in found if blob))
+
+
+def _attached_image(
+    image: pb.SelectedImage, blobs: Mapping[bytes, bytes | None]
+) -> TextContent | ImageContent | None:
+    """One attached image for the model, in whichever form it came; a note
+    when its bytes are missing; None for an entry with nothing in it."""
+    match image.WhichOneof("data_or_blob_id"):
+        case "data":
+            data: bytes | None = image.data
+        case "blob_id_with_data" if image.blob_id_with_data.data:
+            data = image.blob_id_with_data.data
+        case None:
+            return None
+        case _:
+            blob = _blob_of(image)
+            data = blobs.get(blob) if blob else None
+    if not data:
+        return TextContent(NOT_FETCHED)
+    return _image_block(data, image.mime_type)
+
+
+def _image_block(data: bytes, claimed: str) -> TextContent | ImageContent:
+    """An attached image, typed by its bytes; a note when they are no image."""
+    mime = sniff_mime(data)
+    if mime is None:
+        return TextContent(not_an_image_note(claimed))
+    return ImageContent(base64.b64encode(data).decode("ascii"), mime)

@@ -36,7 +36,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
-from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.sink import OutputSink
 
 HEALTH_TIMEOUT_S = 3.0
@@ -93,6 +93,7 @@ def build_service(
     memory_budget_bytes: int = DEFAULT_TOTAL_BYTES,
     request_memory_bytes: int = DEFAULT_REQUEST_BYTES,
     context_wait_s: float = CONTEXT_WAIT_S,
+    blob_wait_s: float = BLOB_WAIT_S,
     kv_wait_s: float | None = None,
     processes: Processes | None = None,
 ) -> Service:
@@ -118,6 +119,7 @@ def build_service(
         "grace_s": grace_s,
         "budget": budget,
         "context_wait_s": context_wait_s,
+        "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
     }
     if processes is not None:

@@ -46,7 +46,7 @@ from cursor_byok.transport.sessions.memory_budget import (
 )
 from cursor_byok.transport.sessions.over_budget import failed_in_place
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
-from cursor_byok.transport.sessions.request_context import CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
 
@@ -66,6 +66,7 @@ class SessionHub:
         grace_s: float = RECONNECT_GRACE_S,
         budget: MemoryBudget | None = None,
         context_wait_s: float = CONTEXT_WAIT_S,
+        blob_wait_s: float = BLOB_WAIT_S,
         kv_wait_s: float | None = None,
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
@@ -81,6 +82,7 @@ class SessionHub:
         self._compact_at = compact_at
         self._clock = clock
         self._context_wait_s = context_wait_s
+        self._blob_wait_s = blob_wait_s
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -298,11 +300,17 @@ class SessionHub:
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
+            case dialect.BlobArrived(number=number, data=found):
+                session.kv.answered(number)
+                if not session.blob_requests.answer(number, found):
+                    self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
                 if not session.context_requests.answer(number, None):
                     await self._exec_step(session, session.execs.thrown(number, error))
             case dialect.CancelRequested(reason=reason):
-                if not session.context_requests.cancel(reason):
+                # Both are told: either may hold a turn that has not started.
+                held = session.context_requests.cancel(reason)
+                if not session.blob_requests.cancel(reason) and not held:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
                 await self._follow_up(session, user, typed, input_id)
@@ -341,8 +349,8 @@ class SessionHub:
             typed_list.remove(typed)
 
     async def _run_started(self, session: Session, event: RunStarted, input_id: str) -> None:
-        if event.needs_context:
-            self._spawn(self._start_after_context(session, event, input_id))
+        if event.needs_context or event.needs_blobs:
+            self._spawn(self._start_when_answered(session, event, input_id))
             return
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
@@ -378,21 +386,28 @@ class SessionHub:
             # the conversation idle: the resume below ends the stream.
             await resume_turn(self.runner, session, conversation_id, new_turn)
 
-    async def _start_after_context(
+    async def _start_when_answered(
         self, session: Session, event: RunStarted, input_id: str
     ) -> None:
-        """Ask the client for its request context, then start the turn with
-        it, or without it once the bounded wait is over."""
+        """Ask the client for what the turn needs first (its request context,
+        or images sent by blob id), then start the turn with the answers that
+        came within the bounded wait (the model is told of missing images)."""
         assert event.run is not None
-        number = session.context.exec_number()
-        session.put(session.context_requests.ask(number))
-        context = await session.context_requests.wait(number, self._context_wait_s)
-        canceled = session.context_requests.canceled
-        if canceled is not None:
-            session.put(EndOfStream(dialect.error_for(Canceled(canceled))))
+        requests = session.context_requests if event.needs_context else session.blob_requests
+        context, blobs = event.context, None
+        if event.needs_context:
+            number = session.context.exec_number()
+            session.put(session.context_requests.ask(number))
+            context = await session.context_requests.wait(number, self._context_wait_s)
+        else:
+            blobs = await session.blob_requests.ask_all(
+                event.needs_blobs, session.context.turn.kv_number, session.put, self._blob_wait_s
+            )
+        if requests.canceled is not None:
+            session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
         started = decode_run_request(
-            event.run, session.request_id, self._now_ms(), context, asked=True
+            event.run, session.request_id, self._now_ms(), context, asked=True, blobs=blobs
         )
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:

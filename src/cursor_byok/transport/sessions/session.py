@@ -24,7 +24,7 @@ from cursor_byok.transport.sessions.append_inbox import AppendInbox
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
-from cursor_byok.transport.sessions.request_context import ContextRequests
+from cursor_byok.transport.sessions.request_context import BlobRequests, ContextRequests
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class Session:
     tools: ToolSet = field(default_factory=ToolSet.for_run)
     execs: ExecTracker = field(init=False)
     context_requests: ContextRequests = field(default_factory=ContextRequests)
+    blob_requests: BlobRequests = field(default_factory=BlobRequests)
     kv: KvAnswers = field(default_factory=KvAnswers)
     """The KV requests sent on this stream still unanswered: its end waits for them."""
     readers: int = 0
@@ -100,6 +101,7 @@ class Session:
         self.context = dialect.StreamContext(stream_id=self.request_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()
+        self.blob_requests = BlobRequests()
         self.kv.clear()
         self.ended = False
         self.ended_at = None
