@@ -431,24 +431,39 @@ def side_name(server: Server, path: str) -> str:
 
 
 @dataclass
-class Session:
-    """One tool session: per turn, the server's CPU from its own exact clock
-    (read from /metrics between turns, the cost of one read taken off), its
-    stage clock's time per stage, and the database bytes added."""
+class Track:
+    """One server's turns of a tool session: per turn, its CPU from its own
+    exact clock (read from /metrics between turns, the cost of one read
+    taken off), its stage clock's time per stage, and the database bytes
+    added."""
 
-    window: int = WINDOW
+    server: Server
+    conversation: str
     cpu_s: dict[int, float] = field(default_factory=dict)
     stage_s: dict[int, dict[str, float]] = field(default_factory=dict)
     db_bytes: dict[int, int] = field(default_factory=dict)
+    read_cost: float = 0.0
+    clock: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)
+    size: int = 0
 
-    @property
-    def early(self) -> range:
-        return range(5, 5 + self.window)
+    def begin(self) -> None:
+        reads = [self.server.precise_cpu_s() for _ in range(6)]
+        self.read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
+        (self.clock, self.stages), self.size = self.server.clocks(), self.server.db_bytes()
 
-    @property
-    def late(self) -> range:
-        turns = max(self.cpu_s)
-        return range(turns - self.window + 1, turns + 1)
+    def turn(self, client: LineProcess, turn: int) -> None:
+        server = self.server
+        seen = client.ask(
+            {"op": "turn", "conversation": self.conversation, "turn": turn, "url": server.url}
+        )
+        if seen["error"]:
+            raise RuntimeError(f"tool session {self.conversation}, turn {turn}: {seen['error']}")
+        (now, staged), grown = server.clocks(), server.db_bytes()
+        self.cpu_s[turn] = now - self.clock - self.read_cost
+        self.stage_s[turn] = {k: v - self.stages.get(k, 0.0) for k, v in staged.items()}
+        self.db_bytes[turn] = grown - self.size
+        self.clock, self.stages, self.size = now, staged, grown
 
     def cpu_ms(self, turns: range) -> float:
         """The median turn of `turns`: a turn that met a WAL checkpoint or a
@@ -465,37 +480,57 @@ class Session:
         return statistics.fmean(self.db_bytes[t] for t in turns)
 
 
+@dataclass
+class Session:
+    """A tool session of `turns` turns on one fresh server (`old`), and the
+    first turns of the same session on a second fresh server (`young`),
+    its early window run turn by turn alternating with `old`'s late window:
+    the two windows meet the same machine load, as the rounds' paired sides
+    do, and `young` holds nothing of `old`'s history, so what grows with
+    the session in `old`'s process is not hidden."""
+
+    turns: int
+    window: int
+    old: Track
+    young: Track
+
+    @property
+    def early(self) -> range:
+        return range(5, 5 + self.window)
+
+    @property
+    def late(self) -> range:
+        return range(self.turns - self.window + 1, self.turns + 1)
+
+
 def session_turns(turns: int, window: int) -> None:
     """The session needs its two windows apart: turns 5.. and the last ones."""
     if window < 1 or turns < 4 + 2 * window:
         raise SystemExit(f"a tool session of {turns} turns has no two windows of {window}")
 
 
-def tool_session(turns: int, client: LineProcess, server: Server, window: int = WINDOW) -> Session:
-    session = Session(window)
-    reads = [server.precise_cpu_s() for _ in range(6)]
-    read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
-    (clock, stages), size = server.clocks(), server.db_bytes()
-    for turn in range(1, turns + 1):
-        seen = client.ask(
-            {"op": "turn", "conversation": "session", "turn": turn, "url": server.url}
-        )
-        if seen["error"]:
-            raise RuntimeError(f"tool session, turn {turn}: {seen['error']}")
-        (now, staged), grown = server.clocks(), server.db_bytes()
-        session.cpu_s[turn] = now - clock - read_cost
-        session.stage_s[turn] = {k: v - stages.get(k, 0.0) for k, v in staged.items()}
-        session.db_bytes[turn] = grown - size
-        clock, stages, size = now, staged, grown
-    return session
-
-
 def fresh_session(turns: int, window: int, workdir: Path) -> tuple[str, Session]:
-    """The tool session on a `serve` process of its own, started for it:
+    """The tool session on `serve` processes of their own, started for it:
     nothing the server did before (the relay rounds) warms or loads it."""
     workdir.mkdir(parents=True)
     with processes(STACKS[:1], CLIENTS[:1], workdir) as (client, servers):
-        return servers[0].name, tool_session(turns, client, servers[0], window)
+        old = servers[0]
+        young = Server(old.stack, old.client, workdir / "young", old.provider_url)
+        try:
+            session = Session(turns, window, Track(old, "session"), Track(young, "young"))
+            session.old.begin()
+            for turn in range(1, session.late[0]):
+                session.old.turn(client, turn)
+            young.start()
+            session.young.begin()
+            for turn in range(1, session.early[0]):
+                session.young.turn(client, turn)
+            for late, early in zip(session.late, session.early, strict=True):
+                session.old.turn(client, late)
+                session.young.turn(client, early)
+        finally:
+            young.stop()
+        return old.name, session
 
 
 # -- reporting ------------------------------------------------------------------------
@@ -584,26 +619,32 @@ def report(
 
 
 def session_lines(name: str, session: Session) -> Iterator[str]:
-    early, late = session.early, session.late
+    early, late, old, young = session.early, session.late, session.old, session.young
     spans = f"early = turns {early[0]}-{early[-1]}, late = turns {late[0]}-{late[-1]}"
     yield (
-        f"# tool session on a fresh {name}: {max(session.cpu_s)} turns, each a read_file "
-        f"call and an answer; medians of {session.window} turns: {spans}"
+        f"# tool session on a fresh {name}: {session.turns} turns, each a read_file call and "
+        f"an answer; medians of {session.window} turns: {spans}; the early window on a second "
+        "fresh server, turn by turn alternating with the late one"
     )
-    cpu_early, cpu_late = session.cpu_ms(early), session.cpu_ms(late)
+    cpu_early, cpu_late = young.cpu_ms(early), old.cpu_ms(late)
     yield f"turn_cpu_ms[early] = {cpu_early:.2f}"
     yield f"turn_cpu_ms[late] = {cpu_late:.2f}"
     yield f"turn_cpu_ratio_200_over_5 = {cpu_late / cpu_early:.2f}"
     yield f"turn_cpu_ratio_late_over_early = {cpu_late / cpu_early:.2f}"
+    own = old.cpu_ms(early)
     yield (
-        f"# cheapest turn: early {session.cheapest_ms(early):.2f} ms, "
-        f"late {session.cheapest_ms(late):.2f} ms"
+        f"# the session's own early window, at its start (not paired): {own:.2f} ms, "
+        f"late over it {cpu_late / own:.2f}"
+    )
+    yield (
+        f"# cheapest turn: early {young.cheapest_ms(early):.2f} ms, "
+        f"late {old.cheapest_ms(late):.2f} ms"
     )
     yield "# per stage (server wall time, ms per turn, medians): late (early, late - early)"
     for stage in STAGES:
-        was, now = session.stage_ms(early, stage), session.stage_ms(late, stage)
+        was, now = young.stage_ms(early, stage), old.stage_ms(late, stage)
         yield f"turn_stage_ms[late][{stage}] = {now:.3f}  # early {was:.3f}, {now - was:+.3f}"
-    db_early, db_late = session.db_bytes_per_turn(early), session.db_bytes_per_turn(late)
+    db_early, db_late = old.db_bytes_per_turn(early), old.db_bytes_per_turn(late)
     yield f"db_bytes_per_turn[early] = {db_early:.0f}, db_bytes_per_turn[late] = {db_late:.0f}"
     yield f"db_bytes_per_turn_ratio_200_over_5 = {db_late / db_early:.2f}"
 
