@@ -52,6 +52,7 @@ def test_the_tool_session_runs_alone_on_its_windows() -> None:
     bench.run(levels=(), turns=14, window=3, out=out)
     text = out.getvalue()
     assert "early = turns 5-7, late = turns 12-14" in text, text
+    assert "paired: turns 15-17 alternating" in text, text
     assert "# N=" not in text, text  # no relay rounds
     for key in SESSION_KEYS:
         number(key, text)
