@@ -726,12 +726,18 @@ def run(
                 for n in levels:
                     count = rounds.get(n, 1)
                     results[n] = run_level(n, count, deltas, pace_ms, client, servers, "", paths)
-                for n in levels:
-                    if n > 1 and steady_turns > 0:
-                        steady[n] = run_level(
-                            n, STEADY_ROUNDS, deltas, pace_ms, client, servers, "s-", paths,
-                            steady_turns,
-                        )  # fmt: skip
+                for n in [n for n in levels if n > 1 and steady_turns > 0]:
+                    steady[n] = run_level(
+                        n,
+                        STEADY_ROUNDS,
+                        deltas,
+                        pace_ms,
+                        client,
+                        servers,
+                        "s-",
+                        paths,
+                        steady=steady_turns,
+                    )
             print(
                 f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
                 f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "
