@@ -27,10 +27,25 @@ is N x 100 deltas/s throughout; the figures come from the streams begun
 while all N were open, the rate from the deltas that arrived meanwhile. A
 burst lets the server take many streams' deltas per wake-up; a steady load
 is what it must sustain.
-and, from one tool session of T turns (T = 200 unless --turns) on one conversation:
-  turn_cpu_ratio_T_over_5       server CPU per turn (the median turn, from the server's
-                                own CPU clock), turns T-9..T over turns 2..5
-  db_bytes_per_turn_ratio_T_over_5   database growth per turn, same turns
+and, from one tool session of T turns (T = 200 unless --turns) on one conversation,
+on a fresh `serve` process of its own (with its own fake provider and load
+client), begun once the rounds above are over and their processes gone:
+  turn_cpu_ms[early], turn_cpu_ms[late]   server CPU per turn, the median turn of the
+                                early window (turns 5..4+W) and of the late one (the
+                                last W turns), from the server's own CPU clock (W = 20
+                                unless --window)
+  turn_cpu_ratio_200_over_5     late over early (the name is kept whatever T is;
+                                turn_cpu_ratio_late_over_early says the same)
+  turn_cpu_ratio_late_over_early[paired]   a check on the machine's load: turns
+                                T+1..T+W over turns 5..4+W of the session on a second
+                                fresh server, the two run alternating (both meet the
+                                same load)
+  turn_stage_ms[late][STAGE]    per stage of a late turn, the median over the late
+                                window of the server's own stage clock (/metrics,
+                                wall time): decode, load, transition, commit, render
+                                (the model request's messages), join (its body's
+                                bytes), relay (the output encoded and written)
+  db_bytes_per_turn_ratio_200_over_5   database growth per turn, same windows
 With several --stacks / --clients, every candidate serves at once and each
 round visits all of them in turn; the first candidate's figures use the names
 above, the comparison follows as a table.
@@ -62,6 +77,10 @@ ROUNDS = {1: 10, 50: 3, 200: 2}
 DELTAS = 100
 PACE_MS = 10.0
 TURNS = 200
+WINDOW = 20
+"""Turns per window of the tool session: early = turns 5..4+WINDOW, late = the last."""
+STAGES = ("decode", "load", "transition", "commit", "render", "join", "relay")
+"""The server's stage clock (`cursor_byok_stage_seconds_total`), in its order."""
 STEADY_TURNS = 4
 """Streams per slot in a steady round: the first and last are ramps, the
 middle ones run with all N open."""
@@ -97,9 +116,23 @@ model = "gpt-4o"
 """
 
 
+def session_keys() -> list[str]:
+    """What the tool session prints, whatever its length."""
+    return [
+        "turn_cpu_ms[early]",
+        "turn_cpu_ms[late]",
+        "turn_cpu_ratio_200_over_5",
+        "turn_cpu_ratio_late_over_early",
+        *(f"turn_stage_ms[late][{stage}]" for stage in STAGES),
+        "db_bytes_per_turn_ratio_200_over_5",
+    ]
+
+
 def required_keys(levels: Sequence[int], turns: int) -> list[str]:
     low, high = levels[0], levels[-1]
+    session = session_keys() if turns else []
     return [
+        *session,
         f"added_ttft_p50_ms[{low}]",
         f"added_ttft_p50_ms[{high}]",
         f"added_gap_p99_ms[{high}]",
@@ -107,8 +140,6 @@ def required_keys(levels: Sequence[int], turns: int) -> list[str]:
         f"relayed_deltas_per_s[{high}]",
         f"added_ttft_p50_ms[{high}][h2]",
         f"relay_cpu_us_per_delta[{high}][h2]",
-        f"turn_cpu_ratio_{turns}_over_5",
-        f"db_bytes_per_turn_ratio_{turns}_over_5",
         f"added_ttft_p50_ms[{high}][steady]",
         f"added_gap_p99_ms[{high}][steady]",
         f"relay_cpu_us_per_delta[{high}][steady]",
@@ -259,16 +290,27 @@ class Server:
     def precise_cpu_s(self) -> float:
         """The server's own CPU clock from /metrics: exact where /proc counts
         10 ms ticks, a few per turn. Read between turns, never inside one."""
+        return self.clocks()[0]
+
+    def clocks(self) -> tuple[float, dict[str, float]]:
+        """One read of /metrics: the CPU clock and the stage clock's sums (s)."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=10) as conn:
             head = f"GET /metrics HTTP/1.1\r\nhost: 127.0.0.1:{self.port}\r\n"
             conn.sendall(head.encode() + b"connection: close\r\n\r\n")
             reply = b""
             while chunk := conn.recv(65536):
                 reply += chunk
+        cpu: float | None = None
+        stages: dict[str, float] = {}
         for line in reply.decode().splitlines():
             if line.startswith("cursor_byok_process_cpu_seconds "):
-                return float(line.split()[1])
-        raise RuntimeError(f"{self.name}: no cursor_byok_process_cpu_seconds in /metrics")
+                cpu = float(line.split()[1])
+            elif line.startswith('cursor_byok_stage_seconds_total{stage="'):
+                name, value = line.split('"', 2)[1], line.rsplit(" ", 1)[1]
+                stages[name] = float(value)
+        if cpu is None:
+            raise RuntimeError(f"{self.name}: no cursor_byok_process_cpu_seconds in /metrics")
+        return cpu, stages
 
     def db_bytes(self) -> int:
         """Pages in use (the WAL's included), free pages not counted."""
@@ -393,39 +435,114 @@ def side_name(server: Server, path: str) -> str:
 
 
 @dataclass
-class Session:
-    """One tool session: per turn, the server's CPU from its own exact clock
-    (read from /metrics between turns, the cost of one read taken off) and
-    the database bytes added."""
+class Track:
+    """One server's turns of a tool session: per turn, its CPU from its own
+    exact clock (read from /metrics between turns, the cost of one read
+    taken off), its stage clock's time per stage, and the database bytes
+    added."""
 
+    server: Server
+    conversation: str
     cpu_s: dict[int, float] = field(default_factory=dict)
+    stage_s: dict[int, dict[str, float]] = field(default_factory=dict)
     db_bytes: dict[int, int] = field(default_factory=dict)
+    read_cost: float = 0.0
+    clock: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)
+    size: int = 0
 
-    def cpu_ms_per_turn(self, first: int, last: int) -> float:
-        """The median turn of turns first..last: one turn that met a WAL
-        checkpoint or a garbage collection does not decide the figure."""
-        return statistics.median(self.cpu_s[t] for t in range(first, last + 1)) * 1000
+    def begin(self) -> None:
+        reads = [self.server.precise_cpu_s() for _ in range(6)]
+        self.read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
+        (self.clock, self.stages), self.size = self.server.clocks(), self.server.db_bytes()
 
-    def db_bytes_per_turn(self, first: int, last: int) -> float:
-        return statistics.fmean(self.db_bytes[t] for t in range(first, last + 1))
-
-
-def tool_session(turns: int, client: LineProcess, server: Server) -> Session:
-    session = Session()
-    reads = [server.precise_cpu_s() for _ in range(6)]
-    read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
-    clock, size = reads[-1], server.db_bytes()
-    for turn in range(1, turns + 1):
+    def turn(self, client: LineProcess, turn: int) -> None:
+        server = self.server
         seen = client.ask(
-            {"op": "turn", "conversation": "session", "turn": turn, "url": server.url}
+            {"op": "turn", "conversation": self.conversation, "turn": turn, "url": server.url}
         )
         if seen["error"]:
-            raise RuntimeError(f"tool session, turn {turn}: {seen['error']}")
-        now, grown = server.precise_cpu_s(), server.db_bytes()
-        session.cpu_s[turn] = now - clock - read_cost
-        session.db_bytes[turn] = grown - size
-        clock, size = now, grown
-    return session
+            raise RuntimeError(f"tool session {self.conversation}, turn {turn}: {seen['error']}")
+        (now, staged), grown = server.clocks(), server.db_bytes()
+        self.cpu_s[turn] = now - self.clock - self.read_cost
+        self.stage_s[turn] = {k: v - self.stages.get(k, 0.0) for k, v in staged.items()}
+        self.db_bytes[turn] = grown - self.size
+        self.clock, self.stages, self.size = now, staged, grown
+
+    def cpu_ms(self, turns: range) -> float:
+        """The median turn of `turns`: a turn that met a WAL checkpoint or a
+        garbage collection does not decide the figure."""
+        return statistics.median(self.cpu_s[t] for t in turns) * 1000
+
+    def cheapest_ms(self, turns: range) -> float:
+        return min(self.cpu_s[t] for t in turns) * 1000
+
+    def stage_ms(self, turns: range, stage: str) -> float:
+        return statistics.median(self.stage_s[t].get(stage, 0.0) for t in turns) * 1000
+
+    def db_bytes_per_turn(self, turns: range) -> float:
+        return statistics.fmean(self.db_bytes[t] for t in turns)
+
+
+@dataclass
+class Session:
+    """A tool session of `turns` turns on one fresh server (`old`), alone:
+    its early and late windows give the figures. Then, as a check on the
+    machine's load, the first turns of the same session on a second fresh
+    server (`young`), its early window run turn by turn alternating with
+    `window` more turns of `old` (`after`), so that both meet the same load
+    (as the rounds' paired sides do). Not the main figure: a turn that
+    alternates with another process pays for it (caches, scheduling), on
+    both sides alike, which pulls the ratio towards 1 and would hide
+    growth."""
+
+    turns: int
+    window: int
+    old: Track
+    young: Track
+
+    @property
+    def early(self) -> range:
+        return range(5, 5 + self.window)
+
+    @property
+    def late(self) -> range:
+        return range(self.turns - self.window + 1, self.turns + 1)
+
+    @property
+    def after(self) -> range:
+        """The turns after the session, alternating with `young`'s early window."""
+        return range(self.turns + 1, self.turns + self.window + 1)
+
+
+def session_turns(turns: int, window: int) -> None:
+    """The session needs its two windows apart: turns 5.. and the last ones."""
+    if window < 1 or turns < 4 + 2 * window:
+        raise SystemExit(f"a tool session of {turns} turns has no two windows of {window}")
+
+
+def fresh_session(turns: int, window: int, workdir: Path) -> tuple[str, Session]:
+    """The tool session on `serve` processes of their own, started for it:
+    nothing the server did before (the relay rounds) warms or loads it."""
+    workdir.mkdir(parents=True)
+    with processes(STACKS[:1], CLIENTS[:1], workdir) as (client, servers):
+        old = servers[0]
+        young = Server(old.stack, old.client, workdir / "young", old.provider_url)
+        try:
+            session = Session(turns, window, Track(old, "session"), Track(young, "young"))
+            session.old.begin()
+            for turn in range(1, turns + 1):  # the figures: the session alone
+                session.old.turn(client, turn)
+            young.start()
+            session.young.begin()
+            for turn in range(1, session.early[0]):
+                session.young.turn(client, turn)
+            for late, early in zip(session.after, session.early, strict=True):
+                session.old.turn(client, late)
+                session.young.turn(client, early)
+        finally:
+            young.stop()
+        return old.name, session
 
 
 # -- reporting ------------------------------------------------------------------------
@@ -458,7 +575,7 @@ def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> 
 def report(
     levels: dict[int, dict[str, Side]],
     servers: Sequence[Server],
-    session: Session | None,
+    session: tuple[str, Session] | None,
     offered: float,
     out: TextIO,
     steady: dict[int, dict[str, Side]] | None = None,
@@ -466,7 +583,7 @@ def report(
     def line(text: str) -> None:
         print(text, file=out, flush=True)
 
-    first = servers[0].name
+    first = servers[0].name if servers else ""
     for n, sides in levels.items():
         line(f"# N={n}: offered {n * offered:.0f} deltas/s")
         for text in level_lines(n, sides, first):
@@ -508,19 +625,43 @@ def report(
                 errors = sorted({s["error"] for s in side.streams if s["error"]})
                 if errors:
                     line(f"#   errors: {errors[:2]}")
-    if session is not None and session.cpu_s:
-        turns = max(session.cpu_s)
-        late = max(turns - 9, 6)
-        cpu_early = session.cpu_ms_per_turn(2, 5)
-        cpu_late = session.cpu_ms_per_turn(late, turns)
-        db_early = session.db_bytes_per_turn(2, 5)
-        db_late = session.db_bytes_per_turn(late, turns)
-        span = f"{max(turns - 9, 6)}-{turns}"
-        line(f"# tool session on {first}: {turns} turns, each a read_file call and an answer")
-        line(f"turn_cpu_ms[2-5] = {cpu_early:.2f}, turn_cpu_ms[{span}] = {cpu_late:.2f}")
-        line(f"turn_cpu_ratio_{turns}_over_5 = {cpu_late / cpu_early:.2f}")
-        line(f"db_bytes_per_turn[2-5] = {db_early:.0f}, db_bytes_per_turn[{span}] = {db_late:.0f}")
-        line(f"db_bytes_per_turn_ratio_{turns}_over_5 = {db_late / db_early:.2f}")
+    if session is not None:
+        for text in session_lines(*session):
+            line(text)
+
+
+def session_lines(name: str, session: Session) -> Iterator[str]:
+    early, late, old, young = session.early, session.late, session.old, session.young
+    spans = f"early = turns {early[0]}-{early[-1]}, late = turns {late[0]}-{late[-1]}"
+    yield (
+        f"# tool session on a fresh {name}: {session.turns} turns, each a read_file call and "
+        f"an answer; medians of {session.window} turns: {spans}"
+    )
+    cpu_early, cpu_late = old.cpu_ms(early), old.cpu_ms(late)
+    yield f"turn_cpu_ms[early] = {cpu_early:.2f}"
+    yield f"turn_cpu_ms[late] = {cpu_late:.2f}"
+    yield f"turn_cpu_ratio_200_over_5 = {cpu_late / cpu_early:.2f}"
+    yield f"turn_cpu_ratio_late_over_early = {cpu_late / cpu_early:.2f}"
+    yield (
+        f"# cheapest turn: early {old.cheapest_ms(early):.2f} ms, "
+        f"late {old.cheapest_ms(late):.2f} ms"
+    )
+    after = session.after
+    yield (
+        f"# paired: turns {after[0]}-{after[-1]} alternating with the early window "
+        "on a second fresh server"
+    )
+    paired_early, paired_late = young.cpu_ms(early), old.cpu_ms(after)
+    yield f"turn_cpu_ms[early][paired] = {paired_early:.2f}"
+    yield f"turn_cpu_ms[late][paired] = {paired_late:.2f}"
+    yield f"turn_cpu_ratio_late_over_early[paired] = {paired_late / paired_early:.2f}"
+    yield "# per stage (server wall time, ms per turn, medians): late (early, late - early)"
+    for stage in STAGES:
+        was, now = old.stage_ms(early, stage), old.stage_ms(late, stage)
+        yield f"turn_stage_ms[late][{stage}] = {now:.3f}  # early {was:.3f}, {now - was:+.3f}"
+    db_early, db_late = old.db_bytes_per_turn(early), old.db_bytes_per_turn(late)
+    yield f"db_bytes_per_turn[early] = {db_early:.0f}, db_bytes_per_turn[late] = {db_late:.0f}"
+    yield f"db_bytes_per_turn_ratio_200_over_5 = {db_late / db_early:.2f}"
 
 
 @contextmanager
@@ -564,34 +705,48 @@ def run(
     paths: Sequence[str] = PATHS,
     steady_turns: int = STEADY_TURNS,
     baseline_src: Path | None = None,
+    window: int = WINDOW,
 ) -> None:
     """The whole benchmark; `keep` keeps the servers' folders (logs, databases);
-    `baseline_src` serves another tree's package beside this one's."""
+    `baseline_src` serves another tree's package beside this one's. No
+    `levels`: the tool session alone (`turns` of them, 0: none)."""
     rounds = rounds or ROUNDS
+    if turns:
+        session_turns(turns, window)
     began = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="bench-server-"))
+    results: dict[int, dict[str, Side]] = {}
+    steady: dict[int, dict[str, Side]] = {}
+    servers: list[Server] = []
     try:
-        with processes(stacks, clients, workdir, baseline_src) as (client, servers):
-            # Warm-up, not counted: connections, first SQLite pages, lazy imports.
-            run_level(max(levels), 1, 5, pace_ms, client, servers, "warm-", paths)
-            results = {
-                n: run_level(n, rounds.get(n, 1), deltas, pace_ms, client, servers, "", paths)
-                for n in levels
-            }
-            steady = {
-                n: run_level(
-                    n, STEADY_ROUNDS, deltas, pace_ms, client, servers, "s-", paths, steady_turns
-                )
-                for n in levels
-                if n > 1 and steady_turns > 0
-            }
-            session = tool_session(turns, client, servers[0]) if turns >= 6 else None
-        print(
-            f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
-            f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "
-            f"{', '.join(s.name for s in servers)}",
-            file=out,
-        )
+        if levels:
+            with processes(stacks, clients, workdir, baseline_src) as (client, servers):
+                # Warm-up, not counted: connections, first SQLite pages, lazy imports.
+                run_level(max(levels), 1, 5, pace_ms, client, servers, "warm-", paths)
+                for n in levels:
+                    count = rounds.get(n, 1)
+                    results[n] = run_level(n, count, deltas, pace_ms, client, servers, "", paths)
+                for n in [n for n in levels if n > 1 and steady_turns > 0]:
+                    steady[n] = run_level(
+                        n,
+                        STEADY_ROUNDS,
+                        deltas,
+                        pace_ms,
+                        client,
+                        servers,
+                        "s-",
+                        paths,
+                        steady=steady_turns,
+                    )
+            print(
+                f"# {deltas} deltas a stream, one every {pace_ms:g} ms; rounds "
+                f"{ {n: rounds.get(n, 1) for n in levels} }; servers: "
+                f"{', '.join(s.name for s in servers)}",
+                file=out,
+                flush=True,
+            )
+        # The rounds' processes are gone: the session has the machine to itself.
+        session = fresh_session(turns, window, workdir / "session") if turns else None
         report(results, servers, session, 1000 / pace_ms, out, steady)
     finally:
         if keep is None:
@@ -614,6 +769,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--deltas", type=int, default=DELTAS, help="deltas per stream")
     parser.add_argument(
         "--turns", type=int, default=TURNS, help="turns of the tool session (0: skip it)"
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=WINDOW,
+        help="turns per window of the tool session: early = turns 5.., late = the last ones",
+    )
+    parser.add_argument(
+        "--session-only", action="store_true", help="the tool session alone, no relay rounds"
     )
     parser.add_argument(
         "--stacks",
@@ -664,6 +828,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             rounds={1: 2, 4: 1},
             deltas=20,
             turns=12,
+            window=3,
             stacks=args.stacks,
             clients=args.clients,
             keep=args.keep,
@@ -674,7 +839,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     rounds = {n: args.rounds for n in args.levels} if args.rounds else None
     run(
-        args.levels,
+        () if args.session_only else args.levels,
         rounds,
         args.deltas,
         PACE_MS,
@@ -685,6 +850,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         paths=args.paths,
         steady_turns=args.steady_turns,
         baseline_src=args.baseline_src,
+        window=args.window,
     )
 
 

@@ -7,18 +7,60 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+
 from bench import server as bench
+
+SESSION_KEYS = [
+    "turn_cpu_ms[early]",
+    "turn_cpu_ms[late]",
+    "turn_cpu_ratio_200_over_5",
+    "turn_cpu_ratio_late_over_early",
+    "turn_cpu_ratio_late_over_early[paired]",
+    *(
+        f"turn_stage_ms[late][{stage}]"
+        for stage in ("decode", "load", "transition", "commit", "render", "join", "relay")
+    ),
+    "db_bytes_per_turn_ratio_200_over_5",
+]
+"""Spelled out, not taken from the bench: scripts read these names."""
+
+
+def number(key: str, text: str) -> float:
+    found = re.search(rf"^{re.escape(key)} = (-?\d+(?:\.\d+)?)", text, re.M)
+    assert found, f"{key} is missing or not a number:\n{text}"
+    return float(found.group(1))
 
 
 def test_the_server_benchmark_completes_and_prints_every_key() -> None:
     out = io.StringIO()
-    bench.run(levels=(1, 2), rounds={1: 1, 2: 1}, deltas=10, turns=8, out=out)
+    bench.run(levels=(1, 2), rounds={1: 1, 2: 1}, deltas=10, turns=16, window=4, out=out)
     text = out.getvalue()
-    for key in bench.required_keys((1, 2), 8):
-        found = re.search(rf"^{re.escape(key)} = (-?\d+(?:\.\d+)?)", text, re.M)
-        assert found, f"{key} is missing or not a number:\n{text}"
+    for key in [*bench.required_keys((1, 2), 16), *SESSION_KEYS]:
+        number(key, text)
     failures = re.findall(r"failures=(\d+)", text)
     assert failures and set(failures) == {"0"}, text
     # Every delta the provider sent reached the client through the server.
     relayed = re.search(r"^relayed_deltas_per_s\[2\] = (\d+)", text, re.M)
     assert relayed and int(relayed.group(1)) > 0, text
+
+
+def test_the_tool_session_runs_alone_on_its_windows() -> None:
+    """`--session-only`: a fresh server, the two windows apart, every stage
+    of a late turn timed (the server's stage clock reached the bench)."""
+    out = io.StringIO()
+    bench.run(levels=(), turns=14, window=3, out=out)
+    text = out.getvalue()
+    assert "early = turns 5-7, late = turns 12-14" in text, text
+    assert "paired: turns 15-17 alternating" in text, text
+    assert "# N=" not in text, text  # no relay rounds
+    for key in SESSION_KEYS:
+        number(key, text)
+    assert number("turn_cpu_ms[late]", text) > 0, text
+    for stage in ("decode", "transition", "commit", "render", "join", "relay"):
+        assert number(f"turn_stage_ms[late][{stage}]", text) > 0, text
+
+
+def test_a_session_too_short_for_two_windows_is_refused() -> None:
+    with pytest.raises(SystemExit, match="no two windows"):
+        bench.run(levels=(), turns=20, window=10, out=io.StringIO())

@@ -7,7 +7,7 @@ or is stable for a whole conversation (the session id used as cache key).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias
 
@@ -67,6 +67,9 @@ def request_thinking(spec: ModelSpec, api: str) -> ThinkingPlan:
 class CallContext:
     call_id: str = ""
     session_id: str | None = None
+    timed: Callable[[str, int], None] | None = field(default=None, compare=False, repr=False)
+    """Told how long building the request took, in nanoseconds per stage
+    (`render`: the body's messages, `join`: its bytes); None: not timed."""
 
 
 class LLM(Protocol):

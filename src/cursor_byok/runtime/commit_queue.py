@@ -30,11 +30,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from cursor_byok.runtime.observe import StageClock
 from cursor_byok.store.base import (
     BatchAnswer,
     CommitRequest,
@@ -75,8 +77,11 @@ class CommitQueue:
         store: Store,
         io: Callable[..., Awaitable[Any]],
         max_batch: int = MAX_BATCH,
+        stages: StageClock | None = None,
     ) -> None:
+        """`stages` is told how long each commit was awaited (`commit`)."""
         self._store = store
+        self._stages = stages if stages is not None else StageClock()
         self._io = io
         self._max_batch = max_batch
         self._lock = threading.Lock()
@@ -94,6 +99,13 @@ class CommitQueue:
     async def commit(self, request: CommitRequest) -> Answer:
         """What `Store.commit_new_input` (checked) or `commit_input` answers,
         or the error that refused the request, raised."""
+        began = time.perf_counter_ns()
+        try:
+            return await self._commit(request)
+        finally:
+            self._stages.since("commit", began)
+
+    async def _commit(self, request: CommitRequest) -> Answer:
         if self._writer is None:
             self.batches += 1
             answer: Answer = await self._io(commit_one, self._store, request)

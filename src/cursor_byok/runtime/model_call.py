@@ -127,7 +127,8 @@ class CallReader:
         deliver: Callable[[ResponseEvent], None],
     ) -> float | None:
         """One attempt: None once the call is over, else the wait before the next."""
-        context = CallContext(call_id=call.call_id, session_id=call.conversation_id)
+        timed = self.metrics.stages.add if self.metrics is not None else None
+        context = CallContext(call.call_id, call.conversation_id, timed)
         stream = await self.llm.call(call.model, context, call.request)
         passed_on = False
         try:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, ParamSpec, Self, TypeVar
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client import Counter as _Counter
 from prometheus_client import Gauge as _Gauge
 from prometheus_client import Histogram as _Histogram
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.metrics_core import Metric
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -33,6 +36,9 @@ from cursor_byok.runtime.logsafe import logfmt_value
 log = logging.getLogger("cursor_byok.calls")
 turn_log = logging.getLogger("cursor_byok.runtime.runner")
 """Turn lines keep the logger they were always written under: the runner's."""
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 MAX_MODEL_LABELS = 64
 _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)
@@ -106,10 +112,63 @@ class Histogram(_Children, _Histogram):
     pass
 
 
+STAGES = ("decode", "load", "transition", "commit", "render", "join", "relay")
+"""The stages of a turn `StageClock` times: a client message decoded (the
+transport), the store read for an input (load), the loop's `transition` as
+the worker applies an input, the commit awaited, the model request's
+messages rendered and its body joined into bytes (the provider adapter),
+and the output encoded and written to the client's stream (relay)."""
+
+
+class StageClock:
+    """Wall time per stage of a turn, summed in nanoseconds, and how often
+    each ran: what a turn costs where, without a profiler. A few clock reads
+    per turn, none per streamed delta (a stream's writes are timed per
+    batch). /metrics shows the sums; a bench reads them before and after a
+    window of turns. A prometheus collector: read only when /metrics is."""
+
+    __slots__ = ("calls", "ns")
+
+    def __init__(self) -> None:
+        self.ns = dict.fromkeys(STAGES, 0)
+        self.calls = dict.fromkeys(STAGES, 0)
+
+    def add(self, stage: str, ns: int) -> None:
+        self.ns[stage] += ns
+        self.calls[stage] += 1
+
+    def since(self, stage: str, started_ns: int) -> None:
+        """Adds the time from `started_ns` (a `time.perf_counter_ns()`) to now."""
+        self.add(stage, time.perf_counter_ns() - started_ns)
+
+    def timed(self, stage: str, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """`function(*args, **kwargs)`, its time added to `stage`."""
+        began = time.perf_counter_ns()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            self.add(stage, time.perf_counter_ns() - began)
+
+    def collect(self) -> Iterator[Metric]:
+        seconds = CounterMetricFamily(
+            "cursor_byok_stage_seconds", "Wall time spent per stage of a turn", labels=["stage"]
+        )
+        calls = CounterMetricFamily(
+            "cursor_byok_stage_calls", "Times each stage of a turn ran", labels=["stage"]
+        )
+        for stage in STAGES:
+            seconds.add_metric([stage], self.ns[stage] / 1e9)
+            calls.add_metric([stage], self.calls[stage])
+        yield seconds
+        yield calls
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        self.stages = StageClock()
+        r.register(self.stages)
         self.requests = Counter(
             "cursor_byok_requests",
             "HTTP requests by path and status",

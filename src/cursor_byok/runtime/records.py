@@ -3,6 +3,7 @@ which records exist is decided by the loop)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, assert_never
@@ -22,6 +23,7 @@ from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import CallLLM, Transition
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
+from cursor_byok.runtime.observe import StageClock
 from cursor_byok.store.base import (
     CallStatus,
     CallStatusUpdate,
@@ -206,3 +208,29 @@ async def saved_tool_result(
         return None
     message = message_from_json(canonical_loads(saved.result))
     return message if isinstance(message, ToolResultMessage) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Loads:
+    """The store reads an input may need, each timed as the turn's `load`
+    stage (a worker-thread hop included, or the quick lookup on the loop)."""
+
+    store: Store
+    io: ThreadIO
+    stages: StageClock
+
+    async def first(self, conversation_id: str, input_id: str | None) -> FirstLoad:
+        return await self._timed(first_load(self.store, self.io, conversation_id, input_id))
+
+    async def find_input(self, conversation_id: str, input_id: str) -> InputCommit | None:
+        return await self._timed(find_input(self.store, self.io, conversation_id, input_id))
+
+    async def tool_result(self, operation_id: str) -> ToolResultMessage | None:
+        return await self._timed(saved_tool_result(self.store, self.io, operation_id))
+
+    async def _timed(self, read: Awaitable[T]) -> T:
+        began = time.perf_counter_ns()
+        try:
+            return await read
+        finally:
+            self.stages.since("load", began)

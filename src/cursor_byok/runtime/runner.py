@@ -64,17 +64,10 @@ from cursor_byok.runtime.conversation import (
 )
 from cursor_byok.runtime.early_calls import EarlyCalls, EventGate
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
-from cursor_byok.runtime.observe import Metrics, logfmt, note_turn
+from cursor_byok.runtime.observe import Metrics, StageClock, logfmt, note_turn
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.outcome import Outcome, log_not_applied
-from cursor_byok.runtime.records import (
-    FirstLoad,
-    find_input,
-    first_load,
-    planned_commit,
-    saved_call,
-    saved_tool_result,
-)
+from cursor_byok.runtime.records import FirstLoad, Loads, planned_commit, saved_call
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, InputCommit, Store, VersionConflict
 
 log = logging.getLogger(__name__)
@@ -115,7 +108,9 @@ class Runner:
         self._conversations: dict[str, Conversation] = {}
         self._early_calls = early_calls
         self._gates = EarlyCalls()
-        self._commits = CommitQueue(store, self._io)
+        self.stages = metrics.stages if metrics is not None else StageClock()
+        self._loads = Loads(store, self._io, self.stages)
+        self._commits = CommitQueue(store, self._io, stages=self.stages)
         self._closed = False
         self._last_sweep = time.monotonic()
 
@@ -245,7 +240,7 @@ class Runner:
         if conversation.state is not None:
             return None
         cid = conversation.conversation_id
-        first = await first_load(self._store, self._io, cid, input_id)
+        first = await self._loads.first(cid, input_id)
         if (loaded := first.loaded) is None:
             conversation.state = RuntimeState(ConversationState(cid))
             conversation.version = 0
@@ -299,12 +294,12 @@ class Runner:
         while True:
             assert conversation.state is not None
             before = conversation.state
-            result = transition(before, input_, self._hooks)
+            result = self.stages.timed("transition", transition, before, input_, self._hooks)
             early = self._early_calls and isinstance(result.command, CallLLM)
             if checked and (early or not result.commit):  # never open a call for a duplicate
                 found = None if first is None else first.found
                 if first is None:
-                    found = await find_input(self._store, self._io, conversation_id, input_id)
+                    found = await self._loads.find_input(conversation_id, input_id)
                 if found is not None:
                     return Outcome(duplicate=True, committed=True, result=found.result)
             if not result.commit:
@@ -389,7 +384,7 @@ class Runner:
 
     async def _call_client(self, conversation: Conversation, command: CallClient) -> None:
         """A completed operation's saved result is fed back (`saved_tool_result`)."""
-        message = await saved_tool_result(self._store, self._io, command.operation_id)
+        message = await self._loads.tool_result(command.operation_id)
         if message is not None:
             conversation.queue.put_nowait(
                 External(

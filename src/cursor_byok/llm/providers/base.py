@@ -58,7 +58,16 @@ class SSEAdapter:
             **self.headers(),
             **self.spec.headers,
         }
-        return HTTPRequest(self.url(), headers, encode_body(self.body(ctx, request)))
+        timed = ctx.timed
+        if timed is None:
+            return HTTPRequest(self.url(), headers, encode_body(self.body(ctx, request)))
+        began = time.perf_counter_ns()
+        body = self.body(ctx, request)
+        rendered = time.perf_counter_ns()
+        data = encode_body(body)
+        timed("render", rendered - began)
+        timed("join", time.perf_counter_ns() - rendered)
+        return HTTPRequest(self.url(), headers, data)
 
     async def call(self, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         spec = self.spec

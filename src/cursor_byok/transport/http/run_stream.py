@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from cursor_byok.runtime.observe import Metrics
+from cursor_byok.runtime.observe import Metrics, StageClock
 from cursor_byok.transport.connect.codec import (
     Codec,
     CodecError,
@@ -135,8 +135,9 @@ class RunWriter(StreamWriter):
         framing: RunFraming,
         outbox: Outbox,
         disconnected: asyncio.Future[None],
+        stages: StageClock | None = None,
     ) -> None:
-        super().__init__(heartbeat_s)
+        super().__init__(heartbeat_s, stages)
         self.framing = framing
         self.outbox = outbox
         self.disconnected = disconnected
@@ -252,7 +253,7 @@ class RunHandler:
         await send(start)
         disconnected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         reader = asyncio.ensure_future(self._read(session, framing, receive, disconnected))
-        writer = RunWriter(self.heartbeat_s, framing, outbox, disconnected)
+        writer = RunWriter(self.heartbeat_s, framing, outbox, disconnected, self.metrics.stages)
         writer.watch()
         self.metrics.active_streams.inc()
         try:

@@ -389,7 +389,8 @@ class CursorServer:
         self.open_streams += 1
         disconnected = asyncio.ensure_future(wait_disconnect(receive))
         try:
-            await StreamWriter(self.heartbeat_s).pump(session, content_type, send, disconnected)
+            writer = StreamWriter(self.heartbeat_s, self.metrics.stages)
+            await writer.pump(session, content_type, send, disconnected)
         finally:
             disconnected.cancel()
             self.open_streams -= 1

@@ -8,9 +8,11 @@ Task, timeout or future per item."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from cursor_byok.runtime.observe import StageClock
 from cursor_byok.transport.connect.codec import Codec, ContentType, message_encoder
 from cursor_byok.transport.connect.errors import (
     EndStream,
@@ -66,8 +68,10 @@ class Heartbeat:
 
 
 class StreamWriter:
-    def __init__(self, heartbeat_s: float) -> None:
+    def __init__(self, heartbeat_s: float, stages: StageClock | None = None) -> None:
+        """`stages` is told how long each batch took to encode and write (`relay`)."""
         self.heartbeat_s = heartbeat_s
+        self.stages = stages if stages is not None else StageClock()
 
     async def pump(
         self,
@@ -116,6 +120,7 @@ class StreamWriter:
                 if not beat.due:
                     continue
                 batch = [dialect.heartbeat()]
+            began = time.perf_counter_ns()  # one batch: one clock read, not one per item
             frames: list[bytes] = []
             encode = message_encoder(content_type.codec)
             for index, item in enumerate(batch):
@@ -128,11 +133,16 @@ class StreamWriter:
                     waits = item.error is None and bool(session.kv.pending)
                     if waits and await self._write(send, pending, more=True):
                         pending = b""
+                        self.stages.since("relay", began)  # the client's answers are no relay
                         await self._kv_answers(session, disconnected)
+                        began = time.perf_counter_ns()
                     await self.finish(send, item.error, content_type, pending)
+                    self.stages.since("relay", began)
                     return
                 frames.append(encode_envelope(encode(item)))
-            if not await self._write(send, b"".join(frames), more=True):
+            written = await self._write(send, b"".join(frames), more=True)
+            self.stages.since("relay", began)
+            if not written:
                 if queued:
                     outbox.put_back(batch)
                 return

@@ -283,6 +283,7 @@ class SessionHub:
                 await self._exec_step(session, step)
 
     async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
+        began = time.perf_counter_ns()
         try:
             message = decode_message(data, pb.AgentClientMessage, Codec.PROTO)
         except CodecError:
@@ -291,6 +292,7 @@ class SessionHub:
             return
         event = dialect.decode_client_message(message, session.request_id, self._now_ms())
         input_id = input_ids.message_id_of(session.request_id, data)
+        self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
                 input_id = input_ids.run_id(session.request_id, message.run_request)
