@@ -354,6 +354,22 @@ def test_runtime_imports_no_protobuf_and_no_transport() -> None:
     assert violations == []
 
 
+PROTOBUF_SPEAKERS = ("transport", "client")
+"""Protobuf lives in the Cursor side of the server and in the built-in client."""
+
+
+def test_protobuf_stays_in_transport_and_the_client() -> None:
+    violations = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for package in ORDER
+        if package not in PROTOBUF_SPEAKERS
+        for path in modules_of(package)
+        for name in imports_of(path)
+        if name.startswith(("google.protobuf", "cursor_byok.transport.proto"))
+    ]
+    assert violations == []
+
+
 BENCH = PACKAGE.parents[1] / "bench"
 
 

@@ -28,7 +28,6 @@ from cursor_byok.client.run_client import H2Client
 from cursor_byok.cluster.lease import Notice, NoticeKind
 from cursor_byok.cluster.leased_runner import LeasedRunner
 from cursor_byok.cluster.processes import leases_on, relay_on
-from cursor_byok.cluster.relay_rows import decode_item
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolResultMessage
 from cursor_byok.loop.state import Status
@@ -37,6 +36,7 @@ from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.store.scratch_postgres import PostgresServer
 from cursor_byok.transport.connect.errors import Code
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.relay_rows import decode_item
 from cursor_byok.transport.sessions.session import EndOfStream
 from tests.e2e import nodes
 from tests.e2e.nodes import Node

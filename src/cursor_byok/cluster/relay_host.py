@@ -17,11 +17,10 @@ import time
 from dataclasses import dataclass, field
 
 from cursor_byok.cluster.lease import Relay
-from cursor_byok.cluster.relay_rows import encode_item
 from cursor_byok.store.base import StoreError
 from cursor_byok.transport.connect.errors import Code, WireError
-from cursor_byok.transport.dialect.run_request import error_banner
-from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
+from cursor_byok.transport.dialect.run_request import retry_banner
+from cursor_byok.transport.sessions.relay_rows import encode_item
 from cursor_byok.transport.sessions.session import EndOfStream, QueueItem, Session
 
 log = logging.getLogger(__name__)
@@ -38,10 +37,7 @@ the announcement that it went was missed)."""
 
 def unavailable(reason: str) -> WireError:
     """A retryable end: the client retries, and its retry finds the owner."""
-    banner = error_banner(
-        errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE, "The conversation moved", reason, True
-    )
-    return WireError(Code.UNAVAILABLE, reason, (banner,))
+    return WireError(Code.UNAVAILABLE, reason, (retry_banner("The conversation moved", reason),))
 
 
 @dataclass(eq=False)

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 from cursor_byok.cluster.lease import Notice, NoticeKind, Relay
 from cursor_byok.cluster.relay_host import READER_BEAT_S, unavailable
-from cursor_byok.cluster.relay_rows import BadRow, decode_item
 from cursor_byok.store.base import StoreError
 from cursor_byok.transport.sessions.counters import Counters
+from cursor_byok.transport.sessions.relay_rows import BadRow, decode_item
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 
 log = logging.getLogger(__name__)

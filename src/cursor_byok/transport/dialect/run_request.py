@@ -94,6 +94,11 @@ def error_banner(
     return ErrorDetail.of(details)
 
 
+def retry_banner(title: str, detail: str) -> ErrorDetail:
+    """A banner whose error the client retries (reconnecting, resuming the turn)."""
+    return error_banner(errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE, title, detail, True)
+
+
 def refused_error(action: str) -> WireError:
     """A run request asking for something this server does not do: said
     plainly, never mistaken for a resume that would drop the request."""

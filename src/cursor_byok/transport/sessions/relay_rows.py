@@ -1,4 +1,5 @@
-"""A stream's items as rows of relayed output, and back.
+"""A stream's items as rows of relayed output, and back (the protobuf side
+of `cluster/`, which stores and reads the rows).
 
 The host of a request stores what its session would have written to a
 local stream: each `AgentServerMessage` as its protobuf bytes, and the end
@@ -16,10 +17,12 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
-from cursor_byok.cluster.lease import OutputRow
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.session import EndOfStream, QueueItem
+
+OutputRow = tuple[int, str, bytes]
+"""(sequence number, kind, payload), as `cluster.lease.Relay` stores it."""
 
 MESSAGE = "message"
 END = "end"

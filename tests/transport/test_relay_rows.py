@@ -8,8 +8,8 @@ import pytest
 from cursor_byok.cluster.lease import Notice, NoticeKind
 from cursor_byok.cluster.postgres_relay import decode_notice, encode_notice
 from cursor_byok.cluster.relay_host import unavailable
-from cursor_byok.cluster.relay_rows import END, MESSAGE, BadRow, decode_item, encode_item
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.relay_rows import END, MESSAGE, BadRow, decode_item, encode_item
 from cursor_byok.transport.sessions.session import EndOfStream
 
 
