@@ -199,14 +199,10 @@ def _opening_message(
     action: pb.ConversationAction, content: str | tuple[TextContent | ImageContent, ...]
 ) -> pb.UserMessage:
     """The client's own message, or one made for an action that has none."""
-    match action.WhichOneof("action"):
-        case "user_message_action":
-            return action.user_message_action.user_message
-        case "start_plan_action":
-            return action.start_plan_action.user_message
-        case _:
-            text = content if isinstance(content, str) else EXECUTE_PLAN_TEXT
-            return pb.UserMessage(text=text)
+    own = _action_user(action)
+    if own is not None:
+        return own
+    return pb.UserMessage(text=content if isinstance(content, str) else EXECUTE_PLAN_TEXT)
 
 
 def _action_user(action: pb.ConversationAction) -> pb.UserMessage | None:
