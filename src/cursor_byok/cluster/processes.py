@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cursor_byok.cluster.leased_runner import LeasedRunner
 from cursor_byok.cluster.postgres_lease import PostgresLeases
@@ -21,10 +20,8 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store
+from cursor_byok.store.postgres import PostgresStore
 from cursor_byok.transport.sessions.sink import OutputSink
-
-if TYPE_CHECKING:
-    from cursor_byok.store.postgres import PostgresStore
 
 LEASE_S = 10.0
 """How long a conversation stays its owner's after the owner's last renewal:
@@ -71,7 +68,4 @@ class Cluster:
 def for_store(store: Store, lease_s: float = LEASE_S) -> Cluster | None:
     """The cluster for a store that several processes may share; None for any
     other (SQLite: one process, nothing to share)."""
-    postgres = sys.modules.get("cursor_byok.store.postgres")
-    if postgres is None or not isinstance(store, postgres.PostgresStore):
-        return None  # no PostgreSQL store exists while its module is not loaded
-    return Cluster(store, lease_s)
+    return Cluster(store, lease_s) if isinstance(store, PostgresStore) else None
