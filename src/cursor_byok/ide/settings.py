@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
+from cursor_byok.config.files import replace_whole
 from cursor_byok.config.settings import APP_NAME
 from cursor_byok.ide.jsonc import JsoncError, set_values
 
@@ -125,21 +126,7 @@ def _write(path: Path, data: bytes, mode: int | None = None) -> None:
     gets `mode`, else the mode it had; the copy is never more readable."""
     target = path.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = mode if mode is not None else _mode(target)
-    partial = target.with_name(f".{target.name}.cursor-byok-tmp")
-    partial.unlink(missing_ok=True)
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if mode is not None:
-            os.chmod(partial, mode)
-        os.replace(partial, target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    replace_whole(target, data, mode if mode is not None else _mode(target))
 
 
 def setup(

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import platformdirs
 
+from cursor_byok.config.files import replace_whole
 from cursor_byok.config.settings import APP_NAME
 from cursor_byok.ide.proxy.routes import CURSOR_DOMAINS, covers
 
@@ -200,14 +201,7 @@ def _write(files: CAFiles, key_pem: bytes, certificate_pem: bytes) -> None:
         (files.key, key_pem + certificate_pem, 0o600),
         (files.certificate, certificate_pem, 0o644),
     ):
-        temporary = path.with_name(f".{path.name}.new")
-        temporary.unlink(missing_ok=True)
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(descriptor, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
+        replace_whole(path, data, mode)
 
 
 def _check_private(key: Path) -> None:
