@@ -185,6 +185,11 @@ async def test_100_concurrent_streams_on_one_connection(tmp_path: Path) -> None:
         async def late(n: int) -> RawStream:
             stream = await plain_turn(client, f"conv-{n}")
             sid = stream.stream_id
+            # Late DATA still counts against the connection's window, which the
+            # tool results on the other streams may have spent for a moment.
+            while client.h2.outbound_flow_control_window < 5:
+                client.window.clear()
+                await asyncio.wait_for(client.window.wait(), 10)
             client.raw(hyperframe.frame.DataFrame(sid, data=b"\0\0\0\0\0"))
             client.raw(hyperframe.frame.WindowUpdateFrame(sid, window_increment=1024))
             client.raw(hyperframe.frame.RstStreamFrame(sid, error_code=8))
