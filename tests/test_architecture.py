@@ -40,6 +40,7 @@ CLI_ORDER = [
     "tuning",
     "workers",
     "base",
+    "show",
     "token_command",
     "check",
     "serve",

@@ -450,7 +450,7 @@ class RunHandle:
         self.seen.set()
 
     def _check_blobs_named(self, state: pb.ConversationStateStructure) -> None:
-        for blob_id in [*state.root_prompt_messages_json, *state.turns]:
+        for blob_id in [*state.root_prompt_messages_json, *state.turns, *state.todos]:
             if blob_id not in self.cli.blobs:
                 self.run.errors.append(f"checkpoint names blob {blob_id.hex()} never set")
 

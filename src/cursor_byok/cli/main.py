@@ -23,11 +23,12 @@ from cursor_byok.cli.base import (
 )
 from cursor_byok.cli.ide_command import add_ide_parser, run_ide
 from cursor_byok.cli.proxy_arguments import add_proxy_parser
+from cursor_byok.cli.show import STATUS_COLOURS
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.cli.token_command import add_token_parser, run_token
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
-from cursor_byok.runtime.logsafe import escape_c1, printable
+from cursor_byok.runtime.logsafe import printable
 from cursor_byok.store.database import PostgresURL
 
 # A command imports what it needs when it runs (`--help` must not load the
@@ -36,7 +37,6 @@ from cursor_byok.store.database import PostgresURL
 if TYPE_CHECKING:
     from cursor_byok.cli.serve import Attach
     from cursor_byok.config.settings import Config
-    from cursor_byok.llm.types import Message
     from cursor_byok.store.base import Store
 
 DATABASE_HELP = "SQLite file or postgresql:// URL (default: from config)"
@@ -335,9 +335,6 @@ def _open(database: Path | PostgresURL) -> Store | int:
         return fail(f"cannot read the database {database}: {error}", EXIT_USAGE)
 
 
-_STATUS_COLOURS = {"final": "green", "failed": "red", "canceled": "yellow"}
-
-
 def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
     store = _open(database)
     if isinstance(store, int):
@@ -351,7 +348,7 @@ def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
             printer.line(
                 (printable(summary.conversation_id), "cyan"),
                 "  ",
-                (f"{status:<15}", _STATUS_COLOURS.get(status)),
+                (f"{status:<15}", STATUS_COLOURS.get(status)),
                 f" {summary.message_count:>5} messages  version {summary.version}",
             )
         if not found:
@@ -362,85 +359,12 @@ def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
 
 
 def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out: TextIO) -> int:
-    import json  # noqa: PLC0415
-
-    from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
-    from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
+    from cursor_byok.cli.show import show  # noqa: PLC0415
 
     store = _open(database)
     if isinstance(store, int):
         return store
-    printer = Printer(out)
     try:
-        loaded = store.load(conversation_id)
-        if loaded is None:
-            return fail(f"no conversation {conversation_id!r}", EXIT_NOT_FOUND)
-        state = loaded.state
-        if as_json:
-            for message in state.messages:
-                line = json.dumps(message_to_json(message), ensure_ascii=False)
-                print(escape_c1(line), file=out)
-            return EXIT_OK
-        printer.line(
-            f"conversation {printable(state.conversation_id)}: ",
-            (state.status.value, _STATUS_COLOURS.get(state.status.value)),
-            f", {len(state.messages)} messages, version {loaded.version}",
-        )
-        resets = set(state.resets)
-        for index, message in enumerate(state.messages):
-            if index in resets:
-                printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
-            printer.line(_one_line(message))
-        printer.line("model calls:")
-        for call in store.llm_calls(conversation_id):
-            printer.line(
-                f"  {printable(call.call_id)}  ",
-                (f"{call.status.value:<9}", _STATUS_COLOURS.get(call.status.value)),
-                f" model {call.model}  {call.message_count} messages  attempts {call.attempts}",
-                (f"  error: {printable(call.error)}", "red") if call.error else "",
-            )
-        usage = [m.usage for m in state.messages if isinstance(m, AssistantMessage)]
-        read = sum(u.cache_read for u in usage)
-        prompt = sum(u.input + u.cache_read + u.cache_write for u in usage)
-        share = f"{read / prompt:.0%}" if prompt else "n/a"
-        printer.line(
-            f"usage: input {sum(u.input for u in usage)}, output {sum(u.output for u in usage)}, "
-            f"cache read {read}, cache write {sum(u.cache_write for u in usage)} "
-            f"(cache hits {share}), cost ${sum(u.cost.total for u in usage):.4f}"
-        )
+        return show(store, conversation_id, as_json, out)
     finally:
         store.close()
-    return EXIT_OK
-
-
-def _one_line(message: Message) -> str:
-    from cursor_byok.llm.types import (  # noqa: PLC0415
-        AssistantMessage,
-        HistoryRepair,
-        ToolResultMessage,
-        UserMessage,
-    )
-    from cursor_byok.loop.compaction import summary_of  # noqa: PLC0415
-
-    match message:
-        case UserMessage(content=content):
-            summary = summary_of(message)
-            if summary is not None:
-                return f"  summary    {_short(summary)}"
-            text = content if isinstance(content, str) else "[blocks]"
-            return f"  user       {_short(text)}"
-        case AssistantMessage():
-            calls = ", ".join(call.name for call in message.tool_calls)
-            suffix = f"  -> {calls}" if calls else ""
-            mark = ", interrupted" if message.interrupted else ""
-            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
-        case ToolResultMessage():
-            flag = " (error)" if message.is_error else ""
-            return f"  tool       {message.tool_name}{flag}"
-        case HistoryRepair(reason=reason):
-            return f"  repair     earlier history resent as plain text: {_short(reason)}"
-
-
-def _short(text: str, width: int = 70) -> str:
-    flat = printable(" ".join(text.split()))
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

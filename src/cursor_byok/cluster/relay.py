@@ -45,6 +45,7 @@ from cursor_byok.cluster.relay_host import (
 from cursor_byok.cluster.relay_pipe import Pipe
 from cursor_byok.store.base import StoreError
 from cursor_byok.transport.connect.errors import Code, WireError
+from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import RunStarted
 from cursor_byok.transport.sessions.hub import SessionHub
 from cursor_byok.transport.sessions.memory_budget import OverBudget, budget_key
@@ -116,15 +117,18 @@ class RelayingHub(SessionHub):
 
     # -- appends ---------------------------------------------------------------------------
 
-    async def append(self, request_id: str, seqno: int, payload: bytes) -> None:
+    async def append(
+        self, request_id: str, seqno: int, payload: bytes, client: ClientHeaders | None = None
+    ) -> None:
         session = self._read_here(request_id)
         if session is None:
+            # Stored without its headers: the host reads the client as unknown.
             await self._store(request_id, seqno, payload)
             piped = self.sessions.get(request_id)
             if piped is not None:  # a piped stream's end waits for its KV answers
                 piped.kv.answered_in(payload)
             return
-        await super().append(request_id, seqno, payload)
+        await super().append(request_id, seqno, payload, client)
 
     async def _store(self, request_id: str, seqno: int, payload: bytes) -> None:
         await asyncio.to_thread(self.relay.put, request_id, seqno, payload)

@@ -10,6 +10,7 @@ from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import AssistantMessage, RequestMessages, ToolCall
 from cursor_byok.loop.records import Record
 from cursor_byok.loop.state import RuntimeState
+from cursor_byok.loop.todos import TodoItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,14 @@ class SummaryDone:
     summary: str
 
 
-Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone
+@dataclass(frozen=True, slots=True)
+class TodosChanged:
+    """A tool result changed the conversation's to-do list (now committed)."""
+
+    todos: tuple[TodoItem, ...]
+
+
+Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone | TodosChanged
 """What a transition passes on: the model's events and the loop's own."""
 
 

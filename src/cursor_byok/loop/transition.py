@@ -23,7 +23,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
                                         (a 400 for this history: append a
                                         HistoryRepair, see repair.py)
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
-    ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
+    ToolResult       current call's id  append (and keep the to-do list it
+                                        carries); next call, or all in ->       CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
     Cancel           waiting LLM        await the stopped stream's partial      Canceled
     LLMEvent aborted interrupted call   append what streamed as a new message
@@ -71,6 +72,7 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     SummaryDone,
+    TodosChanged,
     Transition,
     WaitInput,
 )
@@ -345,6 +347,10 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         return ignore(state, "tool result nobody waits for")
     done = _operation(conv, waiting, "completed", input_.message)
     conv = append(conv, (input_.message,))
+    emit: tuple[Emit, ...] = ()
+    if input_.todos is not None:
+        conv = replace(conv, todos=input_.todos)
+        emit = (TodosChanged(input_.todos),)
     following = waiting.next + 1
     if following < len(waiting.tool_calls):
         call = waiting.tool_calls[following]
@@ -352,8 +358,8 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         conv = replace(conv, waiting=waiting)
         records = (done, _operation(conv, waiting, "waiting"))
         command = CallClient(waiting.operation_id, call)
-        return Transition(RuntimeState(conv), (), command, records=records)
-    return call_llm(append(conv, conv.queued), input_, hooks, records=(done,))
+        return Transition(RuntimeState(conv), emit, command, records=records)
+    return call_llm(append(conv, conv.queued), input_, hooks, emit, records=(done,))
 
 
 # -- cancel ----------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from cursor_byok.transport.connect.request_body import (
     unwrap,
 )
 from cursor_byok.transport.connect.reservation import Reservation
+from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.http import late_data
 from cursor_byok.transport.http.append_body import read_append
@@ -289,7 +290,8 @@ class CursorServer:
             self.hub.counters.undecodable_appends += 1
             log.info("an append was ignored: %s", append)
         elif append is not None:
-            await self.hub.append(append.request_id, append.seqno, append.payload)
+            client = ClientHeaders.of(headers)
+            await self.hub.append(append.request_id, append.seqno, append.payload, client)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
 
     # -- Run (HTTP/2) ------------------------------------------------------------------------
@@ -312,6 +314,7 @@ class CursorServer:
             session = self.run.open()
         except OverBudget as no_room:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
+        session.client = ClientHeaders.of(headers) or session.client
         self.open_streams += 1
         try:
             await self.run.serve(session, framing, receive, send)
@@ -350,6 +353,7 @@ class CursorServer:
             session = self.hub.session(request.request_id)
         except OverBudget as no_room:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
+        session.client = ClientHeaders.of(headers) or session.client
         finished = session.ended and session.outbox.empty()
         if not finished:
             # Read from now on, so the budget does not drop it meanwhile.

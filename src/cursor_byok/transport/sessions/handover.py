@@ -10,7 +10,8 @@ yet acknowledged) moves over, so cards keep the model call id the client
 groups them by; what the old stream had queued but nobody read is sent on
 the new one, except its exec requests (the exec still waited for is asked
 again, with the new stream's numbering); and the old stream stops waiting
-for its execs.
+for its execs and stops the tools the server was running for it (the new
+stream runs them again).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.state import IDLE_STATUSES, Status
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.dialect.meter import history_characters, turn_ended
+from cursor_byok.transport.dialect.run_request import RunStarted
+from cursor_byok.transport.dialect.todo_tool import item_to_pb
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 
@@ -35,10 +38,24 @@ def take_over(session: Session, previous: Session) -> None:
     session.context = context
     session.execs = ExecTracker(context.exec_number)
     previous.execs.clear()  # the client canceled them; nothing will come
+    previous.server_runs.cancel_all()  # asked again here, where the client listens
     previous.kv.clear()  # its unsent KV requests go out on the new stream
     for item in previous.outbox.clear():
         if isinstance(item, pb.AgentServerMessage) and not item.HasField("exec_server_message"):
             session.put(item)
+
+
+async def begin_turn(runner: Runner, session: Session, event: RunStarted, window: int) -> None:
+    """`session` plays a turn from its start (or resumes one no stream
+    plays here): its blobs begin with the checkpoint the client sent, and
+    its checkpoints name the conversation's to-do list as committed."""
+    context = session.context
+    context.turn.begin(event.user_message, event.prior_turns, session.request_id)
+    context.context_window = window
+    context.characters.update(event.characters)
+    state = await runner.state_of(event.conversation_id)
+    if state is not None:
+        context.turn.set_todos(map(item_to_pb, state.todos), event.prior_todos)
 
 
 def name_model_call(session: Session) -> None:

@@ -18,13 +18,20 @@ from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
-from cursor_byok.transport.dialect.tools import ToolOutcome, ToolSet
+from cursor_byok.transport.dialect.clients import (
+    CAUTIOUS,
+    UNKNOWN_CLIENT,
+    Capabilities,
+    ClientHeaders,
+)
+from cursor_byok.transport.dialect.tools import NativeTool, ServerTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.append_inbox import AppendInbox
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
 from cursor_byok.transport.sessions.request_context import BlobRequests, ContextRequests
+from cursor_byok.transport.sessions.server_runs import ServerRuns
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +54,13 @@ class Session:
     conversation_id: str | None = None
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
+    client: ClientHeaders = UNKNOWN_CLIENT
+    """Who the request's headers say the client is."""
+    capabilities: Capabilities = CAUTIOUS
+    """What the run's client can show and answer (set when its run starts)."""
     execs: ExecTracker = field(init=False)
+    server_runs: ServerRuns = field(default_factory=ServerRuns)
+    """The calls of tools the server runs itself (`server_runs`)."""
     context_requests: ContextRequests = field(default_factory=ContextRequests)
     blob_requests: BlobRequests = field(default_factory=BlobRequests)
     kv: KvAnswers = field(default_factory=KvAnswers)
@@ -103,6 +116,8 @@ class Session:
         self.context_requests = ContextRequests()
         self.blob_requests = BlobRequests()
         self.kv.clear()
+        self.server_runs.cancel_all()
+        self.server_runs = ServerRuns(self.server_runs.host)
         self.ended = False
         self.ended_at = None
 
@@ -126,6 +141,7 @@ class Session:
                     self.put(message)
                 self.end(conversation_id)
             case Failed() | Canceled():
+                self.server_runs.cancel_all()
                 self.end(conversation_id, dialect.error_for(item))
             case _:
                 self.show(item)  # typed: a new kind of output fails the type check here
@@ -145,13 +161,19 @@ class Session:
             outbox.add_tokens(tokens)
 
     def ask(self, conversation_id: str, command: CallClient) -> None:
-        """tool_call_started -> checkpoint -> exec request, once per stream."""
+        """tool_call_started -> checkpoint -> exec request, once per stream;
+        a tool the server runs itself is run instead (`server_runs`)."""
         call = command.tool_call
         tool = self.tools.get(call.name)
         if tool is None:
             text = f"Unknown tool {call.name!r}; use one of the tools offered."
             self.feedback(conversation_id, command, ToolOutcome(text, True))
             return
+        if isinstance(tool, ServerTool):
+            if not self.server_runs.asked(command.operation_id):
+                self.server_runs.start(conversation_id, command, tool, self.context, self.put)
+            return
+        assert isinstance(tool, NativeTool)  # every other tool runs on the client
         if self.execs.asked(command.operation_id):
             return
         if self.refused is not None:
