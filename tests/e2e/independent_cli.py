@@ -185,6 +185,8 @@ class OfficialCli:
         self.workspace = workspace
         self.answer_request_context = answer_request_context
         self.timeout_s = timeout_s
+        self.client_headers: dict[str, str] = {}
+        """Headers sent instead of the Nov-2025 CLI's own (another client's)."""
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoints: list[pb.ConversationStateStructure] = []
         self.exec_hook: ExecHook | None = None
@@ -205,13 +207,16 @@ class OfficialCli:
         assert self._session is not None, "use `async with OfficialCli(...)`"
         return self._session
 
+    def headers(self, request_id: str, streaming: bool) -> dict[str, str]:
+        return {**self.codec.headers(request_id, streaming), **self.client_headers}
+
     # --- unary calls (model lists)
 
     async def unary(self, path: str, request: Message, response: Message) -> Message:
         body = self.codec.encode(request)
         if self.codec.unary_framed:
             body = envelope(body)
-        headers = self.codec.headers(str(uuid.uuid4()), streaming=False)
+        headers = self.headers(str(uuid.uuid4()), streaming=False)
         async with self.session.post(self.base_url + path, data=body, headers=headers) as reply:
             raw = await reply.read()
             if reply.status != 200:
@@ -322,7 +327,7 @@ class RunHandle:
             body = self.cli.codec.encode(request)
             if self.cli.codec.unary_framed:
                 body = envelope(body)
-            headers = self.cli.codec.headers(self.run.request_id, streaming=False)
+            headers = self.cli.headers(self.run.request_id, streaming=False)
             url = self.cli.base_url + BIDI_APPEND
             try:
                 # A file object: aiohttp streams it instead of warning about big bytes.
@@ -343,7 +348,7 @@ class RunHandle:
     async def _read(self) -> None:
         codec = self.cli.codec
         body = envelope(codec.encode(bidi_pb2.BidiRequestId(request_id=self.run.request_id)))
-        headers = codec.headers(self.run.request_id, streaming=True)
+        headers = self.cli.headers(self.run.request_id, streaming=True)
         try:
             async with self.cli.session.post(
                 self.cli.base_url + RUN_SSE, data=body, headers=headers
