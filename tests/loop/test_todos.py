@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from cursor_byok.llm.serialize import DecodeError
+from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop import CallLLM, Cancel, ToolResult
 from cursor_byok.loop.codec import state_from_json, state_to_json
 from cursor_byok.loop.commands import Ignored, TodosChanged
@@ -189,8 +190,9 @@ def test_the_summary_request_carries_the_open_items_only() -> None:
     done = (*LIST, TodoItem("d", "Shipped already", C), TodoItem("e", "Dropped", X))
     state = replace(fresh().committed, todos=done)
     instruction = summary_request(state, None, ()).messages[-1]
+    assert isinstance(instruction, UserMessage)
     text = str(instruction.content)
     assert "- **PENDING**: Test (id: c)" in text and "(id: a)" in text
     assert "Shipped already" not in text and "Dropped" not in text
     bare = summary_request(fresh().committed, None, ()).messages[-1]
-    assert "to-do" not in str(bare.content)
+    assert isinstance(bare, UserMessage) and "to-do" not in str(bare.content)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from cursor_byok.llm.types import JSONObject, ToolCall
+from cursor_byok.llm.types import JSONObject, JSONValue, ToolCall
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.loop.todos import TodoChange, TodoError, TodoItem, TodoStatus
 from cursor_byok.transport.dialect.todo_tool import (
@@ -45,7 +45,7 @@ class Context:
         raise AssertionError("TodoWrite asks nothing")
 
 
-def call(**arguments: object) -> ToolCall:
+def call(**arguments: JSONValue) -> ToolCall:
     return ToolCall("t1", "TodoWrite", arguments, raw_arguments=json.dumps(arguments))
 
 
