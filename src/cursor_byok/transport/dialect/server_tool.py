@@ -23,8 +23,9 @@ Adding one:
             ...                                   # I/O of its own is fine: it is awaited
             return ServerOutcome(card_with_result, ToolOutcome(text, is_error=False))
 
-and list it in `tools.SERVER`; `ToolSet.for_run` offers it to clients that
-draw its card and answer its queries (`clients.Capabilities`). `run` is a
+and add it to `tools.BUILTIN`; `ToolSet.for_run` offers it to clients that
+draw its card and answer its queries (`clients.Capabilities`; a tool that
+needs more, say a switch of the request context, is gated there too). `run` is a
 task of the session's: it is canceled with the turn (a cancel, a failure, a
 new stream taking the turn over, which asks it again) and when the server
 shuts down, so it must hold nothing that outlives a cancel. An exception

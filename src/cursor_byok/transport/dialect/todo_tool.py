@@ -8,6 +8,10 @@ whole list after the write (`result.success.todos`, which is what the CLI
 draws); the model reads it as lines, with a nudge when nothing is in
 progress and a reminder when finished items pile up. Checkpoints name each
 item by blob id (checkpoints.py), as the clients expect.
+
+There is no tool to read the list: the model reads it whole after every
+write (and a summary keeps what is open), no current harness offers one,
+and one more definition would ride on every request.
 """
 
 from __future__ import annotations
