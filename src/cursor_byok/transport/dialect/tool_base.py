@@ -119,7 +119,8 @@ class Tool:
         return None
 
     def card_kind(self) -> str:
-        """The `ToolCall` member its card fills, which the client must draw."""
+        """The `ToolCall` member its card fills, which the client must draw
+        (one per class of tool: `tools.offered` asks each class once)."""
         return self.card(ToolCall("", self.name, {}), None).WhichOneof("tool") or ""
 
 

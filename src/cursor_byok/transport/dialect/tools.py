@@ -82,13 +82,16 @@ _BUILTIN_DEFINITIONS = {tool.name: (tool, tool.definition()) for tool in BUILTIN
 """Each built-in tool with its definition, made once: every run offers them
 (and the meter measures a schema once per definition object)."""
 
-_CARD_KINDS = {id(tool): tool.card_kind() for tool in BUILTIN}
+_CARD_KINDS: dict[type[Tool], str] = {}
+"""The card each kind of tool fills (every MCP tool the same), found once."""
 
 
 def offered(tool: Tool, client: Capabilities) -> bool:
     """Whether `client` can take a call of `tool`: it draws the tool's card
     (and has not turned the tool off) and answers every query it may send."""
-    kind = _CARD_KINDS.get(id(tool)) or tool.card_kind()
+    kind = _CARD_KINDS.get(type(tool))
+    if kind is None:
+        kind = _CARD_KINDS[type(tool)] = tool.card_kind()
     return client.offers(kind) and all(map(client.answers, tool.queries))
 
 
