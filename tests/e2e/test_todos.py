@@ -85,6 +85,7 @@ async def test_todo_write_merges_replaces_and_names_the_list_by_blob_in_checkpoi
     ]
     async with rig(tmp_path, codec, scripts) as r:
         first = await r.cli.run(user_message("fix the parser", r.cli.context), "sonnet")
+        r.cli.checkpoint = None  # a client without the checkpoint: the server's list still shows
         middle = await r.cli.run(user_message("how is it going?", r.cli.context), "sonnet")
         second = await r.cli.run(user_message("start over", r.cli.context), "sonnet")
         loaded = r.store.load("conv-cli")
@@ -143,7 +144,8 @@ async def test_todo_write_merges_replaces_and_names_the_list_by_blob_in_checkpoi
     final_first = checkpoint_todos(r.cli, first.checkpoints[-1])
     assert listed(final_first) == listed(success.todos)
     assert all(item.updated_at > 0 for item in final_first)
-    # A turn that writes nothing still names the list in its checkpoints.
+    # A turn that writes nothing names the committed list in its checkpoints, even
+    # to a client that sent none.
     assert listed(checkpoint_todos(r.cli, middle.checkpoints[-1])) == listed(success.todos)
     assert listed(checkpoint_todos(r.cli, second.checkpoints[-1])) == [
         ("ship", "Ship the fix", pb.TODO_STATUS_IN_PROGRESS)

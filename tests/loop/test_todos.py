@@ -148,6 +148,17 @@ def test_a_tool_result_carrying_a_list_commits_it_and_passes_it_on() -> None:
     assert not any(isinstance(event, TodosChanged) for event in later.emit)
 
 
+def test_a_turn_begins_by_passing_its_list_on() -> None:
+    trace = waiting_on("t1")
+    trace.feed(ToolResult(result("t1", "updated"), todos=LIST))
+    call = trace.state.committed.call_id
+    assert call is not None
+    trace.stream(call, stream_of(assistant()))
+    step = trace.feed(start("next"))
+    assert isinstance(step.command, CallLLM) and step.emit == (TodosChanged(LIST),)
+    assert Trace(fresh()).feed(start("first")).emit == ()  # no list: nothing to pass on
+
+
 def test_a_result_nobody_waits_for_changes_no_list() -> None:
     trace = waiting_on("t1")
     step = trace.feed(ToolResult(result("other", "updated"), todos=LIST))

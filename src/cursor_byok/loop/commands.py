@@ -83,7 +83,8 @@ class SummaryDone:
 
 @dataclass(frozen=True, slots=True)
 class TodosChanged:
-    """A tool result changed the conversation's to-do list (now committed)."""
+    """The conversation's to-do list as committed: a tool result changed
+    it, or a turn begins with it."""
 
     todos: tuple[TodoItem, ...]
 

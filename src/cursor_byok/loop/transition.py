@@ -8,7 +8,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
 
     input            state              effect                                  command
     ---------------  -----------------  --------------------------------------  -----------
-    Start/UserInput  idle               append queued + context + user message  CallLLM
+    Start/UserInput  idle               append queued + context + user message
+                                        (pass the to-do list on, if any)        CallLLM
     Start/UserInput  busy               queue the messages (nothing is lost)    WaitInput
     LLMEvent         other call / idle  nothing                                 Ignored
     LLMEvent start   waiting LLM        new pending (a retry never merges)      WaitInput
@@ -167,7 +168,7 @@ def _on_user_messages(
         interrupted_call=None,
         **chosen,
     )
-    return call_llm(conv, input_, hooks)
+    return call_llm(conv, input_, hooks, _todos_shown(conv))
 
 
 # -- the model's stream ----------------------------------------------------------------
@@ -300,7 +301,13 @@ def _on_compact(state: RuntimeState, input_: Compact, hooks: Hooks) -> Transitio
     conv = replace(
         conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
     )
-    return call_llm(conv, input_, hooks, requested_summary=True)
+    return call_llm(conv, input_, hooks, _todos_shown(conv), requested_summary=True)
+
+
+def _todos_shown(conv: ConversationState) -> tuple[Emit, ...]:
+    """A turn begins by passing on the to-do list it starts from (the
+    client's stream may not know it yet)."""
+    return (TodosChanged(conv.todos),) if conv.todos else ()
 
 
 def _on_summary(

@@ -43,12 +43,19 @@ class TurnBlobs:
     next_kv: int = 1
     todos: list[bytes] = field(default_factory=list)
     """The conversation's to-dos, each a blob id of a serialized `TodoItem`."""
+    todo_lists: int = 0
+    """How many lists `set_todos` named (a newer one is never replaced by an older)."""
 
-    def set_todos(self, items: Iterable[pb.TodoItem], known: Iterable[bytes] = ()) -> None:
-        """The to-do list every checkpoint from now on names; `known`: blob
-        ids the client already holds (its checkpoint named them)."""
-        self.sent.update(known)
+    def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
+        """Name the to-do list of the checkpoint the client sent (it holds
+        those blobs) until `set_todos` names the committed one."""
+        self.todos = list(blob_ids)
+        self.sent.update(self.todos)
+
+    def set_todos(self, items: Iterable[pb.TodoItem]) -> None:
+        """The to-do list every checkpoint from now on names."""
         self.todos = [self._keep(item.SerializeToString(deterministic=True)) for item in items]
+        self.todo_lists += 1
 
     def begin(
         self, user: pb.UserMessage | None, prior_turns: Iterable[bytes], request_id: str

@@ -191,9 +191,10 @@ def encode_event(
             grown = context.partials.grow(index, delta)
             return [] if grown is None else [_partial(grown[0], grown[1], context)]
         case TodosChanged(todos=todos):
-            # Committed: the client's checkpoint names the new list at once.
+            # Committed: a checkpoint names a list the client lacks at once.
+            named = context.turn.todos
             context.turn.set_todos(map(item_to_pb, todos))
-            return checkpoint(context)
+            return [] if context.turn.todos == named else checkpoint(context)
         case DoneEvent(message=message):
             context.partials.clear()
             usage = message.usage

@@ -45,17 +45,15 @@ def take_over(session: Session, previous: Session) -> None:
             session.put(item)
 
 
-async def begin_turn(runner: Runner, session: Session, event: RunStarted, window: int) -> None:
+def begin_turn(session: Session, event: RunStarted, window: int) -> None:
     """`session` plays a turn from its start (or resumes one no stream
-    plays here): its blobs begin with the checkpoint the client sent, and
-    its checkpoints name the conversation's to-do list as committed."""
+    plays here): its blobs begin with the checkpoint the client sent, whose
+    to-do list it names until `resume_turn` reads the committed one."""
     context = session.context
     context.turn.begin(event.user_message, event.prior_turns, session.request_id)
+    context.turn.carry_todos(event.prior_todos)
     context.context_window = window
     context.characters.update(event.characters)
-    state = await runner.state_of(event.conversation_id)
-    if state is not None:
-        context.turn.set_todos(map(item_to_pb, state.todos), event.prior_todos)
 
 
 def name_model_call(session: Session) -> None:
@@ -73,9 +71,13 @@ async def resume_turn(
     """Pick up the turn in flight: a tool request the old stream carried is
     asked again. A resume with nothing in flight ends at once, so the client
     is never left waiting."""
+    named = session.context.turn.todo_lists
     state = await runner.state_of(conversation_id)
     if state is not None:
         session.context.characters.update(history_characters(state))
+        if session.context.turn.todo_lists == named:  # no newer list came meanwhile
+            # The committed list is the one checkpoints name (the client's may be older).
+            session.context.turn.set_todos(map(item_to_pb, state.todos))
     idle = state is None or state.status in IDLE_STATUSES
     if idle and new_turn:
         return

@@ -357,8 +357,7 @@ class SessionHub:
         if isinstance(previous, Session) and start is None:
             take_over(session, previous)  # a resume plays the rest of the old stream's turn
         else:
-            window = self._context_window(event.model)
-            await begin_turn(self.runner, session, event, window)
+            begin_turn(session, event, self._context_window(event.model))
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
         if isinstance(start, Start) and start.settings is not None:
