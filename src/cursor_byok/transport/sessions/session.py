@@ -3,7 +3,8 @@
 The session owns the one ordered send queue of its stream: the runner's
 output for the session's conversation reaches it through the `OutputSink`,
 is encoded here and queued, and only the RunSSE writer takes from the
-queue. Its exec tracker follows the tool calls the client runs.
+queue. Its exec tracker follows the tool calls the client runs; its server
+runs (`server_runs`), those the server runs itself.
 """
 
 from __future__ import annotations
