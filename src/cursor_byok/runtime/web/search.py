@@ -44,7 +44,10 @@ class SearchError(Exception):
 class SearchBackend(Protocol):
     """What the WebSearch tool calls."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The service, as messages name it ("SearXNG", "Tavily")."""
+        ...
 
     async def search(self, query: str, limits: SearchLimits) -> list[Reference]: ...
 
