@@ -5,6 +5,7 @@ it, and the allow-list opens private hosts but never metadata."""
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 import pytest
 
@@ -183,3 +184,12 @@ def test_no_allow_list_opens_metadata_multicast_or_unspecified() -> None:
 def test_a_bad_allow_list_entry_is_named(entry: str) -> None:
     with pytest.raises(ValueError, match="neither a host name nor an address"):
         PrivateHosts.parse([entry])
+
+
+def test_the_guard_stops_a_connection_off_this_machine(only_loopback: list[object]) -> None:
+    """tests/runtime/web/conftest.py: what a fetch that failed to refuse
+    would send is stopped here, and the test fails."""
+    with socket.socket() as sock, pytest.raises(OSError, match="stay on this machine"):
+        sock.connect(("10.0.0.5", 80))
+    assert only_loopback == [("10.0.0.5", 80)]
+    only_loopback.clear()
