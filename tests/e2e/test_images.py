@@ -247,7 +247,7 @@ async def test_each_api_gets_the_images_in_its_own_form(
     clean(turn)
     assert turn.text == "Three pictures."
     body = check_request(model.api, received[0].body, model.model)
-    gif = ("image", "image/gif", b64(GIF))
+    gif: tuple[str, ...] = ("image", "image/gif", b64(GIF))
     if model.api == "gemini":  # Gemini takes no GIF: it would refuse the request
         gif = ("text", GEMINI_GIF_NOTE)
     assert user_of(body) == [

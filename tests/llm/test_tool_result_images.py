@@ -79,7 +79,9 @@ def _anthropic(body: dict[str, Any]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     for block in body["messages"][-1]["content"]:
         content = block["content"]
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        parts: list[dict[str, Any]] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else content
+        )
         out.append(("result", block["tool_use_id"], parts[0]["text"]))
         out.extend(
             ("image", p["source"]["media_type"], p["source"]["data"])
