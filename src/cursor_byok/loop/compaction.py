@@ -10,11 +10,13 @@ messages from the last reset on; older messages stay in the store.
 
 The size of the next request is estimated without rendering it: the last
 response's usage counts everything up to it, and what was appended after
-it is estimated from its bytes (about four per token).
+it is estimated from its bytes (about four per token), an image at what a
+provider counts for one (`images.IMAGE_TOKENS`), not its base64 length.
 """
 
 from __future__ import annotations
 
+from cursor_byok.llm.images import IMAGE_TOKENS, image_data_chars
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -41,7 +43,12 @@ SUMMARY_HEADER = (
 
 
 def _tokens(messages: tuple[Message, ...]) -> int:
-    return sum(len(message_bytes(m)) for m in messages) // BYTES_PER_TOKEN
+    size = images = 0
+    for message in messages:
+        count, chars = image_data_chars(message)
+        size += len(message_bytes(message)) - chars
+        images += count
+    return size // BYTES_PER_TOKEN + images * IMAGE_TOKENS
 
 
 def estimated_tokens(
