@@ -75,7 +75,7 @@ class Case:
         return f"{self.api}-{self.model}"
 
 
-def _anthropic(body: dict[str, Any]) -> list[tuple[str, ...]]:
+def anthropic_carried(body: dict[str, Any]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     for block in body["messages"][-1]["content"]:
         content = block["content"]
@@ -91,7 +91,7 @@ def _anthropic(body: dict[str, Any]) -> list[tuple[str, ...]]:
     return out
 
 
-def _chat(body: dict[str, Any]) -> list[tuple[str, ...]]:
+def chat_carried(body: dict[str, Any]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     roles = [m["role"] for m in body["messages"]]
     for message in body["messages"][roles.index("assistant") + 1 :]:
@@ -107,7 +107,7 @@ def _chat(body: dict[str, Any]) -> list[tuple[str, ...]]:
     return out
 
 
-def _responses(body: dict[str, Any]) -> list[tuple[str, ...]]:
+def responses_carried(body: dict[str, Any]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     for item in body["input"]:
         if item.get("type") != "function_call_output":
@@ -121,7 +121,7 @@ def _responses(body: dict[str, Any]) -> list[tuple[str, ...]]:
     return out
 
 
-def _gemini(body: dict[str, Any]) -> list[tuple[str, ...]]:
+def gemini_carried(body: dict[str, Any]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     for content in body["contents"][2:]:
         for part in content["parts"]:
@@ -149,24 +149,24 @@ CASES = [
         lambda model, url: AnthropicLLM(ModelSpec("anthropic", model, url), "sk-ant"),
         "claude-sonnet-4-5",
         wire.anthropic,
-        _anthropic,
+        anthropic_carried,
     ),
     Case(
         "openai-chat",
         lambda model, url: OpenAIChatLLM(ModelSpec("openai", model, url + "/v1"), "sk-test"),
         "gpt-4.1",
         wire.chat,
-        _chat,
+        chat_carried,
     ),
     Case(
         "openai-responses",
         lambda model, url: OpenAIResponsesLLM(ModelSpec("openai", model, url + "/v1"), "sk"),
         "gpt-5-mini",
         wire.responses,
-        _responses,
+        responses_carried,
     ),
-    Case("gemini", _gemini_llm, "gemini-3-pro-preview", wire.gemini, _gemini),
-    Case("gemini", _gemini_llm, "gemini-2.5-flash", wire.gemini, _gemini),
+    Case("gemini", _gemini_llm, "gemini-3-pro-preview", wire.gemini, gemini_carried),
+    Case("gemini", _gemini_llm, "gemini-2.5-flash", wire.gemini, gemini_carried),
 ]
 
 API_NAMES = {
