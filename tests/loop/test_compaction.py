@@ -9,7 +9,7 @@ import base64
 from dataclasses import replace
 
 from cursor_byok.llm.events import TextDelta
-from cursor_byok.llm.images import IMAGE_TOKENS, PNG
+from cursor_byok.llm.images import PNG
 from cursor_byok.llm.provider import ModelSpec
 from cursor_byok.llm.providers.anthropic import render_messages
 from cursor_byok.llm.serialize import messages_hash
@@ -35,7 +35,12 @@ from cursor_byok.loop import (
     ToolResult,
 )
 from cursor_byok.loop.codec import state_from_json, state_to_json
-from cursor_byok.loop.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTION, estimated_tokens
+from cursor_byok.loop.compaction import (
+    IMAGE_TOKENS,
+    SUMMARY_HEADER,
+    SUMMARY_INSTRUCTION,
+    estimated_tokens,
+)
 from tests.factories import (
     SETTINGS,
     assistant,

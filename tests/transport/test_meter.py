@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
-from cursor_byok.llm.images import IMAGE_TOKENS, PNG
+from cursor_byok.llm.images import PNG
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import (
     ImageContent,
@@ -18,7 +18,7 @@ from cursor_byok.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
-from cursor_byok.loop.compaction import summary_message
+from cursor_byok.loop.compaction import IMAGE_TOKENS, summary_message
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.dialect import meter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb

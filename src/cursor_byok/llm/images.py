@@ -14,14 +14,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from cursor_byok.llm.types import (
-    ImageContent,
-    Message,
-    TextContent,
-    ToolResultMessage,
-    UserContent,
-    UserMessage,
-)
+from cursor_byok.llm.types import ImageContent, TextContent, UserContent
 
 PNG = "image/png"
 JPEG = "image/jpeg"
@@ -144,20 +137,3 @@ class ImageBudget:
         self.count += 1
         self.total += size
         return block
-
-
-IMAGE_TOKENS = 1600
-"""About what one image costs in a prompt, whatever its size: providers
-scale an image down before they count it (Anthropic to 1568 px on the long
-side, about 1,600 tokens; OpenAI at most about 1,100; Gemini 258 to 1,120).
-Estimates of a prompt's size count this, not the image's base64 length."""
-
-
-def image_data_chars(message: Message) -> tuple[int, int]:
-    """How many images `message` carries and the base64 characters of
-    their data, which a size estimate takes out of the message's length."""
-    content = message.content if isinstance(message, UserMessage | ToolResultMessage) else ""
-    if isinstance(content, str):
-        return 0, 0
-    images = [block for block in content if isinstance(block, ImageContent)]
-    return len(images), sum(len(image.data) for image in images)

@@ -17,10 +17,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
-from cursor_byok.llm.images import IMAGE_TOKENS, image_data_chars
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import Message, ToolDefinition, Usage, UserMessage
-from cursor_byok.loop.compaction import summary_of
+from cursor_byok.loop.compaction import IMAGE_TOKENS, image_data_chars, summary_of
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
