@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 from cursor_byok.llm.images import TEXT_ONLY_NOTE
+from cursor_byok.llm.types import AssistantMessage
+from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.independent_cli import CODECS
@@ -277,8 +279,10 @@ async def test_a_restart_between_the_read_and_the_next_model_call_sends_the_same
             resume = pb.ConversationAction()
             resume.resume_action.SetInParent()
             run = await cli.start("conv-r", "m", resume, "req-r").finish(60)
+        # The restarted server may finish the turn before the client resumes
+        # (nothing waits on the client): the resume then finds it done.
         assert run.end is not None and run.end.ok, (run.end, run.errors)
-        assert run.text().count("A grey square.") == 1
+        assert run.text().count("A grey square.") <= 1
     finally:
         for process in (first, second):
             if process is not None and process.poll() is None:
@@ -286,6 +290,14 @@ async def test_a_restart_between_the_read_and_the_next_model_call_sends_the_same
                 await asyncio.to_thread(process.communicate)
         await provider.stop()
     assert len(provider.received) == 3
+    store = SQLiteStore(database)
+    try:
+        loaded = store.load("conv-r")
+    finally:
+        store.close()
+    assert loaded is not None
+    answers = [m.text for m in loaded.state.messages if isinstance(m, AssistantMessage)]
+    assert answers == ["Looking.", "A grey square."]
     before, after = provider.received[1].body, provider.received[2].body
     assert after == before
     body = check_request("anthropic", after, CLAUDE.model)
