@@ -5,8 +5,8 @@ its start, one delta and its end are emitted together. `thoughtSignature`
 strings are kept exactly as received and replayed only to the same model;
 Gemini 3 requires one on every function call, so calls made by another
 model carry the documented skip sentinel instead. Images a tool returned go
-inside the function response from Gemini 3 on, after it before. Usage counts cached
-tokens inside `promptTokenCount`; we subtract them.
+inside the function response from Gemini 3 on, in a turn after it before.
+Usage counts cached tokens inside `promptTokenCount`; we subtract them.
 """
 
 from __future__ import annotations
