@@ -1,5 +1,5 @@
-"""`cursor-byok show ID`: one conversation as stored, message by message,
-with its model calls, its usage and its to-do list.
+"""`cursor-byok show ID`: one conversation as stored, message by message
+(`history_lines`), with its model calls, its usage and its to-do list.
 
 Imports what it reads when it runs, as every command does (`--help` loads
 none of the store, the loop or the LLM types).
@@ -14,7 +14,6 @@ from cursor_byok.cli.terminal import Printer
 from cursor_byok.runtime.logsafe import escape_c1, printable
 
 if TYPE_CHECKING:
-    from cursor_byok.llm.types import Message
     from cursor_byok.loop.todos import TodoItem
     from cursor_byok.store.base import Store
 
@@ -25,6 +24,7 @@ TODO_COLOURS = {"in_progress": "cyan", "completed": "green", "cancelled": "yello
 def show(store: Store, conversation_id: str, as_json: bool, out: TextIO) -> int:
     import json  # noqa: PLC0415
 
+    from cursor_byok.cli.history_lines import message_lines  # noqa: PLC0415
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
 
@@ -47,7 +47,8 @@ def show(store: Store, conversation_id: str, as_json: bool, out: TextIO) -> int:
     for index, message in enumerate(state.messages):
         if index in resets:
             printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
-        printer.line(_one_line(message))
+        for line in message_lines(message):
+            printer.line(line)
     printer.line("model calls:")
     for call in store.llm_calls(conversation_id):
         printer.line(
@@ -83,34 +84,6 @@ def _todos(printer: Printer, todos: tuple[TodoItem, ...]) -> None:
             (f"{tag:<14}", TODO_COLOURS.get(item.status.value)),
             f" {_short(item.content)}  (id: {printable(item.id)})",
         )
-
-
-def _one_line(message: Message) -> str:
-    from cursor_byok.llm.types import (  # noqa: PLC0415
-        AssistantMessage,
-        HistoryRepair,
-        ToolResultMessage,
-        UserMessage,
-    )
-    from cursor_byok.loop.compaction import summary_of  # noqa: PLC0415
-
-    match message:
-        case UserMessage(content=content):
-            summary = summary_of(message)
-            if summary is not None:
-                return f"  summary    {_short(summary)}"
-            text = content if isinstance(content, str) else "[blocks]"
-            return f"  user       {_short(text)}"
-        case AssistantMessage():
-            calls = ", ".join(call.name for call in message.tool_calls)
-            suffix = f"  -> {calls}" if calls else ""
-            mark = ", interrupted" if message.interrupted else ""
-            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
-        case ToolResultMessage():
-            flag = " (error)" if message.is_error else ""
-            return f"  tool       {message.tool_name}{flag}"
-        case HistoryRepair(reason=reason):
-            return f"  repair     earlier history resent as plain text: {_short(reason)}"
 
 
 def _short(text: str, width: int = 70) -> str:

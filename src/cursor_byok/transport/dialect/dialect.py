@@ -11,6 +11,7 @@ turn_ended with usage -> end of stream.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -28,6 +29,7 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from cursor_byok.llm.images import tool_image
 from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
     CallClient,
@@ -60,15 +62,17 @@ from cursor_byok.transport.dialect.meter import add_usage, turn_ended
 from cursor_byok.transport.dialect.partial_cards import PartialCards
 from cursor_byok.transport.dialect.run_request import error_banner
 from cursor_byok.transport.dialect.todo_tool import item_to_pb
-from cursor_byok.transport.dialect.tools import Tool, ToolOutcome, ToolSet
+from cursor_byok.transport.dialect.tools import NativeTool, Tool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
 
 def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> ToolResultMessage:
-    return ToolResultMessage(
-        call.id, call.name, (TextContent(outcome.text),), outcome.is_error, now_ms
-    )
+    """The outcome as history keeps it: its text, then each image it returned
+    (typed by its bytes, or a note when they are no image a model takes)."""
+    images = tuple(tool_image(data) for data in outcome.images)
+    text = (TextContent(outcome.text),) if outcome.text or not images else ()
+    return ToolResultMessage(call.id, call.name, (*text, *images), outcome.is_error, now_ms)
 
 
 # -- encoding: what the client is sent -----------------------------------------------
@@ -300,20 +304,25 @@ def encode_call_client(
 
 
 def encode_tool_completed(
-    call: ToolCall, tool: Tool, result: pb.ExecClientMessage | None, context: StreamContext
-) -> pb.AgentServerMessage:
-    return tool_completed(call, tool.card(call, result), context)
+    call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
+) -> list[pb.AgentServerMessage]:
+    return tool_completed(call, tool.card(call, result), context, tool.card_blobs(result))
 
 
 def tool_completed(
-    call: ToolCall, card: pb.ToolCall, context: StreamContext
-) -> pb.AgentServerMessage:
-    """The completed card, which also becomes a step of the turn's blobs."""
+    call: ToolCall, card: pb.ToolCall, context: StreamContext, blobs: Iterable[bytes] = ()
+) -> list[pb.AgentServerMessage]:
+    """The completed card, after `set_blob` of what it names by blob id (an
+    image a read returned), so the client holds it before the card names it;
+    the card also becomes a step of the turn's blobs."""
+    for data in blobs:
+        context.turn.keep(data)
+    stored = context.turn.flush()
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
         call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
     )
-    return _update(tool_call_completed=completed)
+    return [*stored, _update(tool_call_completed=completed)]
 
 
 def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:

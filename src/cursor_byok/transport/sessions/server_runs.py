@@ -188,7 +188,8 @@ class ServerRuns:
             log.exception("server tool %s failed", tool.name)
             result = tool.failed(call, str(error) or type(error).__name__)
         context.started()  # a run that never showed its card still does, before the end
-        send(dialect.tool_completed(call, result.card, stream))
+        for message in dialect.tool_completed(call, result.card, stream):
+            send(message)
         self._done.add(command.operation_id)
         await host.finish(conversation_id, command.operation_id, call, result)
 
