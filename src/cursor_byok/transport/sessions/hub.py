@@ -338,7 +338,8 @@ class SessionHub:
         when it enters history, once; a resend of one taken before is not
         taken, nor acknowledged, again."""
         typed_list = session.context.typed
-        typed_list.append(typed)
+        if typed.message_id:  # echoed when it enters history (`QueuedEntered`)
+            typed_list.append(typed)
         input_id = input_ids.user_message_id(typed) or fallback
         outcome = await self._submit(session, input_id, UserInput(user, typed.message_id))
         if (outcome is None or outcome.duplicate) and typed in typed_list:
