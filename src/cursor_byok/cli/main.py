@@ -36,7 +36,6 @@ from cursor_byok.store.database import PostgresURL
 if TYPE_CHECKING:
     from cursor_byok.cli.serve import Attach
     from cursor_byok.config.settings import Config
-    from cursor_byok.llm.types import Message
     from cursor_byok.store.base import Store
 
 DATABASE_HELP = "SQLite file or postgresql:// URL (default: from config)"
@@ -266,7 +265,7 @@ def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _check(config: Config, timeout: float, out: TextIO) -> int:
     import asyncio  # noqa: PLC0415
 
-    from cursor_byok.cli.check import check_all, render  # noqa: PLC0415
+    from cursor_byok.cli.check import check_config, render  # noqa: PLC0415
 
     printer = Printer(out)
     if not config.providers:
@@ -278,11 +277,12 @@ def _check(config: Config, timeout: float, out: TextIO) -> int:
     source = config.source or "environment variables"
     printer.line(f"Checking {len(config.providers)} provider(s) configured by {source}")
     with printer.status(f"waiting for {len(config.providers)} provider(s), up to {timeout:g} s"):
-        results = asyncio.run(check_all(config, timeout=timeout))
+        results, web = asyncio.run(check_config(config, timeout=timeout))
     *lines, summary = render(results)  # a line per provider, then the summary
-    for result, line in zip(results, lines, strict=True):
-        printer.line((line, "green" if result.ok else "red"))
-    ok = all(r.ok for r in results)
+    oks = [r.ok for r in results] + [w.ok for w in web]  # then a line for each [web] check
+    for passed, line in zip(oks, [*lines, *(w.line for w in web)], strict=True):
+        printer.line((line, "green" if passed else "red"))
+    ok = all(oks)
     printer.line((summary, "green" if ok else "red"))
     return EXIT_OK if ok else EXIT_FAILED
 
@@ -364,6 +364,7 @@ def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
 def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out: TextIO) -> int:
     import json  # noqa: PLC0415
 
+    from cursor_byok.cli.history_lines import message_lines  # noqa: PLC0415
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
 
@@ -390,7 +391,8 @@ def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out
         for index, message in enumerate(state.messages):
             if index in resets:
                 printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
-            printer.line(_one_line(message))
+            for line in message_lines(message):
+                printer.line(line)
         printer.line("model calls:")
         for call in store.llm_calls(conversation_id):
             printer.line(
@@ -411,36 +413,3 @@ def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out
     finally:
         store.close()
     return EXIT_OK
-
-
-def _one_line(message: Message) -> str:
-    from cursor_byok.llm.types import (  # noqa: PLC0415
-        AssistantMessage,
-        HistoryRepair,
-        ToolResultMessage,
-        UserMessage,
-    )
-    from cursor_byok.loop.compaction import summary_of  # noqa: PLC0415
-
-    match message:
-        case UserMessage(content=content):
-            summary = summary_of(message)
-            if summary is not None:
-                return f"  summary    {_short(summary)}"
-            text = content if isinstance(content, str) else "[blocks]"
-            return f"  user       {_short(text)}"
-        case AssistantMessage():
-            calls = ", ".join(call.name for call in message.tool_calls)
-            suffix = f"  -> {calls}" if calls else ""
-            mark = ", interrupted" if message.interrupted else ""
-            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
-        case ToolResultMessage():
-            flag = " (error)" if message.is_error else ""
-            return f"  tool       {message.tool_name}{flag}"
-        case HistoryRepair(reason=reason):
-            return f"  repair     earlier history resent as plain text: {_short(reason)}"
-
-
-def _short(text: str, width: int = 70) -> str:
-    flat = printable(" ".join(text.split()))
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

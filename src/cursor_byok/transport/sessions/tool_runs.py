@@ -70,11 +70,10 @@ class ToolRuns:
             case SendNext(request=request):
                 session.put(pb.AgentServerMessage(exec_server_message=request))
             case Finished(pending=pending, result=result, outcome=outcome):
-                session.put(
-                    dialect.encode_tool_completed(
-                        pending.call, pending.tool, result, session.context
-                    )
-                )
+                for update in dialect.encode_tool_completed(
+                    pending.call, pending.tool, result, session.context
+                ):
+                    session.put(update)
                 message = dialect.tool_result_message(pending.call, outcome, self._now_ms())
                 input_id = input_ids.tool_result_id(pending.operation_id)
                 await self.submit(session, input_id, ToolResult(message))
@@ -106,7 +105,8 @@ class ToolRuns:
         output = waiting.output
         if tool is not None:
             shown = interrupted_card_result(tool, call, output)
-            session.put(dialect.encode_tool_completed(call, tool, shown, session.context))
+            for update in dialect.encode_tool_completed(call, tool, shown, session.context):
+                session.put(update)
         interrupted = ToolInterrupted(call.id, interrupted_note(call), self._now_ms())
         input_id = input_ids.tool_result_id(operation_id)
         await self._runner.submit(conversation_id, input_id, interrupted)
