@@ -34,14 +34,14 @@ async def last_word(conversation: Conversation, call_id: str) -> ResponseEvent:
     reader = conversation.reader
     if reader is None or reader.done() or conversation.in_flight != call_id:
         return nothing_streamed()
-    caught: asyncio.Future[ResponseEvent] = asyncio.get_running_loop().create_future()
-    conversation.stopping = (call_id, caught)
+    word: asyncio.Future[ResponseEvent] = asyncio.get_running_loop().create_future()
+    conversation.stopping = (call_id, word)
     try:
         conversation.stop_reader()
         await asyncio.wait({reader}, timeout=STOP_WAIT_S)
     finally:
         conversation.stopping = None
-    return caught.result() if caught.done() else nothing_streamed()
+    return word.result() if word.done() else nothing_streamed()
 
 
 def caught(conversation: Conversation, call_id: str, event: ResponseEvent) -> bool:
