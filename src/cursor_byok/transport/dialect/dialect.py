@@ -42,11 +42,13 @@ from cursor_byok.loop.commands import (
     Emit,
     Failed,
     Final,
+    QueuedEntered,
     SummaryDone,
     SummaryStarted,
 )
 from cursor_byok.transport.connect.errors import Code, WireError
 from cursor_byok.transport.dialect import checkpoints, meter
+from cursor_byok.transport.dialect.acknowledgements import user_messages_appended
 from cursor_byok.transport.dialect.meter import add_usage, turn_ended
 from cursor_byok.transport.dialect.run_request import (
     Refused,
@@ -214,8 +216,8 @@ class StreamContext:
     the session adds it to its outbox (`Outbox.add_tokens`) after each event."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
     typed: list[pb.UserMessage] = field(default_factory=list)
-    """Messages typed during the turn, queued by the loop and not yet
-    acknowledged: each enters history before the next model call starts."""
+    """Messages typed during the turn on this stream, queued by the loop and
+    not yet acknowledged: each is echoed as it came when it enters history."""
 
     def current_model_call(self) -> str:
         """The id cards carry. A stream opened by a resume may re-send a pending
@@ -277,7 +279,9 @@ def encode_event(
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
             context.streamed_chars = context.streamed_tokens = 0
-            return user_messages_appended(context)
+            return []
+        case QueuedEntered(messages=entered):
+            return user_messages_appended(context.typed, entered)
         case ThinkingStart():
             context.thinking_started = now
             return []
@@ -327,17 +331,6 @@ def encode_event(
             return []  # bookkeeping, or shown otherwise (an error ends the stream)
         case _:
             assert_never(event)
-
-
-def user_messages_appended(context: StreamContext) -> list[pb.AgentServerMessage]:
-    """`user_message_appended` once for each typed message now in history
-    (without it the client sends the message again after the turn)."""
-    appended = [
-        _update(user_message_appended=pb.UserMessageAppendedUpdate(user_message=typed))
-        for typed in context.typed
-    ]
-    context.typed.clear()
-    return appended
 
 
 CHARS_PER_TOKEN = 4

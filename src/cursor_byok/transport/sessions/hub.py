@@ -30,13 +30,7 @@ from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decod
 from cursor_byok.transport.dialect.tools import ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
-from cursor_byok.transport.sessions.exec_tracker import (
-    Finished,
-    MoreToCome,
-    SendNext,
-    Unknown,
-)
-from cursor_byok.transport.sessions.handover import resume_turn, take_over
+from cursor_byok.transport.sessions.handover import resume_turn, settle_execs, take_over
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
@@ -49,6 +43,7 @@ from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRe
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
+from cursor_byok.transport.sessions.tool_runs import ToolRuns
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +80,12 @@ class SessionHub:
         self._blob_wait_s = blob_wait_s
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
+        self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        session.on_cut_off = self.tools.cut_off
         session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
@@ -280,7 +277,7 @@ class SessionHub:
         session.refused = reason
         async with session.lock:
             for step in session.execs.abandon(text):
-                await self._exec_step(session, step)
+                await self.tools.step(session, step)
 
     async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
         began = time.perf_counter_ns()
@@ -298,7 +295,7 @@ class SessionHub:
                 input_id = input_ids.run_id(session.request_id, message.run_request)
                 await self._run_started(session, event, input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                await self._exec_step(session, session.execs.reply(number, exec_id, reply))
+                await self.tools.step(session, session.execs.reply(number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -308,7 +305,7 @@ class SessionHub:
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
                 if not session.context_requests.answer(number, None):
-                    await self._exec_step(session, session.execs.thrown(number, error))
+                    await self.tools.step(session, session.execs.thrown(number, error))
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)
@@ -332,10 +329,7 @@ class SessionHub:
                 assert_never(event)
 
     async def _submit(self, session: Session, input_id: str, input_: Input) -> Outcome | None:
-        if session.conversation_id is None:
-            self.counters.late_appends += 1
-            return None
-        return await self.runner.submit(session.conversation_id, input_id, input_)
+        return await self.tools.submit(session, input_id, input_)
 
     async def _follow_up(
         self, session: Session, user: UserMessage, typed: pb.UserMessage, fallback: str
@@ -344,9 +338,10 @@ class SessionHub:
         when it enters history, once; a resend of one taken before is not
         taken, nor acknowledged, again."""
         typed_list = session.context.typed
-        typed_list.append(typed)
+        if typed.message_id:  # echoed when it enters history (`QueuedEntered`)
+            typed_list.append(typed)
         input_id = input_ids.user_message_id(typed) or fallback
-        outcome = await self._submit(session, input_id, UserInput(user))
+        outcome = await self._submit(session, input_id, UserInput(user, typed.message_id))
         if (outcome is None or outcome.duplicate) and typed in typed_list:
             typed_list.remove(typed)
 
@@ -359,12 +354,14 @@ class SessionHub:
         session.tools = event.tools
         start = event.start
         previous = self.sink.serve(conversation_id, session)
+        unsent: set[str] = set()
         if isinstance(previous, Session) and start is None:
-            take_over(session, previous)  # a resume plays the rest of the old stream's turn
+            unsent = take_over(session, previous)  # a resume plays the rest of the old turn
         else:
             session.context.turn.begin(event.user_message, event.prior_turns, session.request_id)
             session.context.context_window = self._context_window(event.model)
             session.context.characters.update(event.characters)
+        cut_off = settle_execs(session, previous, unsent) if isinstance(previous, Session) else []
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
         if isinstance(start, Start) and start.settings is not None:
@@ -383,6 +380,10 @@ class SessionHub:
         # Output produced while no stream served the conversation goes first.
         for item in self.sink.take_stash(conversation_id):
             session.deliver(conversation_id, item)
+        for run in cut_off:  # may have run: never asked twice
+            await self.tools.interrupt(
+                session, conversation_id, run.call, run.tool, run.operation_id
+            )
         if not session.ended:
             # A summary asked for when there is nothing to summarize leaves
             # the conversation idle: the resume below ends the stream.
@@ -414,27 +415,6 @@ class SessionHub:
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:
             await self._run_started(session, started, input_id)
-
-    async def _exec_step(
-        self, session: Session, step: Finished | SendNext | MoreToCome | Unknown
-    ) -> None:
-        match step:
-            case Unknown():
-                self.counters.unknown_exec_results += 1
-            case MoreToCome():
-                pass
-            case SendNext(request=request):
-                session.put(pb.AgentServerMessage(exec_server_message=request))
-            case Finished(pending=pending, result=result, outcome=outcome):
-                for update in dialect.encode_tool_completed(
-                    pending.call, pending.tool, result, session.context
-                ):
-                    session.put(update)
-                message = dialect.tool_result_message(pending.call, outcome, self._now_ms())
-                input_id = input_ids.tool_result_id(pending.operation_id)
-                await self._submit(session, input_id, ToolResult(message))
-            case _:
-                assert_never(step)
 
 
 async def _discard(submit: Coroutine[object, object, object]) -> None:

@@ -18,6 +18,7 @@ from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
+from cursor_byok.transport.dialect.interrupted import repeatable
 from cursor_byok.transport.dialect.tools import ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.append_inbox import AppendInbox
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 
 ToolFeedback = Callable[[str, CallClient, ToolOutcome], None]
 """Submit an outcome for a tool call the client was never asked to run."""
+CutOff = Callable[["Session", str, CallClient], None]
+"""Give a tool call that may have run already its result without a second run."""
 
 
 __all__ = ["EndOfStream", "QueueItem", "Session", "ToolFeedback"]
@@ -64,6 +67,7 @@ class Session:
     more, so a tool call asked here could never be answered."""
     on_end: Callable[[Session], None] = lambda _session: None
     on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
+    on_cut_off: CutOff = lambda _session, _conversation_id, _command: None
 
     def __post_init__(self) -> None:
         self.context.stream_id = self.request_id
@@ -153,6 +157,9 @@ class Session:
             self.feedback(conversation_id, command, ToolOutcome(text, True))
             return
         if self.execs.asked(command.operation_id):
+            return
+        if command.again and not repeatable(call.name):
+            self.on_cut_off(self, conversation_id, command)  # it may have run: never twice
             return
         if self.refused is not None:
             text = f"The tool call could not be run: {self.refused}"
