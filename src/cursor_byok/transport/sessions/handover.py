@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def take_over(session: Session, previous: Session) -> None:
     """`session` (a resume) continues the turn `previous` was playing."""
     context = previous.context
-    context.stream_id = session.request_id
+    context.stream_id = session.client_id
     session.context = context
     session.execs = ExecTracker(context.exec_number)
     previous.execs.clear()  # the client canceled them; nothing will come
