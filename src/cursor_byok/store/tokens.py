@@ -78,16 +78,17 @@ def hash_token(token: str, salt: bytes | None = None) -> str:
 
 def token_matches(token: str, stored: str) -> bool:
     """Whether `token` is the one `stored` is the hash of, compared in
-    constant time. Slow by design: call it off the event loop."""
+    constant time. Slow by design: call it off the event loop. BadHash
+    for a stored hash this program cannot read."""
     try:
         kind, n, r, p, salt, digest = stored.split("$")
         if kind != "scrypt":
-            raise BadHash(f"not an scrypt hash: {kind!r}")
-        expected = base64.urlsafe_b64decode(digest + "=" * (-len(digest) % 4))
-        found = _scrypt(
-            token, base64.urlsafe_b64decode(salt + "=" * (-len(salt) % 4)), int(n), int(r), int(p)
-        )
-    except (ValueError, TypeError) as error:
+            raise ValueError(f"not an scrypt hash: {kind!r}")
+        expected = _unb64(digest)
+        if len(expected) != DIGEST_BYTES:
+            raise ValueError(f"a digest of {len(expected)} bytes")
+        found = _scrypt(token, _unb64(salt), int(n), int(r), int(p))
+    except (ValueError, TypeError) as error:  # binascii.Error is a ValueError
         raise BadHash(f"a stored token hash cannot be read: {error}") from error
     return hmac.compare_digest(found, expected)
 
@@ -96,6 +97,10 @@ def _scrypt(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
     return hashlib.scrypt(
         token.encode(), salt=salt, n=n, r=r, p=p, maxmem=SCRYPT_MAXMEM, dklen=DIGEST_BYTES
     )
+
+
+def _unb64(text: str) -> bytes:
+    return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
 
 
 def _b64(data: bytes) -> str:
