@@ -114,18 +114,18 @@ def run_users(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     try:
         match action:
             case "add":
-                return _add(store, args, config)
+                return _add(store, args, config, out)
             case "list":
                 return _list(store, out)
             case "revoke":
                 return _revoke(store, args.name)
             case _:
-                return _rotate(store, args.name)
+                return _rotate(store, args.name, out)
     finally:
         store.close()
 
 
-def _add(store: Store, args: argparse.Namespace, config: Config) -> int:
+def _add(store: Store, args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from cursor_byok.store.base import UserExists  # noqa: PLC0415
     from cursor_byok.store.tokens import new_token  # noqa: PLC0415
 
@@ -149,18 +149,18 @@ def _add(store: Store, args: argparse.Namespace, config: Config) -> int:
         )
     except UserExists as error:
         return fail(f"users add: {error}", EXIT_FAILED)
-    _hand_out(made.token, f"Added user {user.name}.")
+    _hand_out(made.token, f"Added user {user.name}.", out)
     return EXIT_OK
 
 
-def _rotate(store: Store, name: str) -> int:
+def _rotate(store: Store, name: str, out: TextIO) -> int:
     from cursor_byok.store.tokens import new_token  # noqa: PLC0415
 
     made = new_token()
     user = store.set_token(name, made.token_id, made.token_hash)
     if user is None:
         return _no_such_user(store, "rotate", name)
-    _hand_out(made.token, f"User {user.name} has a new token; the old one no longer works.")
+    _hand_out(made.token, f"User {user.name} has a new token; the old one no longer works.", out)
     return EXIT_OK
 
 
@@ -187,14 +187,14 @@ def _no_such_user(store: Store, action: str, name: str) -> int:
     return fail(f"users {action}: no user {name!r}", EXIT_NOT_FOUND)
 
 
-def _hand_out(token: str, what: str) -> None:
+def _hand_out(token: str, what: str, out: TextIO) -> None:
     """The token alone on standard output, the rest on standard error."""
     Printer(sys.stderr).line(
         f"{what} Their token follows, shown this once (only its hash is stored). They send "
         "it as CURSOR_AUTH_TOKEN to cursor-agent, or to 'cursor-byok proxy --server URL' "
         "for the IDE."
     )
-    print(token, flush=True)
+    print(token, file=out, flush=True)
 
 
 def _list(store: Store, out: TextIO) -> int:
