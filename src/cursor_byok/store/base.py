@@ -38,6 +38,10 @@ class UserExists(StoreError):
     """A user of that name is stored already; names are unique."""
 
 
+class WouldWait(StoreError):
+    """A read asked for on the caller's thread would have to wait: ask in a worker thread."""
+
+
 class CallStatus(StrEnum):
     PLANNED = "planned"
     STREAMING = "streaming"
@@ -193,6 +197,13 @@ class Users(Protocol):
         """The user whose token has id `token_id`, and its stored hash; None
         when no user holds it now (never issued, rotated away, revoked).
         One indexed read: asked on every request a user's token makes."""
+        ...
+
+    def token_holder_now(self, token_id: str) -> tuple[User, str] | None:
+        """`token_holder` answered on the caller's thread (the event loop)
+        when that costs no wait: a point read of a local file on a free
+        connection. WouldWait otherwise (a networked database, a busy
+        connection): ask `token_holder` in a worker thread."""
         ...
 
     def set_token(self, name: str, token_id: str, token_hash: str) -> User | None:

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any, cast
 
-from cursor_byok.store.base import BudgetPeriod, User, UserExists
+from cursor_byok.store.base import BudgetPeriod, User, UserExists, WouldWait
 from cursor_byok.store.executor import Executor
 
 USER_COLUMNS = (
@@ -37,7 +37,7 @@ def _user(row: Any) -> User:
         is_admin=bool(row[2]),
         models=models,
         budget_usd=None if row[4] is None else float(row[4]),
-        budget_period=cast(BudgetPeriod | None, row[5]),
+        budget_period=cast("BudgetPeriod | None", row[5]),
         created_at_ms=int(row[6]),
         last_used_at_ms=None if row[7] is None else int(row[7]),
         revoked_at_ms=None if row[8] is None else int(row[8]),
@@ -90,11 +90,19 @@ class UserRows(ABC):
 
     def token_holder(self, token_id: str) -> tuple[User, str] | None:
         with self._read() as db:
-            row = db.execute(
-                f"SELECT {USER_COLUMNS}, token_hash FROM users"
-                " WHERE token_id = ? AND revoked_at_ms IS NULL",
-                (token_id,),
-            ).fetchone()
+            return self._token_holder(db, token_id)
+
+    def token_holder_now(self, token_id: str) -> tuple[User, str] | None:
+        """A networked database always makes the caller wait."""
+        raise WouldWait("ask in a worker thread")
+
+    @staticmethod
+    def _token_holder(db: Executor, token_id: str) -> tuple[User, str] | None:
+        row = db.execute(
+            f"SELECT {USER_COLUMNS}, token_hash FROM users"
+            " WHERE token_id = ? AND revoked_at_ms IS NULL",
+            (token_id,),
+        ).fetchone()
         return None if row is None or row[9] is None else (_user(row), str(row[9]))
 
     def set_token(self, name: str, token_id: str, token_hash: str) -> User | None:

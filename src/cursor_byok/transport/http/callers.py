@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from urllib.parse import parse_qsl
 
-from cursor_byok.store.base import StoreError, User, Users
+from cursor_byok.store.base import StoreError, User, Users, WouldWait
 from cursor_byok.store.owners import ADMIN_USER_ID
 from cursor_byok.store.tokens import BadHash, looks_like_a_user_token, token_id_of, token_matches
 from cursor_byok.transport.connect.errors import Code, WireError
@@ -122,7 +122,10 @@ class Authenticator:
         if token_id is None:
             raise refused()
         try:
-            found = await asyncio.to_thread(users.token_holder, token_id)
+            try:
+                found = users.token_holder_now(token_id)  # SQLite: no thread hop
+            except WouldWait:
+                found = await asyncio.to_thread(users.token_holder, token_id)
         except StoreError as error:
             log.warning("a user's token could not be checked: %s", error)
             raise RequestError(
