@@ -127,3 +127,21 @@ async def test_last_use_is_recorded(store: SQLiteStore) -> None:
             break
         await asyncio.sleep(0.01)
     assert found is not None and found.last_used_at_ms is not None
+
+
+async def test_no_token_reaches_the_logs(
+    store: SQLiteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    token = add(store, "ana")
+    forged = token[:-1] + ("A" if token[-1] != "A" else "B")
+    authenticator = Authenticator(ADMIN_TOKEN, store)
+    await authenticator.caller(bearer(token))
+    await refusal(authenticator, bearer(forged))
+    store.revoke("ana")
+    await refusal(authenticator, bearer(token))
+    await refusal(authenticator, bearer(token), f"token={token}".encode())
+    logged = caplog.text
+    assert "ana" in logged  # what happened is said, by the user's name
+    for secret in (token, forged, token.rsplit("_", 1)[1], token.split("_")[1], ADMIN_TOKEN):
+        assert secret not in logged
