@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, fail
 from cursor_byok.cli.conversations_command import open_for_reading
-from cursor_byok.cli.serve import ServeError, open_database
 from cursor_byok.cli.terminal import Printer
 
 if TYPE_CHECKING:
@@ -103,6 +102,8 @@ def run_users(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if action == "add" and args.period is not None and args.budget_usd is None:
         return fail("users add: --period needs --budget-usd", EXIT_USAGE)
     if action == "add":  # the first user may come before the server's first start
+        from cursor_byok.cli.serve import ServeError, open_database  # noqa: PLC0415
+
         try:
             store: Store | int = open_database(database, config.server.durability)
         except ServeError as error:

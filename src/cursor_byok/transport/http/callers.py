@@ -63,12 +63,11 @@ def credentials_in_url(query_string: bytes) -> bool:
     """Whether the URL's query carries something that looks like a credential."""
     if not query_string:
         return False
-    query = query_string.decode("latin-1")
-    pairs = parse_qsl(query, keep_blank_values=True)
+    pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
     return any(
         name.lower() in CREDENTIAL_PARAMETERS or looks_like_a_user_token(value)
         for name, value in pairs
-    ) or ("cbk_" in query)
+    )
 
 
 class Authenticator:
