@@ -50,6 +50,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/cache.py
 	$(PY) bench/abuse.py
 	$(PY) bench/peer_check.py
+	$(PY) bench/web_fetch.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -36,6 +36,7 @@ TRANSPORT_FOLDERS = ["proto", "connect", "dialect", "sessions", "http"]
 """Bottom to top inside `transport/`."""
 
 CLI_ORDER = [
+    "history_lines",
     "terminal",
     "tuning",
     "workers",

@@ -15,7 +15,9 @@ later one; exec results are keyed by `id` and followed by
 SHA-256 id; every checkpoint is kept and the latest goes back as
 `conversation_state`; frames after the end-of-stream frame, or a body left
 open after it, are errors; an error end without `aiserver.v1.ErrorDetails`
-is a silent drop.
+is a silent drop. An image file (agent-features.md §1.5: told by its first
+bytes) is read as `ReadSuccess.data`, bytes with no type; a read card shows
+it by `data_blob_id`, which must name a blob already set.
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ END_GRACE_S = 2.0
 counts as left open."""
 
 DATA, COMPRESSED, END, TRAILERS = 0x00, 0x01, 0x02, 0x80
+
+
+def looks_like_an_image(data: bytes) -> bool:
+    """PNG, JPEG, GIF or WebP by their magic numbers (agent-features.md §1.5)."""
+    if data[:8] == bytes.fromhex("89504e470d0a1a0a") or data[:3] == bytes.fromhex("ffd8ff"):
+        return True
+    return data[:6] in (b"GIF87a", b"GIF89a") or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
 
 
 # --- framing (reference.md §1.4): flag byte, 4-byte big-endian length, payload
@@ -434,6 +443,8 @@ class RunHandle:
             inner = getattr(update, kind) if kind != "unknown_update" else update
             if kind in CARD_KINDS and (why := card_drop(kind, inner)) is not None:
                 self.run.dropped.append((kind, why))
+            if kind == "tool_call_completed":
+                self._check_image_card(update.tool_call_completed.tool_call)
             self.run.events.append((kind, inner))
         elif which == "exec_server_message":
             self.run.events.append(("exec", message.exec_server_message))
@@ -448,6 +459,14 @@ class RunHandle:
         else:
             self.run.events.append((which or "unknown", message))
         self.seen.set()
+
+    def _check_image_card(self, card: pb.ToolCall) -> None:
+        success = card.read_tool_call.result.success
+        which = success.WhichOneof("output")
+        if which == "data":
+            self.run.errors.append("read card: image bytes inline instead of data_blob_id")
+        elif which == "data_blob_id" and success.data_blob_id not in self.cli.blobs:
+            self.run.errors.append(f"read card names blob {success.data_blob_id.hex()} never set")
 
     def _check_blobs_named(self, state: pb.ConversationStateStructure) -> None:
         for blob_id in [*state.root_prompt_messages_json, *state.turns]:
@@ -574,6 +593,12 @@ async def execute(
         reply = pb.ExecClientMessage()
         if not path.exists():
             reply.read_result.file_not_found.path = request.read_args.path
+        elif looks_like_an_image(raw := path.read_bytes()):
+            reply.read_result.success.CopyFrom(
+                pb.ReadSuccess(
+                    path=request.read_args.path, data=raw, total_lines=0, file_size=len(raw)
+                )
+            )
         else:
             content = path.read_text()
             reply.read_result.success.CopyFrom(

@@ -6,10 +6,13 @@ What it does as the CLI does: bootstraps with `GetServerConfig` and the
 `NameAgent`; sends appends concurrently (up to 16 in flight, seqno from 0;
 a failed append stops all later ones); drops cards without `model_call_id`
 or `tool_call`; refuses a shell exec without `parsing_result`; ignores
-`ReadArgs.offset`/`limit` (whole file, no `range_applied`); looks MCP tools
-up by the exact `McpToolDefinition.name`; answers `request_context_args`
-(when told to), KV `set_blob`/`get_blob`, and never answers an exec kind it
-does not know. Every rule a server breaks is recorded in `violations`.
+`ReadArgs.offset`/`limit` (whole file, no `range_applied`); reads an image
+(told by its first bytes: PNG, JPEG, GIF, WebP) as bytes in `data` with no
+type, and shows a read card's image from its KV store by `data_blob_id`;
+looks MCP tools up by the exact `McpToolDefinition.name`; answers
+`request_context_args` (when told to), KV `set_blob`/`get_blob`, and never
+answers an exec kind it does not know. Every rule a server breaks is
+recorded in `violations`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ from tests.transport.connect_parsers import (
 M = TypeVar("M", bound=Message)
 APPENDS_IN_FLIGHT = 16
 CARDS = ("tool_call_started", "tool_call_completed", "partial_tool_call")
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+def is_image(data: bytes) -> bool:
+    """How the CLI tells an image file: by its first bytes, not its name."""
+    webp = data.startswith(b"RIFF") and data[8:12] == b"WEBP"
+    return data.startswith(IMAGE_MAGIC) or webp
 
 
 class NoModelFound(Exception):
@@ -148,6 +158,8 @@ class OfficialCli:
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoint: pb.ConversationStateStructure | None = None
         self.shell_output: dict[str, str] = {}
+        self.mcp_images: dict[str, list[bytes]] = {}
+        """Images an MCP tool (by its definition's name) returns after its text."""
 
     async def close(self) -> None:
         await self.client.close()
@@ -325,12 +337,23 @@ class OfficialCli:
                 turn.dropped.append(kind)
                 turn.violations.append(f"{kind} without model_call_id or tool_call: dropped")
                 return
+            self._check_read_image(card.tool_call, turn)
             turn.cards.append(update)
         elif kind == "tool_call_delta":
             if not update.tool_call_delta.call_id:
                 turn.dropped.append(kind)
                 return
             turn.cards.append(update)
+
+    def _check_read_image(self, card: pb.ToolCall, turn: CliTurn) -> None:
+        """A read card shows its image from the KV store by blob id: the blob
+        must be there already, and the bytes never ride in the card."""
+        success = card.read_tool_call.result.success
+        match success.WhichOneof("output"):
+            case "data":
+                turn.violations.append("a read card carries the image bytes inline")
+            case "data_blob_id" if success.data_blob_id not in self.blobs:
+                turn.violations.append("a read card names an image blob never set")
 
     def _exec(self, request: pb.ExecServerMessage, turn: CliTurn) -> list[pb.AgentClientMessage]:
         kind = request.WhichOneof("message")
@@ -359,6 +382,10 @@ class OfficialCli:
         target = self.workspace / args.path
         if not target.is_file():
             return pb.ReadResult(file_not_found=pb.ReadFileNotFound(path=args.path))
+        raw = target.read_bytes()
+        if is_image(raw):  # bytes and no type; total_lines 0 (no scaling here)
+            success = pb.ReadSuccess(path=args.path, data=raw, total_lines=0, file_size=len(raw))
+            return pb.ReadResult(success=success)
         content = target.read_text()
         return pb.ReadResult(
             success=pb.ReadSuccess(
@@ -394,7 +421,12 @@ class OfficialCli:
             turn.violations.append(f"mcp_args.name {args.name!r} is none of {known}")
             return pb.McpResult(tool_not_found=pb.McpToolNotFound(name=args.name))
         text = pb.McpTextContent(text=f"{args.name} ran")
-        return pb.McpResult(success=pb.McpSuccess(content=[pb.McpToolResultContentItem(text=text)]))
+        items = [pb.McpToolResultContentItem(text=text)]
+        items.extend(
+            pb.McpToolResultContentItem(image=pb.McpImageContent(data=data, mime_type="image/jpeg"))
+            for data in self.mcp_images.get(args.name, [])
+        )
+        return pb.McpResult(success=pb.McpSuccess(content=items))
 
     def _kv(self, message: pb.KvServerMessage) -> pb.AgentClientMessage:
         if message.WhichOneof("message") == "set_blob_args":

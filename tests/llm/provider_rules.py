@@ -15,6 +15,15 @@ from cursor_byok.llm.images import RULES, sniff_mime
 from cursor_byok.llm.limits import known_limits
 
 ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+ALL_FOUR = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+IMAGE_TYPES = {
+    "anthropic-messages": ALL_FOUR,
+    "openai-chat": ALL_FOUR,
+    "openai-responses": ALL_FOUR,
+    # PNG, JPEG, WebP, HEIC, HEIF: a GIF is refused as an invalid argument.
+    "google-generative-ai": frozenset({"image/png", "image/jpeg", "image/webp"}),
+}
+"""The image types each API documents (kept apart from the code's table)."""
 
 
 def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
@@ -43,6 +52,7 @@ def _images(api: str, images: list[tuple[str, str]]) -> None:
         real = sniff_mime(base64.b64decode(data, validate=True))
         assert real is not None, "image data that is no PNG, JPEG, GIF or WebP image"
         assert mime == real, f"an image declared {mime} that is {real}"
+        assert mime in IMAGE_TYPES[api], f"an image of a type the API does not take: {mime}"
 
 
 def _data_url(url: str) -> tuple[str, str]:
@@ -73,7 +83,12 @@ def check_anthropic(body: dict[str, Any]) -> None:
     for message in messages:
         for block in message["content"]:
             nested = block.get("content") if block["type"] == "tool_result" else None
+            if isinstance(nested, list):
+                kinds = {part["type"] for part in nested}
+                assert kinds <= {"text", "image"}, f"tool_result content of kinds {kinds}"
             for part in [block, *(nested if isinstance(nested, list) else [])]:
+                if part["type"] == "text":
+                    assert part["text"], "text content blocks must be non-empty"
                 if part["type"] == "image":
                     assert message["role"] == "user", "an image outside a user message"
                     assert part["source"]["type"] == "base64"
@@ -122,6 +137,10 @@ def check_chat(body: dict[str, Any]) -> None:
     images = []
     for message in messages:
         parts = message.get("content")
+        if message["role"] == "tool":
+            assert isinstance(parts, str) or all(p["type"] == "text" for p in parts), (
+                "a tool message carries text only"
+            )
         for part in parts if isinstance(parts, list) else []:
             if part["type"] == "image_url":
                 assert message["role"] == "user", "image_url parts go in user messages only"
@@ -158,9 +177,16 @@ def check_responses(body: dict[str, Any]) -> None:
     images = []
     for item in items:
         parts = item.get("content") if item.get("type", "message") == "message" else None
-        parts = parts if isinstance(parts, list) else item.get("output")
+        output = item.get("output")
+        if item.get("type") == "function_call_output" and isinstance(output, list):
+            kinds = {part["type"] for part in output}
+            assert kinds <= {"input_text", "input_image", "input_file"}, (
+                f"function_call_output items of kinds {kinds}"
+            )
+        parts = parts if isinstance(parts, list) else output
         for part in parts if isinstance(parts, list) else []:
             if part["type"] == "input_image":
+                assert part.get("detail", "auto") in ("low", "high", "auto")
                 images.append(_data_url(part["image_url"]))
     _images("openai-responses", images)
     open_calls: list[str] = []
@@ -205,10 +231,22 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
             if limits.levels and "thinkingLevel" in thinking:
                 assert thinking["thinkingLevel"] in limits.levels
     contents = body["contents"]
-    images = [
-        (p["inlineData"]["mimeType"], p["inlineData"]["data"])
+    nested = [
+        part
         for c in contents
         for p in c["parts"]
+        if "functionResponse" in p
+        for part in p["functionResponse"].get("parts", [])
+    ]
+    if nested:
+        major = re.match(r"gemini-(\d+)", model)
+        assert major is not None and int(major.group(1)) >= 3, (
+            "functionResponse.parts is taken from Gemini 3 on"
+        )
+        assert all(set(part) == {"inlineData"} for part in nested), "inline media only"
+    images = [
+        (p["inlineData"]["mimeType"], p["inlineData"]["data"])
+        for p in [*(p for c in contents for p in c["parts"]), *nested]
         if "inlineData" in p
     ]
     _images("google-generative-ai", images)

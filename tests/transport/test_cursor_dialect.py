@@ -195,7 +195,7 @@ def test_a_call_re_sent_before_any_model_call_still_carries_a_model_call_id() ->
     assert tool is not None
     request = ExecTracker(context.exec_number).start(command.tool_call, tool, command.operation_id)
     started = dialect.encode_call_client(command, tool, context, request)[0]
-    completed = dialect.encode_tool_completed(command.tool_call, tool, None, context)
+    [completed] = dialect.encode_tool_completed(command.tool_call, tool, None, context)
     assert started.interaction_update.tool_call_started.model_call_id == "resumed:model:0"
     assert completed.interaction_update.tool_call_completed.model_call_id == "resumed:model:0"
 

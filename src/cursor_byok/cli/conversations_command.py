@@ -17,7 +17,6 @@ from cursor_byok.runtime.logsafe import escape_c1, printable
 from cursor_byok.store.database import PostgresURL
 
 if TYPE_CHECKING:
-    from cursor_byok.llm.types import Message
     from cursor_byok.store.base import Store, User
 
 
@@ -98,6 +97,7 @@ def show_conversation(
     user), or with `user_name` by the id that user's client knows it by."""
     import json  # noqa: PLC0415
 
+    from cursor_byok.cli.history_lines import message_lines  # noqa: PLC0415
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
     from cursor_byok.store.owners import scoped  # noqa: PLC0415
@@ -129,7 +129,8 @@ def show_conversation(
         for index, message in enumerate(state.messages):
             if index in resets:
                 printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
-            printer.line(_one_line(message))
+            for line in message_lines(message):
+                printer.line(line)
         printer.line("model calls:")
         for call in store.llm_calls(key):
             printer.line(
@@ -150,36 +151,3 @@ def show_conversation(
     finally:
         store.close()
     return EXIT_OK
-
-
-def _one_line(message: Message) -> str:
-    from cursor_byok.llm.types import (  # noqa: PLC0415
-        AssistantMessage,
-        HistoryRepair,
-        ToolResultMessage,
-        UserMessage,
-    )
-    from cursor_byok.loop.compaction import summary_of  # noqa: PLC0415
-
-    match message:
-        case UserMessage(content=content):
-            summary = summary_of(message)
-            if summary is not None:
-                return f"  summary    {_short(summary)}"
-            text = content if isinstance(content, str) else "[blocks]"
-            return f"  user       {_short(text)}"
-        case AssistantMessage():
-            calls = ", ".join(call.name for call in message.tool_calls)
-            suffix = f"  -> {calls}" if calls else ""
-            mark = ", interrupted" if message.interrupted else ""
-            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
-        case ToolResultMessage():
-            flag = " (error)" if message.is_error else ""
-            return f"  tool       {message.tool_name}{flag}"
-        case HistoryRepair(reason=reason):
-            return f"  repair     earlier history resent as plain text: {_short(reason)}"
-
-
-def _short(text: str, width: int = 70) -> str:
-    flat = printable(" ".join(text.split()))
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

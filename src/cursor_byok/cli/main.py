@@ -270,7 +270,7 @@ def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _check(config: Config, timeout: float, out: TextIO) -> int:
     import asyncio  # noqa: PLC0415
 
-    from cursor_byok.cli.check import check_all, render  # noqa: PLC0415
+    from cursor_byok.cli.check import check_config, render  # noqa: PLC0415
 
     printer = Printer(out)
     if not config.providers:
@@ -282,11 +282,12 @@ def _check(config: Config, timeout: float, out: TextIO) -> int:
     source = config.source or "environment variables"
     printer.line(f"Checking {len(config.providers)} provider(s) configured by {source}")
     with printer.status(f"waiting for {len(config.providers)} provider(s), up to {timeout:g} s"):
-        results = asyncio.run(check_all(config, timeout=timeout))
+        results, web = asyncio.run(check_config(config, timeout=timeout))
     *lines, summary = render(results)  # a line per provider, then the summary
-    for result, line in zip(results, lines, strict=True):
-        printer.line((line, "green" if result.ok else "red"))
-    ok = all(r.ok for r in results)
+    oks = [r.ok for r in results] + [w.ok for w in web]  # then a line for each [web] check
+    for passed, line in zip(oks, [*lines, *(w.line for w in web)], strict=True):
+        printer.line((line, "green" if passed else "red"))
+    ok = all(oks)
     printer.line((summary, "green" if ok else "red"))
     return EXIT_OK if ok else EXIT_FAILED
 

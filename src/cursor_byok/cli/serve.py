@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_USAGE
 from cursor_byok.cli.terminal import Printer
-from cursor_byok.cli.tuning import map_big_buffers
 from cursor_byok.config.guards import HostCheck, Redactor
 from cursor_byok.config.settings import Config
 from cursor_byok.runtime.logsafe import PrintableLogs
@@ -164,7 +163,6 @@ def serve(
         raise
     _log_to(printer, config, database)
     logging.getLogger("cursor_byok").info("access: %s", access.describe())
-    map_big_buffers()  # RSS follows the memory budget after big appends are freed
     gate = access.own_user_only
     if workers > 1:
         store.close()  # checked and migrated; each worker opens its own pool

@@ -17,6 +17,8 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
+from functools import partial
 from typing import Any, ClassVar
 
 from cursor_byok.llm.serialize import canonical_dumps, canonical_loads, message_from_json
@@ -40,7 +42,7 @@ from cursor_byok.store.base import (
 )
 from cursor_byok.store.executor import Executor
 from cursor_byok.store.history import StoredHead, new_message_rows
-from cursor_byok.store.images import load_rows
+from cursor_byok.store.images import load_rows, loaded_result, stored_result
 from cursor_byok.store.owners import owner_of
 from cursor_byok.store.rows import (
     LLM_CALL_COLUMNS,
@@ -122,6 +124,11 @@ def _decode_state(row: Any, rows: list[dict[str, Any] | bytes]) -> Loaded:
     return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
 
 
+def _image(db: Executor, digest: str) -> bytes | None:
+    found = db.execute("SELECT data FROM images WHERE sha256 = ?", (digest,)).fetchone()
+    return None if found is None else bytes(found[0])
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -188,11 +195,7 @@ class SQLStore(UserRows, ABC):
             (conversation_id, row[2]),
         ).fetchall()
 
-        def fetch(digest: str) -> bytes | None:
-            found = db.execute("SELECT data FROM images WHERE sha256 = ?", (digest,)).fetchone()
-            return None if found is None else bytes(found[0])
-
-        return row, load_rows((r[0] for r in rows), fetch)
+        return row, load_rows((r[0] for r in rows), partial(_image, db))
 
     def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
         """A networked database always makes the caller wait."""
@@ -326,7 +329,7 @@ class SQLStore(UserRows, ABC):
         for call in request.llm_calls:
             self._upsert_llm_call(db, call)
         for operation in request.operations:
-            db.execute(UPSERT_OPERATION, operation_row(operation, now))
+            self._upsert_operation(db, operation, now)
         return version
 
     def active_conversations(self) -> list[str]:
@@ -384,7 +387,14 @@ class SQLStore(UserRows, ABC):
 
     def save_client_operation(self, record: ClientOperationRecord) -> None:
         with self._transaction() as db:
-            db.execute(UPSERT_OPERATION, operation_row(record, now_ms()))
+            self._upsert_operation(db, record, now_ms())
+
+    @staticmethod
+    def _upsert_operation(db: Executor, record: ClientOperationRecord, now: int) -> None:
+        """The operation, its result's images stored once (`store.images`)."""
+        result, images = stored_result(record.result)
+        db.executemany(INSERT_IMAGE, images)
+        db.execute(UPSERT_OPERATION, operation_row(replace(record, result=result), now))
 
     def get_client_operation(self, operation_id: str) -> ClientOperationRecord | None:
         with self._read() as db:
@@ -392,7 +402,10 @@ class SQLStore(UserRows, ABC):
                 f"SELECT {OPERATION_COLUMNS} FROM client_operations WHERE operation_id = ?",
                 (operation_id,),
             ).fetchone()
-        return None if row is None else operation_from_row(row)
+            if row is None:
+                return None
+            record = operation_from_row(row)
+            return replace(record, result=loaded_result(record.result, partial(_image, db)))
 
     # -- health ------------------------------------------------------------------------
 

@@ -81,6 +81,11 @@ class TurnBlobs:
         self.next_kv += 1
         return number
 
+    def keep(self, data: bytes) -> bytes:
+        """A blob a message is about to name: its id, and the client's KV
+        store gets it with the next `flush` (once per stream)."""
+        return self._keep(data)
+
     def _keep(self, data: bytes) -> bytes:
         found = blob_id(data)
         if found not in self.sent:

@@ -28,6 +28,7 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from cursor_byok.llm.images import tool_image
 from cursor_byok.llm.types import (
     TextContent,
     ToolCall,
@@ -180,9 +181,11 @@ def decode_client_message(
 
 
 def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> ToolResultMessage:
-    return ToolResultMessage(
-        call.id, call.name, (TextContent(outcome.text),), outcome.is_error, now_ms
-    )
+    """The outcome as history keeps it: its text, then each image it returned
+    (typed by its bytes, or a note when they are no image a model takes)."""
+    images = tuple(tool_image(data) for data in outcome.images)
+    text = (TextContent(outcome.text),) if outcome.text or not images else ()
+    return ToolResultMessage(call.id, call.name, (*text, *images), outcome.is_error, now_ms)
 
 
 # -- encoding: what the client is sent -----------------------------------------------
@@ -395,13 +398,18 @@ def encode_call_client(
 
 def encode_tool_completed(
     call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
-) -> pb.AgentServerMessage:
+) -> list[pb.AgentServerMessage]:
+    """The completed card, after `set_blob` of what it names by blob id (an
+    image a read returned), so the client holds it before the card names it."""
     card = tool.card(call, result)
+    for data in tool.card_blobs(result):
+        context.turn.keep(data)
+    stored = context.turn.flush()
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
         call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
     )
-    return _update(tool_call_completed=completed)
+    return [*stored, _update(tool_call_completed=completed)]
 
 
 def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:

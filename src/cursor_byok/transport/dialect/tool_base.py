@@ -31,6 +31,9 @@ class ToolOutcome:
 
     text: str
     is_error: bool
+    images: tuple[bytes, ...] = ()
+    """Image bytes the tool returned, in order, untyped: each reaches the
+    model as an image typed by its bytes, or as a note (`llm.images.tool_image`)."""
 
 
 def cap(text: str) -> str:
@@ -112,6 +115,12 @@ class NativeTool:
 
     def outcome(self, result: pb.ExecClientMessage) -> ToolOutcome:
         raise NotImplementedError
+
+    def card_blobs(self, result: pb.ExecClientMessage | None) -> list[bytes]:
+        """What the completed card names by blob id (the SHA-256 of the
+        bytes) rather than carrying: the client's KV store gets it first."""
+        del result
+        return []
 
     def exec_request(self, call: ToolCall, number: int, exec_id: str) -> pb.ExecServerMessage:
         return exec_message(number, exec_id, self.exec_field, self.exec_args(call))

@@ -18,11 +18,11 @@ from cursor_byok.transport.dialect.file_tools import (
     Glob,
     Grep,
     ListDir,
-    ReadFile,
     ReadLints,
     WriteFile,
 )
 from cursor_byok.transport.dialect.mcp_tools import McpTool, mcp_tool_name, mcp_tools
+from cursor_byok.transport.dialect.read_tool import ReadFile
 from cursor_byok.transport.dialect.shell_tool import RunTerminalCommand
 from cursor_byok.transport.dialect.tool_base import (
     MAX_RESULT_CHARS,

@@ -433,11 +433,10 @@ class SessionHub:
             case SendNext(request=request):
                 session.put(pb.AgentServerMessage(exec_server_message=request))
             case Finished(pending=pending, result=result, outcome=outcome):
-                session.put(
-                    dialect.encode_tool_completed(
-                        pending.call, pending.tool, result, session.context
-                    )
-                )
+                for update in dialect.encode_tool_completed(
+                    pending.call, pending.tool, result, session.context
+                ):
+                    session.put(update)
                 message = dialect.tool_result_message(pending.call, outcome, self._now_ms())
                 input_id = input_ids.tool_result_id(pending.operation_id)
                 await self._submit(session, input_id, ToolResult(message))

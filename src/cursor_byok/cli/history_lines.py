@@ -1,0 +1,75 @@
+"""How `cursor-byok show` writes a conversation's history: one line per
+message, and one more per image it carries (attached by the user or
+returned by a tool), named by its id, the SHA-256 of its bytes (the name the
+store keeps it under and the client's blob id), with its type and size."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterator
+
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    HistoryRepair,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
+from cursor_byok.loop.compaction import summary_of
+from cursor_byok.runtime.logsafe import printable
+
+
+def message_lines(message: Message) -> Iterator[str]:
+    """The message's line, then a line for each image it carries."""
+    yield _one_line(message)
+    content = message.content if isinstance(message, UserMessage | ToolResultMessage) else ""
+    for block in content if not isinstance(content, str) else ():
+        if isinstance(block, ImageContent):
+            yield f"             {image_line(block)}"
+
+
+def image_line(image: ImageContent) -> str:
+    data = base64.b64decode(image.data)
+    digest = hashlib.sha256(data).hexdigest()
+    return f"image {digest}  {printable(image.mime_type)}  {_size(len(data))}"
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def _one_line(message: Message) -> str:
+    match message:
+        case UserMessage(content=content):
+            summary = summary_of(message)
+            if summary is not None:
+                return f"  summary    {_short(summary)}"
+            return f"  user       {_short(_text(content))}"
+        case AssistantMessage():
+            calls = ", ".join(call.name for call in message.tool_calls)
+            suffix = f"  -> {calls}" if calls else ""
+            mark = ", interrupted" if message.interrupted else ""
+            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
+        case ToolResultMessage():
+            flag = " (error)" if message.is_error else ""
+            return f"  tool       {message.tool_name}{flag}"
+        case HistoryRepair(reason=reason):
+            return f"  repair     earlier history resent as plain text: {_short(reason)}"
+
+
+def _text(content: str | tuple[TextContent | ImageContent, ...]) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(block.text for block in content if isinstance(block, TextContent))
+
+
+def _short(text: str, width: int = 70) -> str:
+    flat = printable(" ".join(text.split()))
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
