@@ -44,6 +44,8 @@ CLI_ORDER = [
     "token_command",
     "check",
     "serve",
+    "conversations_command",
+    "users_command",
     "proxy_arguments",
     "proxy_command",
     "ide_command",

@@ -43,8 +43,9 @@ from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
 from cursor_byok.store.database import parse_database
+from cursor_byok.store.executor import Executor
 from cursor_byok.store.opener import open_store
-from cursor_byok.store.sql_store import Executor, SQLStore
+from cursor_byok.store.sql_store import SQLStore
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
 from tests.store.hooked_stage import HookedStage

@@ -38,7 +38,7 @@ def take_over(session: Session, previous: Session) -> set[str]:
     """`session` (a resume) continues the turn `previous` was playing.
     Returns the exec ids of the requests the old stream never sent."""
     context = previous.context
-    context.stream_id = session.request_id
+    context.stream_id = session.client_id
     session.context = context
     session.execs = ExecTracker(context.exec_number)
     previous.kv.clear()  # its unsent KV requests go out on the new stream

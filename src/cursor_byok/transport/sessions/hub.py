@@ -39,6 +39,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     budget_key,
 )
 from cursor_byok.transport.sessions.over_budget import failed_in_place
+from cursor_byok.transport.sessions.owners import ModelGate, owned
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.session import EndOfStream, Session
@@ -63,10 +64,13 @@ class SessionHub:
         context_wait_s: float = CONTEXT_WAIT_S,
         blob_wait_s: float = BLOB_WAIT_S,
         kv_wait_s: float | None = None,
+        models: ModelGate | None = None,
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
-        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`)."""
+        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
+        models each user may start a turn with (None: any)."""
         self.runner = runner
+        self.models = models or ModelGate()
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
@@ -115,7 +119,7 @@ class SessionHub:
         wait for input that will never come."""
         session.failed = reason
         self.budget.refund(budget_key(session.request_id), session.inbox.clear())
-        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
+        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.client_id}: {reason}")
         conversation_id = session.conversation_id
         if (
             conversation_id is None
@@ -287,13 +291,16 @@ class SessionHub:
             self.counters.undecodable_appends += 1
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
-        event = dialect.decode_client_message(message, session.request_id, self._now_ms())
+        event = dialect.decode_client_message(message, session.client_id, self._now_ms())
         input_id = input_ids.message_id_of(session.request_id, data)
         self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
                 input_id = input_ids.run_id(session.request_id, message.run_request)
-                await self._run_started(session, event, input_id)
+                if (refused := await self.models.refusal(session.request_id, event)) is not None:
+                    session.put(EndOfStream(refused))
+                    return
+                await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
                 await self.tools.step(session, session.execs.reply(number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
@@ -358,7 +365,7 @@ class SessionHub:
         if isinstance(previous, Session) and start is None:
             unsent = take_over(session, previous)  # a resume plays the rest of the old turn
         else:
-            session.context.turn.begin(event.user_message, event.prior_turns, session.request_id)
+            session.context.turn.begin(event.user_message, event.prior_turns, session.client_id)
             session.context.context_window = self._context_window(event.model)
             session.context.characters.update(event.characters)
         cut_off = settle_execs(session, previous, unsent) if isinstance(previous, Session) else []
@@ -410,11 +417,11 @@ class SessionHub:
             session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
         started = decode_run_request(
-            event.run, session.request_id, self._now_ms(), context, asked=True, blobs=blobs
+            event.run, session.client_id, self._now_ms(), context, asked=True, blobs=blobs
         )
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:
-            await self._run_started(session, started, input_id)
+            await self._run_started(session, owned(session.request_id, started), input_id)
 
 
 async def _discard(submit: Coroutine[object, object, object]) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
+from cursor_byok.store.owners import client_id_of
 from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.dialect.interrupted import repeatable
@@ -70,8 +71,14 @@ class Session:
     on_cut_off: CutOff = lambda _session, _conversation_id, _command: None
 
     def __post_init__(self) -> None:
-        self.context.stream_id = self.request_id
+        self.context.stream_id = self.client_id
         self.execs = ExecTracker(self.context.exec_number)
+
+    @property
+    def client_id(self) -> str:
+        """The request id as the client knows it; `request_id` is the
+        server's key, in the owner's namespace (`store.owners`)."""
+        return client_id_of(self.request_id)
 
     def put(self, item: QueueItem) -> None:
         if self.ended:
@@ -102,7 +109,7 @@ class Session:
         The outbox is emptied in place: a writer parked on it stays the
         stream's writer."""
         self.outbox.clear()
-        self.context = dialect.StreamContext(stream_id=self.request_id)
+        self.context = dialect.StreamContext(stream_id=self.client_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()
         self.blob_requests = BlobRequests()
