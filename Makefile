@@ -38,6 +38,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/startup.py
 	$(PY) bench/loop_transitions.py
 	$(PY) bench/store_commit.py
+	$(PY) bench/tool_output.py
 	$(PY) bench/image_history.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/render_cost.py

@@ -13,12 +13,19 @@ looks MCP tools up by the exact `McpToolDefinition.name`; answers
 `request_context_args` (when told to), KV `set_blob`/`get_blob`, and never
 answers an exec kind it does not know. Every rule a server breaks is
 recorded in `violations`.
+
+It can also lose its connection while a shell command runs (`drop_mid_shell`),
+as the CLI does then: output the command printed before went out as appends,
+the stream is gone, output printed as it went was still on its way on the
+old request id, and the CLI cancels the exec there (no exit, no
+`stream_close`), to resume on a new request id (`resume()`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
@@ -77,10 +84,23 @@ class CliTurn:
     """KV answers not sent yet (this CLI answers once it has read turn_ended)."""
     aborted_appends: int = 0
     """Appends still in flight when the stream ended, aborted with it."""
+    next_seqno: int = 0
+    """The seqno the request id's next append would carry."""
 
     @property
     def kinds(self) -> list[str]:
         return [card.WhichOneof("message") or "" for card in self.cards]
+
+
+@dataclass
+class ShellDrop:
+    """The connection is lost while the command runs: `before` was printed
+    and sent first, `after` was printed as the stream went (its append goes
+    out once the stream is gone; `between` runs in the meantime)."""
+
+    before: str
+    after: str
+    between: Callable[[], Awaitable[None]] | None = None
 
 
 @dataclass
@@ -158,6 +178,8 @@ class OfficialCli:
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoint: pb.ConversationStateStructure | None = None
         self.shell_output: dict[str, str] = {}
+        self.drop_mid_shell: dict[str, ShellDrop] = {}
+        """Commands during which the connection is lost (`ShellDrop`)."""
         self.mcp_images: dict[str, list[bytes]] = {}
         """Images an MCP tool (by its definition's name) returns after its text."""
 
@@ -248,6 +270,11 @@ class OfficialCli:
                 elif item.HasField("interaction_update"):
                     self._update(item.interaction_update, turn)
                 break
+            drop = self._shell_drop(item)
+            if drop is not None:
+                assert stream.task is not None
+                await self._drop_mid_shell(item, drop, stream.task, appender, turn)
+                break
             self._take(item, turn, appender)
             if self._kind(item) == "turn_ended" and self.kv_answers == "after turn_ended":
                 for reply in turn.kv_held:
@@ -261,7 +288,43 @@ class OfficialCli:
         await appender.drain()
         if appender.failed:
             turn.violations.append("an append was refused")
+        turn.next_seqno = appender.seqno
         return turn
+
+    def _shell_drop(self, item: pb.AgentServerMessage) -> ShellDrop | None:
+        request = item.exec_server_message
+        if not item.HasField("exec_server_message"):
+            return None
+        kind = request.WhichOneof("message")
+        if kind not in ("shell_stream_args", "shell_args"):
+            return None
+        return self.drop_mid_shell.get(getattr(request, kind).command)
+
+    async def _drop_mid_shell(
+        self,
+        item: pb.AgentServerMessage,
+        drop: ShellDrop,
+        reader: asyncio.Task[None],
+        appender: Appender,
+        turn: CliTurn,
+    ) -> None:
+        """The command starts and prints `before`; the connection goes; what
+        it printed meanwhile (`after`) was on its way; the exec is canceled."""
+        request = item.exec_server_message
+        turn.order.append("exec_server_message")
+        turn.execs.append(request)
+        for event in (
+            pb.ShellStream(start=pb.ShellStreamStart()),
+            pb.ShellStream(stdout=pb.ShellStreamStdout(data=drop.before)),
+        ):
+            appender.send(exec_reply(request, shell_stream=event))
+        await appender.drain()
+        reader.cancel()
+        turn.dropped_stream = True
+        if drop.between is not None:
+            await drop.between()
+        after = pb.ShellStream(stdout=pb.ShellStreamStdout(data=drop.after))
+        appender.send(exec_reply(request, shell_stream=after))
 
     def _end(self, end: End, turn: CliTurn) -> None:
         """How the run ended; an error without ErrorDetails breaks a rule."""

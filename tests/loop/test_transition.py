@@ -31,6 +31,7 @@ from cursor_byok.loop import (
     OperationChanged,
     Start,
     Status,
+    StopCall,
     ToolResult,
     UserInput,
     WaitInput,
@@ -297,7 +298,11 @@ def test_cancel_while_streaming_drops_pending_and_stale_events_are_ignored() -> 
     trace, call = begin()
     trace.stream(call.call_id, stream_of(assistant(TextContent("streaming text")))[:3])
     step = trace.feed(Cancel("stop"))
-    assert step.command == Canceled("stop")
+    assert step.command == StopCall(call.call_id)
+    ended = trace.feed(
+        LLMEvent(call.call_id, ErrorEvent("aborted", assistant(stop_reason="aborted")))
+    )
+    assert ended.command == Canceled("stop")
     assert trace.state.pending is None
     assert trace.state.committed.messages == (user("hello"),)
     late = trace.feed(LLMEvent(call.call_id, TextDelta(0, "late")))
@@ -442,7 +447,10 @@ def test_each_committed_step_names_its_records() -> None:
     assert isinstance(completed, OperationChanged) and completed.status == "completed"
     assert completed.result == result("t1")
     assert isinstance(planned, CallPlanned) and planned.call_id == "conv-1:call:2"
-    canceled = trace.feed(Cancel("stop"))
+    stopping = trace.feed(Cancel("stop"))
+    assert stopping.records == () and not stopping.commit
+    aborted = ErrorEvent("aborted", assistant(stop_reason="aborted"))
+    canceled = trace.feed(LLMEvent("conv-1:call:2", aborted))
     assert canceled.records == (CallEnded("conv-1:call:2", "canceled", error="canceled"),)
 
 

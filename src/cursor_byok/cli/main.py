@@ -16,19 +16,18 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from cursor_byok.cli.base import (
     CHECK_TIMEOUT_S,
     EXIT_FAILED,
-    EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
     fail,
 )
+from cursor_byok.cli.conversations_command import list_conversations, show_conversation
 from cursor_byok.cli.ide_command import add_ide_parser, run_ide
 from cursor_byok.cli.proxy_arguments import add_proxy_parser
-from cursor_byok.cli.show import STATUS_COLOURS
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.cli.token_command import add_token_parser, run_token
+from cursor_byok.cli.users_command import add_users_parser, run_users
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
-from cursor_byok.runtime.logsafe import printable
 from cursor_byok.store.database import PostgresURL
 
 # A command imports what it needs when it runs (`--help` must not load the
@@ -37,7 +36,6 @@ from cursor_byok.store.database import PostgresURL
 if TYPE_CHECKING:
     from cursor_byok.cli.serve import Attach
     from cursor_byok.config.settings import Config
-    from cursor_byok.store.base import Store
 
 DATABASE_HELP = "SQLite file or postgresql:// URL (default: from config)"
 EXIT_STATUS = (
@@ -88,9 +86,13 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("models", help="list the configured models and their providers")
     listing = commands.add_parser("conversations", help="list stored conversations")
     listing.add_argument("--database", type=_database, help=DATABASE_HELP)
+    listing.add_argument("--user", metavar="NAME", help="that user's conversations alone")
     show = commands.add_parser("show", help="show one conversation: messages, calls, usage")
     show.add_argument("conversation_id")
     show.add_argument("--database", type=_database, help=DATABASE_HELP)
+    show.add_argument(
+        "--user", metavar="NAME", help="read as that user: ID is the id their client knows"
+    )
     show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
     check = commands.add_parser(
         "check",
@@ -140,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     add_proxy_parser(commands)
     add_ide_parser(commands)
     add_token_parser(commands)
+    add_users_parser(commands, _database, DATABASE_HELP)
     return parser
 
 
@@ -216,11 +219,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         case "models":
             return _models(config, out)
         case "conversations":
-            return _conversations(args.database or config.server.database, out)
+            return list_conversations(args.database or config.server.database, args.user, out)
         case "show":
-            return _show(
-                args.database or config.server.database, args.conversation_id, args.json, out
-            )
+            database = args.database or config.server.database
+            return show_conversation(database, args.conversation_id, args.user, args.json, out)
+        case "users":
+            return run_users(args, config, out)
         case "serve":
             host, port = args.host or config.server.host, args.port or config.server.port
             try:
@@ -312,60 +316,3 @@ def _models(config: Config, out: TextIO) -> int:
             f"output {model.max_output:,}  thinking {thinking}",
         )
     return EXIT_OK
-
-
-def _open(database: Path | PostgresURL) -> Store | int:
-    """The store, or the exit code after saying why there is none."""
-    import sqlite3  # noqa: PLC0415
-
-    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
-
-    if isinstance(database, PostgresURL):
-        from cursor_byok.store.base import StoreError  # noqa: PLC0415
-        from cursor_byok.store.opener import open_store  # noqa: PLC0415
-
-        try:
-            return open_store(database)
-        except StoreError as error:
-            return fail(str(error), EXIT_FAILED)
-    if not database.exists():
-        return fail(f"no database at {database}", EXIT_NOT_FOUND)
-    try:
-        return SQLiteStore(database)
-    except (sqlite3.DatabaseError, OSError) as error:
-        return fail(f"cannot read the database {database}: {error}", EXIT_USAGE)
-
-
-def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
-    store = _open(database)
-    if isinstance(store, int):
-        return store
-    printer = Printer(out)
-    try:
-        found = 0
-        for summary in store.conversations():
-            found += 1
-            status = summary.status
-            printer.line(
-                (printable(summary.conversation_id), "cyan"),
-                "  ",
-                (f"{status:<15}", STATUS_COLOURS.get(status)),
-                f" {summary.message_count:>5} messages  version {summary.version}",
-            )
-        if not found:
-            printer.line(f"No conversations in {database} yet.")
-    finally:
-        store.close()
-    return EXIT_OK
-
-
-def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out: TextIO) -> int:
-    from cursor_byok.cli.show import show  # noqa: PLC0415
-
-    store = _open(database)
-    if isinstance(store, int):
-        return store
-    try:
-        return show(store, conversation_id, as_json, out)
-    finally:
-        store.close()

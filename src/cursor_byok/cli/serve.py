@@ -282,6 +282,7 @@ async def _run(
         memory_budget_bytes=config.server.memory_budget_bytes,
         request_memory_bytes=config.server.request_memory_bytes,
         processes=processes,
+        resolve_model=router.model_name,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"

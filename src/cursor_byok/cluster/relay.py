@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from cursor_byok.cluster.lease import Notice, NoticeKind, Relay
@@ -45,7 +46,6 @@ from cursor_byok.cluster.relay_host import (
 from cursor_byok.cluster.relay_pipe import Pipe
 from cursor_byok.store.base import StoreError
 from cursor_byok.transport.connect.errors import Code, WireError
-from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import RunStarted
 from cursor_byok.transport.sessions.hub import SessionHub
 from cursor_byok.transport.sessions.memory_budget import OverBudget, budget_key
@@ -118,7 +118,7 @@ class RelayingHub(SessionHub):
     # -- appends ---------------------------------------------------------------------------
 
     async def append(
-        self, request_id: str, seqno: int, payload: bytes, client: ClientHeaders | None = None
+        self, request_id: str, seqno: int, payload: bytes, headers: Mapping[str, str] | None = None
     ) -> None:
         session = self._read_here(request_id)
         if session is None:
@@ -128,7 +128,7 @@ class RelayingHub(SessionHub):
             if piped is not None:  # a piped stream's end waits for its KV answers
                 piped.kv.answered_in(payload)
             return
-        await super().append(request_id, seqno, payload, client)
+        await super().append(request_id, seqno, payload, headers)
 
     async def _store(self, request_id: str, seqno: int, payload: bytes) -> None:
         await asyncio.to_thread(self.relay.put, request_id, seqno, payload)

@@ -61,6 +61,11 @@ class Router:
         default = self.config.default_model
         return models.get(default) if default else None
 
+    def model_name(self, requested: str) -> str | None:
+        """The configured model that serves `requested` (None: no model)."""
+        model = self.resolve(requested)
+        return model.name if model else None
+
     def entries(self) -> list[ModelEntry]:
         return [
             ModelEntry(m.name, m.context_window, m.thinking != "off")

@@ -46,9 +46,30 @@ class ToolResult:
 class UserInput:
     """A user message outside a new run (the seed's `Input.UserMessage`),
     e.g. typed while the agent is still working: it is queued until the
-    history can take it."""
+    history can take it. `ref` is the client's own name for it, if any:
+    kept with it, and acknowledged (`QueuedEntered`) when it enters history."""
 
     message: UserMessage
+    ref: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    """A piece of a running tool call's output (a shell command's stream),
+    kept with the call until its result comes."""
+
+    tool_call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInterrupted:
+    """The tool call's run was cut off before its result came, and it is not
+    run again: its result is `note` and the output that had arrived."""
+
+    tool_call_id: str
+    note: str
+    timestamp: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,4 +83,6 @@ class Compact:
     """The client asks to summarize the conversation now (`/compress`)."""
 
 
-Input: TypeAlias = Start | LLMEvent | ToolResult | UserInput | Cancel | Compact
+Input: TypeAlias = (
+    Start | LLMEvent | ToolResult | UserInput | Cancel | Compact | ToolProgress | ToolInterrupted
+)

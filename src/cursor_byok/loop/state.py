@@ -55,6 +55,10 @@ class WaitingClient:
     tool_calls: tuple[ToolCall, ...]
     next: int
     operation_id: str
+    output: str = ""
+    """What arrived of the current call's output while it ran (a shell
+    command's, streamed): committed piece by piece, so that if its run is
+    cut off (a lost connection, a restart) the result can say what arrived."""
 
     @property
     def current(self) -> ToolCall:
@@ -94,6 +98,9 @@ class ConversationState:
     call_id: str | None = None
     waiting: WaitingClient | None = None
     queued: tuple[UserMessage, ...] = ()
+    queued_refs: tuple[tuple[str, int], ...] = ()
+    """The client's names for messages in `queued` (with their index there):
+    each is acknowledged once the message enters history, after a restart too."""
     last_error: str | None = None
     resets: tuple[int, ...] = ()
     compaction: Compaction | None = None
@@ -126,6 +133,10 @@ class PendingResponse:
 
     call_id: str
     tool_call_ids: tuple[str, ...] = ()
+    stop_reason: str | None = None
+    """A cancel is stopping the call: its partial response, when it comes,
+    is committed with the cancel (`stop_timestamp` its time)."""
+    stop_timestamp: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from cursor_byok.llm.events import (
 from cursor_byok.llm.provider import CallContext, ModelRouter
 from cursor_byok.llm.types import AssistantMessage, RequestMessages
 from cursor_byok.runtime.observe import CallWatch, Metrics
+from cursor_byok.store.owners import owner_of
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,12 @@ class ModelCall:
     call_id: str
     model: str
     request: RequestMessages
+
+    @property
+    def user_id(self) -> int:
+        """Whose turn it is: the conversation's key says (`store.owners`),
+        so a turn resumed after a restart or on another process knows too."""
+        return owner_of(self.conversation_id)
 
 
 _TERMINAL = (DoneEvent, ErrorEvent)
@@ -128,7 +135,7 @@ class CallReader:
     ) -> float | None:
         """One attempt: None once the call is over, else the wait before the next."""
         timed = self.metrics.stages.add if self.metrics is not None else None
-        context = CallContext(call.call_id, call.conversation_id, timed)
+        context = CallContext(call.call_id, call.conversation_id, timed, call.user_id)
         stream = await self.llm.call(call.model, context, call.request)
         passed_on = False
         try:

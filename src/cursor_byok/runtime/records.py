@@ -90,10 +90,15 @@ _CALL_STATUS = {
 }
 
 
-def planned_commit(input_id: str, version: int, step: Transition, checked: bool) -> CommitRequest:
+def planned_commit(
+    input_id: str, version: int, step: Transition, checked: bool, light: bool = False
+) -> CommitRequest:
     """The commit of one transition: its state, its command as the input's
     result and the rows its records name. The commit that plans a model call
-    is not flushed on its own (see `Store.commit_input`)."""
+    is not flushed on its own (see `Store.commit_input`), nor is a `light`
+    one (a piece of a running tool's output: a crash keeps it, a power cut
+    may lose the last pieces, and a flush per piece would cost a disk write
+    for every line a command prints)."""
     conversation_id = step.state.committed.conversation_id
     calls, operations = store_records(conversation_id, step.records)
     return CommitRequest(
@@ -103,7 +108,7 @@ def planned_commit(input_id: str, version: int, step: Transition, checked: bool)
         command_to_json(step.command),
         calls,
         operations,
-        flush=not isinstance(step.command, CallLLM),
+        flush=not light and not isinstance(step.command, CallLLM),
         checked=checked,
     )
 

@@ -96,6 +96,29 @@ MIGRATIONS: tuple[str, ...] = (
         data   BLOB NOT NULL
     );
     """,
+    # 4: users, each with a token of their own (only its slow hash is kept,
+    # store/tokens.py), and each conversation's owner. User 1 is the
+    # administrator (the configured access token's), whose conversations
+    # are all those stored before.
+    """
+    CREATE TABLE users (
+        user_id         INTEGER PRIMARY KEY,
+        name            TEXT NOT NULL UNIQUE,
+        is_admin        INTEGER NOT NULL DEFAULT 0,
+        token_id        TEXT UNIQUE,
+        token_hash      TEXT,
+        models          TEXT,
+        budget_usd      REAL,
+        budget_period   TEXT,
+        created_at_ms   INTEGER NOT NULL,
+        last_used_at_ms INTEGER,
+        revoked_at_ms   INTEGER
+    );
+    INSERT INTO users (user_id, name, is_admin, created_at_ms)
+        VALUES (1, 'admin', 1, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+    ALTER TABLE conversations ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+    CREATE INDEX conversations_by_owner ON conversations (owner, updated_at_ms);
+    """,
 )
 
 

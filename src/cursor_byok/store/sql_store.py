@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from functools import partial
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from cursor_byok.llm.serialize import canonical_dumps, canonical_loads, message_from_json
 from cursor_byok.llm.types import JSONValue
@@ -40,8 +40,10 @@ from cursor_byok.store.base import (
     StoreError,
     VersionConflict,
 )
+from cursor_byok.store.executor import Executor
 from cursor_byok.store.history import StoredHead, new_message_rows
 from cursor_byok.store.images import load_rows, loaded_result, stored_result
+from cursor_byok.store.owners import owner_of
 from cursor_byok.store.rows import (
     LLM_CALL_COLUMNS,
     LLM_CALL_SELECT,
@@ -54,33 +56,14 @@ from cursor_byok.store.rows import (
     request_part_rows,
     state_bytes,
 )
-
-
-class Rows(Protocol):
-    """What a statement returns: a DB-API cursor, as far as the store uses one."""
-
-    @property
-    def rowcount(self) -> int: ...
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-
-class Executor(Protocol):
-    """Runs statements inside one transaction opened by the backend."""
-
-    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Rows: ...
-
-    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> object: ...
-
+from cursor_byok.store.user_rows import UserRows
 
 IDLE = tuple(sorted(status.value for status in IDLE_STATUSES))
 
 INSERT_CONVERSATION = (
     "INSERT INTO conversations (conversation_id, version, status, message_count,"
-    " messages_hash, state_json, created_at_ms, updated_at_ms) VALUES (?, 1, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (conversation_id) DO NOTHING"
+    " messages_hash, state_json, created_at_ms, updated_at_ms, owner)"
+    " VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id) DO NOTHING"
 )
 UPDATE_CONVERSATION = (
     "UPDATE conversations SET version = version + 1, status = ?, message_count = ?,"
@@ -150,7 +133,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(ABC):
+class SQLStore(UserRows, ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False
@@ -326,7 +309,8 @@ class SQLStore(ABC):
         )
         now = now_ms()
         if head is None:
-            written = db.execute(INSERT_CONVERSATION, (conversation_id, *state, now, now))
+            row = (conversation_id, *state, now, now, owner_of(conversation_id))
+            written = db.execute(INSERT_CONVERSATION, row)
         else:
             written = db.execute(
                 UPDATE_CONVERSATION, (*state, now, conversation_id, expected_version)
@@ -358,11 +342,13 @@ class SQLStore(ABC):
             ).fetchall()
         return [r[0] for r in rows]
 
-    def conversations(self) -> list[ConversationSummary]:
+    def conversations(self, owner: int | None = None) -> list[ConversationSummary]:
+        mine = "" if owner is None else " WHERE owner = ?"
         with self._read() as db:
             rows = db.execute(
-                "SELECT conversation_id, version, status, message_count, updated_at_ms"
-                " FROM conversations ORDER BY updated_at_ms DESC"
+                "SELECT conversation_id, version, status, message_count, updated_at_ms, owner"
+                f" FROM conversations{mine} ORDER BY updated_at_ms DESC",
+                () if owner is None else (owner,),
             ).fetchall()
         return [ConversationSummary(*r) for r in rows]
 

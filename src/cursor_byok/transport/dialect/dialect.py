@@ -37,12 +37,14 @@ from cursor_byok.loop.commands import (
     Emit,
     Failed,
     Final,
+    QueuedEntered,
     SummaryDone,
     SummaryStarted,
     TodosChanged,
 )
 from cursor_byok.transport.connect.errors import Code, WireError
 from cursor_byok.transport.dialect import checkpoints, meter
+from cursor_byok.transport.dialect.acknowledgements import user_messages_appended
 
 # What the client sends, decoded (named here too, as the session reads them).
 from cursor_byok.transport.dialect.client_events import BlobArrived as BlobArrived
@@ -101,8 +103,8 @@ class StreamContext:
     the session adds it to its outbox (`Outbox.add_tokens`) after each event."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
     typed: list[pb.UserMessage] = field(default_factory=list)
-    """Messages typed during the turn, queued by the loop and not yet
-    acknowledged: each enters history before the next model call starts."""
+    """Messages typed during the turn on this stream, queued by the loop and
+    not yet acknowledged: each is echoed as it came when it enters history."""
     partials: PartialCards = field(default_factory=PartialCards)
     """Tool calls whose card grows while their arguments stream."""
 
@@ -167,7 +169,9 @@ def encode_event(
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
             context.streamed_chars = context.streamed_tokens = 0
             context.partials.clear()
-            return user_messages_appended(context)
+            return []
+        case QueuedEntered(messages=entered):
+            return user_messages_appended(context.typed, entered)
         case ThinkingStart():
             context.thinking_started = now
             return []
@@ -230,17 +234,6 @@ def _partial(call_id: str, card: pb.ToolCall, context: StreamContext) -> pb.Agen
         call_id=call_id, tool_call=card, model_call_id=context.model_call_id
     )
     return _update(partial_tool_call=partial)
-
-
-def user_messages_appended(context: StreamContext) -> list[pb.AgentServerMessage]:
-    """`user_message_appended` once for each typed message now in history
-    (without it the client sends the message again after the turn)."""
-    appended = [
-        _update(user_message_appended=pb.UserMessageAppendedUpdate(user_message=typed))
-        for typed in context.typed
-    ]
-    context.typed.clear()
-    return appended
 
 
 CHARS_PER_TOKEN = 4

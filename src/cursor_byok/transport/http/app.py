@@ -36,6 +36,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
+from cursor_byok.transport.sessions.owners import ModelGate
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.sink import OutputSink
 
@@ -96,9 +97,13 @@ def build_service(
     blob_wait_s: float = BLOB_WAIT_S,
     kv_wait_s: float | None = None,
     processes: Processes | None = None,
+    resolve_model: Callable[[str], str | None] = lambda model: model,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
-    `guards.HostCheck`); None answers every name. The memory budget is one
+    `guards.HostCheck`); None answers every name. `access_token` is the
+    administrator's; users' own tokens are looked up in `store`, and
+    `resolve_model` names the configured model a requested name is served by
+    (what a user's allowed models are checked against). The memory budget is one
     for the whole server: sessions, their buffered appends, stashed output
     and append bodies being read. `processes` is given where several server
     processes share the store (`cluster.processes.for_store`)."""
@@ -121,6 +126,7 @@ def build_service(
         "context_wait_s": context_wait_s,
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
+        "models": ModelGate(store.user_by_id, resolve_model),
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)
@@ -167,6 +173,7 @@ def build_service(
         body_timeout_s=body_timeout_s,
         max_append_bytes=max_append_bytes,
         database_reachable=CachedCheck(database_reachable),
+        users=store,
     )
     return Service(server, runner, hub, metrics)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
+from cursor_byok.store.owners import client_id_of
 from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.dialect.clients import (
@@ -25,6 +26,7 @@ from cursor_byok.transport.dialect.clients import (
     Capabilities,
     ClientHeaders,
 )
+from cursor_byok.transport.dialect.interrupted import repeatable
 from cursor_byok.transport.dialect.tools import NativeTool, ServerTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.append_inbox import AppendInbox
@@ -38,6 +40,8 @@ log = logging.getLogger(__name__)
 
 ToolFeedback = Callable[[str, CallClient, ToolOutcome], None]
 """Submit an outcome for a tool call the client was never asked to run."""
+CutOff = Callable[["Session", str, CallClient], None]
+"""Give a tool call that may have run already its result without a second run."""
 
 
 __all__ = ["EndOfStream", "QueueItem", "Session", "ToolFeedback"]
@@ -55,7 +59,7 @@ class Session:
     conversation_id: str | None = None
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
-    client: ClientHeaders = UNKNOWN_CLIENT
+    client_headers: ClientHeaders = UNKNOWN_CLIENT
     """Who the request's headers say the client is."""
     capabilities: Capabilities = CAUTIOUS
     """What the run's client can show and answer (set when its run starts)."""
@@ -78,10 +82,17 @@ class Session:
     more, so a tool call asked here could never be answered."""
     on_end: Callable[[Session], None] = lambda _session: None
     on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
+    on_cut_off: CutOff = lambda _session, _conversation_id, _command: None
 
     def __post_init__(self) -> None:
-        self.context.stream_id = self.request_id
+        self.context.stream_id = self.client_id
         self.execs = ExecTracker(self.context.exec_number)
+
+    @property
+    def client_id(self) -> str:
+        """The request id as the client knows it; `request_id` is the
+        server's key, in the owner's namespace (`store.owners`)."""
+        return client_id_of(self.request_id)
 
     def put(self, item: QueueItem) -> None:
         if self.ended:
@@ -112,7 +123,7 @@ class Session:
         The outbox is emptied in place: a writer parked on it stays the
         stream's writer."""
         self.outbox.clear()
-        self.context = dialect.StreamContext(stream_id=self.request_id)
+        self.context = dialect.StreamContext(stream_id=self.client_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()
         self.blob_requests = BlobRequests()
@@ -163,7 +174,8 @@ class Session:
 
     def ask(self, conversation_id: str, command: CallClient) -> None:
         """tool_call_started -> checkpoint -> exec request, once per stream;
-        a tool the server runs itself is run instead (`server_runs`)."""
+        a tool the server runs itself is run instead (`server_runs`), again
+        too when asked again: nothing it did is committed before its result."""
         call = command.tool_call
         tool = self.tools.get(call.name)
         if tool is None:
@@ -176,6 +188,9 @@ class Session:
             return
         assert isinstance(tool, NativeTool)  # every other tool runs on the client
         if self.execs.asked(command.operation_id):
+            return
+        if command.again and not repeatable(call.name):
+            self.on_cut_off(self, conversation_id, command)  # it may have run: never twice
             return
         if self.refused is not None:
             text = f"The tool call could not be run: {self.refused}"
