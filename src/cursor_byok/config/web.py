@@ -22,6 +22,7 @@ from cursor_byok.runtime.web.limits import FetchLimits, SearchLimits
 
 if TYPE_CHECKING:  # the backends load aiohttp's stack; imported when one is made
     from cursor_byok.runtime.web.search import SearchBackend
+    from cursor_byok.transport.dialect.tool_base import Tool
 
 SearchKind = Literal["searxng", "tavily"]
 SEARCH_KINDS = ("searxng", "tavily", "none")
@@ -81,6 +82,21 @@ def search_backend(web: WebConfig, env: Mapping[str, str] | None = None) -> Sear
     if web.search == "tavily" and key is not None:
         return TavilySearch(key, web.search_url or TAVILY_URL)
     return None
+
+
+def server_tools(web: WebConfig, env: Mapping[str, str] | None = None) -> tuple[Tool, ...]:
+    """The tools the table turns on, for the server to offer: WebSearch with
+    its backend, WebFetch within its limits (each run still needs its client
+    to allow them)."""
+    from cursor_byok.transport.dialect.web_tools import WebFetch, WebSearch  # noqa: PLC0415
+
+    tools: list[Tool] = []
+    backend = search_backend(web, env)
+    if backend is not None:
+        tools.append(WebSearch(backend, web.search_limits))
+    if web.fetch:
+        tools.append(WebFetch(web.fetch_limits))
+    return tuple(tools)
 
 
 def _url(doc: dict[str, Any], where: Locator, table: str) -> str | None:
