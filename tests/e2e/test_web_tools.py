@@ -11,6 +11,7 @@ the query (never WebFetch to the Nov-2025 CLI)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from cursor_byok.cli.main import main
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.web.backends import SearxngSearch
 from cursor_byok.runtime.web.limits import SearchLimits
@@ -394,3 +396,27 @@ async def test_the_web_tools_are_offered_only_when_everything_allows_them(
     expected: set[str],
 ) -> None:
     assert await offered_to(tmp_path, tools, headers, switches) == expected
+
+
+# -- show ----------------------------------------------------------------------------------
+
+
+async def test_show_prints_the_searches_and_fetches(tmp_path: Path) -> None:
+    async with web_rig(tmp_path, []) as rig:
+        url = rig.site.url("/page")
+        rig.llm.scripts += [
+            uses(call("call_s9", "WebSearch", search_term="parser tokens")),
+            uses(call("call_f9", "WebFetch", url=url)),
+            uses(call("call_f10", "WebFetch", url="http://10.0.0.5/")),
+            answer("Done."),
+        ]
+        run = await newer_turn(rig, "proto", tmp_path, "look it up")
+    assert run.errors == [] and run.end is not None and run.end.ok
+    out = io.StringIO()
+    assert main(["show", "conv-web", "--database", str(tmp_path / "db.sqlite3")], out=out) == 0
+    shown = out.getvalue()
+    assert 'assistant  Let me check.  -> WebSearch "parser tokens"' in shown
+    assert "tool       WebSearch: 2 results" in shown
+    assert f'-> WebFetch "{url}"' in shown
+    assert f"tool       WebFetch: {url} (" in shown
+    assert "tool       WebFetch (error): The fetch of http://10.0.0.5/ failed: refused:" in shown
