@@ -133,3 +133,20 @@ def test_bad_values_are_named_with_their_line(tmp_path: Path, text: str, expecte
 def test_a_search_key_too_short_to_cut_from_logs_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"TAVILY_API_KEY \(\[web\] search key\)"):
         load_config(write(tmp_path, '[web]\nsearch = "tavily"\n'), env={"TAVILY_API_KEY": "ab"})
+
+
+def test_provider_search_offers_the_apis_own_search_with_the_backend_for_the_rest(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        '[web]\nprovider_search = true\nsearch = "searxng"\nsearch_url = "http://127.0.0.1:8888"\n',
+    )
+    web = load_config(path, env={}).web
+    [search] = server_tools(web, {})
+    assert search.definition().native == "web_search"
+    assert search.backend == SearxngSearch("http://127.0.0.1:8888")  # type: ignore[attr-defined]
+    alone = load_config(write(tmp_path, "[web]\nprovider_search = true\n"), env={}).web
+    [search] = server_tools(alone, {})
+    assert search.backend is None  # type: ignore[attr-defined]
+    assert server_tools(load_config(write(tmp_path, "[web]\n"), env={}).web, {}) == ()

@@ -15,7 +15,7 @@ import io
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import pytest
 from aiohttp import web
 
 from cursor_byok.cli.main import main
+from cursor_byok.llm.types import ProviderBlock, TextContent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.web.backends import SearxngSearch
 from cursor_byok.runtime.web.limits import SearchLimits
@@ -34,6 +35,7 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e import official_cli
 from tests.e2e.independent_cli import CODECS, OfficialCli, Run
 from tests.e2e.test_official_cli import answer, call, uses
+from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
 from tests.runtime.web.sites import Site, loopback_allowed
 
@@ -93,6 +95,7 @@ async def web_rig(
     scripts: list[Any],
     tools: str = "search fetch",
     approval_s: float = 60.0,
+    provider_search: bool = False,
 ) -> AsyncIterator[WebRig]:
     """A server whose [web] turns on the `tools` named, against a local site."""
     closed = asyncio.Event()
@@ -112,7 +115,8 @@ async def web_rig(
     site = await Site({"/page": _page, "/search": _search, "/slow": slow}).start()
     made: list[Tool] = []
     if "search" in tools:
-        made.append(WebSearch(SearxngSearch(site.url("")), SearchLimits(), approval_s))
+        backend = SearxngSearch(site.url(""))
+        made.append(WebSearch(backend, SearchLimits(), approval_s, provider=provider_search))
     if "fetch" in tools:
         made.append(WebFetch(loopback_allowed(), approval_s))
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
@@ -420,3 +424,37 @@ async def test_show_prints_the_searches_and_fetches(tmp_path: Path) -> None:
     assert f'-> WebFetch "{url}"' in shown
     assert f"tool       WebFetch: {url} (" in shown
     assert "tool       WebFetch (error): The fetch of http://10.0.0.5/ failed: refused:" in shown
+
+
+# -- the provider's own search -------------------------------------------------------------
+
+
+async def test_a_search_the_provider_ran_is_drawn_as_a_search_card(tmp_path: Path) -> None:
+    """With `provider_search` the model's API searches itself (Anthropic's
+    blocks here): no approval can be asked first, the client sees the search
+    card with the provider's results, and show prints the search."""
+    use: dict[str, Any] = {"type": "server_tool_use", "id": "srvtoolu_01A", "name": "web_search"}
+    use["input"] = {"query": "parser tokens"}
+    found = {"type": "web_search_result", "url": "https://docs.example/parser"}
+    found |= {"title": "Parser docs", "encrypted_content": "Eqg=", "page_age": "2 days ago"}
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01A", "content": [found]}
+    blocks = [ProviderBlock("anthropic-messages", json.dumps(b)) for b in (use, result)]
+    message = replace(assistant(*blocks, TextContent("It reads tokens.")), api="anthropic-messages")
+    async with web_rig(tmp_path, [stream_of(message)], provider_search=True) as rig:
+        run = await newer_turn(rig, "proto", tmp_path, "how does the parser work?")
+    assert run.errors == [] and run.end is not None and run.end.ok
+    assert run.of("interaction_query") == []
+    assert order(run, "web_search_tool_call", "web_search_request_query") == [
+        "started",
+        "completed",
+    ]
+    card = completed(run, "web_search_tool_call")
+    assert (card.args.search_term, card.args.tool_call_id) == ("parser tokens", "srvtoolu_01A")
+    [reference] = card.result.success.references
+    assert (reference.title, reference.url) == ("Parser docs", "https://docs.example/parser")
+    [tool] = [t for t in rig.request(0)["tools"] if t["name"] == "WebSearch"]
+    assert tool["native"] == "web_search", "adapters with a search of their own use it"
+    assert rig.site.hits == []
+    out = io.StringIO()
+    assert main(["show", "conv-web", "--database", str(tmp_path / "db.sqlite3")], out=out) == 0
+    assert 'web search "parser tokens" by the provider' in out.getvalue()

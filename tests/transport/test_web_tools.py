@@ -135,3 +135,14 @@ async def test_an_answer_that_is_no_approval_is_a_rejection() -> None:
     rejected = outcome.card.web_fetch_tool_call.result.rejected
     assert rejected.reason == "the client answered something other than an approval"
     assert outcome.outcome.is_error
+
+
+async def test_without_a_backend_a_search_on_another_api_says_why() -> None:
+    """Provider search with no backend: an API without a search of its own
+    calls the tool, which says there is nothing to search with."""
+    tool = WebSearch(None, SearchLimits(), provider=True)
+    assert tool.definition().native == "web_search"
+    context = Approving(approve)
+    outcome = await tool.run(SEARCH, context)
+    assert outcome.card.web_search_tool_call.result.error.error == web_tools.NO_BACKEND
+    assert context.sent == [], "nothing to approve"

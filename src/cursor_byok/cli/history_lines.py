@@ -11,6 +11,7 @@ import base64
 import hashlib
 from collections.abc import Iterator
 
+from cursor_byok.llm.provider_search import searches
 from cursor_byok.llm.types import (
     AssistantMessage,
     HistoryRepair,
@@ -68,7 +69,11 @@ def _one_line(message: Message) -> str:
                 return f"  summary    {_short(summary)}"
             return f"  user       {_short(_text(content))}"
         case AssistantMessage():
-            calls = ", ".join(_call(call) for call in message.tool_calls)
+            searched = [
+                f'web search "{_short(s.query, 60)}" by the provider'
+                for s in searches(message.content)
+            ]
+            calls = ", ".join([*searched, *(_call(call) for call in message.tool_calls)])
             suffix = f"  -> {calls}" if calls else ""
             mark = ", interrupted" if message.interrupted else ""
             return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from cursor_byok.llm.types import JSONObject, ToolCall
+from cursor_byok.llm.types import JSONObject, ToolCall, ToolDefinition
 from cursor_byok.runtime.web.limits import FetchLimits, SearchLimits
 from cursor_byok.runtime.web.pages import WebPage, read_page
 from cursor_byok.runtime.web.search import Reference, SearchBackend, SearchError
@@ -32,6 +32,7 @@ APPROVAL_S = 300.0
 RETRY_AFTER_S = 1.0
 """A search the backend refused with 429 or 5xx is tried once more after this."""
 NO_ANSWER = "no approval came within {seconds:g} s"
+NO_BACKEND = "this model's API has no search of its own and [web] names no search backend"
 
 
 def _term(arguments: JSONObject) -> str:
@@ -86,11 +87,22 @@ class WebSearch(ServerTool):
     started_first = False
 
     def __init__(
-        self, backend: SearchBackend, limits: SearchLimits, approval_s: float = APPROVAL_S
+        self,
+        backend: SearchBackend | None,
+        limits: SearchLimits,
+        approval_s: float = APPROVAL_S,
+        provider: bool = False,
     ) -> None:
+        """`provider`: the model's API runs its own search where it has one
+        (no approval is asked then); `backend` serves the other APIs."""
         self.backend = backend
         self.limits = limits
         self.approval_s = approval_s
+        self.provider = provider
+
+    def definition(self) -> ToolDefinition:
+        native = "web_search" if self.provider else None
+        return ToolDefinition(self.name, self.description, self.parameters, native)
 
     def _args(self, call: ToolCall) -> pb.WebSearchArgs:
         return pb.WebSearchArgs(search_term=_term(call.arguments), tool_call_id=call.id)
@@ -105,6 +117,8 @@ class WebSearch(ServerTool):
         term = _term(call.arguments)
         if not term:
             return self.failed(call, "`search_term` is missing: say what to search for")
+        if self.backend is None:
+            return self.failed(call, NO_BACKEND)  # nothing to ask the user about
         query = pb.InteractionQuery(web_search_request_query={"args": self._args(call)})
         response = await context.ask(query, self.approval_s)
         reason = _rejection(response, "web_search_request_response", self.approval_s)
@@ -124,6 +138,8 @@ class WebSearch(ServerTool):
 
     async def _search(self, term: str) -> list[Reference]:
         """The backend's references; a 429 or 5xx is tried once more."""
+        if self.backend is None:
+            raise SearchError(NO_BACKEND, retryable=False)
         try:
             return await self.backend.search(term, self.limits)
         except SearchError as error:
