@@ -243,12 +243,24 @@ def check_responses(body: dict[str, Any]) -> None:
                 "with store false, a reasoning item comes back only with its encrypted_content"
             )
             following = items[position + 1] if position + 1 < len(items) else {}
-            assert following.get("type") in ("function_call", "message"), (
+            assert following.get("type") in ("function_call", "message", "web_search_call"), (
                 "a reasoning item must be followed by the item it produced"
             )
+        elif kind == "web_search_call":
+            assert re.match(r"^ws_[A-Za-z0-9_]+$", item["id"]), "a web_search_call needs its id"
+            assert item["status"] in ("completed", "failed"), "only a finished search goes back"
+            action = item["action"]
+            assert action["type"] in ("search", "open_page", "find_in_page"), "unknown action"
         elif item.get("role") == "user":
             assert not open_calls, "every function_call needs its output before the next input"
     assert not open_calls, "every function_call needs a function_call_output"
+    for tool in body.get("tools", []):
+        if tool["type"] != "function":  # a hosted tool: only the web search is offered
+            assert tool == {"type": "web_search"}, f"unexpected hosted tool {tool}"
+    assert set(body.get("include", [])) <= {
+        "reasoning.encrypted_content",
+        "web_search_call.action.sources",
+    }, "an include the API does not know"
 
 
 # -- Gemini --------------------------------------------------------------------------------

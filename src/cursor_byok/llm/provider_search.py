@@ -50,17 +50,45 @@ def _anthropic(doc: dict[str, Any], queries: dict[str, str]) -> ProviderSearch |
     return ProviderSearch(call_id, query, found)
 
 
+def _openai(doc: dict[str, Any]) -> ProviderSearch | None:
+    """A `web_search_call` whose action is a search: its query (`queries`,
+    or the older `query`) and the sources it read (URLs, no titles)."""
+    if doc.get("type") != "web_search_call":
+        return None
+    found = doc.get("action")
+    action: dict[str, Any] = found if isinstance(found, dict) else {}
+    if action.get("type") not in (None, "search"):
+        return None  # opening or finding in a page: no search of its own
+    queries = action.get("queries")
+    listed = [q for q in queries if isinstance(q, str)] if isinstance(queries, list) else []
+    query = _text(action.get("query")) or "; ".join(listed)
+    if doc.get("status") == "failed":
+        return ProviderSearch(_text(doc.get("id")), query, error="failed")
+    sources = action.get("sources")
+    read = [s for s in sources if isinstance(s, dict)] if isinstance(sources, list) else []
+    urls = [_text(s.get("url")) for s in read]
+    return ProviderSearch(_text(doc.get("id")), query, tuple((u, u, "") for u in urls if u))
+
+
 def searches(content: Iterable[AssistantContent]) -> list[ProviderSearch]:
     """The provider's searches among `content`, in order."""
     queries: dict[str, str] = {}
     found: list[ProviderSearch] = []
     for block in content:
-        if not isinstance(block, ProviderBlock) or block.api != "anthropic-messages":
+        if not isinstance(block, ProviderBlock):
             continue
         try:
             doc = json.loads(block.raw)
         except ValueError:
             continue
-        if isinstance(doc, dict) and (search := _anthropic(doc, queries)) is not None:
+        if not isinstance(doc, dict):
+            continue
+        if block.api == "anthropic-messages":
+            search = _anthropic(doc, queries)
+        elif block.api == "openai-responses":
+            search = _openai(doc)
+        else:
+            search = None
+        if search is not None:
             found.append(search)
     return found
