@@ -47,7 +47,7 @@ class WebConfig:
     search_results: int = 8
     provider_search: bool = False
     """Where the model's API has a web search of its own, use it instead
-    (Anthropic's today); the backend serves the other APIs."""
+    (Anthropic, OpenAI Responses); the backend serves the other APIs."""
     fetch: bool = False
     """Whether WebFetch is offered: the server then reaches the web for the model."""
     fetch_limits: FetchLimits = field(default_factory=FetchLimits)
