@@ -11,7 +11,9 @@ or `tool_call`; refuses a shell exec without `parsing_result`; ignores
 type, and shows a read card's image from its KV store by `data_blob_id`;
 looks MCP tools up by the exact `McpToolDefinition.name`; answers
 `request_context_args` (when told to), KV `set_blob`/`get_blob`, and never
-answers an exec kind it does not know. Every rule a server breaks is
+answers an exec kind it does not know; rejects every web search query
+("User Rejected", as its TUI does) and fails its run on any other
+interaction query (recorded, never answered). Every rule a server breaks is
 recorded in `violations`.
 
 It can also lose its connection while a shell command runs (`drop_mid_shell`),
@@ -78,6 +80,8 @@ class CliTurn:
     blobs_asked: list[bytes] = field(default_factory=list)
     """The blob ids the server asked for (`get_blob_args`)."""
     """The message ids `user_message_appended` acknowledged, in order."""
+    queries: list[pb.InteractionQuery] = field(default_factory=list)
+    """The interaction queries the server sent, in order."""
     dropped_stream: bool = False
     request_id: str = ""
     kv_held: list[pb.AgentClientMessage] = field(default_factory=list)
@@ -378,6 +382,16 @@ class OfficialCli:
                     appender.send(self._kv(kv))
                 else:
                     turn.kv_held.append(self._kv(kv))
+            case "interaction_query":
+                query = item.interaction_query
+                turn.queries.append(query)
+                if query.WhichOneof("query") != "web_search_request_query":
+                    kind = query.WhichOneof("query")
+                    turn.violations.append(f"interaction query {kind}: the CLI fails its run")
+                    return
+                response = pb.InteractionResponse(id=query.id)
+                response.web_search_request_response.rejected.reason = "User Rejected"
+                appender.send(pb.AgentClientMessage(interaction_response=response))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
                 named = [*state.turns, *state.todos]  # the CLI reads both back by blob id

@@ -28,6 +28,7 @@ from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_US
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.config.guards import HostCheck, Redactor
 from cursor_byok.config.settings import Config
+from cursor_byok.config.web import server_tools
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.store.database import Durability, PostgresURL
 
@@ -283,6 +284,7 @@ async def _run(
         request_memory_bytes=config.server.request_memory_bytes,
         processes=processes,
         resolve_model=router.model_name,
+        server_tools=server_tools(config.web),
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"

@@ -26,6 +26,7 @@ from cursor_byok.llm.types import (
     JSONObject,
     JSONValue,
     Message,
+    ProviderBlock,
     RequestMessages,
     StopReason,
     TextContent,
@@ -107,6 +108,8 @@ def content_to_json(block: AssistantContent | UserContent) -> dict[str, JSONValu
             if signature is not None:
                 out["thoughtSignature"] = signature
             return out
+        case ProviderBlock(api=api, raw=raw):
+            return {"type": "providerBlock", "api": api, "raw": raw}
 
 
 def _str(doc: Mapping[str, Any], key: str) -> str:
@@ -170,6 +173,8 @@ def content_from_json(doc: Any) -> AssistantContent | UserContent:
             raw_arguments=_opt_str(doc, "rawArguments"),
             thought_signature=_opt_str(doc, "thoughtSignature"),
         )
+    if kind == "providerBlock":
+        return ProviderBlock(api=_str(doc, "api"), raw=_str(doc, "raw"))
     raise DecodeError(f"unknown content block type {kind!r}")
 
 
@@ -361,7 +366,14 @@ def serialize_messages(messages: Iterable[Message]) -> bytes:
 
 
 def tool_definition_to_json(tool: ToolDefinition) -> dict[str, JSONValue]:
-    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    out: dict[str, JSONValue] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.parameters,
+    }
+    if tool.native is not None:
+        out["native"] = tool.native
+    return out
 
 
 def tool_definition_from_json(doc: Any) -> ToolDefinition:
@@ -370,6 +382,7 @@ def tool_definition_from_json(doc: Any) -> ToolDefinition:
         name=_str(doc, "name"),
         description=_str(doc, "description"),
         parameters=cast(JSONObject, _object(doc.get("parameters"), "tool parameters")),
+        native=_opt_str(doc, "native"),
     )
 
 

@@ -69,8 +69,19 @@ class ToolCall:
     thought_signature: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderBlock:
+    """A block written by a tool the provider runs itself (its web search),
+    kept as the provider sent it: `raw` is the block's JSON, replayed as it
+    is to the same `api` (which may require it, encrypted parts and all)
+    and left out for any other."""
+
+    api: str
+    raw: str
+
+
 UserContent: TypeAlias = TextContent | ImageContent
-AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall
+AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall | ProviderBlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +177,9 @@ class ToolDefinition:
     name: str
     description: str
     parameters: JSONObject
+    native: str | None = None
+    """The provider's own tool to offer instead where its API has one
+    ("web_search"); elsewhere this definition is offered as it is."""
 
 
 @dataclass(frozen=True, slots=True)

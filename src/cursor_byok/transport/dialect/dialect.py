@@ -30,7 +30,7 @@ from cursor_byok.llm.events import (
     ToolCallStart,
 )
 from cursor_byok.llm.images import tool_image
-from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, Usage
+from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
     CallClient,
     Canceled,
@@ -62,6 +62,7 @@ from cursor_byok.transport.dialect.client_events import (
 )
 from cursor_byok.transport.dialect.meter import add_usage, turn_ended
 from cursor_byok.transport.dialect.partial_cards import PartialCards
+from cursor_byok.transport.dialect.provider_cards import provider_searches
 from cursor_byok.transport.dialect.run_request import error_banner
 from cursor_byok.transport.dialect.todo_tool import item_to_pb
 from cursor_byok.transport.dialect.tools import NativeTool, Tool, ToolOutcome, ToolSet
@@ -209,12 +210,13 @@ def encode_event(
             context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
             context.turn.add_answer(message)
+            searched = _searched(message, context)
             # The provider's count replaces the estimate: send what is missing.
             rest = usage.output - context.streamed_tokens
             if rest > 0:
                 context.streamed_tokens = usage.output
                 context.unsent_tokens += rest
-            return []
+            return searched
         case (
             TextStart()
             | TextDelta()
@@ -227,6 +229,19 @@ def encode_event(
             return []  # bookkeeping, or shown otherwise (an error ends the stream)
         case _:
             assert_never(event)
+
+
+def _searched(message: AssistantMessage, context: StreamContext) -> list[pb.AgentServerMessage]:
+    """The cards of the searches the provider ran itself in `message`."""
+    out: list[pb.AgentServerMessage] = []
+    for call, started, done in provider_searches(message):
+        model_call = context.current_model_call()
+        update = pb.ToolCallStartedUpdate(
+            call_id=call.id, tool_call=started, model_call_id=model_call
+        )
+        out.append(_update(tool_call_started=update))
+        out.extend(tool_completed(call, done, context))
+    return out
 
 
 def _partial(call_id: str, card: pb.ToolCall, context: StreamContext) -> pb.AgentServerMessage:

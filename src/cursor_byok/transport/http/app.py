@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -15,6 +15,7 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
+from cursor_byok.transport.dialect.tool_base import Tool
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.health import CachedCheck
@@ -98,6 +99,7 @@ def build_service(
     kv_wait_s: float | None = None,
     processes: Processes | None = None,
     resolve_model: Callable[[str], str | None] = lambda model: model,
+    server_tools: Sequence[Tool] = (),
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
     `guards.HostCheck`); None answers every name. `access_token` is the
@@ -106,7 +108,8 @@ def build_service(
     (what a user's allowed models are checked against). The memory budget is one
     for the whole server: sessions, their buffered appends, stashed output
     and append bodies being read. `processes` is given where several server
-    processes share the store (`cluster.processes.for_store`)."""
+    processes share the store (`cluster.processes.for_store`). `server_tools`:
+    the tools the configuration adds (`[web]`: web search and fetch)."""
     metrics = Metrics()
 
     def dropped(kind: str, _size: int) -> None:
@@ -127,6 +130,7 @@ def build_service(
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
         "models": ModelGate(store.user_by_id, resolve_model),
+        "server_tools": server_tools,
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)
