@@ -25,7 +25,8 @@ from cursor_byok.cli.terminal import Printer
 
 if TYPE_CHECKING:
     from cursor_byok.config.settings import Config
-    from cursor_byok.store.base import BudgetPeriod, Store, User
+    from cursor_byok.store.base import Store, User
+    from cursor_byok.store.usage import BudgetPeriod
 
 ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 

@@ -13,8 +13,9 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any, cast
 
-from cursor_byok.store.base import BudgetPeriod, User, UserExists, WouldWait
+from cursor_byok.store.base import User, UserExists, WouldWait
 from cursor_byok.store.executor import Executor
+from cursor_byok.store.usage import BudgetPeriod
 
 USER_COLUMNS = (
     "user_id, name, is_admin, models, budget_usd, budget_period, created_at_ms,"
