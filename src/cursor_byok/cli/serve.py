@@ -283,6 +283,7 @@ async def _run(
         request_memory_bytes=config.server.request_memory_bytes,
         processes=processes,
         resolve_model=router.model_name,
+        pricing=router.terms,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"
