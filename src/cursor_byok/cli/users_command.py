@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, fail
 from cursor_byok.cli.conversations_command import open_for_reading
 from cursor_byok.cli.terminal import Printer
+from cursor_byok.cli.usage_command import period_spend
 
 if TYPE_CHECKING:
     from cursor_byok.config.settings import Config
@@ -33,8 +34,6 @@ ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 """A user's name is logged and printed: letters, digits and `._@-` only."""
 PERIODS = ("day", "week", "month")
-SPEND_LATER = "-"
-"""The spend column until usage is recorded per user: not measured, not zero."""
 
 
 def add_users_parser(
@@ -65,7 +64,7 @@ def add_users_parser(
         metavar="A,B",
         help="the models this user may see and use (default: all)",
     )
-    actions.add_parser("list", help="list users: created, last used, budget, models")
+    actions.add_parser("list", help="list users: created, last used, budget, spend, models")
     revoke = actions.add_parser("revoke", help="stop a user's token now")
     revoke.add_argument("name")
     rotate = actions.add_parser("rotate", help="give a user a new token; the old one stops")
@@ -206,17 +205,17 @@ def _list(store: Store, out: TextIO) -> int:
         f"{'SPEND':>8}  {'STATUS':<8} MODELS"
     )
     for user in store.users():
-        printer.line(_row(user))
+        printer.line(_row(user, period_spend(store, user)))
     return EXIT_OK
 
 
-def _row(user: User) -> str:
+def _row(user: User, spend: str) -> str:
     budget = "-" if user.budget_usd is None else f"${user.budget_usd:,.2f}"
     status = "admin" if user.is_admin else ("revoked" if user.revoked else "active")
     models = "all" if user.models is None else ",".join(user.models)
     return (
         f"{user.name:<20} {_when(user.created_at_ms):<17} {_when(user.last_used_at_ms):<17} "
-        f"{budget:>10} {user.budget_period or '-':<7} {SPEND_LATER:>8}  {status:<8} {models}"
+        f"{budget:>10} {user.budget_period or '-':<7} {spend:>8}  {status:<8} {models}"
     )
 
 
