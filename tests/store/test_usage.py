@@ -6,6 +6,14 @@ backend."""
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, LLMCallRecord
 from cursor_byok.store.sql_store import SQLStore
 from cursor_byok.store.tokens import new_token
@@ -172,3 +180,35 @@ def test_a_released_or_failed_call_holds_nothing(store: SQLStore, backend: Backe
     store.save_llm_call(CallStatusUpdate("c2", CallStatus.FAILED, 1, error="boom"))
     assert backend.rows("SELECT count(*) FROM budget_reservations") == [(0,)]
     assert store.usage_rows("2026-01-01", "2026-12-31") == []
+
+
+def test_a_budget_check_waits_for_one_in_progress_and_sees_what_it_held(
+    store: SQLStore, backend: Backend
+) -> None:
+    """Another process checks the same user's budget: it holds the user's
+    row (PostgreSQL) or the write lock (SQLite) and adds its reservation;
+    this check waits for it, then counts it. Without the wait both would
+    read the same balance and both be admitted."""
+    ana = budgeted(store, "ana", 1.0)
+    hold = (
+        "INSERT INTO budget_reservations (call_id, user_id, amount_usd, expires_at_ms)"
+        f" VALUES ('other', {ana}, 1.0, {JAN_10 + HOUR_MS})"
+    )
+    other: Any
+    if isinstance(backend.database, Path):
+        other = sqlite3.connect(backend.database, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+    else:
+        import psycopg  # noqa: PLC0415
+
+        other = psycopg.connect(backend.database.url)
+        other.execute(f"SELECT 1 FROM users WHERE user_id = {ana} FOR UPDATE")
+    with ThreadPoolExecutor(1) as pool:
+        checking = pool.submit(store.reserve_budget, "mine", ana, 0.5, JAN_10, JAN_10 + HOUR_MS)
+        time.sleep(0.3)
+        assert not checking.done()  # waiting for the other check
+        other.execute(hold)
+        other.execute("COMMIT") if isinstance(other, sqlite3.Connection) else other.commit()
+        check = checking.result(timeout=10)
+    other.close()
+    assert not check.admitted and check.held_usd == pytest.approx(1.0)
