@@ -200,8 +200,11 @@ class UsageRows(ABC):
         after: tuple[str, int, str] | None = None,
         limit: int = 1000,
     ) -> list[UsageRow]:
+        # A page after `after` starts the index range at its day: with the
+        # row comparison alone SQLite walks from `since_day` on.
+        start = since_day if after is None else max(since_day, after[0])
         where = ["day >= ?", "day <= ?"]
-        params: list[object] = [since_day, until_day]
+        params: list[object] = [start, until_day]
         if user_id is not None:
             where.append("user_id = ?")
             params.append(user_id)
