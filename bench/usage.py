@@ -33,7 +33,7 @@ from cursor_byok.store.scratch_postgres import PostgresServer, find_binaries
 from cursor_byok.store.sql_store import SQLStore
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.store.tokens import new_token
-from cursor_byok.store.usage import CallUsage
+from cursor_byok.store.usage import CallUsage, UsageGroup
 
 CONVERSATIONS = 100_000
 USERS = 100
@@ -123,12 +123,13 @@ def measure(name: str, store: SQLStore) -> None:
             ),
         )
         add("spent_us", timed_us(lambda n: store.spent(users[n % USERS], "2026-11-01")))
-        for group in ("day", "model", "user"):
+        groups: tuple[UsageGroup, ...] = ("day", "model", "user")
+        for group in groups:
             began = time.perf_counter()
-            store.usage_summary(group, since, until)  # type: ignore[arg-type]
+            store.usage_summary(group, since, until)
             add(f"summary_ms[{group}]", (time.perf_counter() - began) * 1e3)
             began = time.perf_counter()
-            store.usage_summary(group, since, until, users[7])  # type: ignore[arg-type]
+            store.usage_summary(group, since, until, users[7])
             add(f"summary_ms[{group},user]", (time.perf_counter() - began) * 1e3)
         began = time.perf_counter()
         first = store.usage_rows(since, until, limit=1000)

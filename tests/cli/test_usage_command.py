@@ -13,11 +13,16 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.cli.main import main
+from cursor_byok.llm.events import DoneEvent
+from cursor_byok.llm.models import with_cost
+from cursor_byok.llm.types import AssistantMessage, TextContent, Usage
+from cursor_byok.loop import LLMEvent, transition
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, LLMCallRecord
 from cursor_byok.store.periods import day_of
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.store.tokens import new_token
 from cursor_byok.store.usage import CallUsage
+from tests.factories import fresh, start
 
 TODAY = day_of(int(time.time() * 1000))
 
@@ -118,3 +123,25 @@ def test_users_list_shows_each_user_s_spend_this_period(database: Path) -> None:
     # admin has no budget: this calendar month; ana: today, one call unpriced
     assert "$0.25 " in admin
     assert "$0.50*" in ana and "day" in ana
+
+
+def test_show_says_a_cost_is_unknown_rather_than_zero(tmp_path: Path) -> None:
+    path = tmp_path / "show.sqlite3"
+    store = SQLiteStore(path)
+    state = fresh("conv-show")
+    for n, model in enumerate(("my-finetune", "claude-sonnet-4-6")):
+        asked = transition(state, start(f"question {n}"))
+        call_id = asked.state.committed.call_id
+        assert call_id is not None
+        usage = with_cost(Usage(input=1_000_000, output=0), model)
+        reply = AssistantMessage((TextContent("ok"),), "anthropic", "a", model, usage=usage)
+        answered = transition(asked.state, LLMEvent(call_id, DoneEvent("stop", reply)))
+        store.commit_input(f"in-{n}", 2 * n, asked.state.committed, None)
+        store.commit_input(f"end-{n}", 2 * n + 1, answered.state.committed, None)
+        state = answered.state
+        if n == 0:
+            shown = run("show", "conv-show", "--database", str(path))
+            assert shown.splitlines()[-1].endswith("cost unknown")
+    store.close()
+    shown = run("show", "conv-show", "--database", str(path))
+    assert shown.splitlines()[-1].endswith("cost $3.0000 + 1 unpriced")

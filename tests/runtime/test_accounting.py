@@ -18,6 +18,7 @@ from cursor_byok.llm.models import Price, with_cost
 from cursor_byok.llm.notice import BUDGET, is_server_error
 from cursor_byok.llm.types import AssistantMessage, TextContent, Usage
 from cursor_byok.loop import CallClient, Compact, Failed, Final, LLMEvent, ToolResult
+from cursor_byok.runtime import accounting as accounting_module
 from cursor_byok.runtime.accounting import ModelTerms
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
@@ -224,3 +225,34 @@ async def test_a_call_in_flight_holds_its_most_cost_until_it_ends(make: Make) ->
     with h.store._read() as db:
         assert db.execute("SELECT count(*) FROM budget_reservations").fetchone() == (0,)
     assert h.rows() == [(ana, "priced", 1, 10, 5, 0.02, 2)]
+
+
+async def test_a_long_call_keeps_its_hold_from_expiring(
+    make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reservation expires so that a dead process's stops counting; a call
+    still running renews its own, and never makes one once it has ended."""
+    monkeypatch.setattr(accounting_module, "RESERVATION_TTL_S", 0.4)
+    h = make([])
+    ana = h.user("ana", budget=5.0)
+    conversation = scoped(ana, "c")
+    paused = PausingLLM([stream_of(FINAL_REPLY)], pause_at=1)
+    h.runner._reader.llm = paused
+
+    def expiry() -> list[tuple[int]]:
+        with h.store._read() as db:
+            return db.execute("SELECT expires_at_ms FROM budget_reservations").fetchall()
+
+    await h.runner.submit(conversation, "req:0", start("go"))
+    for _ in range(500):  # until the call holds its reservation
+        if expiry():
+            break
+        await asyncio.sleep(0.01)
+    (first,) = expiry()
+    await asyncio.sleep(1.0)  # past two lifetimes: renewed, not expired
+    (later,) = expiry()
+    assert later[0] > first[0] + 500
+    paused.gate.set()
+    await h.sink.wait_for(conversation, Final)
+    await asyncio.sleep(0.5)
+    assert expiry() == []

@@ -39,9 +39,10 @@ from cursor_byok.store.usage import BudgetCheck, CallUsage
 log = logging.getLogger(__name__)
 
 RESERVATION_TTL_S = 3600.0
-"""How long a call's reservation holds: a process that died mid-call leaves
-one behind, which stops counting after this (a call resumed elsewhere takes
-it back first). Longer than any call runs."""
+"""How long a call's reservation holds unless renewed: a process that died
+mid-call leaves one behind, which stops counting after this (a call resumed
+elsewhere takes it back first). A call still running renews its own every
+half of this, so however long it runs its hold stays."""
 USER_TTL_S = 10.0
 """How long a process trusts what it read of a user (whether they have a
 budget; the budget itself is read fresh with every reservation)."""
@@ -80,6 +81,7 @@ class _Call:
     model: str
     ttft_ms: int | None = None
     duration_ms: int = 0
+    renewal: asyncio.TimerHandle | None = None
 
 
 class Accounting:
@@ -121,6 +123,7 @@ class Accounting:
             text = f"the budget could not be checked: {error}"
             return ErrorEvent("error", server_error(BUDGET, text))
         if check.admitted:
+            self._renew_later(call_id)
             return None
         log.info(
             logfmt(
@@ -154,7 +157,7 @@ class Accounting:
             return None
         message = input_.event.message
         if message.provider in ("", SERVER):  # refused, a notice, a local failure
-            self._calls.pop(call_id, None)
+            self._forget(call_id)
             return None
         call = self._calls.get(call_id) or _Call(owner_of(conversation_id), message.model)
         usage = message.usage
@@ -177,7 +180,7 @@ class Accounting:
         """A commit is in: if it ended a call, count its usage in /metrics."""
         if usage is None:
             return
-        self._calls.pop(usage.call_id, None)
+        self._forget(usage.call_id)
         if self._metrics is not None:
             cached = self._users.get(usage.user_id)
             user = cached[1] if cached is not None else None
@@ -187,9 +190,27 @@ class Accounting:
         """The call will not be made after all (the commit that planned it
         did not land): give back what it holds, in the background (if that
         fails, the reservation expires)."""
-        self._calls.pop(call_id, None)
+        self._forget(call_id)
         task = asyncio.ensure_future(self._io(self._store.release_budget, call_id))
         task.add_done_callback(_logged)
+
+    def _renew_later(self, call_id: str) -> None:
+        """Keep a running call's reservation from expiring (`RESERVATION_TTL_S`)."""
+        call = self._calls.get(call_id)
+        if call is not None:
+            loop = asyncio.get_running_loop()
+            call.renewal = loop.call_later(RESERVATION_TTL_S / 2, self._renew, call_id)
+
+    def _renew(self, call_id: str) -> None:
+        expires = int((time.time() + RESERVATION_TTL_S) * 1000)
+        task = asyncio.ensure_future(self._io(self._store.renew_budget, call_id, expires))
+        task.add_done_callback(_logged)
+        self._renew_later(call_id)
+
+    def _forget(self, call_id: str) -> None:
+        call = self._calls.pop(call_id, None)
+        if call is not None and call.renewal is not None:
+            call.renewal.cancel()
 
     async def _user(self, user_id: int) -> User | None:
         now = time.monotonic()
@@ -201,8 +222,9 @@ class Accounting:
         return user
 
     def _remember(self, call_id: str, call: _Call) -> None:
+        self._forget(call_id)  # admitted again (a resumed call): one renewal
         if len(self._calls) >= MAX_CALLS:  # ends that never came (a crash of their commit)
-            self._calls.pop(next(iter(self._calls)))
+            self._forget(next(iter(self._calls)))
         self._calls[call_id] = call
 
 
@@ -223,4 +245,4 @@ def refusal_text(name: str, check: BudgetCheck, now_ms: int) -> str:
 
 def _logged(done: asyncio.Future[None]) -> None:
     if not done.cancelled() and done.exception() is not None:
-        log.warning("a budget reservation was not released (it expires): %s", done.exception())
+        log.warning("a budget reservation was not updated (it expires): %s", done.exception())

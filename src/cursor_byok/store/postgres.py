@@ -209,6 +209,7 @@ class PostgresStore(SQLStore):
     touch_user = _once_more_if_the_connection_was_lost(SQLStore.touch_user)
     reserve_budget = _once_more_if_the_connection_was_lost(SQLStore.reserve_budget)
     release_budget = _once_more_if_the_connection_was_lost(SQLStore.release_budget)
+    renew_budget = _once_more_if_the_connection_was_lost(SQLStore.renew_budget)
     spent = _once_more_if_the_connection_was_lost(SQLStore.spent)
     usage_summary = _once_more_if_the_connection_was_lost(SQLStore.usage_summary)
     usage_rows = _once_more_if_the_connection_was_lost(SQLStore.usage_rows)

@@ -89,6 +89,11 @@ class Accounts(Protocol):
         """Drop the call's reservation (the call was never made)."""
         ...
 
+    def renew_budget(self, call_id: str, expires_at_ms: int) -> None:
+        """Keep the call's reservation, if it has one, until `expires_at_ms`
+        (a call still running); never makes one."""
+        ...
+
     def spent(self, user_id: int, since_day: str) -> UsageRow:
         """The user's usage from `since_day` on, summed."""
         ...

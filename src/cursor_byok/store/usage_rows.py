@@ -171,6 +171,13 @@ class UsageRows(ABC):
         with self._transaction(flush=False) as db:
             db.execute("DELETE FROM budget_reservations WHERE call_id = ?", (call_id,))
 
+    def renew_budget(self, call_id: str, expires_at_ms: int) -> None:
+        with self._transaction(flush=False) as db:
+            db.execute(
+                "UPDATE budget_reservations SET expires_at_ms = ? WHERE call_id = ?",
+                (expires_at_ms, call_id),
+            )
+
     def spent(self, user_id: int, since_day: str) -> UsageRow:
         with self._read() as db:
             row = db.execute(
