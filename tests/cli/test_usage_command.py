@@ -145,3 +145,31 @@ def test_show_says_a_cost_is_unknown_rather_than_zero(tmp_path: Path) -> None:
     store.close()
     shown = run("show", "conv-show", "--database", str(path))
     assert shown.splitlines()[-1].endswith("cost $3.0000 + 1 unpriced")
+
+
+def test_users_budget_sets_changes_and_clears_a_budget(
+    database: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = ["--database", str(database)]
+    run("users", "budget", "admin", "--budget-usd", "0.5", "--period", "week", *where)
+    assert "admin's budget is $0.50 a week" in capsys.readouterr().err
+    store = SQLiteStore(database)
+    try:
+        admin = store.user("admin")
+        assert admin is not None and (admin.budget_usd, admin.budget_period) == (0.5, "week")
+        # the administrator spent $0.25 today: below $0.50, a call is admitted
+        now = int(time.time() * 1000)
+        assert store.reserve_budget("a1", 1, 0.0, now, now + 1000).admitted
+        run("users", "budget", "admin", "--budget-usd", "0.25", *where)
+        assert not store.reserve_budget("a2", 1, 0.0, now, now + 1000).admitted
+        run("users", "budget", "admin", "--clear", *where)
+        check = store.reserve_budget("a3", 1, 0.0, now, now + 1000)
+        assert check.admitted and check.budget_usd is None
+    finally:
+        store.close()
+    listed = run("users", "list", *where)
+    admin_line = next(line for line in listed.splitlines() if line.startswith("admin "))
+    assert admin_line.split()[4:6] == ["-", "-"]  # no budget, no period
+    assert main(["users", "budget", "zed", "--clear", *where], io.StringIO()) == 3
+    period_alone = ["users", "budget", "ana", "--clear", "--period", "day", *where]
+    assert main(period_alone, io.StringIO()) == 2

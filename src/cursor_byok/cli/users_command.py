@@ -64,6 +64,14 @@ def add_users_parser(
         metavar="A,B",
         help="the models this user may see and use (default: all)",
     )
+    budget = actions.add_parser(
+        "budget", help="set or clear a user's budget (the administrator's too)"
+    )
+    budget.add_argument("name")
+    amount = budget.add_mutually_exclusive_group(required=True)
+    amount.add_argument("--budget-usd", type=_dollars, metavar="X", help="spending budget in USD")
+    amount.add_argument("--clear", action="store_true", help="no budget: never checked")
+    budget.add_argument("--period", choices=PERIODS, help="the budget's period (default month)")
     actions.add_parser("list", help="list users: created, last used, budget, spend, models")
     revoke = actions.add_parser("revoke", help="stop a user's token now")
     revoke.add_argument("name")
@@ -93,14 +101,14 @@ def _models(text: str) -> tuple[str, ...]:
 def run_users(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     database = args.database or config.server.database
     action = args.users_command
-    if action in ("add", "revoke", "rotate") and not NAME.fullmatch(args.name):
+    if action in ("add", "budget", "revoke", "rotate") and not NAME.fullmatch(args.name):
         return fail(
             f"users {action}: a user name is 1 to 64 letters, digits or ._@- (starting with "
             f"a letter or digit), got {args.name!r}",
             EXIT_USAGE,
         )
-    if action == "add" and args.period is not None and args.budget_usd is None:
-        return fail("users add: --period needs --budget-usd", EXIT_USAGE)
+    if action in ("add", "budget") and args.period is not None and args.budget_usd is None:
+        return fail(f"users {action}: --period needs --budget-usd", EXIT_USAGE)
     if action == "add":  # the first user may come before the server's first start
         from cursor_byok.cli.serve import ServeError, open_database  # noqa: PLC0415
 
@@ -120,6 +128,8 @@ def run_users(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 return _list(store, out)
             case "revoke":
                 return _revoke(store, args.name)
+            case "budget":
+                return _budget(store, args.name, args.budget_usd, args.period)
             case _:
                 return _rotate(store, args.name, out)
     finally:
@@ -174,6 +184,23 @@ def _revoke(store: Store, name: str) -> int:
         "from its next request. Their conversations stay ('users rotate' gives them a new "
         "token and takes the revocation back)."
     )
+    return EXIT_OK
+
+
+def _budget(store: Store, name: str, budget_usd: float | None, period: BudgetPeriod | None) -> int:
+    if budget_usd is not None and period is None:
+        period = "month"
+    user = store.set_budget(name, budget_usd, period)
+    if user is None:
+        return fail(f"users budget: no user {name!r}", EXIT_NOT_FOUND)
+    said = (
+        f"User {user.name} has no budget: their calls are not checked."
+        if user.budget_usd is None
+        else f"User {user.name}'s budget is ${user.budget_usd:,.2f} a {user.budget_period} "
+        "(UTC), checked from their next model call on, on every server process (within 10 "
+        "seconds for a user who had none)."
+    )
+    Printer(sys.stderr).line(said)
     return EXIT_OK
 
 

@@ -215,6 +215,13 @@ class Users(Protocol):
         """The user's token stops working; None when there is no such user."""
         ...
 
+    def set_budget(
+        self, name: str, budget_usd: float | None, period: BudgetPeriod | None
+    ) -> User | None:
+        """Give the user (the administrator too) a budget, or none (None);
+        None when there is no such user. Checked from the next call on."""
+        ...
+
     def touch_user(self, user_id: int, when_ms: int) -> None:
         """Record when the user was last seen."""
         ...

@@ -128,6 +128,18 @@ class UserRows(ABC):
                 return None
             return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
 
+    def set_budget(
+        self, name: str, budget_usd: float | None, period: BudgetPeriod | None
+    ) -> User | None:
+        with self._transaction() as db:
+            changed = db.execute(
+                "UPDATE users SET budget_usd = ?, budget_period = ? WHERE name = ?",
+                (budget_usd, period if budget_usd is not None else None, name),
+            )
+            if changed.rowcount != 1:
+                return None
+            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+
     def touch_user(self, user_id: int, when_ms: int) -> None:
         with self._transaction(flush=False) as db:
             db.execute(
