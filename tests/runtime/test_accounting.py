@@ -15,7 +15,7 @@ from prometheus_client import generate_latest
 
 from cursor_byok.llm.events import ErrorEvent, ResponseEvent, StartEvent
 from cursor_byok.llm.models import Price, with_cost
-from cursor_byok.llm.notice import BUDGET, is_server_error
+from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
 from cursor_byok.llm.types import AssistantMessage, TextContent, Usage
 from cursor_byok.loop import CallClient, Compact, Failed, Final, LLMEvent, ToolResult
 from cursor_byok.runtime import accounting as accounting_module
@@ -201,7 +201,7 @@ async def test_a_budget_that_cannot_be_checked_makes_no_call(make: Make) -> None
     conversation = scoped(ana, "c")
     await h.runner.submit(conversation, "req:0", start("go"))
     (failed,) = await h.sink.wait_for(conversation, Failed)
-    assert isinstance(failed, Failed)
+    assert isinstance(failed, Failed) and is_server_error(failed.message, BUDGET_UNCHECKED)
     assert "budget could not be checked: disk on fire" in (failed.message.error_message or "")
     assert h.llm.requests == []
 

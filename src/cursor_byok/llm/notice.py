@@ -26,6 +26,8 @@ SERVER = "cursor-byok"
 
 BUDGET = "budget"
 """A call refused because its user's budget is used up."""
+BUDGET_UNCHECKED = "budget-unchecked"
+"""A call not made because its user's budget could not be checked."""
 
 
 def server_error(kind: str, text: str) -> AssistantMessage:

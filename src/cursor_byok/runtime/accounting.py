@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent
 from cursor_byok.llm.models import Price
-from cursor_byok.llm.notice import BUDGET, SERVER, server_error
+from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, SERVER, server_error
 from cursor_byok.loop.inputs import Input, LLMEvent
 from cursor_byok.loop.records import CallEnded, Record
 from cursor_byok.runtime.observe import Metrics, logfmt
@@ -121,7 +121,7 @@ class Accounting:
         except Exception as error:  # noqa: BLE001 (a budget not checked is not spent blind)
             log.warning("call %s: the budget check failed: %s", call_id, error)
             text = f"the budget could not be checked: {error}"
-            return ErrorEvent("error", server_error(BUDGET, text))
+            return ErrorEvent("error", server_error(BUDGET_UNCHECKED, text))
         if check.admitted:
             self._renew_later(call_id)
             return None
