@@ -256,3 +256,31 @@ async def test_a_long_call_keeps_its_hold_from_expiring(
     await h.sink.wait_for(conversation, Final)
     await asyncio.sleep(0.5)
     assert expiry() == []
+
+
+async def test_an_early_call_whose_planning_commit_did_not_land_gives_its_hold_back(
+    make: Make,
+) -> None:
+    """Two runners on one file: the second's commit conflicts, so the call it
+    opened early is dropped, and what that call held is given back (or it
+    would hold the user's budget for an hour)."""
+    replies = [stream_of(FINAL_REPLY) for _ in range(3)]
+    a, b = make(list(replies)), make(list(replies))
+    ana = a.user("ana", budget=50.0)
+    conversation = scoped(ana, "c")
+    await a.runner.submit(conversation, "a:0", start("from a", timestamp=1))
+    await a.sink.wait_for(conversation, Final)
+    assert await b.runner.state_of(conversation) is not None  # b caches this version
+    await a.runner.submit(conversation, "a:1", start("again from a", timestamp=2))
+    await a.sink.wait_for(conversation, Final, count=2)
+    assert (await b.runner.submit(conversation, "b:0", start("from b", timestamp=3))).committed
+    await b.sink.wait_for(conversation, Final)
+    held: list[tuple[str]] = [("?",)]
+    for _ in range(200):  # the release runs in the background
+        with a.store._read() as db:
+            held = db.execute("SELECT call_id FROM budget_reservations").fetchall()
+        if not held:
+            break
+        await asyncio.sleep(0.01)
+    assert held == []
+    assert [row[2] for row in a.rows()] == [3]  # the three calls that ended

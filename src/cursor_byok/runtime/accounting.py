@@ -23,6 +23,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent
 from cursor_byok.llm.models import Price
@@ -100,6 +101,8 @@ class Accounting:
         self._metrics = metrics
         self._users: dict[int, tuple[float, User | None]] = {}
         self._calls: dict[str, _Call] = {}
+        self._releasing: dict[str, asyncio.Future[None]] = {}
+        """Releases under way: a call admitted again waits for its own first."""
 
     async def admit(self, conversation_id: str, call_id: str, model: str) -> ErrorEvent | None:
         """None: make the call. Otherwise the error that ends it unmade: its
@@ -111,6 +114,8 @@ class Accounting:
             user = await self._user(user_id)
             if user is None or user.budget_usd is None:
                 return None
+            if (releasing := self._releasing.get(call_id)) is not None:
+                await asyncio.wait({releasing})  # never drop the hold made next
             now_ms = int(time.time() * 1000)
             amount = terms.most_cost_usd() if terms else 0.0
             expires = now_ms + int(RESERVATION_TTL_S * 1000)
@@ -193,6 +198,12 @@ class Accounting:
         self._forget(call_id)
         task = asyncio.ensure_future(self._io(self._store.release_budget, call_id))
         task.add_done_callback(_logged)
+        self._releasing[call_id] = task
+        task.add_done_callback(partial(self._released, call_id))
+
+    def _released(self, call_id: str, done: asyncio.Future[None]) -> None:
+        if self._releasing.get(call_id) is done:
+            del self._releasing[call_id]
 
     def _renew_later(self, call_id: str) -> None:
         """Keep a running call's reservation from expiring (`RESERVATION_TTL_S`)."""
