@@ -149,6 +149,13 @@ async def test_each_call_is_priced_by_the_table_or_the_configuration_or_not_at_a
             assert succeeded(await t.run(ana, f"question {n}", model, f"conv-{n}"))
         today = day_of(int(time.time() * 1000))
         rows = {r.model: r for r in t.store.usage_summary("model", today, today)}
+        admin = CursorClient(t.url, token=ADMIN_TOKEN)
+        try:
+            scraped = (await admin.get("/metrics")).text
+        finally:
+            await admin.close()
+    assert 'cursor_byok_user_calls_total{user="ana"} 4.0' in scraped
+    assert 'cursor_byok_user_tokens_total{kind="output",user="ana"} 16.0' in scraped
     assert set(rows) == {"table", "priced", "local"}
     # claude-haiku-4-5 by the table: $1 and $5 per million
     assert rows["table"].cost_usd == pytest.approx(10 * 1e-6 + 4 * 5e-6)
