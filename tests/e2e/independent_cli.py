@@ -194,6 +194,8 @@ class OfficialCli:
         self.workspace = workspace
         self.answer_request_context = answer_request_context
         self.timeout_s = timeout_s
+        self.client_headers: dict[str, str] = {}
+        """Headers sent instead of the Nov-2025 CLI's own (another client's)."""
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoints: list[pb.ConversationStateStructure] = []
         self.exec_hook: ExecHook | None = None
@@ -214,13 +216,16 @@ class OfficialCli:
         assert self._session is not None, "use `async with OfficialCli(...)`"
         return self._session
 
+    def headers(self, request_id: str, streaming: bool) -> dict[str, str]:
+        return {**self.codec.headers(request_id, streaming), **self.client_headers}
+
     # --- unary calls (model lists)
 
     async def unary(self, path: str, request: Message, response: Message) -> Message:
         body = self.codec.encode(request)
         if self.codec.unary_framed:
             body = envelope(body)
-        headers = self.codec.headers(str(uuid.uuid4()), streaming=False)
+        headers = self.headers(str(uuid.uuid4()), streaming=False)
         async with self.session.post(self.base_url + path, data=body, headers=headers) as reply:
             raw = await reply.read()
             if reply.status != 200:
@@ -331,7 +336,7 @@ class RunHandle:
             body = self.cli.codec.encode(request)
             if self.cli.codec.unary_framed:
                 body = envelope(body)
-            headers = self.cli.codec.headers(self.run.request_id, streaming=False)
+            headers = self.cli.headers(self.run.request_id, streaming=False)
             url = self.cli.base_url + BIDI_APPEND
             try:
                 # A file object: aiohttp streams it instead of warning about big bytes.
@@ -352,7 +357,7 @@ class RunHandle:
     async def _read(self) -> None:
         codec = self.cli.codec
         body = envelope(codec.encode(bidi_pb2.BidiRequestId(request_id=self.run.request_id)))
-        headers = codec.headers(self.run.request_id, streaming=True)
+        headers = self.cli.headers(self.run.request_id, streaming=True)
         try:
             async with self.cli.session.post(
                 self.cli.base_url + RUN_SSE, data=body, headers=headers
@@ -469,7 +474,7 @@ class RunHandle:
             self.run.errors.append(f"read card names blob {success.data_blob_id.hex()} never set")
 
     def _check_blobs_named(self, state: pb.ConversationStateStructure) -> None:
-        for blob_id in [*state.root_prompt_messages_json, *state.turns]:
+        for blob_id in [*state.root_prompt_messages_json, *state.turns, *state.todos]:
             if blob_id not in self.cli.blobs:
                 self.run.errors.append(f"checkpoint names blob {blob_id.hex()} never set")
 

@@ -380,9 +380,10 @@ class OfficialCli:
                     turn.kv_held.append(self._kv(kv))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
-                missing = [t.hex()[:12] for t in state.turns if t not in self.blobs]
+                named = [*state.turns, *state.todos]  # the CLI reads both back by blob id
+                missing = [t.hex()[:12] for t in named if t not in self.blobs]
                 if missing:
-                    turn.violations.append(f"a checkpoint names turns not stored: {missing}")
+                    turn.violations.append(f"a checkpoint names blobs not stored: {missing}")
                 turn.checkpoints.append(state)
                 self.checkpoint = state
 

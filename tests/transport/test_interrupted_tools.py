@@ -15,7 +15,7 @@ from cursor_byok.transport.dialect.interrupted import (
     repeatable,
 )
 from cursor_byok.transport.dialect.shell import PROGRESS_CUT, PROGRESS_KEEP_CHARS
-from cursor_byok.transport.dialect.tools import BUILTIN, READ_ONLY, ToolSet
+from cursor_byok.transport.dialect.tools import BUILTIN, READ_ONLY, NativeTool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker, MoreToCome
 from cursor_byok.transport.sessions.handover import settle_execs
@@ -49,7 +49,7 @@ def test_the_card_of_a_cut_off_command_shows_what_arrived_marked_aborted() -> No
     tools = ToolSet.for_run()
     shell = tools.get("run_terminal_cmd")
     read = tools.get("read_file")
-    assert shell is not None and read is not None
+    assert isinstance(shell, NativeTool) and isinstance(read, NativeTool)
     shown = interrupted_card_result(shell, SHELL, "half\n")
     assert shown is not None
     failure = shown.shell_result.failure
@@ -60,7 +60,7 @@ def test_the_card_of_a_cut_off_command_shows_what_arrived_marked_aborted() -> No
 def test_a_running_command_brings_its_output_both_streams_marked_and_capped() -> None:
     execs = ExecTracker(count(1).__next__)
     shell = ToolSet.for_run().get("run_terminal_cmd")
-    assert shell is not None
+    assert isinstance(shell, NativeTool)
     execs.start(SHELL, shell, "op-1")
     steps = [
         execs.reply(1, "op-1", piece("op-1", start=pb.ShellStreamStart())),
@@ -88,7 +88,7 @@ def test_a_stream_taking_over_asks_reads_and_unsent_execs_again_and_cuts_off_the
     tools = ToolSet.for_run()
     old, new = session("old"), session("new")
     shell, read = tools.get("run_terminal_cmd"), tools.get("read_file")
-    assert shell is not None and read is not None
+    assert isinstance(shell, NativeTool) and isinstance(read, NativeTool)
     old.execs.start(SHELL, shell, "op-shell")
     old.execs.start(tool_call("r1"), read, "op-read")
     unsent_shell = ToolCall("c2", "run_terminal_cmd", {"command": "ls"}, None)

@@ -10,7 +10,7 @@ from hashlib import sha256
 
 from cursor_byok.llm.types import ImageContent, TextContent
 from cursor_byok.transport.dialect import dialect
-from cursor_byok.transport.dialect.tools import NextExec, ToolSet, mcp_tools
+from cursor_byok.transport.dialect.tools import NativeTool, NextExec, ToolSet, mcp_tools
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import tool_call
 from tests.image_samples import GIF, png
@@ -25,7 +25,7 @@ def read_image(data: bytes, path: str = "shot.png") -> pb.ExecClientMessage:
 
 def test_a_read_image_reaches_the_model_as_an_image_typed_by_its_bytes() -> None:
     tool = ToolSet.for_run().get("read_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     call = tool_call("call_1", "shot.png")
     outcome = tool.step(call, read_image(PICTURE), {})
     assert not isinstance(outcome, NextExec)
@@ -39,7 +39,7 @@ def test_a_read_image_reaches_the_model_as_an_image_typed_by_its_bytes() -> None
 
 def test_an_image_of_an_unknown_format_becomes_a_clear_note() -> None:
     tool = ToolSet.for_run().get("read_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     call = tool_call("call_1", "scan.bmp")
     bitmap = b"BM" + bytes(60)
     outcome = tool.step(call, read_image(bitmap, "scan.bmp"), {})
@@ -53,7 +53,7 @@ def test_an_image_of_an_unknown_format_becomes_a_clear_note() -> None:
 
 def test_the_read_card_names_the_image_by_blob_id_after_set_blob() -> None:
     tool = ToolSet.for_run().get("read_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     context = dialect.StreamContext(stream_id="s")
     messages = dialect.encode_tool_completed(
         tool_call("call_1", "shot.png"), tool, read_image(PICTURE), context
@@ -77,7 +77,7 @@ def test_the_read_card_names_the_image_by_blob_id_after_set_blob() -> None:
 
 def test_a_text_read_card_is_as_before() -> None:
     tool = ToolSet.for_run().get("read_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     text = pb.ExecClientMessage(
         read_result=pb.ReadResult(success=pb.ReadSuccess(path="a.txt", content="hi\n"))
     )

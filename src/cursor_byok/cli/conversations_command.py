@@ -97,7 +97,7 @@ def show_conversation(
     user), or with `user_name` by the id that user's client knows it by."""
     import json  # noqa: PLC0415
 
-    from cursor_byok.cli.history_lines import message_lines  # noqa: PLC0415
+    from cursor_byok.cli.history_lines import message_lines, todo_lines  # noqa: PLC0415
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
     from cursor_byok.store.owners import scoped  # noqa: PLC0415
@@ -152,6 +152,8 @@ def show_conversation(
             f"cache read {read}, cache write {sum(u.cache_write for u in usage)} "
             f"(cache hits {share}), cost {cost}"
         )
+        for line in todo_lines(state.todos):
+            printer.line(line)
     finally:
         store.close()
     return EXIT_OK

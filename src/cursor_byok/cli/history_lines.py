@@ -1,7 +1,8 @@
 """How `cursor-byok show` writes a conversation's history: one line per
 message, and one more per image it carries (attached by the user or
 returned by a tool), named by its id, the SHA-256 of its bytes (the name the
-store keeps it under and the client's blob id), with its type and size."""
+store keeps it under and the client's blob id), with its type and size; and
+the conversation's to-do list, one line an item."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from cursor_byok.llm.types import (
     UserMessage,
 )
 from cursor_byok.loop.compaction import summary_of
+from cursor_byok.loop.todos import FINISHED, TodoItem
 from cursor_byok.runtime.logsafe import printable
 
 
@@ -29,6 +31,17 @@ def message_lines(message: Message) -> Iterator[str]:
     for block in content if not isinstance(content, str) else ():
         if isinstance(block, ImageContent):
             yield f"             {image_line(block)}"
+
+
+def todo_lines(todos: tuple[TodoItem, ...]) -> Iterator[str]:
+    """The to-do list as the model keeps it, in its order (nothing without one)."""
+    if not todos:
+        return
+    finished = sum(item.status in FINISHED for item in todos)
+    yield f"to-dos: {len(todos)} ({finished} finished)"
+    for item in todos:
+        tag = f"[{item.status.value}]"
+        yield f"  {tag:<14} {_short(item.content)}  (id: {printable(item.id)})"
 
 
 def image_line(image: ImageContent) -> str:

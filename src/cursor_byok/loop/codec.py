@@ -40,6 +40,7 @@ from cursor_byok.loop.state import (
     TurnSettings,
     WaitingClient,
 )
+from cursor_byok.loop.todos import todo_from_json, todo_to_json
 
 
 def _tool_call_from_json(doc: Any) -> ToolCall:
@@ -105,6 +106,8 @@ def state_fields(state: ConversationState) -> dict[str, JSONValue]:
         "compaction": None
         if state.compaction is None
         else {"requested": state.compaction.requested},
+        # Only when there is a list: states without one store what they always did.
+        **({"todos": [todo_to_json(t) for t in state.todos]} if state.todos else {}),
     }
     if state.queued_refs:  # absent when empty, as in documents stored before
         fields["queuedRefs"] = [[ref, index] for ref, index in state.queued_refs]
@@ -154,6 +157,8 @@ def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> Co
             compaction=None
             if doc.get("compaction") is None
             else Compaction(requested=bool(doc["compaction"]["requested"])),
+            # Absent in states stored before conversations had a to-do list.
+            todos=tuple(todo_from_json(t) for t in doc.get("todos", ())),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise DecodeError(f"invalid stored conversation state: {error}") from error

@@ -10,6 +10,7 @@ from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import AssistantMessage, RequestMessages, ToolCall, UserMessage
 from cursor_byok.loop.records import Record
 from cursor_byok.loop.state import RuntimeState
+from cursor_byok.loop.todos import TodoItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,15 @@ class QueuedEntered:
     messages: tuple[tuple[str, UserMessage], ...]
 
 
-Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone | QueuedEntered
+@dataclass(frozen=True, slots=True)
+class TodosChanged:
+    """The conversation's to-do list as committed: a tool result changed
+    it, or a turn begins with it."""
+
+    todos: tuple[TodoItem, ...]
+
+
+Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone | QueuedEntered | TodosChanged
 """What a transition passes on: the model's events and the loop's own."""
 
 

@@ -27,6 +27,7 @@ from cursor_byok.llm.types import (
     UserMessage,
 )
 from cursor_byok.loop.state import ConversationState
+from cursor_byok.loop.todos import TodoItem, lines, unfinished
 
 BYTES_PER_TOKEN = 4
 IMAGE_TOKENS = 1600
@@ -100,9 +101,22 @@ def summary_request(
     state: ConversationState, system_prompt: str | None, tools: tuple[ToolDefinition, ...]
 ) -> RequestMessages:
     """The request that asks for the summary: the request it replaces plus
-    one instruction; no later request extends it."""
-    instruction = UserMessage(SUMMARY_INSTRUCTION)
+    one instruction; no later request extends it. The instruction carries
+    the to-dos not finished yet, so the summary keeps them (and their ids,
+    which the next write of the list merges by)."""
+    instruction = UserMessage(SUMMARY_INSTRUCTION + todo_note(state.todos))
     return RequestMessages(system_prompt, (*state.window, instruction), tools, extended=False)
+
+
+def todo_note(todos: tuple[TodoItem, ...]) -> str:
+    """What the summary must carry of the to-do list: the unfinished items."""
+    open_items = unfinished(todos)
+    if not open_items:
+        return ""
+    return (
+        "\n\nThe to-do list still has these items open; keep each one in the summary "
+        "with its id and status:\n" + lines(open_items)
+    )
 
 
 def summary_message(summary: str, timestamp: int) -> UserMessage:

@@ -12,6 +12,7 @@ from typing import TypeAlias
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import ToolResultMessage, UserMessage
 from cursor_byok.loop.state import TurnSettings
+from cursor_byok.loop.todos import TodoItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,11 @@ class LLMEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
+    """A tool call's result. `todos`: the conversation's to-do list as the
+    tool left it (a tool the server runs may change it), None: unchanged."""
+
     message: ToolResultMessage
+    todos: tuple[TodoItem, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

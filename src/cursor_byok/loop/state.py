@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH
 from cursor_byok.llm.types import Message, ToolCall, ToolDefinition, UserMessage
+from cursor_byok.loop.todos import TodoItem
 
 
 class Status(StrEnum):
@@ -82,7 +83,8 @@ class ConversationState:
     `turn_calls` counts the model calls of the current turn, so the per-turn
     limit holds across a restart. `resets` are the indexes of compaction
     summaries: requests start at the last one (the messages before it stay,
-    they are only no longer sent).
+    they are only no longer sent). `todos` is the conversation's to-do list
+    (see `todos`), which only a tool result changes.
     """
 
     conversation_id: str
@@ -105,6 +107,7 @@ class ConversationState:
     interrupted_call: str | None = None
     """A call canceled while it streamed, whose partial response (the
     adapter's last word, an `aborted` event) is still to be kept."""
+    todos: tuple[TodoItem, ...] = ()
 
     @property
     def turn_id(self) -> str:

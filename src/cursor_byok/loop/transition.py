@@ -8,7 +8,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
 
     input            state              effect                                  command
     ---------------  -----------------  --------------------------------------  -----------
-    Start/UserInput  idle               append queued + context + user message  CallLLM
+    Start/UserInput  idle               append queued + context + user message
+                                        (pass the to-do list on, if any)        CallLLM
     Start/UserInput  busy               queue the messages (nothing is lost)    WaitInput
     LLMEvent         other call / idle  nothing                                 Ignored
     LLMEvent start   waiting LLM        new pending (a retry never merges)      WaitInput
@@ -23,7 +24,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
                                         (a 400 for this history: append a
                                         HistoryRepair, see repair.py)
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
-    ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
+    ToolResult       current call's id  append (and keep the to-do list it
+                                        carries); next call, or all in ->       CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
     ToolProgress     current call       keep the output with the call           WaitInput
     ToolInterrupted  current call       its result: the note + what arrived     as ToolResult
@@ -77,6 +79,7 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     SummaryDone,
+    TodosChanged,
     Transition,
     WaitInput,
 )
@@ -177,7 +180,7 @@ def _on_user_messages(
         last_error=None,
         interrupted_call=None,
     )
-    return call_llm(conv, input_, hooks)
+    return call_llm(conv, input_, hooks, _todos_shown(conv))
 
 
 # -- the model's stream ----------------------------------------------------------------
@@ -312,7 +315,13 @@ def _on_compact(state: RuntimeState, input_: Compact, hooks: Hooks) -> Transitio
     conv = replace(
         conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
     )
-    return call_llm(conv, input_, hooks, requested_summary=True)
+    return call_llm(conv, input_, hooks, _todos_shown(conv), requested_summary=True)
+
+
+def _todos_shown(conv: ConversationState) -> tuple[Emit, ...]:
+    """A turn begins by passing on the to-do list it starts from (the
+    client's stream may not know it yet)."""
+    return (TodosChanged(conv.todos),) if conv.todos else ()
 
 
 def _on_summary(
@@ -351,6 +360,10 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         return ignore(state, "tool result nobody waits for")
     done = operation(conv, waiting, "completed", input_.message)
     conv = append(conv, (input_.message,))
+    emit: tuple[Emit, ...] = ()
+    if input_.todos is not None:
+        conv = replace(conv, todos=input_.todos)
+        emit = (TodosChanged(input_.todos),)
     following = waiting.next + 1
     if following < len(waiting.tool_calls):
         call = waiting.tool_calls[following]
@@ -358,5 +371,5 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         conv = replace(conv, waiting=waiting)
         records = (done, operation(conv, waiting, "waiting"))
         command = CallClient(waiting.operation_id, call)
-        return Transition(RuntimeState(conv), (), command, records=records)
-    return call_llm(append(conv, conv.queued), input_, hooks, records=(done,))
+        return Transition(RuntimeState(conv), emit, command, records=records)
+    return call_llm(append(conv, conv.queued), input_, hooks, emit, records=(done,))

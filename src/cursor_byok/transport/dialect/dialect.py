@@ -11,8 +11,9 @@ turn_ended with usage -> end of stream.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TypeAlias, assert_never
+from typing import assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -30,13 +31,7 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.images import tool_image
 from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
-from cursor_byok.llm.types import (
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
     CallClient,
     Canceled,
@@ -46,141 +41,33 @@ from cursor_byok.loop.commands import (
     QueuedEntered,
     SummaryDone,
     SummaryStarted,
+    TodosChanged,
 )
 from cursor_byok.transport.connect.errors import Code, WireError
 from cursor_byok.transport.dialect import checkpoints, meter
 from cursor_byok.transport.dialect.acknowledgements import user_messages_appended
-from cursor_byok.transport.dialect.meter import add_usage, turn_ended
-from cursor_byok.transport.dialect.run_request import (
-    Refused,
-    RunStarted,
-    decode_run_request,
-    error_banner,
-    user_content,
+
+# What the client sends, decoded (named here too, as the session reads them).
+from cursor_byok.transport.dialect.client_events import BlobArrived as BlobArrived
+from cursor_byok.transport.dialect.client_events import CancelRequested as CancelRequested
+from cursor_byok.transport.dialect.client_events import ClientEvent as ClientEvent
+from cursor_byok.transport.dialect.client_events import ContextArrived as ContextArrived
+from cursor_byok.transport.dialect.client_events import ExecReply as ExecReply
+from cursor_byok.transport.dialect.client_events import ExecThrown as ExecThrown
+from cursor_byok.transport.dialect.client_events import FollowUp as FollowUp
+from cursor_byok.transport.dialect.client_events import Ignored as Ignored
+from cursor_byok.transport.dialect.client_events import KvAnswered as KvAnswered
+from cursor_byok.transport.dialect.client_events import QueryAnswered as QueryAnswered
+from cursor_byok.transport.dialect.client_events import (
+    decode_client_message as decode_client_message,
 )
-from cursor_byok.transport.dialect.tools import NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.dialect.meter import add_usage, turn_ended
+from cursor_byok.transport.dialect.partial_cards import PartialCards
+from cursor_byok.transport.dialect.run_request import error_banner
+from cursor_byok.transport.dialect.todo_tool import item_to_pb
+from cursor_byok.transport.dialect.tools import NativeTool, Tool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
-
-
-@dataclass(frozen=True, slots=True)
-class ExecReply:
-    """One exec message from the client (a result, or a piece of a shell stream)."""
-
-    number: int
-    exec_id: str
-    message: pb.ExecClientMessage
-
-
-@dataclass(frozen=True, slots=True)
-class ExecThrown:
-    """The client declined or failed an exec (`exec_client_control_message.throw`)."""
-
-    number: int
-    error: str
-
-
-@dataclass(frozen=True, slots=True)
-class CancelRequested:
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class FollowUp:
-    """A user message typed while the turn is running; `original` is what
-    the client sent (its `message_id` is acknowledged when the message
-    enters history)."""
-
-    message: UserMessage
-    original: pb.UserMessage
-
-
-@dataclass(frozen=True, slots=True)
-class ContextArrived:
-    """The client's answer to `request_context_args` (None: it had none to give)."""
-
-    number: int
-    context: pb.RequestContext | None
-
-
-@dataclass(frozen=True, slots=True)
-class BlobArrived:
-    """The client's answer to `get_blob_args` (None: it does not have the
-    blob); a KV answer too, which the stream's end waits for."""
-
-    number: int
-    data: bytes | None
-
-
-@dataclass(frozen=True, slots=True)
-class KvAnswered:
-    """The client's answer to a KV request (`kv_client_message`): it stored
-    the blob, or sent one back; the stream's end waits for these."""
-
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Ignored:
-    """Understood, and needs nothing (heartbeats, stream closes)."""
-
-    what: str
-
-
-ClientEvent: TypeAlias = (
-    RunStarted
-    | Refused
-    | ExecReply
-    | ContextArrived
-    | BlobArrived
-    | ExecThrown
-    | CancelRequested
-    | FollowUp
-    | KvAnswered
-    | Ignored
-)
-
-
-def decode_client_message(
-    message: pb.AgentClientMessage, request_id: str, now_ms: int
-) -> ClientEvent:
-    kind = message.WhichOneof("message")
-    match kind:
-        case "run_request":
-            return decode_run_request(message.run_request, request_id, now_ms)
-        case "exec_client_message":
-            reply = message.exec_client_message
-            if reply.WhichOneof("message") == "request_context_result":
-                result = reply.request_context_result
-                context = result.success.request_context if result.HasField("success") else None
-                return ContextArrived(reply.id, context)
-            return ExecReply(reply.id, reply.exec_id, reply)
-        case "exec_client_control_message":
-            control = message.exec_client_control_message
-            if control.WhichOneof("message") == "throw":
-                error = control.throw.error or "the client declined the tool call"
-                return ExecThrown(control.throw.id, error)
-            return Ignored(f"exec control {control.WhichOneof('message')}")
-        case "kv_client_message":
-            kv = message.kv_client_message
-            if kv.WhichOneof("message") != "get_blob_result":
-                return KvAnswered(kv.id)
-            found = kv.get_blob_result
-            return BlobArrived(kv.id, found.blob_data if found.HasField("blob_data") else None)
-        case "conversation_action":
-            action = message.conversation_action
-            branch = action.WhichOneof("action")
-            if branch == "cancel_action":
-                return CancelRequested(action.cancel_action.reason or "canceled by the user")
-            if branch == "user_message_action":
-                typed = action.user_message_action.user_message
-                # Images by blob id alone are not fetched mid-turn: a note stands in.
-                return FollowUp(UserMessage(user_content(typed, {}), now_ms), typed)
-            return Ignored(f"conversation action {branch}")
-        case None:
-            return Ignored("empty client message")
-        case _:
-            return Ignored(kind)
 
 
 def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> ToolResultMessage:
@@ -219,6 +106,8 @@ class StreamContext:
     typed: list[pb.UserMessage] = field(default_factory=list)
     """Messages typed during the turn on this stream, queued by the loop and
     not yet acknowledged: each is echoed as it came when it enters history."""
+    partials: PartialCards = field(default_factory=PartialCards)
+    """Tool calls whose card grows while their arguments stream."""
 
     def current_model_call(self) -> str:
         """The id cards carry. A stream opened by a resume may re-send a pending
@@ -280,6 +169,7 @@ def encode_event(
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
             context.streamed_chars = context.streamed_tokens = 0
+            context.partials.clear()
             return []
         case QueuedEntered(messages=entered):
             return user_messages_appended(context.typed, entered)
@@ -299,17 +189,23 @@ def encode_event(
                     thinking_completed=pb.ThinkingCompletedUpdate(thinking_duration_ms=duration)
                 )
             ]
-        case ToolCallStart(id=call_id, name=name):
+        case ToolCallStart(content_index=index, id=call_id, name=name):
             context.tool_names[call_id] = name
             tool = tools.get(name)
             if tool is None:
                 return []
-            card = tool.card(ToolCall(call_id, name, {}), None)
-            partial = pb.PartialToolCallUpdate(
-                call_id=call_id, tool_call=card, model_call_id=context.model_call_id
-            )
-            return [_update(partial_tool_call=partial)]
+            context.partials.start(index, call_id, tool)
+            return [_partial(call_id, tool.card(ToolCall(call_id, name, {}), None), context)]
+        case ToolCallDelta(content_index=index, delta=delta) if context.partials:
+            grown = context.partials.grow(index, delta)
+            return [] if grown is None else [_partial(grown[0], grown[1], context)]
+        case TodosChanged(todos=todos):
+            # Committed: a checkpoint names a list the client lacks at once.
+            named = context.turn.todos
+            context.turn.set_todos(map(item_to_pb, todos))
+            return [] if context.turn.todos == named else checkpoint(context)
         case DoneEvent(message=message):
+            context.partials.clear()
             usage = message.usage
             context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
@@ -332,6 +228,13 @@ def encode_event(
             return []  # bookkeeping, or shown otherwise (an error ends the stream)
         case _:
             assert_never(event)
+
+
+def _partial(call_id: str, card: pb.ToolCall, context: StreamContext) -> pb.AgentServerMessage:
+    partial = pb.PartialToolCallUpdate(
+        call_id=call_id, tool_call=card, model_call_id=context.model_call_id
+    )
+    return _update(partial_tool_call=partial)
 
 
 CHARS_PER_TOKEN = 4
@@ -372,18 +275,22 @@ def _count_tokens(context: StreamContext, delta: str) -> None:
         context.unsent_tokens += step
 
 
+def tool_started(call: ToolCall, tool: Tool, context: StreamContext) -> pb.AgentServerMessage:
+    started = pb.ToolCallStartedUpdate(
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
+    )
+    return _update(tool_call_started=started)
+
+
 def encode_call_client(
-    command: CallClient, tool: NativeTool, context: StreamContext, request: pb.ExecServerMessage
+    command: CallClient, tool: Tool, context: StreamContext, request: pb.ExecServerMessage
 ) -> list[pb.AgentServerMessage]:
     """tool_call_started -> checkpoint -> the exec request (built by the exec
     tracker) -> checkpoint naming the pending call (a client may surface the
     call only after that one)."""
     call = command.tool_call
-    started = pb.ToolCallStartedUpdate(
-        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
-    )
     return [
-        _update(tool_call_started=started),
+        tool_started(call, tool, context),
         *checkpoint(context),
         pb.AgentServerMessage(exec_server_message=request),
         *checkpoint(context, (call,)),
@@ -393,10 +300,16 @@ def encode_call_client(
 def encode_tool_completed(
     call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
 ) -> list[pb.AgentServerMessage]:
+    return tool_completed(call, tool.card(call, result), context, tool.card_blobs(result))
+
+
+def tool_completed(
+    call: ToolCall, card: pb.ToolCall, context: StreamContext, blobs: Iterable[bytes] = ()
+) -> list[pb.AgentServerMessage]:
     """The completed card, after `set_blob` of what it names by blob id (an
-    image a read returned), so the client holds it before the card names it."""
-    card = tool.card(call, result)
-    for data in tool.card_blobs(result):
+    image a read returned), so the client holds it before the card names it;
+    the card also becomes a step of the turn's blobs."""
+    for data in blobs:
         context.turn.keep(data)
     stored = context.turn.flush()
     context.turn.add_step(pb.ConversationStep(tool_call=card))

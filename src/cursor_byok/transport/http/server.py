@@ -289,7 +289,7 @@ class CursorServer:
             log.info("an append was ignored: %s", append)
         elif append is not None:
             key = scoped(caller.id, append.request_id)  # another user's id is one never seen
-            await self.hub.append(key, append.seqno, append.payload)
+            await self.hub.append(key, append.seqno, append.payload, headers)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
 
     # -- Run (HTTP/2) ------------------------------------------------------------------------
@@ -314,7 +314,7 @@ class CursorServer:
                 WireError(Code.UNIMPLEMENTED, "gRPC needs HTTP/2; over HTTP/1.1 use gRPC-Web")
             )
         try:
-            session = self.run.open(caller.id)
+            session = self.run.open(caller.id, headers)
         except OverBudget as no_room:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
         self.open_streams += 1
@@ -354,7 +354,7 @@ class CursorServer:
         if gone is not None:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, f"request dropped: {gone}"))
         try:
-            session = self.hub.session(key)
+            session = self.hub.session(key, headers)
         except OverBudget as no_room:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
         finished = session.ended and session.outbox.empty()

@@ -14,7 +14,9 @@ The old stream's tool calls (`settle_execs`, also when a new run replaces
 a stream): one whose request never left the old stream, or that only reads,
 is asked again on the new one; any other may have run, or be running, and
 is never asked twice: it gets its result from what arrived (`tool_runs`),
-while the old stream still takes the output that comes late for it.
+while the old stream still takes the output that comes late for it. A tool
+the server runs itself stops on the old stream and runs again on the new
+one (nothing it did is committed before its result is).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from cursor_byok.loop.state import IDLE_STATUSES, Status
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.dialect.interrupted import repeatable
 from cursor_byok.transport.dialect.meter import history_characters, turn_ended
+from cursor_byok.transport.dialect.run_request import RunStarted
+from cursor_byok.transport.dialect.todo_tool import item_to_pb
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker, PendingExec
 
@@ -42,6 +46,7 @@ def take_over(session: Session, previous: Session) -> set[str]:
     session.context = context
     session.execs = ExecTracker(context.exec_number)
     previous.kv.clear()  # its unsent KV requests go out on the new stream
+    previous.server_runs.cancel_all()  # asked again here, where the client listens
     unsent: set[str] = set()
     for item in previous.outbox.clear():
         if not isinstance(item, pb.AgentServerMessage):
@@ -72,6 +77,17 @@ def settle_execs(
     return cut_off
 
 
+def begin_turn(session: Session, event: RunStarted, window: int) -> None:
+    """`session` plays a turn from its start (or resumes one no stream
+    plays here): its blobs begin with the checkpoint the client sent, whose
+    to-do list it names until `resume_turn` reads the committed one."""
+    context = session.context
+    context.turn.begin(event.user_message, event.prior_turns, session.client_id)
+    context.turn.carry_todos(event.prior_todos)
+    context.context_window = window
+    context.characters.update(event.characters)
+
+
 def name_model_call(session: Session) -> None:
     """A resumed stream that knows no model call (the server restarted
     since) names the current one, so its cards are not dropped."""
@@ -88,9 +104,13 @@ async def resume_turn(
     asked again only when that is harmless (see above); one nobody in this
     process asked (a restart, another process) may have run. A resume with
     nothing in flight ends at once, so the client is never left waiting."""
+    named = session.context.turn.todo_lists
     state = await runner.state_of(conversation_id)
     if state is not None:
         session.context.characters.update(history_characters(state))
+        if session.context.turn.todo_lists == named:  # no newer list came meanwhile
+            # The committed list is the one checkpoints name (the client's may be older).
+            session.context.turn.set_todos(map(item_to_pb, state.todos))
     idle = state is None or state.status in IDLE_STATUSES
     if idle and new_turn:
         return

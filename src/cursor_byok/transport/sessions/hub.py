@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import replace
 from typing import assert_never
 
@@ -26,11 +26,17 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
 from cursor_byok.transport.dialect import dialect, input_ids
+from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.tools import ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
-from cursor_byok.transport.sessions.handover import resume_turn, settle_execs, take_over
+from cursor_byok.transport.sessions.handover import (
+    begin_turn,
+    resume_turn,
+    settle_execs,
+    take_over,
+)
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
@@ -38,10 +44,11 @@ from cursor_byok.transport.sessions.memory_budget import (
     OverBudget,
     budget_key,
 )
-from cursor_byok.transport.sessions.over_budget import failed_in_place
+from cursor_byok.transport.sessions.over_budget import fail_the_tool
 from cursor_byok.transport.sessions.owners import ModelGate, owned
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
 from cursor_byok.transport.sessions.tool_runs import ToolRuns
@@ -85,11 +92,13 @@ class SessionHub:
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
+        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms)
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
         session.on_cut_off = self.tools.cut_off
+        session.server_runs = ServerRuns(self._tool_host)
         session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
@@ -102,10 +111,13 @@ class SessionHub:
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    def session(self, request_id: str) -> Session:
-        """The request id's session, made on first use; OverBudget if there is no room."""
+    def session(self, request_id: str, headers: Mapping[str, str] | None = None) -> Session:
+        """The request id's session, made on first use; OverBudget if there is
+        no room. `headers`: a request's, which may say which client it is."""
         session = self.sessions.session(request_id)
         self.budget.touch(budget_key(request_id))
+        if headers is not None:
+            session.client_headers = ClientHeaders.of(headers) or session.client_headers
         return session
 
     def _dropped(self, session: Session, reason: str) -> None:
@@ -184,10 +196,11 @@ class SessionHub:
     def _release(self, session: Session, conversation_id: str) -> None:
         self.sink.release(conversation_id, session)
 
-    def _spawn(self, coroutine: Coroutine[object, object, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._done)
+        return task
 
     def _done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -207,12 +220,14 @@ class SessionHub:
 
     # -- appends ---------------------------------------------------------------------------
 
-    async def append(self, request_id: str, seqno: int, payload: bytes) -> None:
-        """Take one BidiAppend. Never raises for bad client data: the official
-        client aborts the whole run on a failed append."""
+    async def append(
+        self, request_id: str, seqno: int, payload: bytes, headers: Mapping[str, str] | None = None
+    ) -> None:
+        """Take one BidiAppend (`headers`: its request's). Never raises for bad
+        client data: the official client aborts the whole run on a failed append."""
         gone = self.sessions.gone(request_id)
         try:
-            session = self.session(request_id) if gone is None else None
+            session = self.session(request_id, headers) if gone is None else None
         except OverBudget as no_room:
             gone = str(no_room)
             session = None
@@ -232,7 +247,8 @@ class SessionHub:
             grown = session.inbox.pending_bytes - held
             if grown > 0:
                 refused = self.budget.charge(budget_key(request_id), grown)
-                if refused is not None and self._fail_the_tool(session, seqno, payload, refused):
+                if refused is not None and fail_the_tool(session, seqno, payload, refused):
+                    self.counters.over_budget_appends += 1
                     grown = session.inbox.pending_bytes - held
                     refused = self.budget.charge(budget_key(request_id), grown)
                 if refused is not None:
@@ -251,24 +267,6 @@ class SessionHub:
                     self.counters.failed_appends += 1
                     what = f"append {number} of request {request_id}"
                     log_not_applied(log, session.conversation_id, what, error)
-
-    def _fail_the_tool(self, session: Session, seqno: int, payload: bytes, refused: str) -> bool:
-        """A tool's result too big to wait in the inbox: a small error stands
-        in its place, so that tool call fails and the turn goes on. False
-        when the append is no tool's result."""
-        stand_in = failed_in_place(seqno, payload, refused)
-        if stand_in is None or seqno not in session.inbox.pending:
-            return False
-        session.inbox.replace(seqno, stand_in)
-        self.counters.over_budget_appends += 1
-        log.warning(
-            "request %s: append %d, a tool's result, was over the memory budget (%s); "
-            "that tool call fails",
-            session.request_id,
-            seqno,
-            refused,
-        )
-        return True
 
     async def append_refused(self, request_id: str, reason: str) -> None:
         """An append of `request_id` was refused (too big, or no room): the
@@ -291,7 +289,8 @@ class SessionHub:
             self.counters.undecodable_appends += 1
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
-        event = dialect.decode_client_message(message, session.client_id, self._now_ms())
+        headers = session.client_headers
+        event = dialect.decode_client_message(message, session.client_id, self._now_ms(), headers)
         input_id = input_ids.message_id_of(session.request_id, data)
         self.runner.stages.since("decode", began)
         match event:
@@ -320,6 +319,9 @@ class SessionHub:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
                 await self._follow_up(session, user, typed, input_id)
+            case dialect.QueryAnswered(number=number, response=response):
+                if not session.server_runs.queries.answer_any(number, response):
+                    self.counters.ignored_messages += 1
             case dialect.KvAnswered(number=number):
                 if not session.kv.answered(number):
                     self.counters.late_kv_answers += 1
@@ -358,16 +360,14 @@ class SessionHub:
             return
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
-        session.tools = event.tools
+        session.tools, session.capabilities = event.tools, event.capabilities
         start = event.start
         previous = self.sink.serve(conversation_id, session)
         unsent: set[str] = set()
         if isinstance(previous, Session) and start is None:
             unsent = take_over(session, previous)  # a resume plays the rest of the old turn
         else:
-            session.context.turn.begin(event.user_message, event.prior_turns, session.client_id)
-            session.context.context_window = self._context_window(event.model)
-            session.context.characters.update(event.characters)
+            begin_turn(session, event, self._context_window(event.model))
         cut_off = settle_execs(session, previous, unsent) if isinstance(previous, Session) else []
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
@@ -416,8 +416,9 @@ class SessionHub:
         if requests.canceled is not None:
             session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
+        now, headers = self._now_ms(), session.client_headers
         started = decode_run_request(
-            event.run, session.client_id, self._now_ms(), context, asked=True, blobs=blobs
+            event.run, session.client_id, now, context, True, blobs, headers
         )
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:

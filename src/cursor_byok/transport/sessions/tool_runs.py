@@ -38,7 +38,7 @@ from cursor_byok.transport.sessions.exec_tracker import (
 )
 from cursor_byok.transport.sessions.session import Session
 
-Spawn = Callable[[Coroutine[object, object, None]], None]
+Spawn = Callable[[Coroutine[object, object, None]], object]
 
 
 class ToolRuns:
@@ -83,7 +83,8 @@ class ToolRuns:
     def cut_off(self, session: Session, conversation_id: str, command: CallClient) -> None:
         """The session's hook for a call it must not ask (it may have run)."""
         session.execs.interrupted.add(command.operation_id)
-        tool = session.tools.get(command.tool_call.name)
+        found = session.tools.get(command.tool_call.name)
+        tool = found if isinstance(found, NativeTool) else None  # a server tool is not cut off
         call = command.tool_call
         self._spawn(self.interrupt(session, conversation_id, call, tool, command.operation_id))
 
