@@ -285,6 +285,7 @@ async def _run(
         processes=processes,
         resolve_model=router.model_name,
         server_tools=server_tools(config.web),
+        pricing=router.terms,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"

@@ -197,19 +197,22 @@ def _assistant_content(doc: Any) -> AssistantContent:
 
 def usage_to_json(usage: Usage) -> dict[str, JSONValue]:
     cost = usage.cost
+    costs: dict[str, JSONValue] = {
+        "input": cost.input,
+        "output": cost.output,
+        "cacheRead": cost.cache_read,
+        "cacheWrite": cost.cache_write,
+        "total": cost.total,
+    }
+    if not cost.priced:  # written only then: a priced message keeps its bytes
+        costs["priced"] = False
     out: dict[str, JSONValue] = {
         "input": usage.input,
         "output": usage.output,
         "cacheRead": usage.cache_read,
         "cacheWrite": usage.cache_write,
         "totalTokens": usage.total_tokens,
-        "cost": {
-            "input": cost.input,
-            "output": cost.output,
-            "cacheRead": cost.cache_read,
-            "cacheWrite": cost.cache_write,
-            "total": cost.total,
-        },
+        "cost": costs,
     }
     if usage.reasoning:
         out["reasoning"] = usage.reasoning
@@ -232,6 +235,7 @@ def usage_from_json(doc: Any) -> Usage:
             cache_read=_float(cost, "cacheRead"),
             cache_write=_float(cost, "cacheWrite"),
             total=_float(cost, "total"),
+            priced=cost.get("priced", True) is not False,
         ),
     )
 

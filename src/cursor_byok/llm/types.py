@@ -86,13 +86,15 @@ AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall | Provide
 
 @dataclass(frozen=True, slots=True)
 class Cost:
-    """Money spent on one call, in US dollars, per usage bucket."""
+    """Money spent on one call, in US dollars, per usage bucket. `priced`
+    False: the model had no price, so the amounts are unknown, not zero."""
 
     input: float = 0.0
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
     total: float = 0.0
+    priced: bool = True
 
 
 @dataclass(frozen=True, slots=True)

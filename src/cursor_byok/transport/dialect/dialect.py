@@ -30,6 +30,7 @@ from cursor_byok.llm.events import (
     ToolCallStart,
 )
 from cursor_byok.llm.images import tool_image
+from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
 from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
     CallClient,
@@ -352,6 +353,13 @@ def error_for(outbound: Failed | Canceled) -> WireError:
         )
         return WireError(Code.CANCELED, f"[canceled] {outbound.reason}", (aborted,))
     text = outbound.message.error_message or "the model call failed"
+    kind = errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE
+    if is_server_error(outbound.message, BUDGET):  # no retry button: it would fail alike
+        budget = error_banner(kind, "Budget reached", text, False)
+        return WireError(Code.RESOURCE_EXHAUSTED, text, (budget,))
+    if is_server_error(outbound.message, BUDGET_UNCHECKED):  # the database, for now
+        unchecked = error_banner(kind, "Budget not checked", text, True)
+        return WireError(Code.UNAVAILABLE, text, (unchecked,))
     banner = error_banner(
         errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
         "The model provider returned an error",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.accounting import Pricing
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
@@ -70,6 +71,7 @@ class Processes(Protocol):
         *,
         retry: RetryPolicy | None,
         metrics: Metrics,
+        pricing: Pricing | None = None,
     ) -> Runner: ...
 
     def hub(self, runner: Runner, sink: OutputSink, **options: Any) -> SessionHub: ...
@@ -100,12 +102,14 @@ def build_service(
     processes: Processes | None = None,
     resolve_model: Callable[[str], str | None] = lambda model: model,
     server_tools: Sequence[Tool] = (),
+    pricing: Pricing | None = None,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
     `guards.HostCheck`); None answers every name. `access_token` is the
     administrator's; users' own tokens are looked up in `store`, and
     `resolve_model` names the configured model a requested name is served by
-    (what a user's allowed models are checked against). The memory budget is one
+    (what a user's allowed models are checked against), and `pricing` what
+    usage and budgets know of it (`runtime.accounting`). The memory budget is one
     for the whole server: sessions, their buffered appends, stashed output
     and append bodies being read. `processes` is given where several server
     processes share the store (`cluster.processes.for_store`). `server_tools`:
@@ -118,9 +122,9 @@ def build_service(
     budget = MemoryBudget(memory_budget_bytes, request_memory_bytes, on_drop=dropped)
     sink = OutputSink(budget=budget)
     if processes is not None:
-        runner = processes.runner(store, llm, sink, retry=retry, metrics=metrics)
+        runner = processes.runner(store, llm, sink, retry=retry, metrics=metrics, pricing=pricing)
     else:
-        runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
+        runner = Runner(store, llm, sink, retry=retry, metrics=metrics, pricing=pricing)
     hub_options: dict[str, Any] = {
         "context_window": context_window,
         "compact_at": compact_at,
