@@ -56,7 +56,7 @@ def _event(kind: str, data: dict[str, Any]) -> str:
     return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
 
 
-def search_stream(result: dict[str, Any] = RESULT) -> bytes:
+def search_stream(result: dict[str, Any] = RESULT, stop: str = "end_turn") -> bytes:
     """One response: a search, its results, the answer (API reference shapes)."""
     message: dict[str, Any] = {"id": "msg_01Search", "type": "message", "role": "assistant"}
     message["content"] = []
@@ -84,7 +84,7 @@ def search_stream(result: dict[str, Any] = RESULT) -> bytes:
         _event(
             "message_delta",
             {
-                "delta": {"stop_reason": "end_turn"},
+                "delta": {"stop_reason": stop},
                 "usage": {"output_tokens": 40, "server_tool_use": {"web_search_requests": 1}},
             },
         ),
@@ -168,3 +168,27 @@ async def test_a_failed_search_is_an_error_for_the_card(server: LoopbackServer) 
     )
     sent = check_request("anthropic", server.received[0].body)
     assert [t.get("name") for t in sent["tools"]] == ["web_search", "read_file"]
+
+
+async def test_a_paused_turn_is_done_with_pause_and_goes_back_as_it_came(
+    server: LoopbackServer,
+) -> None:
+    """`pause_turn`: Anthropic stopped a long run of its own tools; the
+    response, sent back unchanged as the last message, lets it go on."""
+    request = RequestMessages("Be brief.", (user("search a lot"),), (SEARCH_TOOL,))
+    events = await call(server, request, search_stream(stop="pause_turn"))
+    check_grammar(events)
+    done = done_of(events)
+    assert done.reason == "pause" and done.message.stop_reason == "pause"
+    stored = message_from_json(json.loads(json.dumps(message_to_json(done.message))))
+    assert stored == done.message
+    await call(
+        server,
+        RequestMessages("Be brief.", (*request.messages, stored), (SEARCH_TOOL,)),
+        search_stream(),
+    )
+    sent = check_request("anthropic", server.received[1].body)
+    assert sent["messages"][-1]["role"] == "assistant"
+    assert sent["messages"][-1]["content"][:2] == [
+        json.loads(b.raw) for b in stored.content[:2] if isinstance(b, ProviderBlock)
+    ]

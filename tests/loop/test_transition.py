@@ -468,3 +468,30 @@ def test_ignored_inputs_commit_nothing_and_say_why() -> None:
         assert step.command == Ignored(reason)
         assert step.state is settled and step.emit == () and step.records == ()
         assert not step.commit
+
+
+def test_a_paused_response_is_kept_and_sent_back_for_the_provider_to_go_on() -> None:
+    """Anthropic pauses a long turn of its own tools (`pause_turn`): the
+    response enters history and the next call ends with it, in the same turn."""
+    trace, call = begin("search the web")
+    paused = replace(assistant(TextContent("Searching")), stop_reason="pause")
+    after = trace.stream(call.call_id, stream_of(paused))
+    assert isinstance(after.command, CallLLM)
+    assert after.command.call_id != call.call_id
+    assert after.command.request.messages == (user("search the web"), paused)
+    assert trace.state.committed.status is Status.WAITING_LLM
+    done = assistant(TextContent("Found it."))
+    final = trace.stream(after.command.call_id, stream_of(done))
+    assert isinstance(final.command, Final)
+    assert trace.state.committed.messages == (user("search the web"), paused, done)
+
+
+def test_pauses_stop_at_the_turns_call_limit() -> None:
+    trace = Trace(fresh())
+    limited = replace(start("search"), settings=replace(SETTINGS, max_model_calls=2))
+    command = trace.feed(limited).command
+    paused = replace(assistant(TextContent("Searching")), stop_reason="pause")
+    for _ in range(2):
+        assert isinstance(command, CallLLM)
+        command = trace.stream(command.call_id, stream_of(paused)).command
+    assert not isinstance(command, CallLLM)

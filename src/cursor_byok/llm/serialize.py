@@ -281,7 +281,9 @@ def message_to_json(message: Message) -> dict[str, JSONValue]:
             return {"role": "repair", "reason": reason, "timestamp": timestamp}
 
 
-_STOP_REASONS: frozenset[str] = frozenset({"stop", "length", "toolUse", "error", "aborted"})
+_STOP_REASONS: frozenset[str] = frozenset(
+    {"stop", "length", "toolUse", "pause", "error", "aborted"}
+)
 
 
 def message_from_json(doc: Any) -> Message:

@@ -23,8 +23,10 @@ JSONValue: TypeAlias = (
 
 JSONObject: TypeAlias = Mapping[str, JSONValue]
 
-StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
-DoneReason: TypeAlias = Literal["stop", "length", "toolUse"]
+StopReason: TypeAlias = Literal["stop", "length", "toolUse", "pause", "error", "aborted"]
+DoneReason: TypeAlias = Literal["stop", "length", "toolUse", "pause"]
+"""`pause`: the provider stopped a long turn of its own tools (Anthropic's
+`pause_turn`) and continues when the response is sent back as it is."""
 ErrorReason: TypeAlias = Literal["error", "aborted"]
 
 

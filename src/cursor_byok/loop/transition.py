@@ -262,7 +262,9 @@ def _on_done(
         command = CallClient(waiting.operation_id, waiting.current)
         records = (*ended, operation(conv, waiting, "waiting"))
         return Transition(RuntimeState(conv), (event,), command, records=records)
-    if conv.queued:
+    if conv.queued or event.reason == "pause":
+        # A paused response is history already; the next request, ending with
+        # it, lets the provider go on (the per-turn call limit still holds).
         return call_llm(append(conv, conv.queued), input_, hooks, (event,), ended)
     conv = replace(conv, status=Status.FINAL)
     return Transition(RuntimeState(conv), (event,), Final(message), records=ended)

@@ -208,7 +208,7 @@ def build_request(
 _STOP: dict[str, DoneReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
-    "pause_turn": "stop",
+    "pause_turn": "pause",  # a long server-tool turn: sent back as it is, it goes on
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
     "tool_use": "toolUse",
