@@ -53,6 +53,9 @@ def run_id(request_id: str, run: pb.AgentRunRequest) -> str:
         named = user_message_id(getattr(action, branch).user_message)
         if named is not None:
             return named
+    if branch == "async_ask_question_completion_action":
+        # The answer to one question, taken once however often it is sent.
+        return f"answered-later:{action.async_ask_question_completion_action.original_tool_call_id}"
     return f"run:{request_id}:{digest(action.SerializeToString(deterministic=True))}"
 
 

@@ -4,7 +4,9 @@ model, tools, environment and rules.
 Three actions start a turn: a user message, `start_plan_action` (plan mode:
 the model plans with read-only tools and edits nothing) and
 `execute_plan_action` (carry out the plan already in the conversation).
-`resume_action` picks up the turn in flight. Any other action is refused
+An answer the user gave later to a question the model asked
+(`async_ask_question_completion_action`) starts one too, as the user's
+message. `resume_action` picks up the turn in flight. Any other action is refused
 with a clear error rather than treated as a resume, which would drop what
 the user asked for.
 
@@ -33,6 +35,7 @@ from cursor_byok.transport.dialect.clients import (
 )
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.dialect.meter import tool_characters
+from cursor_byok.transport.dialect.question_tool import answered_later
 from cursor_byok.transport.dialect.tools import READ_ONLY, McpTool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
@@ -49,7 +52,12 @@ to check the result. Do not edit files or run commands; the plan is carried out 
 
 EXECUTE_PLAN_TEXT = "Carry out the plan above, step by step."
 
-STARTING_ACTIONS = ("user_message_action", "start_plan_action", "execute_plan_action")
+STARTING_ACTIONS = (
+    "user_message_action",
+    "start_plan_action",
+    "execute_plan_action",
+    "async_ask_question_completion_action",
+)
 RESUMING_ACTIONS = ("resume_action", None)
 
 
@@ -254,6 +262,8 @@ def _action_text(
     match user:
         case pb.UserMessage():
             return user_content(user, blobs)
+        case _ if action.HasField("async_ask_question_completion_action"):
+            return answered_later(action.async_ask_question_completion_action)
         case _:
             execute = action.execute_plan_action
             if execute.plan_file_content.strip():

@@ -47,6 +47,18 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 
 @dataclass(frozen=True, slots=True)
+class QueryWaits:
+    """How long a server tool waits for a person's answer to a query before
+    it takes the silence as a rejection (`server.question_wait_s`,
+    `server.approval_wait_s`): bounded, so a turn never hangs."""
+
+    question_s: float = 30 * 60.0
+    """A question to the user (AskQuestion): they may be away a while."""
+    approval_s: float = 5 * 60.0
+    """An approval (a mode switch, a plan, a search)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ServerOutcome:
     """What a server-run call comes to: the completed card, what the model
     reads, and the conversation's to-do list when the call changed it."""
@@ -69,6 +81,11 @@ class ToolContext(Protocol):
 
     def now_ms(self) -> int: ...
 
+    @property
+    def waits(self) -> QueryWaits:
+        """How long `ask` may wait for a person."""
+        ...
+
     def send(self, message: pb.AgentServerMessage) -> None:
         """Put a message on the client's stream (in order with the rest)."""
         ...
@@ -80,7 +97,7 @@ class ToolContext(Protocol):
     async def ask(
         self, query: pb.InteractionQuery, timeout_s: float
     ) -> pb.InteractionResponse | None:
-        """Send `query` (its id is filled in) and wait for the client's
+        """Send `query` (its id filled in when 0) and wait for the client's
         answer: None when none came within `timeout_s` or the client failed.
         The stream keeps its heartbeats meanwhile."""
         ...

@@ -15,6 +15,7 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
+from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.health import CachedCheck
@@ -96,6 +97,7 @@ def build_service(
     context_wait_s: float = CONTEXT_WAIT_S,
     blob_wait_s: float = BLOB_WAIT_S,
     kv_wait_s: float | None = None,
+    query_waits: QueryWaits | None = None,
     processes: Processes | None = None,
     resolve_model: Callable[[str], str | None] = lambda model: model,
 ) -> Service:
@@ -126,6 +128,7 @@ def build_service(
         "context_wait_s": context_wait_s,
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
+        "query_waits": query_waits,
         "models": ModelGate(store.user_by_id, resolve_model),
     }
     if processes is not None:

@@ -182,6 +182,7 @@ class CursorServer:
                 "ignored": counters.ignored_messages,
                 "over_budget": counters.over_budget_appends,
                 "late_kv_answer": counters.late_kv_answers,
+                "late_query_answer": counters.late_query_answers,
                 "h2_data_after_end": late_data.DROPPED.frames,
             }
             self.metrics.memory_held.set(self.hub.budget.used)

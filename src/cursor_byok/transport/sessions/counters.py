@@ -16,6 +16,8 @@ class Counters:
     failed_appends: int = 0
     over_budget_appends: int = 0
     """Appends ignored because their request id's state was dropped or failed."""
+    late_query_answers: int = 0
+    """Answers to interaction queries already answered or given up on (ignored)."""
     late_kv_answers: int = 0
     """KV answers that came after their stream ended (taken, with 200)."""
     kv_unanswered: int = 0

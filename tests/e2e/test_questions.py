@@ -1,0 +1,206 @@
+"""Questions to the user through the real server, against the client that
+plays the official CLI (official_cli.py) as a given build, in each codec:
+the model's `AskQuestion` becomes the started card, the question query
+(with the call's id), the completed card with the answer, and a tool result
+the model reads in words; a skip, an answer given later (`async{}`, then
+the completion action as a new run, taken once), and no answer at all
+(withdrawn after the bounded wait) each reach the model. The Nov-2025 CLI,
+which fails its whole run on a question, is never offered the tool nor sent
+the query."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cursor_byok.client.client import CODECS, CursorClient
+from cursor_byok.transport.dialect.question_tool import query_id
+from cursor_byok.transport.dialect.server_tool import QueryWaits
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.official_cli import (
+    NEWER,
+    CliTurn,
+    OfficialCli,
+    User,
+    choose,
+    never,
+    skip,
+    user_message,
+)
+from tests.e2e.test_official_cli import answer, call, card_of, clean, rig, uses
+
+FORM = call(
+    "call_ask_1",
+    "AskQuestion",
+    title="Before I start",
+    questions=[
+        {
+            "id": "db",
+            "prompt": "Which database?",
+            "options": [{"id": "pg", "label": "PostgreSQL"}, {"id": "lite", "label": "SQLite"}],
+        },
+        {
+            "id": "os",
+            "prompt": "Which systems must it run on?",
+            "options": [
+                {"id": "linux", "label": "Linux"},
+                {"id": "mac", "label": "macOS"},
+                {"id": "win", "label": "Windows"},
+            ],
+            "allow_multiple": True,
+        },
+        {"id": "name", "prompt": "What should the service be called?"},
+        {
+            "id": "style",
+            "prompt": "Which log format?",
+            "options": [{"id": "json", "label": "JSON"}, {"id": "text", "label": "Plain text"}],
+        },
+    ],
+)
+LATER = call(
+    "call_ask_2",
+    "AskQuestion",
+    questions=[
+        {
+            "id": "db",
+            "prompt": "Which database?",
+            "options": [{"id": "pg", "label": "PostgreSQL"}, {"id": "lite", "label": "SQLite"}],
+        }
+    ],
+    run_async=True,
+)
+ANSWERS = choose(db=["pg"], os=["linux", "mac"], name="ledger", style="logfmt, please")
+
+
+def as_build(cli: OfficialCli, build: str, user: User = never) -> OfficialCli:
+    """The client as `build` of the CLI, with `user` answering its queries."""
+    client = cli.client
+    headers = {"x-cursor-client-type": "cli", "x-cursor-client-version": build}
+    cli.client = CursorClient(client.base_url, client.codec, headers=headers)
+    cli.build, cli.user = build, user
+    return cli
+
+
+def offered(request: dict[str, Any]) -> set[str]:
+    return {tool["name"] for tool in request["tools"]}
+
+
+def last_message(request: dict[str, Any]) -> str:
+    return json.dumps(request["messages"][-1])
+
+
+def question_order(turn: CliTurn) -> list[str]:
+    return [
+        kind
+        for kind in turn.order
+        if kind in ("tool_call_started", "interaction_query", "tool_call_completed")
+    ]
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_question_is_asked_answered_and_read_by_the_model(
+    tmp_path: Path, codec: str
+) -> None:
+    async with rig(tmp_path, codec, [uses(FORM), answer("PostgreSQL it is.")]) as r:
+        as_build(r.cli, NEWER, ANSWERS)
+        turn = await r.cli.run(user_message("set up the service", r.cli.context), "sonnet")
+    clean(turn)
+    assert "AskQuestion" in offered(r.request(0))
+    # started -> query -> completed, the query naming the call, with a stable id.
+    assert question_order(turn) == [
+        "tool_call_started",
+        "interaction_query",
+        "tool_call_completed",
+    ]
+    [query] = turn.queries
+    asked = query.ask_question_interaction_query
+    assert asked.tool_call_id == "call_ask_1" and query.id == query_id("call_ask_1")
+    assert [q.id for q in asked.args.questions] == ["db", "os", "name", "style"]
+    assert asked.args.questions[1].allow_multiple and not asked.args.questions[0].allow_multiple
+    assert asked.args.title == "Before I start" and not asked.args.questions[2].options
+    completed = card_of(turn, "tool_call_completed").ask_question_tool_call
+    assert [a.question_id for a in completed.result.success.answers] == [
+        "db",
+        "os",
+        "name",
+        "style",
+    ]
+    # The model reads each prompt and what was chosen or written, in the same turn.
+    result = last_message(r.request(1))
+    assert "Which database?" in result and "-> PostgreSQL" in result
+    assert "-> Linux, macOS" in result
+    assert '-> \\"ledger\\"' in result
+    assert '-> \\"logfmt, please\\"' in result and "__freeform_other__" not in result
+    assert turn.text.endswith("PostgreSQL it is.")
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_skipped_question_tells_the_model_the_user_skipped(
+    tmp_path: Path, codec: str
+) -> None:
+    async with rig(tmp_path, codec, [uses(FORM), answer("I'll assume SQLite.")]) as r:
+        as_build(r.cli, NEWER, skip)
+        turn = await r.cli.run(user_message("set up the service", r.cli.context), "sonnet")
+    clean(turn)
+    completed = card_of(turn, "tool_call_completed").ask_question_tool_call
+    assert completed.result.rejected.reason == "Questions skipped by user"
+    result = last_message(r.request(1))
+    assert "The user skipped the questions (Questions skipped by user)" in result
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_an_unanswered_question_is_withdrawn_after_the_wait(
+    tmp_path: Path, codec: str
+) -> None:
+    scripts = [uses(FORM), answer("No answer; assuming SQLite.")]
+    async with rig(tmp_path, codec, scripts, query_waits=QueryWaits(question_s=0.6)) as r:
+        as_build(r.cli, NEWER, never)
+        turn = await r.cli.run(user_message("set up the service", r.cli.context), "sonnet")
+    clean(turn)
+    completed = card_of(turn, "tool_call_completed").ask_question_tool_call
+    assert completed.result.rejected.reason == "no answer within 1 minutes"
+    assert "No answer came within 1 minutes" in last_message(r.request(1))
+    assert turn.text.endswith("assuming SQLite.")
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_an_answer_given_later_arrives_as_a_user_message_once(
+    tmp_path: Path, codec: str
+) -> None:
+    scripts = [uses(LATER), answer("Going on meanwhile."), answer("PostgreSQL, noted.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, NEWER, never)
+        r.cli.later = choose(db=["pg"])
+        first = await r.cli.run(user_message("set up the service", r.cli.context), "sonnet")
+        [later] = r.cli.answer_later
+        action = pb.ConversationAction(async_ask_question_completion_action=later)
+        second = await r.cli.run(action, "sonnet")
+        again = await r.cli.run(action, "sonnet")  # sent twice: taken once
+    for turn in (first, second, again):
+        clean(turn)
+    completed = card_of(first, "tool_call_completed").ask_question_tool_call
+    assert completed.result.HasField("async")
+    assert "will answer later" in last_message(r.request(1))
+    answered = last_message(r.request(2))
+    assert '"role": "user"' in answered
+    assert "Answers to the questions asked earlier" in answered
+    assert "Which database?" in answered and "-> PostgreSQL" in answered
+    assert second.text == "PostgreSQL, noted."
+    assert len(r.llm.requests) == 3 and again.text == ""
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_the_nov_2025_cli_is_never_offered_nor_asked_a_question(
+    tmp_path: Path, codec: str
+) -> None:
+    scripts = [uses(FORM), answer("Going on without asking.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, "cli-2025.11.25-d5b3271", ANSWERS)
+        turn = await r.cli.run(user_message("set up the service", r.cli.context), "sonnet")
+    clean(turn)  # a query sent to it would be a violation: its run fails
+    assert turn.queries == []
+    assert "AskQuestion" not in offered(r.request(0))
+    assert "Unknown tool 'AskQuestion'" in last_message(r.request(1))
