@@ -15,7 +15,10 @@ later one; exec results are keyed by `id` and followed by
 SHA-256 id; every checkpoint is kept and the latest goes back as
 `conversation_state`; frames after the end-of-stream frame, or a body left
 open after it, are errors; an error end without `aiserver.v1.ErrorDetails`
-is a silent drop. An image file (agent-features.md §1.5: told by its first
+is a silent drop. An interaction query other than web search's fails the
+Nov-2025 CLI's whole run (agent-features.md §4.3); a newer build (set by
+`client_headers`) shows it to its user (`user`: an answer, or None never to
+answer). An image file (agent-features.md §1.5: told by its first
 bytes) is read as `ReadSuccess.data`, bytes with no type; a read card shows
 it by `data_blob_id`, which must name a blob already set.
 """
@@ -174,6 +177,8 @@ class Run:
 
 
 ExecHook = Callable[[pb.ExecServerMessage, "RunHandle"], Awaitable[bool]]
+QueryUser = Callable[[pb.InteractionQuery], "pb.InteractionResponse | None"]
+"""The person at a newer client: the answer to a query, None for none."""
 """Called before an exec is answered; False leaves it unanswered."""
 
 
@@ -199,6 +204,8 @@ class OfficialCli:
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoints: list[pb.ConversationStateStructure] = []
         self.exec_hook: ExecHook | None = None
+        self.user: QueryUser | None = None
+        """None: the Nov-2025 CLI, whose run fails on a question or mode switch."""
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> OfficialCli:
@@ -456,6 +463,15 @@ class RunHandle:
             self.execs.append(asyncio.create_task(self._exec(message.exec_server_message)))
         elif which == "kv_server_message":
             self._kv(message.kv_server_message)
+        elif which == "interaction_query":
+            query = message.interaction_query
+            self.run.events.append(("query", query))
+            kind = query.WhichOneof("query")
+            if self.cli.user is None:
+                if kind != "web_search_request_query":
+                    self.run.errors.append(f"{kind}: the Nov-2025 CLI fails the whole run")
+            elif (reply := self.cli.user(query)) is not None:
+                self.send(pb.AgentClientMessage(interaction_response=reply))
         elif which == "conversation_checkpoint_update":
             state = message.conversation_checkpoint_update
             self._check_blobs_named(state)
