@@ -464,9 +464,9 @@ class OfficialCli:
                 else:
                     turn.kv_held.append(self._kv(kv))
             case "interaction_query":
-                reply = self._query(item.interaction_query, turn)
-                if reply is not None:
-                    appender.send(pb.AgentClientMessage(interaction_response=reply))
+                answered = self._query(item.interaction_query, turn)
+                if answered is not None:
+                    appender.send(pb.AgentClientMessage(interaction_response=answered))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
                 named = [*state.turns, *state.todos]  # the CLI reads both back by blob id
@@ -476,9 +476,7 @@ class OfficialCli:
                 turn.checkpoints.append(state)
                 self.checkpoint = state
 
-    def _query(
-        self, query: pb.InteractionQuery, turn: CliTurn
-    ) -> pb.InteractionResponse | None:
+    def _query(self, query: pb.InteractionQuery, turn: CliTurn) -> pb.InteractionResponse | None:
         """A query as this build takes it: the Nov-2025 one fails its run on
         any but web search's; a newer one asks its user."""
         turn.queries.append(query)
@@ -501,7 +499,8 @@ class OfficialCli:
                             result=answered.ask_question_interaction_response.result,
                         )
                     )
-                pending = pb.AskQuestionResult(**{"async": pb.AskQuestionAsync()})
+                pending = pb.AskQuestionResult()
+                getattr(pending, "async").SetInParent()  # `async` is a keyword
                 return question_response(query, pending)
         return self.user(query)
 

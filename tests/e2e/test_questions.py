@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from cursor_byok.client.client import CODECS, CursorClient
-from cursor_byok.transport.dialect.question_tool import query_id
-from cursor_byok.transport.dialect.server_tool import QueryWaits
+from cursor_byok.transport.dialect.server_tool import QueryWaits, query_id
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import (
     NEWER,

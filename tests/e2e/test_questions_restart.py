@@ -54,9 +54,9 @@ def pick_postgres(query: pb.InteractionQuery) -> pb.InteractionResponse:
 
 async def late_answers(port: int) -> float:
     """The server's count of answers ignored as late or repeated (/metrics)."""
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"http://127.0.0.1:{port}/metrics") as reply:
-            text = await reply.text()
+    url = f"http://127.0.0.1:{port}/metrics"
+    async with aiohttp.ClientSession() as session, session.get(url) as reply:
+        text = await reply.text()
     [line] = [
         line
         for line in text.splitlines()

@@ -22,11 +22,15 @@ same id, and an answer to the first asking still finds it.
 from __future__ import annotations
 
 import json
-import zlib
 from typing import Any
 
 from cursor_byok.llm.types import JSONObject, ToolCall
-from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool, ToolContext
+from cursor_byok.transport.dialect.server_tool import (
+    ServerOutcome,
+    ServerTool,
+    ToolContext,
+    query_id,
+)
 from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap, object_schema
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -155,7 +159,9 @@ def result_text(args: pb.AskQuestionArgs, result: pb.AskQuestionResult) -> ToolO
             reason = result.rejected.reason.strip()
             return ToolOutcome(SKIPPED.format(reason=f" ({reason})" if reason else ""), False)
         case "error":
-            return ToolOutcome(f"The questions could not be shown: {result.error.error_message}", True)
+            return ToolOutcome(
+                f"The questions could not be shown: {result.error.error_message}", True
+            )
         case _:
             return ToolOutcome(SKIPPED.format(reason=""), False)
 
@@ -169,12 +175,6 @@ def answered_later(action: pb.AsyncAskQuestionCompletionAction) -> str:
         return f"Answers to the questions asked earlier ({args.title or 'AskQuestion'}):{said}"
     reason = result.rejected.reason.strip() if result.HasField("rejected") else ""
     return "I skipped the questions asked earlier" + (f" ({reason})." if reason else ".")
-
-
-def query_id(call_id: str) -> int:
-    """The query's id, the same each time the call is asked (never 0, which
-    clients leave out on the wire)."""
-    return (zlib.crc32(call_id.encode()) & 0x7FFFFFFF) or 1
 
 
 class AskQuestion(ServerTool):
@@ -250,7 +250,9 @@ class AskQuestion(ServerTool):
             result = response.ask_question_interaction_response.result
             outcome = result_text(args, result)
         card = pb.AskQuestionToolCall(args=args, result=result)
-        return ServerOutcome(pb.ToolCall(ask_question_tool_call=card, tool_call_id=call.id), outcome)
+        return ServerOutcome(
+            pb.ToolCall(ask_question_tool_call=card, tool_call_id=call.id), outcome
+        )
 
     def failed(self, call: ToolCall, error: str) -> ServerOutcome:
         card = self.card(call)

@@ -35,8 +35,9 @@ from cursor_byok.transport.dialect.clients import (
 )
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.dialect.meter import tool_characters
+from cursor_byok.transport.dialect.modes import ASK, ASK_PROMPT, LOOKING, PLAN, READ_ONLY, run_mode
 from cursor_byok.transport.dialect.question_tool import answered_later
-from cursor_byok.transport.dialect.tools import READ_ONLY, McpTool, ToolSet
+from cursor_byok.transport.dialect.tools import McpTool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
@@ -89,6 +90,8 @@ class RunStarted:
     """What the client can show and answer (its tools are already chosen by it)."""
     prior_todos: tuple[bytes, ...] = ()
     """The to-do blob ids of the checkpoint the client sent back (it has them)."""
+    mode: str = "agent"
+    """The conversation's mode for this run (`modes`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +185,9 @@ def decode_run_request(
     if context is not None:
         definitions = [*definitions, *context.tools]
     model = _requested_model(run)
-    plan_mode = branch == "start_plan_action"
-    tools = ToolSet.for_run(definitions, only=READ_ONLY if plan_mode else None, client=caps)
+    mode = run_mode(run)
+    looking = mode in LOOKING  # nothing that changes the workspace
+    tools = ToolSet.for_run(definitions, only=READ_ONLY if looking else None, client=caps)
     prior = tuple(run.conversation_state.turns)
     if branch in RESUMING_ACTIONS:
         return RunStarted(
@@ -194,6 +198,7 @@ def decode_run_request(
             prior_turns=prior,
             capabilities=caps,
             prior_todos=todos,
+            mode=mode,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -204,9 +209,10 @@ def decode_run_request(
             conversation_id, None, tools, model, run=run, needs_blobs=needed, context=context
         )
     context = context or pb.RequestContext()
-    parts = [SYSTEM_PROMPT, PLAN_PROMPT if plan_mode else "", _environment(context.env)]
+    modal = {PLAN: PLAN_PROMPT, ASK: ASK_PROMPT}.get(mode, "")
+    parts = [SYSTEM_PROMPT, modal, _environment(context.env)]
     rules = _rules(context)
-    parts += [rules, "" if plan_mode else _mcp_instructions(context)]
+    parts += [rules, "" if looking else _mcp_instructions(context)]
     parts.append(run.custom_system_prompt)
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
@@ -230,6 +236,7 @@ def decode_run_request(
         prior_turns=prior,
         capabilities=caps,
         prior_todos=todos,
+        mode=mode,
     )
 
 

@@ -36,6 +36,7 @@ it shows its card (web search sends its approval query first) sets
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -66,6 +67,8 @@ class ServerOutcome:
     card: pb.ToolCall
     outcome: ToolOutcome
     todos: tuple[TodoItem, ...] | None = None
+    mode: str | None = None
+    """The conversation's mode when the call changed it (an approved switch)."""
 
 
 class ToolContext(Protocol):
@@ -80,6 +83,11 @@ class ToolContext(Protocol):
         ...
 
     def now_ms(self) -> int: ...
+
+    @property
+    def mode(self) -> str:
+        """The conversation's mode now (`modes`)."""
+        ...
 
     @property
     def waits(self) -> QueryWaits:
@@ -119,3 +127,9 @@ class ServerTool(Tool):
     def failed(self, call: ToolCall, error: str) -> ServerOutcome:
         """The outcome of a run that raised: the started card and the error."""
         return ServerOutcome(self.card(call), ToolOutcome(f"The tool failed: {error}", True))
+
+
+def query_id(call_id: str) -> int:
+    """The query's id, the same each time the call is asked (never 0, which
+    clients leave out on the wire)."""
+    return (zlib.crc32(call_id.encode()) & 0x7FFFFFFF) or 1

@@ -31,6 +31,7 @@ from cursor_byok.transport.dialect.question_tool import AskQuestion
 from cursor_byok.transport.dialect.read_tool import ReadFile
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool
 from cursor_byok.transport.dialect.shell_tool import RunTerminalCommand
+from cursor_byok.transport.dialect.switch_mode_tool import SwitchMode
 from cursor_byok.transport.dialect.todo_tool import TodoWrite
 from cursor_byok.transport.dialect.tool_base import (
     MAX_RESULT_CHARS,
@@ -74,6 +75,7 @@ BUILTIN: tuple[Tool, ...] = (
     ReadLints(),
     TodoWrite(),
     AskQuestion(),
+    SwitchMode(),
 )
 """Every built-in tool, the client's and the server's, in the order offered."""
 

@@ -86,6 +86,7 @@ def begin_turn(session: Session, event: RunStarted, window: int) -> None:
     context.turn.carry_todos(event.prior_todos)
     context.context_window = window
     context.characters.update(event.characters)
+    context.mode = event.mode
 
 
 def name_model_call(session: Session) -> None:

@@ -95,9 +95,7 @@ class SessionHub:
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
-        self._tool_host = RunnerHost(
-            runner, self._spawn, self._now_ms, query_waits or QueryWaits()
-        )
+        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits or QueryWaits())
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)

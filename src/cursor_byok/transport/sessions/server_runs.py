@@ -137,6 +137,10 @@ class _Context:
     def waits(self) -> QueryWaits:
         return self.host.waits
 
+    @property
+    def mode(self) -> str:
+        return self.stream.mode
+
     def started(self) -> None:
         if not self.shown:
             self.shown = True
@@ -205,6 +209,8 @@ class ServerRuns:
             log.exception("server tool %s failed", tool.name)
             result = tool.failed(call, str(error) or type(error).__name__)
         context.started()  # a run that never showed its card still does, before the end
+        if result.mode is not None:
+            stream.mode = result.mode  # the next checkpoint names it
         for message in dialect.tool_completed(call, result.card, stream):
             send(message)
         self._done.add(command.operation_id)
