@@ -203,3 +203,65 @@ async def test_the_nov_2025_cli_is_never_offered_nor_asked_a_question(
     assert turn.queries == []
     assert "AskQuestion" not in offered(r.request(0))
     assert "Unknown tool 'AskQuestion'" in last_message(r.request(1))
+
+
+TO_ASK = call("call_mode_1", "SwitchMode", target_mode_id="ask", explanation="Only questions.")
+EDIT = call("call_shell_1", "run_terminal_cmd", command="echo hello")
+
+
+def mode_card(turn: CliTurn) -> pb.SwitchModeToolCall:
+    return card_of(turn, "tool_call_completed").switch_mode_tool_call
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_an_approved_switch_changes_the_mode_and_what_the_model_may_do(
+    tmp_path: Path, codec: str
+) -> None:
+    scripts = [uses(TO_ASK), uses(EDIT), answer("Read-only now."), answer("Asked.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, NEWER, choose())
+        turn = await r.cli.run(user_message("tidy up", r.cli.context), "sonnet")
+        asked = user_message("and now?", r.cli.context)
+        asked.user_message_action.user_message.mode = pb.AGENT_MODE_ASK
+        after = await r.cli.run(asked, "sonnet")
+    clean(turn)
+    clean(after)
+    assert "SwitchMode" in offered(r.request(0))
+    [query] = turn.queries
+    switch = query.switch_mode_request_query.args
+    assert (switch.target_mode_id, switch.tool_call_id) == ("ask", "call_mode_1")
+    assert switch.explanation == "Only questions."
+    card = mode_card(turn)
+    assert (card.result.success.from_mode_id, card.result.success.to_mode_id) == ("agent", "ask")
+    assert "now in ask mode" in last_message(r.request(1))
+    # The rest of the turn is in ask mode: a command is refused, never sent to the client.
+    assert turn.execs == []
+    assert "run_terminal_cmd is not available in ask mode" in last_message(r.request(2))
+    assert turn.checkpoints[-1].mode == pb.AGENT_MODE_ASK
+    # The next message in ask mode is offered only the tools that look and ask.
+    tools = offered(r.request(3))
+    assert {"read_file", "grep", "AskQuestion", "SwitchMode"} <= tools
+    assert not tools & {"write_file", "edit_file", "run_terminal_cmd", "delete_file"}
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_rejected_switch_leaves_the_mode_as_it_was(tmp_path: Path, codec: str) -> None:
+    scripts = [uses(TO_ASK), uses(EDIT), answer("Written.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, NEWER, skip)
+        turn = await r.cli.run(user_message("tidy up", r.cli.context), "sonnet")
+    clean(turn)
+    card = mode_card(turn)
+    assert card.result.rejected.reason == "User rejected the mode switch"
+    assert "still in agent mode" in last_message(r.request(1))
+    assert [e.WhichOneof("message") for e in turn.execs] == ["shell_stream_args"]
+    assert turn.checkpoints[-1].mode == pb.AGENT_MODE_AGENT
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_the_nov_2025_cli_is_never_offered_a_mode_switch(tmp_path: Path, codec: str) -> None:
+    async with rig(tmp_path, codec, [answer("Hi.")]) as r:
+        as_build(r.cli, "cli-2025.11.25-d5b3271", choose())
+        turn = await r.cli.run(user_message("hi", r.cli.context), "sonnet")
+    clean(turn)
+    assert not offered(r.request(0)) & {"SwitchMode", "AskQuestion", "CreatePlan"}
