@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from cursor_byok.client.client import CODECS, CursorClient
+from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.server_tool import QueryWaits, query_id
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import (
@@ -265,3 +266,68 @@ async def test_the_nov_2025_cli_is_never_offered_a_mode_switch(tmp_path: Path, c
         turn = await r.cli.run(user_message("hi", r.cli.context), "sonnet")
     clean(turn)
     assert not offered(r.request(0)) & {"SwitchMode", "AskQuestion", "CreatePlan"}
+
+
+PLAN = ToolCall(
+    "call_plan_1",
+    "CreatePlan",
+    {
+        "name": "Fix the parser",
+        "overview": "One off-by-one.",
+        "plan": "# Fix\n\n1. Edit parser.py.\n2. Run the tests.",
+        "todos": [
+            {"id": "edit", "content": "Edit parser.py"},
+            {"id": "test", "content": "Run tests"},
+        ],
+    },
+)
+
+
+def plan_action(cli: OfficialCli) -> pb.ConversationAction:
+    plan = pb.StartPlanAction(
+        user_message=pb.UserMessage(text="plan the fix", message_id="p1"),
+        request_context=cli.context,
+    )
+    return pb.ConversationAction(start_plan_action=plan)
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_plan_is_shown_and_saved_by_a_client_that_takes_the_plan_query(
+    tmp_path: Path, codec: str
+) -> None:
+    scripts = [uses(PLAN), answer("Plan ready."), answer("Editing.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, NEWER, choose())
+        turn = await r.cli.run(plan_action(r.cli), "sonnet")
+        execute = pb.ConversationAction(execute_plan_action=pb.ExecutePlanAction())
+        after = await r.cli.run(execute, "sonnet")
+    clean(turn)
+    clean(after)
+    assert {"CreatePlan", "AskQuestion", "SwitchMode"} <= offered(r.request(0))
+    assert "CreatePlan" not in offered(r.request(2))  # carried out in agent mode
+    assert after.checkpoints[-1].mode == pb.AGENT_MODE_AGENT
+    assert question_order(turn) == ["tool_call_started", "interaction_query", "tool_call_completed"]
+    [query] = turn.queries
+    asked = query.create_plan_request_query
+    assert asked.tool_call_id == "call_plan_1" and asked.args.name == "Fix the parser"
+    assert [t.id for t in asked.args.todos] == ["edit", "test"]
+    card = card_of(turn, "tool_call_completed").create_plan_tool_call
+    assert card.result.plan_uri == "file:///plan.md" and card.result.HasField("success")
+    assert "saved as file:///plan.md" in last_message(r.request(1))
+    assert turn.checkpoints[-1].mode == pb.AGENT_MODE_PLAN
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_the_nov_2025_cli_gets_the_plan_card_and_never_the_plan_query(
+    tmp_path: Path, codec: str
+) -> None:
+    async with rig(tmp_path, codec, [uses(PLAN), answer("Plan ready.")]) as r:
+        as_build(r.cli, "cli-2025.11.25-d5b3271", choose())
+        turn = await r.cli.run(plan_action(r.cli), "sonnet")
+    clean(turn)  # a plan query sent to it would be a violation: its run fails
+    assert turn.queries == []
+    assert "CreatePlan" in offered(r.request(0))
+    assert not offered(r.request(0)) & {"AskQuestion", "SwitchMode"}
+    card = card_of(turn, "tool_call_completed").create_plan_tool_call
+    assert card.args.plan.startswith("# Fix") and card.result.HasField("success")
+    assert "The plan is shown to the user. Stop here" in last_message(r.request(1))

@@ -36,6 +36,9 @@ class Context:
     def now_ms(self) -> int:
         return 1_000
 
+    def answers(self, query: str) -> bool:
+        return False
+
     def send(self, message: pb.AgentServerMessage) -> None:
         self.sent.append(message)
 

@@ -25,9 +25,13 @@ LOOKING = frozenset({ASK, PLAN})
 
 READ_ONLY = frozenset(
     {"read_file", "list_dir", "grep", "glob", "read_lints", "AskQuestion", "SwitchMode"}
+    | {"CreatePlan"}
 )
 """The tools a looking mode offers: those that only look, and those that ask
-the user (a question, a way back to agent mode)."""
+the user (a question, a way back to agent mode, a plan to review)."""
+
+PLAN_ONLY = frozenset({"CreatePlan"})
+"""The tools only plan mode offers."""
 
 _BY_ENUM: dict[int, str] = {pb.AGENT_MODE_ASK: ASK, pb.AGENT_MODE_PLAN: PLAN}
 ENUM = {AGENT: pb.AGENT_MODE_AGENT, ASK: pb.AGENT_MODE_ASK, PLAN: pb.AGENT_MODE_PLAN}

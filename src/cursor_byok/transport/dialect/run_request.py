@@ -35,7 +35,15 @@ from cursor_byok.transport.dialect.clients import (
 )
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.dialect.meter import tool_characters
-from cursor_byok.transport.dialect.modes import ASK, ASK_PROMPT, LOOKING, PLAN, READ_ONLY, run_mode
+from cursor_byok.transport.dialect.modes import (
+    ASK,
+    ASK_PROMPT,
+    LOOKING,
+    PLAN,
+    PLAN_ONLY,
+    READ_ONLY,
+    run_mode,
+)
 from cursor_byok.transport.dialect.question_tool import answered_later
 from cursor_byok.transport.dialect.tools import McpTool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -49,7 +57,8 @@ Make focused changes, explain briefly what you did, and ask when a request is am
 PLAN_PROMPT = """\
 You are in plan mode. Study the workspace with the read-only tools and write a concrete, \
 step-by-step plan for the user's request: the files to change, what changes in each, and how \
-to check the result. Do not edit files or run commands; the plan is carried out later."""
+to check the result (with CreatePlan when it is offered). Do not edit files or run commands; \
+the plan is carried out later."""
 
 EXECUTE_PLAN_TEXT = "Carry out the plan above, step by step."
 
@@ -188,6 +197,8 @@ def decode_run_request(
     mode = run_mode(run)
     looking = mode in LOOKING  # nothing that changes the workspace
     tools = ToolSet.for_run(definitions, only=READ_ONLY if looking else None, client=caps)
+    if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
+        tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
     prior = tuple(run.conversation_state.turns)
     if branch in RESUMING_ACTIONS:
         return RunStarted(

@@ -84,6 +84,11 @@ class ToolContext(Protocol):
 
     def now_ms(self) -> int: ...
 
+    def answers(self, query: str) -> bool:
+        """Whether the client answers the `InteractionQuery` member `query`
+        (a tool offered to clients that do not may still show its card)."""
+        ...
+
     @property
     def mode(self) -> str:
         """The conversation's mode now (`modes`)."""

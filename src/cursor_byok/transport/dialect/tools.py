@@ -27,6 +27,7 @@ from cursor_byok.transport.dialect.file_tools import (
     WriteFile,
 )
 from cursor_byok.transport.dialect.mcp_tools import McpTool, mcp_tool_name, mcp_tools
+from cursor_byok.transport.dialect.plan_tool import CreatePlan
 from cursor_byok.transport.dialect.question_tool import AskQuestion
 from cursor_byok.transport.dialect.read_tool import ReadFile
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool
@@ -76,6 +77,7 @@ BUILTIN: tuple[Tool, ...] = (
     TodoWrite(),
     AskQuestion(),
     SwitchMode(),
+    CreatePlan(),
 )
 """Every built-in tool, the client's and the server's, in the order offered."""
 

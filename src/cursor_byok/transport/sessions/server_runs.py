@@ -32,6 +32,7 @@ from cursor_byok.loop.inputs import ToolResult
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.dialect import dialect, input_ids
+from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.request_context import Answers
@@ -128,7 +129,11 @@ class _Context:
     send: Callable[[pb.AgentServerMessage], None]
     queries: InteractionQueries
     host: ServerToolHost
+    client: Capabilities = CAUTIOUS
     shown: bool = False
+
+    def answers(self, query: str) -> bool:
+        return self.client.answers(query)
 
     def now_ms(self) -> int:
         return self.host.now_ms()
@@ -176,11 +181,13 @@ class ServerRuns:
         tool: ServerTool,
         stream: dialect.StreamContext,
         send: Callable[[pb.AgentServerMessage], None],
+        client: Capabilities = CAUTIOUS,
     ) -> None:
-        """Run one call; its cards go out through `send`."""
+        """Run one call; its cards go out through `send`, its queries only
+        as far as `client` answers them."""
         if self.host is None:
             raise RuntimeError("this session cannot run server tools")
-        run = self._run(conversation_id, command, tool, stream, send, self.host)
+        run = self._run(conversation_id, command, tool, stream, send, self.host, client)
         task = self.host.spawn(run)
         self._running[command.operation_id] = task
         task.add_done_callback(lambda _t: self._running.pop(command.operation_id, None))
@@ -193,12 +200,15 @@ class ServerRuns:
         stream: dialect.StreamContext,
         send: Callable[[pb.AgentServerMessage], None],
         host: ServerToolHost,
+        client: Capabilities,
     ) -> None:
         call = command.tool_call
         state = await host.state_of(conversation_id)
         if state is None:
             state = ConversationState(conversation_id)
-        context = _Context(conversation_id, state, call, tool, stream, send, self.queries, host)
+        context = _Context(
+            conversation_id, state, call, tool, stream, send, self.queries, host, client
+        )
         if tool.started_first:
             context.started()
         try:

@@ -184,7 +184,9 @@ class Session:
             return
         if isinstance(tool, ServerTool):
             if not self.server_runs.asked(command.operation_id):
-                self.server_runs.start(conversation_id, command, tool, self.context, self.put)
+                self.server_runs.start(
+                    conversation_id, command, tool, self.context, self.put, self.capabilities
+                )
             return
         assert isinstance(tool, NativeTool)  # every other tool runs on the client
         mode = self.context.mode
