@@ -10,12 +10,14 @@ the query."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cursor_byok.cli.main import main
 from cursor_byok.client.client import CODECS, CursorClient
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.server_tool import QueryWaits, query_id
@@ -331,3 +333,21 @@ async def test_the_nov_2025_cli_gets_the_plan_card_and_never_the_plan_query(
     card = card_of(turn, "tool_call_completed").create_plan_tool_call
     assert card.args.plan.startswith("# Fix") and card.result.HasField("success")
     assert "The plan is shown to the user. Stop here" in last_message(r.request(1))
+
+
+async def test_show_prints_the_questions_with_their_answers_and_mode_switches(
+    tmp_path: Path,
+) -> None:
+    scripts = [uses(FORM), uses(TO_ASK), answer("Done.")]
+    async with rig(tmp_path, "proto", scripts) as r:
+        as_build(r.cli, NEWER, ANSWERS)
+        clean(await r.cli.run(user_message("set up the service", r.cli.context), "sonnet"))
+    out = io.StringIO()
+    database = str(tmp_path / "db.sqlite3")
+    assert main(["show", "conv-cli", "--database", database], out=out) == 0
+    shown = out.getvalue()
+    assert "tool       AskQuestion" in shown
+    assert "- Which database?" in shown and "-> PostgreSQL" in shown
+    assert "-> Linux, macOS" in shown and '-> "ledger"' in shown
+    assert "tool       SwitchMode" in shown
+    assert "The user approved: the conversation is now in ask mode." in shown
