@@ -1,9 +1,11 @@
-"""A question waiting on the user survives a restart: against the
-independent player of the official CLI (independent_cli.py) as a newer
-build, in each codec, through a real `serve` process killed (SIGKILL) while
-the question waits. The restarted server asks the same question again under
-the same query id on the resumed stream, the user's answer is taken once (a
-repeated answer is ignored and counted), and the model reads it once."""
+"""Questions against the independent player of the official CLI
+(independent_cli.py), in each codec. As a newer build it answers (several
+options and free text) or skips, and the model reads which; as the Nov-2025
+build it is never asked. And a question waiting on the user survives a
+restart: through a real `serve` process killed (SIGKILL) while the question
+waits, the restarted server asks the same question again under the same
+query id on the resumed stream, the user's answer is taken once (a repeated
+answer is ignored and counted), and the model reads it once."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.http_server import free_port
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.independent_cli import CODECS, OfficialCli
+from tests.e2e.provider_turns import server_for
 from tests.e2e.test_independent_cli import CLAUDE, say
 from tests.e2e.test_restart import start_serve
 from tests.e2e.test_todos_restart import result_texts
@@ -125,3 +128,71 @@ async def test_a_question_waiting_at_a_restart_is_asked_again_and_answered_once(
     assert loaded is not None
     kept = [m for m in loaded.state.messages if isinstance(m, ToolResultMessage)]
     assert [m.tool_call_id for m in kept] == ["toolu_ask_1"]
+
+
+FORM = Call(
+    "toolu_ask_2",
+    "AskQuestion",
+    {
+        "questions": [
+            {
+                "id": "os",
+                "prompt": "Which systems?",
+                "options": [{"id": "linux", "label": "Linux"}, {"id": "mac", "label": "macOS"}],
+                "allow_multiple": True,
+            },
+            {"id": "name", "prompt": "Its name?"},
+        ]
+    },
+)
+
+
+def several_and_text(query: pb.InteractionQuery) -> pb.InteractionResponse:
+    answers = [
+        pb.AskQuestionSuccess.Answer(question_id="os", selected_option_ids=["linux", "mac"]),
+        pb.AskQuestionSuccess.Answer(question_id="name", freeform_text="ledger"),
+    ]
+    result = pb.AskQuestionResult(success=pb.AskQuestionSuccess(answers=answers))
+    return pb.InteractionResponse(
+        id=query.id,
+        ask_question_interaction_response=pb.AskQuestionInteractionResponse(result=result),
+    )
+
+
+def skipped(query: pb.InteractionQuery) -> pb.InteractionResponse:
+    result = pb.AskQuestionResult(rejected=pb.AskQuestionRejected(reason="skipped"))
+    return pb.InteractionResponse(
+        id=query.id,
+        ask_question_interaction_response=pb.AskQuestionInteractionResponse(result=result),
+    )
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("user", ["answers", "skips", "nov-2025"])
+async def test_the_independent_client_answers_skips_or_is_never_asked(
+    tmp_path: Path, codec: str, user: str
+) -> None:
+    replies = [Reply(anthropic([Text("Let me ask."), FORM])), say("Noted.")]
+    async with (
+        server_for(CLAUDE, replies, tmp_path) as server,
+        OfficialCli(server.url, codec, server.workspace) as cli,
+    ):
+        if user != "nov-2025":
+            cli.client_headers = NEWER
+            cli.user = several_and_text if user == "answers" else skipped
+        run = await cli.start("conv-q", "m", cli.user_action("set up")).finish()
+        requests = server.provider.requests
+    assert run.end is not None and run.end.ok and run.errors == [], (run.end, run.errors)
+    offered = {tool["name"] for tool in requests[0]["tools"]}
+    result = " ".join(result_texts(requests[1]))
+    if user == "nov-2025":
+        assert run.of("query") == [] and "AskQuestion" not in offered
+        assert "Unknown tool" in result
+        return
+    [query] = run.of("query")
+    assert query.ask_question_interaction_query.tool_call_id == "toolu_ask_2"
+    assert "AskQuestion" in offered
+    if user == "answers":
+        assert "-> Linux, macOS" in result and '-> \\"ledger\\"' in result
+    else:
+        assert "The user skipped the questions (skipped)" in result
