@@ -93,6 +93,8 @@ class CliTurn:
     """The seqno the request id's next append would carry."""
     queries: list[pb.InteractionQuery] = field(default_factory=list)
     """The interaction queries the server sent, in order."""
+    heartbeats_waiting: int = 0
+    """Heartbeats that came while a query waited for its answer."""
 
     @property
     def kinds(self) -> list[str]:
@@ -440,6 +442,8 @@ class OfficialCli:
         top = self._kind(item)
         if top != "heartbeat":
             turn.order.append(top)
+        elif turn.order and turn.order[-1] == "interaction_query":
+            turn.heartbeats_waiting += 1
         match item.WhichOneof("message"):
             case "interaction_update":
                 self._update(item.interaction_update, turn)

@@ -158,10 +158,11 @@ async def test_an_unanswered_question_is_withdrawn_after_the_wait(
     tmp_path: Path, codec: str
 ) -> None:
     scripts = [uses(FORM), answer("No answer; assuming SQLite.")]
-    async with rig(tmp_path, codec, scripts, query_waits=QueryWaits(question_s=0.6)) as r:
+    async with rig(tmp_path, codec, scripts, query_waits=QueryWaits(question_s=1.2)) as r:
         as_build(r.cli, NEWER, never)
         turn = await r.cli.run(user_message("set up the service", r.cli.context), "sonnet")
     clean(turn)
+    assert turn.heartbeats_waiting >= 1  # the stream is kept alive while nobody answers
     completed = card_of(turn, "tool_call_completed").ask_question_tool_call
     assert completed.result.rejected.reason == "no answer within 1 minutes"
     assert "No answer came within 1 minutes" in last_message(r.request(1))
