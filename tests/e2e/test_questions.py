@@ -20,6 +20,7 @@ import pytest
 from cursor_byok.cli.main import main
 from cursor_byok.client.client import CODECS, CursorClient
 from cursor_byok.llm.types import ToolCall
+from cursor_byok.transport.dialect.question_tool import question_args
 from cursor_byok.transport.dialect.server_tool import QueryWaits, query_id
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import (
@@ -352,3 +353,35 @@ async def test_show_prints_the_questions_with_their_answers_and_mode_switches(
     assert "-> Linux, macOS" in shown and '-> "ledger"' in shown
     assert "tool       SwitchMode" in shown
     assert "The user approved: the conversation is now in ask mode." in shown
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_an_answer_given_later_on_the_live_stream_is_taken_once(
+    tmp_path: Path, codec: str
+) -> None:
+    done = pb.AsyncAskQuestionCompletionAction(
+        original_tool_call_id="call_ask_2",
+        original_args=question_args(LATER.arguments),
+        result=pb.AskQuestionResult(
+            success=pb.AskQuestionSuccess(
+                answers=[pb.AskQuestionSuccess.Answer(question_id="db", selected_option_ids=["pg"])]
+            )
+        ),
+    )
+    action = pb.ConversationAction(async_ask_question_completion_action=done)
+    typed = pb.AgentClientMessage(conversation_action=action)
+    scripts = [uses(LATER), answer("PostgreSQL, noted.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, NEWER, never)
+        r.cli.later = choose(db=["pg"])
+        turn = await r.cli.run(
+            user_message("set up the service", r.cli.context), "sonnet", during=[typed]
+        )
+        again = await r.cli.run(action, "sonnet")  # the same answer as a run: not again
+    clean(turn)
+    clean(again)
+    # It entered history once, after the call's result, and the model went on with it.
+    answered = [json.dumps(m) for m in r.request(1)["messages"]]
+    assert "asked earlier" in answered[-1] and "-> PostgreSQL" in answered[-1]
+    assert sum("asked earlier" in m for m in answered) == 1
+    assert len(r.llm.requests) == 2 and again.text == ""

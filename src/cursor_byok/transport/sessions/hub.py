@@ -320,8 +320,8 @@ class SessionHub:
                 held = session.context_requests.cancel(reason)
                 if not session.blob_requests.cancel(reason) and not held:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
-            case dialect.FollowUp(message=user, original=typed):
-                await self._follow_up(session, user, typed, input_id)
+            case dialect.FollowUp(message=user, original=typed, input_id=named):
+                await self._follow_up(session, user, typed, named or input_id)
             case dialect.QueryAnswered(number=number, response=response):
                 if not session.server_runs.queries.answer_any(number, response):
                     self.counters.late_query_answers += 1  # taken once, never twice
