@@ -53,7 +53,7 @@ def take_over(session: Session, previous: Session) -> set[str]:
             continue
         if item.HasField("exec_server_message"):
             unsent.add(item.exec_server_message.exec_id)
-        else:
+        elif not item.HasField("interaction_query"):  # its run asks again here
             session.put(item)
     return unsent
 
