@@ -322,7 +322,8 @@ class OfficialCli:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
         first text (or, with `during_after="exec"`, exec request; with
-        `"kv_get"`, KV `get_blob` request) arrives.
+        `"kv_get"`, KV `get_blob` request; with `"query"`, interaction query)
+        arrives.
         `drop_after` names a kind of message (as `turn.order` does) after
         which the connection is lost: nothing more is read or answered."""
         request_id = request_id or str(uuid.uuid4())
@@ -367,7 +368,12 @@ class OfficialCli:
                 for reply in turn.kv_held:
                     appender.send(reply)
                 turn.kv_held.clear()
-            seen = {"text": turn.text, "exec": turn.execs, "kv_get": turn.blobs_asked}
+            seen = {
+                "text": turn.text,
+                "exec": turn.execs,
+                "kv_get": turn.blobs_asked,
+                "query": turn.queries,
+            }
             if pending_during and seen[during_after]:
                 for message in pending_during:
                     appender.send(message)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from cursor_byok.cli.main import main
-from cursor_byok.client.client import CODECS, CursorClient
+from cursor_byok.client.client import CODECS, CursorClient, cancel
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.question_tool import question_args
 from cursor_byok.transport.dialect.server_tool import QueryWaits, query_id
@@ -385,3 +385,23 @@ async def test_an_answer_given_later_on_the_live_stream_is_taken_once(
     assert "asked earlier" in answered[-1] and "-> PostgreSQL" in answered[-1]
     assert sum("asked earlier" in m for m in answered) == 1
     assert len(r.llm.requests) == 2 and again.text == ""
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_cancel_while_a_question_waits_ends_the_wait_with_the_turn(
+    tmp_path: Path, codec: str
+) -> None:
+    async with rig(tmp_path, codec, [uses(FORM)]) as r:
+        as_build(r.cli, NEWER, never)
+        turn = await r.cli.run(
+            user_message("set up the service", r.cli.context),
+            "sonnet",
+            during=[cancel()],
+            during_after="query",
+        )
+        loaded = r.store.load("conv-cli")
+    assert turn.violations == [] and len(turn.queries) == 1
+    assert turn.error_details is not None
+    assert turn.error_details.details.detail == "User aborted request"
+    assert len(r.llm.requests) == 1  # no model call after: the wait ended with the turn
+    assert loaded is not None and not loaded.state.waiting
