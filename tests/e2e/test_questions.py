@@ -349,7 +349,7 @@ async def test_show_prints_the_questions_with_their_answers_and_mode_switches(
     assert main(["show", "conv-cli", "--database", database], out=out) == 0
     shown = out.getvalue()
     assert "tool       AskQuestion" in shown
-    assert "- Which database?" in shown and "-> PostgreSQL" in shown
+    assert "- Which database?\n               -> PostgreSQL" in shown
     assert "-> Linux, macOS" in shown and '-> "ledger"' in shown
     assert "tool       SwitchMode" in shown
     assert "The user approved: the conversation is now in ask mode." in shown

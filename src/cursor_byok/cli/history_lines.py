@@ -35,7 +35,10 @@ def message_lines(message: Message) -> Iterator[str]:
     if isinstance(message, ToolResultMessage) and message.tool_name in ASKED_THE_USER:
         for line in _text(message.content).splitlines()[:40]:
             if line.strip():
-                yield f"             {_short(line, 90)}"
+                indent = " " * min(
+                    8, len(line) - len(line.lstrip())
+                )  # an answer under its question
+                yield f"             {indent}{_short(line, 90)}"
     content = message.content if isinstance(message, UserMessage | ToolResultMessage) else ""
     for block in content if not isinstance(content, str) else ():
         if isinstance(block, ImageContent):
