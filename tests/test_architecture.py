@@ -45,6 +45,7 @@ CLI_ORDER = [
     "check",
     "serve",
     "conversations_command",
+    "usage_command",
     "users_command",
     "proxy_arguments",
     "proxy_command",

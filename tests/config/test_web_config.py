@@ -11,7 +11,7 @@ import pytest
 
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.settings import load_config
-from cursor_byok.config.web import search_backend, web_key
+from cursor_byok.config.web import WebConfig, search_backend, server_tools, web_key
 from cursor_byok.runtime.web.backends import SearxngSearch, TavilySearch
 from cursor_byok.runtime.web.limits import FetchLimits
 
@@ -37,6 +37,7 @@ def test_without_the_table_nothing_is_offered(tmp_path: Path) -> None:
     assert web.fetch_limits == FetchLimits()
     assert search_backend(web, {}) is None
     assert load_config(None, env={}).web == web
+    assert server_tools(web, {}) == ()
 
 
 def test_searxng_and_fetch_with_every_limit(tmp_path: Path) -> None:
@@ -70,6 +71,19 @@ private_hosts = ["wiki.corp.example", "*.lab.example", "10.20.0.0/16"]
     assert limits.private_hosts.allows_name("ci.lab.example")
     assert web.search_limits.max_results == 5
     assert search_backend(web, {}) == SearxngSearch("http://127.0.0.1:8888")
+    search, fetch = server_tools(web, {})
+    assert (search.name, fetch.name) == ("WebSearch", "WebFetch")
+    assert fetch.limits == limits  # type: ignore[attr-defined]
+    assert search.backend == SearxngSearch("http://127.0.0.1:8888")  # type: ignore[attr-defined]
+
+
+def test_a_tavily_search_without_its_key_offers_no_search(tmp_path: Path) -> None:
+    web = WebConfig(search="tavily", fetch=True)
+    assert [tool.name for tool in server_tools(web, {})] == ["WebFetch"]
+    assert [tool.name for tool in server_tools(web, {"TAVILY_API_KEY": "k" * 32})] == [
+        "WebSearch",
+        "WebFetch",
+    ]
 
 
 def test_tavily_reads_its_key_from_the_environment_and_keeps_it_secret(tmp_path: Path) -> None:
@@ -119,3 +133,20 @@ def test_bad_values_are_named_with_their_line(tmp_path: Path, text: str, expecte
 def test_a_search_key_too_short_to_cut_from_logs_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"TAVILY_API_KEY \(\[web\] search key\)"):
         load_config(write(tmp_path, '[web]\nsearch = "tavily"\n'), env={"TAVILY_API_KEY": "ab"})
+
+
+def test_provider_search_offers_the_apis_own_search_with_the_backend_for_the_rest(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        '[web]\nprovider_search = true\nsearch = "searxng"\nsearch_url = "http://127.0.0.1:8888"\n',
+    )
+    web = load_config(path, env={}).web
+    [search] = server_tools(web, {})
+    assert search.definition().native == "web_search"
+    assert search.backend == SearxngSearch("http://127.0.0.1:8888")  # type: ignore[attr-defined]
+    alone = load_config(write(tmp_path, "[web]\nprovider_search = true\n"), env={}).web
+    [search] = server_tools(alone, {})
+    assert search.backend is None  # type: ignore[attr-defined]
+    assert server_tools(load_config(write(tmp_path, "[web]\n"), env={}).web, {}) == ()

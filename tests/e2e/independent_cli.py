@@ -15,12 +15,17 @@ later one; exec results are keyed by `id` and followed by
 SHA-256 id; every checkpoint is kept and the latest goes back as
 `conversation_state`; frames after the end-of-stream frame, or a body left
 open after it, are errors; an error end without `aiserver.v1.ErrorDetails`
-is a silent drop. An interaction query other than web search's fails the
-Nov-2025 CLI's whole run (agent-features.md §4.3); a newer build (set by
-`client_headers`) shows it to its user (`user`: an answer, or None never to
-answer). An image file (agent-features.md §1.5: told by its first
+is a silent drop. An image file (agent-features.md §1.5: told by its first
 bytes) is read as `ReadSuccess.data`, bytes with no type; a read card shows
 it by `data_blob_id`, which must name a blob already set.
+
+Interaction queries (agent-features.md §4.3) are answered as the build its
+headers name does: the Nov-2025 CLI (its own headers) rejects every web
+search ("User Rejected", its TUI) and cannot answer any other query (its
+run fails: recorded as an error, never answered); a newer build (other
+`client_headers`) approves web searches and fetches, or rejects them with
+`rejects_web` set, and shows a question, a mode switch or a plan to its
+`user` (an answer, or None never to answer).
 """
 
 from __future__ import annotations
@@ -205,7 +210,11 @@ class OfficialCli:
         self.checkpoints: list[pb.ConversationStateStructure] = []
         self.exec_hook: ExecHook | None = None
         self.user: QueryUser | None = None
-        """None: the Nov-2025 CLI, whose run fails on a question or mode switch."""
+        """A newer build's user answering questions, mode switches and plans."""
+        self.rejects_web: str | None = None
+        """A newer build's user rejecting web searches and fetches, with this reason."""
+        self.answer_after_s: float | None = 0.0
+        """How long the user takes to answer a query; None: never answers."""
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> OfficialCli:
@@ -463,23 +472,43 @@ class RunHandle:
             self.execs.append(asyncio.create_task(self._exec(message.exec_server_message)))
         elif which == "kv_server_message":
             self._kv(message.kv_server_message)
-        elif which == "interaction_query":
-            query = message.interaction_query
-            self.run.events.append(("query", query))
-            kind = query.WhichOneof("query")
-            if self.cli.user is None:
-                if kind != "web_search_request_query":
-                    self.run.errors.append(f"{kind}: the Nov-2025 CLI fails the whole run")
-            elif (reply := self.cli.user(query)) is not None:
-                self.send(pb.AgentClientMessage(interaction_response=reply))
         elif which == "conversation_checkpoint_update":
             state = message.conversation_checkpoint_update
             self._check_blobs_named(state)
             self.cli.checkpoints.append(state)
             self.run.events.append(("checkpoint", state))
+        elif which == "interaction_query":
+            self.run.events.append(("interaction_query", message.interaction_query))
+            self._query(message.interaction_query)
         else:
             self.run.events.append((which or "unknown", message))
         self.seen.set()
+
+    def _query(self, query: pb.InteractionQuery) -> None:
+        """Answer as the build does (see the module's docstring)."""
+        kind = query.WhichOneof("query") or "unknown"
+        newer = bool(self.cli.client_headers)
+        if kind not in ("web_search_request_query", "web_fetch_request_query"):
+            if newer and self.cli.user is not None:  # a question, a mode switch, a plan
+                if (reply := self.cli.user(query)) is not None:
+                    self.send(pb.AgentClientMessage(interaction_response=reply))
+                return
+            self.run.errors.append(f"interaction query {kind}: this client cannot answer it")
+            return
+        if not newer and kind != "web_search_request_query":
+            self.run.errors.append(f"interaction query {kind}: the Nov-2025 CLI fails its run")
+            return
+        reason = self.cli.rejects_web if newer else "User Rejected"
+        field = kind.replace("_query", "_response")
+        response = pb.InteractionResponse(id=query.id)
+        answer = getattr(response, field)
+        if reason is None:
+            answer.approved.SetInParent()
+        else:
+            answer.rejected.reason = reason
+        message = pb.AgentClientMessage(interaction_response=response)
+        if self.cli.answer_after_s is not None:
+            asyncio.get_running_loop().call_later(self.cli.answer_after_s, self.send, message)
 
     def _check_image_card(self, card: pb.ToolCall) -> None:
         success = card.read_tool_call.result.success

@@ -13,10 +13,12 @@ looks MCP tools up by the exact `McpToolDefinition.name`; answers
 `request_context_args` (when told to), KV `set_blob`/`get_blob`, and never
 answers an exec kind it does not know. As a given build (`build`, sent in
 `x-cursor-client-type`/`-version`) it takes interaction queries as that
-build does (agent-features.md §4.3): the Nov-2025 build fails its whole run
-on any but web search's; a newer one shows a question or a mode switch to
-its user (`user`, which answers, skips, asks to answer later or never
-answers) and needs the question's `tool_call_id`. Every rule a server breaks is
+build does (agent-features.md §4.3): the Nov-2025 build rejects every web
+search ("User Rejected", as its TUI does) and fails its whole run on any
+other query (recorded, never answered); a newer one shows a question, a mode
+switch or a plan to its user (`user`, which answers, skips, asks to answer
+later or never answers) and needs the question's `tool_call_id`. Every rule
+a server breaks is
 recorded in `violations`.
 
 It can also lose its connection while a shell command runs (`drop_mid_shell`),
@@ -83,6 +85,8 @@ class CliTurn:
     blobs_asked: list[bytes] = field(default_factory=list)
     """The blob ids the server asked for (`get_blob_args`)."""
     """The message ids `user_message_appended` acknowledged, in order."""
+    queries: list[pb.InteractionQuery] = field(default_factory=list)
+    """The interaction queries the server sent, in order."""
     dropped_stream: bool = False
     request_id: str = ""
     kv_held: list[pb.AgentClientMessage] = field(default_factory=list)
@@ -91,8 +95,6 @@ class CliTurn:
     """Appends still in flight when the stream ended, aborted with it."""
     next_seqno: int = 0
     """The seqno the request id's next append would carry."""
-    queries: list[pb.InteractionQuery] = field(default_factory=list)
-    """The interaction queries the server sent, in order."""
     heartbeats_waiting: int = 0
     """Heartbeats that came while a query waited for its answer."""
 
@@ -491,8 +493,12 @@ class OfficialCli:
         any but web search's; a newer one asks its user."""
         turn.queries.append(query)
         kind = query.WhichOneof("query")
-        if self.build == NOV_2025 and kind != "web_search_request_query":
-            turn.violations.append(f"{kind} sent to the Nov-2025 CLI: its whole run fails")
+        if self.build == NOV_2025 and kind == "web_search_request_query":
+            response = pb.InteractionResponse(id=query.id)
+            response.web_search_request_response.rejected.reason = "User Rejected"
+            return response
+        if self.build == NOV_2025:
+            turn.violations.append(f"interaction query {kind}: the CLI fails its run")
             return None
         if kind == "ask_question_interaction_query":
             asked = query.ask_question_interaction_query

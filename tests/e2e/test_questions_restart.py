@@ -88,7 +88,7 @@ async def test_a_question_waiting_at_a_restart_is_asked_again_and_answered_once(
             cli.client_headers = NEWER
             cli.user = lambda _query: None  # away while the first server runs
             handle = cli.start("conv-q", "m", cli.user_action("set up the service"))
-            await handle.until(lambda run: bool(run.of("query")))
+            await handle.until(lambda run: bool(run.of("interaction_query")))
             first.kill()
             await asyncio.to_thread(first.communicate, timeout=30)
             before = await handle.finish()
@@ -97,7 +97,9 @@ async def test_a_question_waiting_at_a_restart_is_asked_again_and_answered_once(
             resume = pb.ConversationAction()
             resume.resume_action.SetInParent()
             again = cli.start("conv-q", "m", resume)
-            [asked] = (await again.until(lambda run: bool(run.of("query")))).of("query")
+            [asked] = (await again.until(lambda run: bool(run.of("interaction_query")))).of(
+                "interaction_query"
+            )
             again.send(pb.AgentClientMessage(interaction_response=pick_postgres(asked)))
             after = await again.finish(60)
             ignored = await late_answers(port)
@@ -110,7 +112,7 @@ async def test_a_question_waiting_at_a_restart_is_asked_again_and_answered_once(
     assert after.end is not None and after.end.ok, (after.end, after.errors)
     assert after.errors == []  # (the killed stream ended without its end frame)
     # The same question, under the same id, naming the same call.
-    [first_asked] = before.of("query")
+    [first_asked] = before.of("interaction_query")
     assert first_asked.id == asked.id != 0
     assert first_asked.ask_question_interaction_query.tool_call_id == "toolu_ask_1"
     assert asked.ask_question_interaction_query == first_asked.ask_question_interaction_query
@@ -186,10 +188,10 @@ async def test_the_independent_client_answers_skips_or_is_never_asked(
     offered = {tool["name"] for tool in requests[0]["tools"]}
     result = " ".join(result_texts(requests[1]))
     if user == "nov-2025":
-        assert run.of("query") == [] and "AskQuestion" not in offered
+        assert run.of("interaction_query") == [] and "AskQuestion" not in offered
         assert "Unknown tool" in result
         return
-    [query] = run.of("query")
+    [query] = run.of("interaction_query")
     assert query.ask_question_interaction_query.tool_call_id == "toolu_ask_2"
     assert "AskQuestion" in offered
     if user == "answers":

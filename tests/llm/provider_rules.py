@@ -108,6 +108,7 @@ def check_anthropic(body: dict[str, Any]) -> None:
                 assert block.get("signature"), "a thinking block needs its signature"
             if block["type"] == "redacted_thinking":
                 assert block.get("data"), "a redacted_thinking block needs its data"
+        _anthropic_search_blocks(blocks)
         if not uses:
             continue
         assert index + 1 < len(messages), "tool_use must be answered by tool_result blocks"
@@ -124,7 +125,43 @@ def check_anthropic(body: dict[str, Any]) -> None:
             assert first in ("thinking", "redacted_thinking"), "thinking turn must lead with it"
     markers += sum("cache_control" in b for b in body.get("system", []))
     markers += sum("cache_control" in t for t in body.get("tools", []))
+    for tool in body.get("tools", []):
+        if "type" in tool:  # a server tool: only the web search is offered
+            assert tool["type"] == "web_search_20250305" and tool["name"] == "web_search"
+            assert "input_schema" not in tool, "a server tool takes no input_schema"
+        else:
+            assert tool["input_schema"]["type"] == "object", "a client tool needs its schema"
     assert markers <= 4, "at most 4 cache_control breakpoints"
+
+
+SERVER_TOOL_ID = re.compile(r"^srvtoolu_[a-zA-Z0-9_]+$")
+
+
+def _anthropic_search_blocks(blocks: list[dict[str, Any]]) -> None:
+    """Anthropic's web search blocks in an assistant message, as its API
+    takes them back: each `server_tool_use` (web_search, with its query) is
+    answered in the same message by the `web_search_tool_result` naming it,
+    whose results each carry their `encrypted_content` untouched, and no
+    result names a search that was not used."""
+    used: list[str] = []
+    for block in blocks:
+        if block["type"] == "server_tool_use":
+            assert SERVER_TOOL_ID.match(block["id"]), f"bad server_tool_use id {block['id']!r}"
+            assert block["name"] == "web_search", "a server tool other than web_search"
+            assert isinstance(block["input"].get("query"), str), "web_search input needs its query"
+            used.append(block["id"])
+        if block["type"] == "web_search_tool_result":
+            assert block["tool_use_id"] in used, "a web_search_tool_result before its use"
+            used.remove(block["tool_use_id"])
+            content = block["content"]
+            if isinstance(content, dict):
+                assert content["type"] == "web_search_tool_result_error", "bad search error"
+                continue
+            for result in content:
+                assert result["type"] == "web_search_result"
+                assert result["url"] and result["title"] is not None
+                assert result["encrypted_content"], "a search result without encrypted_content"
+    assert used == [], "a server_tool_use without its web_search_tool_result"
 
 
 # -- OpenAI Chat Completions ----------------------------------------------------------
@@ -206,12 +243,24 @@ def check_responses(body: dict[str, Any]) -> None:
                 "with store false, a reasoning item comes back only with its encrypted_content"
             )
             following = items[position + 1] if position + 1 < len(items) else {}
-            assert following.get("type") in ("function_call", "message"), (
+            assert following.get("type") in ("function_call", "message", "web_search_call"), (
                 "a reasoning item must be followed by the item it produced"
             )
+        elif kind == "web_search_call":
+            assert re.match(r"^ws_[A-Za-z0-9_]+$", item["id"]), "a web_search_call needs its id"
+            assert item["status"] in ("completed", "failed"), "only a finished search goes back"
+            action = item["action"]
+            assert action["type"] in ("search", "open_page", "find_in_page"), "unknown action"
         elif item.get("role") == "user":
             assert not open_calls, "every function_call needs its output before the next input"
     assert not open_calls, "every function_call needs a function_call_output"
+    for tool in body.get("tools", []):
+        if tool["type"] != "function":  # a hosted tool: only the web search is offered
+            assert tool == {"type": "web_search"}, f"unexpected hosted tool {tool}"
+    assert set(body.get("include", [])) <= {
+        "reasoning.encrypted_content",
+        "web_search_call.action.sources",
+    }, "an include the API does not know"
 
 
 # -- Gemini --------------------------------------------------------------------------------

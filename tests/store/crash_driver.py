@@ -4,10 +4,13 @@
 
 Runs (or resumes) conversation "crash" on DB (a SQLite file or a
 postgresql:// URL) until the turn is final, then prints the canonical
-history as hex and the number of store writes made. With KILL_AT=k the
-process SIGKILLs itself at store write step k: step 3n is just before the
-n-th write, 3n+1 inside its transaction with every statement run but not
-committed, 3n+2 just after it.
+history as hex, the number of store writes made, and the usage recorded
+(JSON: each row's user, model, calls and tokens, and the budget
+reservations left). With KILL_AT=k the process SIGKILLs itself at store
+write step k: step 3n is just before the n-th write, 3n+1 inside its
+transaction with every statement run but not committed, 3n+2 just after it.
+In the `reads` scenario the conversation is a user's with a budget, so
+each model call's budget reservation is a write of its own.
 
 The client's part is played here too: it runs a "tool" by appending one line
 to TOOL_LOG (flushed and fsynced) and, asked again for an operation it has
@@ -45,7 +48,9 @@ from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
 from cursor_byok.store.database import parse_database
 from cursor_byok.store.executor import Executor
 from cursor_byok.store.opener import open_store
+from cursor_byok.store.owners import scoped
 from cursor_byok.store.sql_store import SQLStore
+from cursor_byok.store.tokens import new_token
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
 from tests.store.hooked_stage import HookedStage
@@ -118,6 +123,9 @@ class KillingStore:
     def save_llm_call(self, *args: Any) -> None:
         self._write("save_llm_call", *args)
 
+    def reserve_budget(self, *args: Any) -> Any:
+        return self._write("reserve_budget", *args)
+
     def save_client_operation(self, *args: Any) -> None:
         self._write("save_client_operation", *args)
 
@@ -182,17 +190,35 @@ class Client:
         return output
 
 
+def usage_seen(store: SQLStore) -> str:
+    """The usage rows without their day and timings (which differ run to
+    run), and how many reservations are left, as one JSON line."""
+    rows = [
+        [r.user_id, r.model, r.calls, r.input, r.output, r.cost_usd, r.unpriced_calls]
+        for r in store.usage_rows("2000-01-01", "2999-12-31")
+    ]
+    with store._read() as db:
+        (held,) = db.execute("SELECT count(*) FROM budget_reservations").fetchone()
+    return json.dumps({"usage": rows, "held": held}, separators=(",", ":"))
+
+
 async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> None:
     opened = open_store(parse_database(db))
     assert isinstance(opened, SQLStore)
+    conversation = CONVERSATION
+    if scenario == "reads":  # a user with a budget: reservations are written too
+        made = new_token()
+        found = opened.user("ana")
+        ana = found or opened.add_user("ana", made.token_id, made.token_hash, None, 100.0, "day")
+        conversation = scoped(ana.id, CONVERSATION)
     store = KillingStore(opened, kill_at)
     client = Client(Path(log_path))
     llm = ByHistoryLLM(SHELL_TURN if scenario == "interrupted" else TOOL_TURN)
     runner = Runner(store, llm, client, retry=RetryPolicy(3, 0.001, 0.01))
     await runner.recover()
-    await runner.submit(CONVERSATION, "run:0", start("read a and b"))
+    await runner.submit(conversation, "run:0", start("read a and b"))
     while True:
-        state = await runner.state_of(CONVERSATION)
+        state = await runner.state_of(conversation)
         assert state is not None
         if state.status is Status.FINAL:
             break
@@ -204,14 +230,15 @@ async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> No
             message = ToolResultMessage(
                 item.tool_call.id, item.tool_call.name, (TextContent(output),), timestamp=5
             )
-            await runner.submit(CONVERSATION, f"client:{item.operation_id}", ToolResult(message))
+            await runner.submit(conversation, f"client:{item.operation_id}", ToolResult(message))
         elif isinstance(item, Final):
             continue
     await runner.close()
-    loaded = store.load(CONVERSATION)
+    loaded = store.load(conversation)
     assert loaded is not None
     print(serialize_messages(loaded.state.messages).hex())
     print(store.steps // 3)
+    print(usage_seen(opened))
     store.close()
 
 

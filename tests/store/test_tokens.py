@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cursor_byok.store.tokens import (
+    PREFIX,
     BadHash,
     hash_token,
     looks_like_a_user_token,
@@ -20,7 +21,8 @@ def test_a_new_token_names_its_id_and_matches_its_hash() -> None:
     assert token_id_of(made.token) == made.token_id
     assert token_matches(made.token, made.token_hash)
     assert made.token not in made.token_hash
-    assert made.token.rsplit("_", 1)[1] not in made.token_hash
+    secret = made.token.removeprefix(f"{PREFIX}{made.token_id}_")  # may hold "_" itself
+    assert len(secret) == 43 and secret not in made.token_hash
 
 
 def test_two_tokens_differ_and_so_do_two_hashes_of_one() -> None:

@@ -143,10 +143,14 @@ def show_conversation(
         read = sum(u.cache_read for u in usage)
         prompt = sum(u.input + u.cache_read + u.cache_write for u in usage)
         share = f"{read / prompt:.0%}" if prompt else "n/a"
+        unpriced = sum(1 for u in usage if not u.cost.priced)
+        cost = f"${sum(u.cost.total for u in usage if u.cost.priced):.4f}"
+        if unpriced:  # a model without a price: its cost is unknown, not zero
+            cost = "unknown" if unpriced == len(usage) else f"{cost} + {unpriced} unpriced"
         printer.line(
             f"usage: input {sum(u.input for u in usage)}, output {sum(u.output for u in usage)}, "
             f"cache read {read}, cache write {sum(u.cache_write for u in usage)} "
-            f"(cache hits {share}), cost ${sum(u.cost.total for u in usage):.4f}"
+            f"(cache hits {share}), cost {cost}"
         )
         for line in todo_lines(state.todos):
             printer.line(line)

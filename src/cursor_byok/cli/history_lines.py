@@ -1,9 +1,11 @@
 """How `cursor-byok show` writes a conversation's history: one line per
 message, and one more per image it carries (attached by the user or
 returned by a tool), named by its id, the SHA-256 of its bytes (the name the
-store keeps it under and the client's blob id), with its type and size; what
-came of a question to the user, a mode switch or a plan (the answers, as the
-model read them); and the conversation's to-do list, one line an item."""
+store keeps it under and the client's blob id), with its type and size;
+what came of a question to the user, a mode switch or a plan (the answers,
+as the model read them); and the conversation's to-do list, one line an
+item. A web search names its term and a fetch its URL, and each result says
+what came of it."""
 
 from __future__ import annotations
 
@@ -11,12 +13,14 @@ import base64
 import hashlib
 from collections.abc import Iterator
 
+from cursor_byok.llm.provider_search import searches
 from cursor_byok.llm.types import (
     AssistantMessage,
     HistoryRepair,
     ImageContent,
     Message,
     TextContent,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
@@ -78,15 +82,47 @@ def _one_line(message: Message) -> str:
                 return f"  summary    {_short(summary)}"
             return f"  user       {_short(_text(content))}"
         case AssistantMessage():
-            calls = ", ".join(call.name for call in message.tool_calls)
+            searched = [
+                f'web search "{_short(s.query, 60)}" by the provider'
+                for s in searches(message.content)
+            ]
+            calls = ", ".join([*searched, *(_call(call) for call in message.tool_calls)])
             suffix = f"  -> {calls}" if calls else ""
             mark = ", interrupted" if message.interrupted else ""
             return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
         case ToolResultMessage():
             flag = " (error)" if message.is_error else ""
-            return f"  tool       {message.tool_name}{flag}"
+            said = _web_result(message)
+            return f"  tool       {message.tool_name}{flag}{said}"
         case HistoryRepair(reason=reason):
             return f"  repair     earlier history resent as plain text: {_short(reason)}"
+
+
+WEB_ARGUMENTS = {"WebSearch": ("search_term", "query", "searchTerm"), "WebFetch": ("url",)}
+"""What a web call is shown by: the term searched, the URL fetched."""
+
+
+def _call(call: ToolCall) -> str:
+    for key in WEB_ARGUMENTS.get(call.name, ()):
+        value = call.arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return f'{call.name} "{_short(value, 60)}"'
+    return call.name
+
+
+def _web_result(message: ToolResultMessage) -> str:
+    """What a web search or fetch came to, in a few words (else nothing)."""
+    if message.tool_name not in WEB_ARGUMENTS:
+        return ""
+    text = _text(message.content)
+    if message.is_error:
+        return f": {_short(text, 60)}"
+    if message.tool_name == "WebSearch":
+        found = 0 if text.startswith("The search found nothing") else text.count("\n---\n") + 1
+        return f": {found} result{'s' if found != 1 else ''}"
+    first, _, rest = text.partition("\n")
+    url = _short(first.removeprefix("# Content from "), 60)
+    return f": {url} ({len(rest.strip()):,} characters)"
 
 
 def _text(content: str | tuple[TextContent | ImageContent, ...]) -> str:

@@ -25,6 +25,7 @@ from cursor_byok.cli.ide_command import add_ide_parser, run_ide
 from cursor_byok.cli.proxy_arguments import add_proxy_parser
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.cli.token_command import add_token_parser, run_token
+from cursor_byok.cli.usage_command import add_usage_parser, run_usage
 from cursor_byok.cli.users_command import add_users_parser, run_users
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
@@ -143,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     add_ide_parser(commands)
     add_token_parser(commands)
     add_users_parser(commands, _database, DATABASE_HELP)
+    add_usage_parser(commands, _database, DATABASE_HELP)
     return parser
 
 
@@ -225,6 +227,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return show_conversation(database, args.conversation_id, args.user, args.json, out)
         case "users":
             return run_users(args, config, out)
+        case "usage":
+            return run_usage(args, config, out)
         case "serve":
             host, port = args.host or config.server.host, args.port or config.server.port
             try:

@@ -22,18 +22,18 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, fail
 from cursor_byok.cli.conversations_command import open_for_reading
 from cursor_byok.cli.terminal import Printer
+from cursor_byok.cli.usage_command import period_spend
 
 if TYPE_CHECKING:
     from cursor_byok.config.settings import Config
-    from cursor_byok.store.base import BudgetPeriod, Store, User
+    from cursor_byok.store.base import Store, User
+    from cursor_byok.store.usage import BudgetPeriod
 
 ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 """A user's name is logged and printed: letters, digits and `._@-` only."""
 PERIODS = ("day", "week", "month")
-SPEND_LATER = "-"
-"""The spend column until usage is recorded per user: not measured, not zero."""
 
 
 def add_users_parser(
@@ -64,7 +64,15 @@ def add_users_parser(
         metavar="A,B",
         help="the models this user may see and use (default: all)",
     )
-    actions.add_parser("list", help="list users: created, last used, budget, models")
+    budget = actions.add_parser(
+        "budget", help="set or clear a user's budget (the administrator's too)"
+    )
+    budget.add_argument("name")
+    amount = budget.add_mutually_exclusive_group(required=True)
+    amount.add_argument("--budget-usd", type=_dollars, metavar="X", help="spending budget in USD")
+    amount.add_argument("--clear", action="store_true", help="no budget: never checked")
+    budget.add_argument("--period", choices=PERIODS, help="the budget's period (default month)")
+    actions.add_parser("list", help="list users: created, last used, budget, spend, models")
     revoke = actions.add_parser("revoke", help="stop a user's token now")
     revoke.add_argument("name")
     rotate = actions.add_parser("rotate", help="give a user a new token; the old one stops")
@@ -93,14 +101,14 @@ def _models(text: str) -> tuple[str, ...]:
 def run_users(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     database = args.database or config.server.database
     action = args.users_command
-    if action in ("add", "revoke", "rotate") and not NAME.fullmatch(args.name):
+    if action in ("add", "budget", "revoke", "rotate") and not NAME.fullmatch(args.name):
         return fail(
             f"users {action}: a user name is 1 to 64 letters, digits or ._@- (starting with "
             f"a letter or digit), got {args.name!r}",
             EXIT_USAGE,
         )
-    if action == "add" and args.period is not None and args.budget_usd is None:
-        return fail("users add: --period needs --budget-usd", EXIT_USAGE)
+    if action in ("add", "budget") and args.period is not None and args.budget_usd is None:
+        return fail(f"users {action}: --period needs --budget-usd", EXIT_USAGE)
     if action == "add":  # the first user may come before the server's first start
         from cursor_byok.cli.serve import ServeError, open_database  # noqa: PLC0415
 
@@ -120,6 +128,8 @@ def run_users(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 return _list(store, out)
             case "revoke":
                 return _revoke(store, args.name)
+            case "budget":
+                return _budget(store, args.name, args.budget_usd, args.period)
             case _:
                 return _rotate(store, args.name, out)
     finally:
@@ -177,6 +187,23 @@ def _revoke(store: Store, name: str) -> int:
     return EXIT_OK
 
 
+def _budget(store: Store, name: str, budget_usd: float | None, period: BudgetPeriod | None) -> int:
+    if budget_usd is not None and period is None:
+        period = "month"
+    user = store.set_budget(name, budget_usd, period)
+    if user is None:
+        return fail(f"users budget: no user {name!r}", EXIT_NOT_FOUND)
+    said = (
+        f"User {user.name} has no budget: their calls are not checked."
+        if user.budget_usd is None
+        else f"User {user.name}'s budget is ${user.budget_usd:,.2f} a {user.budget_period} "
+        "(UTC), checked from their next model call on, on every server process (within 10 "
+        "seconds for a user who had none)."
+    )
+    Printer(sys.stderr).line(said)
+    return EXIT_OK
+
+
 def _no_such_user(store: Store, action: str, name: str) -> int:
     found = store.user(name)
     if found is not None and found.is_admin:
@@ -205,17 +232,17 @@ def _list(store: Store, out: TextIO) -> int:
         f"{'SPEND':>8}  {'STATUS':<8} MODELS"
     )
     for user in store.users():
-        printer.line(_row(user))
+        printer.line(_row(user, period_spend(store, user)))
     return EXIT_OK
 
 
-def _row(user: User) -> str:
+def _row(user: User, spend: str) -> str:
     budget = "-" if user.budget_usd is None else f"${user.budget_usd:,.2f}"
     status = "admin" if user.is_admin else ("revoked" if user.revoked else "active")
     models = "all" if user.models is None else ",".join(user.models)
     return (
         f"{user.name:<20} {_when(user.created_at_ms):<17} {_when(user.last_used_at_ms):<17} "
-        f"{budget:>10} {user.budget_period or '-':<7} {SPEND_LATER:>8}  {status:<8} {models}"
+        f"{budget:>10} {user.budget_period or '-':<7} {spend:>8}  {status:<8} {models}"
     )
 
 

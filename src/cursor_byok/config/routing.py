@@ -22,6 +22,7 @@ from cursor_byok.llm.limits import LimitProblem
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
 from cursor_byok.llm.types import RequestMessages
+from cursor_byok.runtime.accounting import ModelTerms
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 
 if TYPE_CHECKING:
@@ -75,6 +76,17 @@ class Router:
     def context_window(self, requested: str) -> int:
         model = self.resolve(requested)
         return model.context_window if model else 200_000
+
+    def terms(self, requested: str) -> ModelTerms | None:
+        """What serves `requested`, for usage and budgets (`runtime.accounting`):
+        the configured model, its price (the configuration's, else the
+        table's), its window and its output limit."""
+        model = self.resolve(requested)
+        if model is None:
+            return None
+        plan = model.plan(self.config.providers[model.provider].api)
+        most = model.max_output if isinstance(plan, LimitProblem) else plan.max_output
+        return ModelTerms(model.name, model.effective_price(), model.context_window, most)
 
     def _adapter(self, model: ModelConfig) -> LLM | str:
         """The cached adapter, or the reason there is none."""

@@ -304,15 +304,28 @@ def _model(
 
 
 def _price(doc: dict[str, Any], where: Locator, table: str) -> Price:
+    """US dollars per million tokens. `input` and `output` are required (a
+    price left out would count as free); a cache rate left out costs what
+    input does, the most it may cost."""
     prices: dict[str, float] = {}
     for key in ("input", "output", "cache_read", "cache_write"):
-        value = doc.pop(key, 0.0)
+        value = doc.pop(key, None)
+        if value is None and key in ("input", "output"):
+            raise where.error(table, "price", f"{key} is required (US dollars per million tokens)")
+        if value is None:
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise where.error(table, "price", f"{key} must be a non-negative number")
         prices[key] = float(value)
     for key in doc:
         raise where.error(table, "price", f"unknown price {key!r}")
-    return Price(**prices)
+    input_ = prices["input"]
+    return Price(
+        input_,
+        prices["output"],
+        prices.get("cache_read", input_),
+        prices.get("cache_write", input_),
+    )
 
 
 def default_config_path(env: Mapping[str, str]) -> Path | None:

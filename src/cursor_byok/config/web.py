@@ -22,6 +22,7 @@ from cursor_byok.runtime.web.limits import FetchLimits, SearchLimits
 
 if TYPE_CHECKING:  # the backends load aiohttp's stack; imported when one is made
     from cursor_byok.runtime.web.search import SearchBackend
+    from cursor_byok.transport.dialect.tool_base import Tool
 
 SearchKind = Literal["searxng", "tavily"]
 SEARCH_KINDS = ("searxng", "tavily", "none")
@@ -44,6 +45,9 @@ class WebConfig:
     search_key_env: str | None = None
     """The variable that holds Tavily's key (TAVILY_API_KEY by default)."""
     search_results: int = 8
+    provider_search: bool = False
+    """Where the model's API has a web search of its own, use it instead
+    (Anthropic, OpenAI Responses); the backend serves the other APIs."""
     fetch: bool = False
     """Whether WebFetch is offered: the server then reaches the web for the model."""
     fetch_limits: FetchLimits = field(default_factory=FetchLimits)
@@ -81,6 +85,21 @@ def search_backend(web: WebConfig, env: Mapping[str, str] | None = None) -> Sear
     if web.search == "tavily" and key is not None:
         return TavilySearch(key, web.search_url or TAVILY_URL)
     return None
+
+
+def server_tools(web: WebConfig, env: Mapping[str, str] | None = None) -> tuple[Tool, ...]:
+    """The tools the table turns on, for the server to offer: WebSearch with
+    its backend, WebFetch within its limits (each run still needs its client
+    to allow them)."""
+    from cursor_byok.transport.dialect.web_tools import WebFetch, WebSearch  # noqa: PLC0415
+
+    tools: list[Tool] = []
+    backend = search_backend(web, env)
+    if backend is not None or web.provider_search:
+        tools.append(WebSearch(backend, web.search_limits, provider=web.provider_search))
+    if web.fetch:
+        tools.append(WebFetch(web.fetch_limits))
+    return tuple(tools)
 
 
 def _url(doc: dict[str, Any], where: Locator, table: str) -> str | None:
@@ -134,6 +153,7 @@ def parse_web(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> We
     if key_env is not None and not _ENV_NAME.match(key_env):
         raise where.error(table, "search_key_env", "must be an environment variable's name")
     results = positive(doc, "search_results", 8, "results", where, table)
+    provider = bool(take(doc, "provider_search", bool, where, table))
     fetch = bool(take(doc, "fetch", bool, where, table))
     limits = _fetch_limits(doc, where, table)
     no_leftovers(doc, where, table)
@@ -142,6 +162,7 @@ def parse_web(doc: dict[str, Any], where: Locator, env: Mapping[str, str]) -> We
         search_url=url,
         search_key_env=key_env,
         search_results=results,
+        provider_search=provider,
         fetch=fetch,
         fetch_limits=limits,
     )

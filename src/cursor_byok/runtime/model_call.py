@@ -27,6 +27,7 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.provider import CallContext, ModelRouter
 from cursor_byok.llm.types import AssistantMessage, RequestMessages
+from cursor_byok.runtime.accounting import Accounting
 from cursor_byok.runtime.observe import CallWatch, Metrics
 from cursor_byok.store.owners import owner_of
 
@@ -100,10 +101,21 @@ class CallReader:
     rng: random.Random
     metrics: Metrics | None
     retrying: Callable[[str, int], Awaitable[None]]
+    accounting: Accounting | None = None
+    """Checks the budget before the call, and is told how long it took."""
 
     async def read(self, call: ModelCall, deliver: Callable[[ResponseEvent], None]) -> None:
-        """Read `call` to its terminal event; never raises but for cancellation."""
+        """Read `call` to its terminal event; never raises but for cancellation.
+        A call its user's budget does not admit is not made: its end is the
+        refusal."""
         try:
+            accounting = self.accounting
+            refused = None
+            if accounting is not None:
+                refused = await accounting.admit(call.conversation_id, call.call_id, call.model)
+            if refused is not None:
+                deliver(refused)
+                return
             await self._attempts(call, deliver)
         except asyncio.CancelledError:
             raise
@@ -157,6 +169,8 @@ class CallReader:
                         return retried
                     event = retried
                 watch.see(event)
+                if terminal and self.accounting is not None:
+                    self.accounting.timed(call.call_id, *watch.times_ms())
                 passed_on = passed_on or not isinstance(event, StartEvent)
                 deliver(event)
                 if terminal:

@@ -54,6 +54,7 @@ from cursor_byok.loop.commands import (
 from cursor_byok.loop.inputs import Input, LLMEvent, ToolProgress, ToolResult
 from cursor_byok.loop.state import ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.runtime.accounting import Accounting, Pricing
 from cursor_byok.runtime.commit_queue import CommitQueue
 from cursor_byok.runtime.conversation import (
     Conversation,
@@ -94,17 +95,18 @@ class Runner:
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
         early_calls: bool = True,
+        pricing: Pricing | None = None,
     ) -> None:
         """`early_calls`: open a model call while the commit that plans it is
         in flight (see `EventGate`); a process crash in between can make the
-        same call twice, never add or lose history."""
+        same call twice, never add or lose history. `pricing`: `Accounting`'s."""
         self._store = store
         self._sink = sink
         self._hooks = hooks
         self._metrics = metrics
-        self._reader = CallReader(
-            llm, retry or RetryPolicy(), rng or random.Random(), metrics, self._count_attempt
-        )
+        self.accounting = Accounting(store, self._io, pricing, metrics)
+        policy, draw = retry or RetryPolicy(), rng or random.Random()
+        self._reader = CallReader(llm, policy, draw, metrics, self._count_attempt, self.accounting)
         self.ignored: Counter[str] = Counter()
         """Inputs the loop found changed nothing, by reason."""
         self._conversations: dict[str, Conversation] = {}
@@ -309,9 +311,9 @@ class Runner:
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
             light = isinstance(input_, ToolProgress)  # see `planned_commit`
-            commit = planned_commit(
-                input_id, conversation.version, result, checked and not early, light
-            )
+            usage = self.accounting.usage_of(conversation_id, input_, result.records)
+            version = conversation.version
+            commit = planned_commit(input_id, version, result, checked and not early, light, usage)
             gate = self._call_early(conversation, result.command) if early else None
             if gate is not None:
                 # One loop step for the call's first: on a warm connection it
@@ -333,6 +335,7 @@ class Runner:
                 self._abandon(conversation, result.command)
                 return Outcome(duplicate=True, committed=True, result=committed.result)
             conversation.version = committed
+            self.accounting.landed(usage)
             conversation.state = result.state
             conversation.turn_started = note_turn(
                 self._metrics, conversation.turn_started, before.committed, result.state.committed
@@ -358,6 +361,7 @@ class Runner:
         """The commit that planned an early call did not land: the call goes."""
         if isinstance(command, CallLLM) and self._gates.abandon(command.call_id):
             conversation.stop_reader()
+            self.accounting.release(command.call_id)
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:

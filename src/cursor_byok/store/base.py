@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Protocol
 
 from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.owners import ADMIN_USER_ID
+from cursor_byok.store.usage import Accounts, BudgetPeriod, CallUsage
 
 
 class StoreError(Exception):
@@ -108,13 +109,15 @@ class LLMCallRecord:
 
 @dataclass(frozen=True, slots=True)
 class CallStatusUpdate:
-    """A later change to a saved call: its status, attempts, outcome."""
+    """A later change to a saved call: its status, attempts, outcome, and
+    with its end the usage to record and its budget reservation to settle."""
 
     call_id: str
     status: CallStatus
     attempts: int = 0
     assistant_hash: str | None = None
     error: str | None = None
+    usage: CallUsage | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +144,6 @@ class ConversationSummary:
     message_count: int
     updated_at_ms: int
     owner: int = ADMIN_USER_ID
-
-
-BudgetPeriod = Literal["day", "week", "month"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +215,13 @@ class Users(Protocol):
         """The user's token stops working; None when there is no such user."""
         ...
 
+    def set_budget(
+        self, name: str, budget_usd: float | None, period: BudgetPeriod | None
+    ) -> User | None:
+        """Give the user (the administrator too) a budget, or none (None);
+        None when there is no such user. Checked from the next call on."""
+        ...
+
     def touch_user(self, user_id: int, when_ms: int) -> None:
         """Record when the user was last seen."""
         ...
@@ -280,7 +287,7 @@ class StagedBatch(Protocol):
         ...
 
 
-class Store(Users, Protocol):
+class Store(Users, Accounts, Protocol):
     serial_writer: bool
     """Whether commits are serialized on one connection anyway (SQLite), so
     that batching them (`commit_batch`) costs no parallelism."""

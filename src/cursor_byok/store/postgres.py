@@ -207,6 +207,13 @@ class PostgresStore(SQLStore):
     set_token = _once_more_if_the_connection_was_lost(SQLStore.set_token)
     revoke = _once_more_if_the_connection_was_lost(SQLStore.revoke)
     touch_user = _once_more_if_the_connection_was_lost(SQLStore.touch_user)
+    set_budget = _once_more_if_the_connection_was_lost(SQLStore.set_budget)
+    reserve_budget = _once_more_if_the_connection_was_lost(SQLStore.reserve_budget)
+    release_budget = _once_more_if_the_connection_was_lost(SQLStore.release_budget)
+    renew_budget = _once_more_if_the_connection_was_lost(SQLStore.renew_budget)
+    spent = _once_more_if_the_connection_was_lost(SQLStore.spent)
+    usage_summary = _once_more_if_the_connection_was_lost(SQLStore.usage_summary)
+    usage_rows = _once_more_if_the_connection_was_lost(SQLStore.usage_rows)
 
     @property
     def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:

@@ -116,6 +116,26 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE relayed_appends ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
     ALTER TABLE relayed_output ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
     """,
+    # 8: SQLite's migration 5: usage per user, model and UTC day, each call
+    # counted once, and the budget held by calls in flight.
+    """
+    CREATE TABLE usage_daily (
+        user_id BIGINT NOT NULL, day TEXT NOT NULL, model TEXT NOT NULL,
+        calls BIGINT NOT NULL, input_tokens BIGINT NOT NULL, output_tokens BIGINT NOT NULL,
+        cache_read_tokens BIGINT NOT NULL, cache_write_tokens BIGINT NOT NULL,
+        reasoning_tokens BIGINT NOT NULL, cost_usd DOUBLE PRECISION NOT NULL,
+        unpriced_calls BIGINT NOT NULL, ttft_ms_total BIGINT NOT NULL,
+        ttft_calls BIGINT NOT NULL, duration_ms_total BIGINT NOT NULL,
+        PRIMARY KEY (user_id, day, model)
+    );
+    CREATE INDEX usage_daily_by_day ON usage_daily (day, user_id, model);
+    CREATE TABLE budget_reservations (
+        call_id TEXT PRIMARY KEY, user_id BIGINT NOT NULL,
+        amount_usd DOUBLE PRECISION NOT NULL, expires_at_ms BIGINT NOT NULL
+    );
+    CREATE INDEX budget_reservations_by_user ON budget_reservations (user_id, expires_at_ms);
+    ALTER TABLE llm_calls ADD COLUMN usage_day TEXT;
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

@@ -56,6 +56,7 @@ from cursor_byok.store.rows import (
     request_part_rows,
     state_bytes,
 )
+from cursor_byok.store.usage_rows import UsageRows
 from cursor_byok.store.user_rows import UserRows
 
 IDLE = tuple(sorted(status.value for status in IDLE_STATUSES))
@@ -133,7 +134,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(UserRows, ABC):
+class SQLStore(UserRows, UsageRows, ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False
@@ -363,6 +364,7 @@ class SQLStore(UserRows, ABC):
         if isinstance(record, CallStatusUpdate):
             if db.execute(UPDATE_CALL_STATUS, call_update_params(record, now_ms())).rowcount != 1:
                 raise StoreError(f"no saved call {record.call_id!r} to update")
+            UsageRows._settle(db, record.call_id, record.status.value, record.usage)
         else:
             parts = request_part_rows(record)
             if parts:

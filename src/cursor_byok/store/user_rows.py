@@ -13,8 +13,9 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any, cast
 
-from cursor_byok.store.base import BudgetPeriod, User, UserExists, WouldWait
+from cursor_byok.store.base import User, UserExists, WouldWait
 from cursor_byok.store.executor import Executor
+from cursor_byok.store.usage import BudgetPeriod
 
 USER_COLUMNS = (
     "user_id, name, is_admin, models, budget_usd, budget_period, created_at_ms,"
@@ -122,6 +123,18 @@ class UserRows(ABC):
                 "UPDATE users SET revoked_at_ms = coalesce(revoked_at_ms, ?)"
                 " WHERE name = ? AND NOT is_admin",
                 (_now_ms(), name),
+            )
+            if changed.rowcount != 1:
+                return None
+            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+
+    def set_budget(
+        self, name: str, budget_usd: float | None, period: BudgetPeriod | None
+    ) -> User | None:
+        with self._transaction() as db:
+            changed = db.execute(
+                "UPDATE users SET budget_usd = ?, budget_period = ? WHERE name = ?",
+                (budget_usd, period if budget_usd is not None else None, name),
             )
             if changed.rowcount != 1:
                 return None

@@ -5,6 +5,7 @@ cancel, a message typed during the turn. Decode only; `dialect` encodes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -18,6 +19,7 @@ from cursor_byok.transport.dialect.run_request import (
     decode_run_request,
     user_content,
 )
+from cursor_byok.transport.dialect.tool_base import Tool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 
@@ -116,12 +118,16 @@ def decode_client_message(
     request_id: str,
     now_ms: int,
     client: ClientHeaders = UNKNOWN_CLIENT,
+    extra: Sequence[Tool] = (),
 ) -> ClientEvent:
-    """`client`: who the request's headers say sent it (for a run request)."""
+    """`client`: who the request's headers say sent it (for a run request);
+    `extra`: the tools the server's configuration adds."""
     kind = message.WhichOneof("message")
     match kind:
         case "run_request":
-            return decode_run_request(message.run_request, request_id, now_ms, client=client)
+            return decode_run_request(
+                message.run_request, request_id, now_ms, client=client, extra=extra
+            )
         case "interaction_response":
             response = message.interaction_response
             return QueryAnswered(response.id, response)

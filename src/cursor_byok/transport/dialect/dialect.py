@@ -30,7 +30,8 @@ from cursor_byok.llm.events import (
     ToolCallStart,
 )
 from cursor_byok.llm.images import tool_image
-from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, Usage
+from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
+from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
     CallClient,
     Canceled,
@@ -62,6 +63,7 @@ from cursor_byok.transport.dialect.client_events import (
 )
 from cursor_byok.transport.dialect.meter import add_usage, turn_ended
 from cursor_byok.transport.dialect.partial_cards import PartialCards
+from cursor_byok.transport.dialect.provider_cards import provider_searches
 from cursor_byok.transport.dialect.run_request import error_banner
 from cursor_byok.transport.dialect.todo_tool import item_to_pb
 from cursor_byok.transport.dialect.tools import NativeTool, Tool, ToolOutcome, ToolSet
@@ -213,12 +215,13 @@ def encode_event(
             context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
             context.turn.add_answer(message)
+            searched = _searched(message, context)
             # The provider's count replaces the estimate: send what is missing.
             rest = usage.output - context.streamed_tokens
             if rest > 0:
                 context.streamed_tokens = usage.output
                 context.unsent_tokens += rest
-            return []
+            return searched
         case (
             TextStart()
             | TextDelta()
@@ -231,6 +234,19 @@ def encode_event(
             return []  # bookkeeping, or shown otherwise (an error ends the stream)
         case _:
             assert_never(event)
+
+
+def _searched(message: AssistantMessage, context: StreamContext) -> list[pb.AgentServerMessage]:
+    """The cards of the searches the provider ran itself in `message`."""
+    out: list[pb.AgentServerMessage] = []
+    for call, started, done in provider_searches(message):
+        model_call = context.current_model_call()
+        update = pb.ToolCallStartedUpdate(
+            call_id=call.id, tool_call=started, model_call_id=model_call
+        )
+        out.append(_update(tool_call_started=update))
+        out.extend(tool_completed(call, done, context))
+    return out
 
 
 def _partial(call_id: str, card: pb.ToolCall, context: StreamContext) -> pb.AgentServerMessage:
@@ -341,6 +357,13 @@ def error_for(outbound: Failed | Canceled) -> WireError:
         )
         return WireError(Code.CANCELED, f"[canceled] {outbound.reason}", (aborted,))
     text = outbound.message.error_message or "the model call failed"
+    kind = errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE
+    if is_server_error(outbound.message, BUDGET):  # no retry button: it would fail alike
+        budget = error_banner(kind, "Budget reached", text, False)
+        return WireError(Code.RESOURCE_EXHAUSTED, text, (budget,))
+    if is_server_error(outbound.message, BUDGET_UNCHECKED):  # the database, for now
+        unchecked = error_banner(kind, "Budget not checked", text, True)
+        return WireError(Code.UNAVAILABLE, text, (unchecked,))
     banner = error_banner(
         errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
         "The model provider returned an error",

@@ -18,7 +18,7 @@ then asks for it (`request_context_args`) and decodes again with the answer.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cursor_byok.llm.images import not_an_image_note, sniff_mime
@@ -45,7 +45,7 @@ from cursor_byok.transport.dialect.modes import (
     run_mode,
 )
 from cursor_byok.transport.dialect.question_tool import answered_later
-from cursor_byok.transport.dialect.tools import McpTool, ToolSet
+from cursor_byok.transport.dialect.tools import McpTool, Tool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
@@ -164,12 +164,14 @@ def decode_run_request(
     asked: bool = False,
     blobs: Mapping[bytes, bytes | None] | None = None,
     client: ClientHeaders = UNKNOWN_CLIENT,
+    extra: Sequence[Tool] = (),
 ) -> RunStarted | Refused:
     """Decode a run request. `context` replaces the action's own (the answer
     to `request_context_args`); `asked` says that question was already put,
     so a turn is never held twice. `blobs`: the images asked from the
     client's KV store (None: not asked yet; a missing one maps to None).
-    `client`: who the request's headers say it comes from."""
+    `client`: who the request's headers say it comes from; `extra`: the
+    tools the server's configuration adds (`ToolSet.for_run`)."""
     conversation_id = run.conversation_id or request_id
     if not is_valid_id(conversation_id):
         text = invalid_id("conversation_id")
@@ -180,7 +182,7 @@ def decode_run_request(
     todos = tuple(run.conversation_state.todos)
     if branch == "summarize_action":
         caps = capabilities(client, run)
-        tools = ToolSet.for_run(client=caps)
+        tools = ToolSet.for_run(client=caps, extra=extra)
         summarize = Compact()
         return RunStarted(
             conversation_id, summarize, tools, _requested_model(run), capabilities=caps
@@ -196,7 +198,9 @@ def decode_run_request(
     model = _requested_model(run)
     mode = run_mode(run)
     looking = mode in LOOKING  # nothing that changes the workspace
-    tools = ToolSet.for_run(definitions, only=READ_ONLY if looking else None, client=caps)
+    tools = ToolSet.for_run(
+        definitions, only=READ_ONLY if looking else None, client=caps, extra=extra
+    )
     if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
         tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
     prior = tuple(run.conversation_state.turns)

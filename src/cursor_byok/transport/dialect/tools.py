@@ -10,7 +10,7 @@ draw or whose query it cannot answer (`clients.Capabilities`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sized
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -120,17 +120,24 @@ class ToolSet:
         mcp_definitions: Iterable[pb.McpToolDefinition] = (),
         only: frozenset[str] | None = None,
         client: Capabilities = CAUTIOUS,
+        extra: Sequence[Tool] = (),
     ) -> ToolSet:
         """The built-in tools and the client's MCP tools that `client` can
         take; with `only`, just the built-in tools of those names (plan mode:
-        nothing that changes the workspace)."""
-        if only is None and isinstance(mcp_definitions, Sized) and not mcp_definitions:
+        nothing that changes the workspace). `extra`: tools the server's
+        configuration adds (web search and fetch), offered like the built-in
+        ones, plan mode included (they change nothing in the workspace)."""
+        plain = only is None and not extra
+        if plain and isinstance(mcp_definitions, Sized) and not mcp_definitions:
             return _builtin_for(client)
         tools: dict[str, Tool] = {
             tool.name: tool
             for tool in BUILTIN
             if (only is None or tool.name in only) and offered(tool, client)
         }
+        for tool in extra:
+            if offered(tool, client):
+                tools.setdefault(tool.name, tool)
         if only is None:
             for tool in mcp_tools(mcp_definitions):
                 if offered(tool, client):

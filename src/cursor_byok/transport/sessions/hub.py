@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import assert_never
 
@@ -29,7 +29,7 @@ from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.server_tool import QueryWaits
-from cursor_byok.transport.dialect.tools import ToolOutcome
+from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
 from cursor_byok.transport.sessions.handover import (
@@ -73,14 +73,18 @@ class SessionHub:
         blob_wait_s: float = BLOB_WAIT_S,
         kv_wait_s: float | None = None,
         models: ModelGate | None = None,
+        server_tools: Sequence[Tool] = (),
         query_waits: QueryWaits | None = None,
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
         KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
-        models each user may start a turn with (None: any); `query_waits`: how
-        long a server tool waits for a person's answer."""
+        models each user may start a turn with (None: any); `server_tools`:
+        the tools the configuration adds (web search and fetch), offered to
+        the runs whose client can take them; `query_waits`: how long a server
+        tool waits for a person's answer."""
         self.runner = runner
         self.models = models or ModelGate()
+        self.server_tools = tuple(server_tools)
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
@@ -293,7 +297,9 @@ class SessionHub:
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
         headers = session.client_headers
-        event = dialect.decode_client_message(message, session.client_id, self._now_ms(), headers)
+        event = dialect.decode_client_message(
+            message, session.client_id, self._now_ms(), headers, self.server_tools
+        )
         input_id = input_ids.message_id_of(session.request_id, data)
         self.runner.stages.since("decode", began)
         match event:
@@ -421,7 +427,7 @@ class SessionHub:
             return
         now, headers = self._now_ms(), session.client_headers
         started = decode_run_request(
-            event.run, session.client_id, now, context, True, blobs, headers
+            event.run, session.client_id, now, context, True, blobs, headers, self.server_tools
         )
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:
