@@ -236,6 +236,16 @@ def test_timeouts_hosts_and_metrics_access_are_configurable(tmp_path: Path) -> N
     assert server.allow_cleartext
 
 
+def test_how_long_a_question_or_an_approval_waits_is_configurable(tmp_path: Path) -> None:
+    server = load_config(write(tmp_path, ""), env={}).server
+    assert (server.question_wait_s, server.approval_wait_s) == (1800.0, 300.0)
+    text = "[server]\nquestion_wait_s = 600\napproval_wait_s = 45.5\n"
+    server = load_config(write(tmp_path, text), env={}).server
+    assert (server.question_wait_s, server.approval_wait_s) == (600.0, 45.5)
+    with pytest.raises(ConfigError, match=r":2: server\.question_wait_s: must be a"):
+        load_config(write(tmp_path, "[server]\nquestion_wait_s = 0\n"), env={})
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

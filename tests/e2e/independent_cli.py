@@ -24,7 +24,8 @@ headers name does: the Nov-2025 CLI (its own headers) rejects every web
 search ("User Rejected", its TUI) and cannot answer any other query (its
 run fails: recorded as an error, never answered); a newer build (other
 `client_headers`) approves web searches and fetches, or rejects them with
-`rejects_web` set.
+`rejects_web` set, and shows a question, a mode switch or a plan to its
+`user` (an answer, or None never to answer).
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ class Run:
 
 
 ExecHook = Callable[[pb.ExecServerMessage, "RunHandle"], Awaitable[bool]]
+QueryUser = Callable[[pb.InteractionQuery], "pb.InteractionResponse | None"]
+"""The person at a newer client: the answer to a query, None for none."""
 """Called before an exec is answered; False leaves it unanswered."""
 
 
@@ -206,6 +209,8 @@ class OfficialCli:
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoints: list[pb.ConversationStateStructure] = []
         self.exec_hook: ExecHook | None = None
+        self.user: QueryUser | None = None
+        """A newer build's user answering questions, mode switches and plans."""
         self.rejects_web: str | None = None
         """A newer build's user rejecting web searches and fetches, with this reason."""
         self.answer_after_s: float | None = 0.0
@@ -484,6 +489,10 @@ class RunHandle:
         kind = query.WhichOneof("query") or "unknown"
         newer = bool(self.cli.client_headers)
         if kind not in ("web_search_request_query", "web_fetch_request_query"):
+            if newer and self.cli.user is not None:  # a question, a mode switch, a plan
+                if (reply := self.cli.user(query)) is not None:
+                    self.send(pb.AgentClientMessage(interaction_response=reply))
+                return
             self.run.errors.append(f"interaction query {kind}: this client cannot answer it")
             return
         if not newer and kind != "web_search_request_query":

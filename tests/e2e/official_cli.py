@@ -11,9 +11,14 @@ or `tool_call`; refuses a shell exec without `parsing_result`; ignores
 type, and shows a read card's image from its KV store by `data_blob_id`;
 looks MCP tools up by the exact `McpToolDefinition.name`; answers
 `request_context_args` (when told to), KV `set_blob`/`get_blob`, and never
-answers an exec kind it does not know; rejects every web search query
-("User Rejected", as its TUI does) and fails its run on any other
-interaction query (recorded, never answered). Every rule a server breaks is
+answers an exec kind it does not know. As a given build (`build`, sent in
+`x-cursor-client-type`/`-version`) it takes interaction queries as that
+build does (agent-features.md §4.3): the Nov-2025 build rejects every web
+search ("User Rejected", as its TUI does) and fails its whole run on any
+other query (recorded, never answered); a newer one shows a question, a mode
+switch or a plan to its user (`user`, which answers, skips, asks to answer
+later or never answers) and needs the question's `tool_call_id`. Every rule
+a server breaks is
 recorded in `violations`.
 
 It can also lose its connection while a shell command runs (`drop_mid_shell`),
@@ -90,10 +95,81 @@ class CliTurn:
     """Appends still in flight when the stream ended, aborted with it."""
     next_seqno: int = 0
     """The seqno the request id's next append would carry."""
+    heartbeats_waiting: int = 0
+    """Heartbeats that came while a query waited for its answer."""
 
     @property
     def kinds(self) -> list[str]:
         return [card.WhichOneof("message") or "" for card in self.cards]
+
+
+NOV_2025 = "cli-2025.11.25-d5b3271"
+NEWER = "cli-2026.08.11-4a1b2c3"
+User = Callable[[pb.InteractionQuery], pb.InteractionResponse | None]
+"""The person at the client: the answer to a query, None to never answer."""
+
+
+def choose(**picked: list[str] | str) -> User:
+    """A user who answers each question: a list of option ids, or free text
+    (the CLI's own "Other" row); a mode switch or plan is approved."""
+
+    def user(query: pb.InteractionQuery) -> pb.InteractionResponse | None:
+        if query.HasField("ask_question_interaction_query"):
+            success = pb.AskQuestionSuccess()
+            for question in query.ask_question_interaction_query.args.questions:
+                given = picked.get(question.id, [])
+                if isinstance(given, str):
+                    answer = pb.AskQuestionSuccess.Answer(
+                        question_id=question.id,
+                        selected_option_ids=["__freeform_other__"] if question.options else [],
+                        freeform_text=given,
+                    )
+                else:
+                    answer = pb.AskQuestionSuccess.Answer(
+                        question_id=question.id, selected_option_ids=given
+                    )
+                success.answers.append(answer)
+            result = pb.AskQuestionResult(success=success)
+            return question_response(query, result)
+        return approve(query)
+
+    return user
+
+
+def question_response(
+    query: pb.InteractionQuery, result: pb.AskQuestionResult
+) -> pb.InteractionResponse:
+    answered = pb.AskQuestionInteractionResponse(result=result)
+    return pb.InteractionResponse(id=query.id, ask_question_interaction_response=answered)
+
+
+def skip(query: pb.InteractionQuery) -> pb.InteractionResponse | None:
+    """The user skips the questions (the CLI's own reason); rejects a switch."""
+    if query.HasField("ask_question_interaction_query"):
+        rejected = pb.AskQuestionRejected(reason="Questions skipped by user")
+        return question_response(query, pb.AskQuestionResult(rejected=rejected))
+    if query.HasField("switch_mode_request_query"):
+        no = pb.SwitchModeRequestResponse.Rejected(reason="User rejected the mode switch")
+        return pb.InteractionResponse(
+            id=query.id, switch_mode_request_response=pb.SwitchModeRequestResponse(rejected=no)
+        )
+    return None
+
+
+def approve(query: pb.InteractionQuery) -> pb.InteractionResponse | None:
+    if query.HasField("switch_mode_request_query"):
+        yes = pb.SwitchModeRequestResponse(approved=pb.SwitchModeRequestResponse.Approved())
+        return pb.InteractionResponse(id=query.id, switch_mode_request_response=yes)
+    if query.HasField("create_plan_request_query"):
+        done = pb.CreatePlanResult(success=pb.CreatePlanSuccess(), plan_uri="file:///plan.md")
+        return pb.InteractionResponse(
+            id=query.id, create_plan_request_response=pb.CreatePlanRequestResponse(result=done)
+        )
+    return None
+
+
+def never(_query: pb.InteractionQuery) -> pb.InteractionResponse | None:
+    return None
 
 
 @dataclass
@@ -163,13 +239,22 @@ class OfficialCli:
         answers_blobs: bool = True,
         kv_answers: str = "at once",
         aborts_appends_at_end: bool = False,
+        build: str | None = None,
+        user: User = never,
     ) -> None:
         """`kv_answers`: "at once" (as each KV request is read), "after
         turn_ended" (the official CLI's KV consumer, which answers once it
         has read the end of the turn) or "never". `aborts_appends_at_end`:
         appends still in flight when the stream ends are aborted (a Connect
         client over HTTP/1.1) and each is a violation."""
-        self.client = CursorClient(base_url, codec)
+        headers = {"x-cursor-client-type": "cli", "x-cursor-client-version": build} if build else {}
+        self.client = CursorClient(base_url, codec, headers=headers)
+        self.build = build or NOV_2025
+        self.user = user
+        self.answer_later: list[pb.AsyncAskQuestionCompletionAction] = []
+        """Questions answered `async{}`: what the user answers later, to send as a run."""
+        self.later: User | None = None
+        """Set: the user answers questions later (`async{}` now), as this user would."""
         self.workspace = workspace
         self.context = context or pb.RequestContext(
             env=pb.RequestContextEnv(process_working_directory=str(workspace), shell="bash")
@@ -239,7 +324,8 @@ class OfficialCli:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
         first text (or, with `during_after="exec"`, exec request; with
-        `"kv_get"`, KV `get_blob` request) arrives.
+        `"kv_get"`, KV `get_blob` request; with `"query"`, interaction query)
+        arrives.
         `drop_after` names a kind of message (as `turn.order` does) after
         which the connection is lost: nothing more is read or answered."""
         request_id = request_id or str(uuid.uuid4())
@@ -284,7 +370,12 @@ class OfficialCli:
                 for reply in turn.kv_held:
                     appender.send(reply)
                 turn.kv_held.clear()
-            seen = {"text": turn.text, "exec": turn.execs, "kv_get": turn.blobs_asked}
+            seen = {
+                "text": turn.text,
+                "exec": turn.execs,
+                "kv_get": turn.blobs_asked,
+                "query": turn.queries,
+            }
             if pending_during and seen[during_after]:
                 for message in pending_during:
                     appender.send(message)
@@ -359,6 +450,8 @@ class OfficialCli:
         top = self._kind(item)
         if top != "heartbeat":
             turn.order.append(top)
+        elif turn.order and turn.order[-1] == "interaction_query":
+            turn.heartbeats_waiting += 1
         match item.WhichOneof("message"):
             case "interaction_update":
                 self._update(item.interaction_update, turn)
@@ -383,15 +476,9 @@ class OfficialCli:
                 else:
                     turn.kv_held.append(self._kv(kv))
             case "interaction_query":
-                query = item.interaction_query
-                turn.queries.append(query)
-                if query.WhichOneof("query") != "web_search_request_query":
-                    kind = query.WhichOneof("query")
-                    turn.violations.append(f"interaction query {kind}: the CLI fails its run")
-                    return
-                response = pb.InteractionResponse(id=query.id)
-                response.web_search_request_response.rejected.reason = "User Rejected"
-                appender.send(pb.AgentClientMessage(interaction_response=response))
+                answered = self._query(item.interaction_query, turn)
+                if answered is not None:
+                    appender.send(pb.AgentClientMessage(interaction_response=answered))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
                 named = [*state.turns, *state.todos]  # the CLI reads both back by blob id
@@ -400,6 +487,38 @@ class OfficialCli:
                     turn.violations.append(f"a checkpoint names blobs not stored: {missing}")
                 turn.checkpoints.append(state)
                 self.checkpoint = state
+
+    def _query(self, query: pb.InteractionQuery, turn: CliTurn) -> pb.InteractionResponse | None:
+        """A query as this build takes it: the Nov-2025 one fails its run on
+        any but web search's; a newer one asks its user."""
+        turn.queries.append(query)
+        kind = query.WhichOneof("query")
+        if self.build == NOV_2025 and kind == "web_search_request_query":
+            response = pb.InteractionResponse(id=query.id)
+            response.web_search_request_response.rejected.reason = "User Rejected"
+            return response
+        if self.build == NOV_2025:
+            turn.violations.append(f"interaction query {kind}: the CLI fails its run")
+            return None
+        if kind == "ask_question_interaction_query":
+            asked = query.ask_question_interaction_query
+            if not asked.tool_call_id or not asked.args.questions:
+                turn.violations.append("a question without tool_call_id or args: the CLI throws")
+                return None
+            if self.later is not None and asked.args.run_async:
+                answered = self.later(query)
+                if answered is not None:
+                    self.answer_later.append(
+                        pb.AsyncAskQuestionCompletionAction(
+                            original_tool_call_id=asked.tool_call_id,
+                            original_args=asked.args,
+                            result=answered.ask_question_interaction_response.result,
+                        )
+                    )
+                pending = pb.AskQuestionResult()
+                getattr(pending, "async").SetInParent()  # `async` is a keyword
+                return question_response(query, pending)
+        return self.user(query)
 
     def _update(self, update: pb.InteractionUpdate, turn: CliTurn) -> None:
         kind = update.WhichOneof("message")

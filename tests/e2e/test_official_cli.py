@@ -170,7 +170,7 @@ async def test_plan_mode_plans_with_read_only_tools_and_execute_carries_it_out(
     first, second = r.request(0), r.request(1)
     assert "plan mode" in first["systemPrompt"]
     read_only = {"read_file", "list_dir", "grep", "glob", "read_lints"}
-    assert {t["name"] for t in first["tools"]} == read_only
+    assert {t["name"] for t in first["tools"]} == read_only | {"CreatePlan"}
     assert "plan mode" not in second["systemPrompt"]
     assert "edit_file" in {t["name"] for t in second["tools"]}
     # The execute action carries no context: the server asked, and the CLI answered.

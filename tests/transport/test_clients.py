@@ -85,10 +85,19 @@ def test_a_newer_client_draws_and_answers_more(headers: ClientHeaders) -> None:
     assert offered(Question(), found) and offered(ListWithQuestion(), found)
 
 
-def test_every_built_in_tool_is_one_the_nov_2025_cli_can_take() -> None:
+def test_the_nov_2025_cli_takes_every_built_in_tool_but_those_that_ask_the_user() -> None:
     plain = ToolSet.for_run(client=capabilities(CLI_2025_11))
-    assert set(plain.tools) == {tool.name for tool in BUILTIN}
-    assert "TodoWrite" in plain.tools
+    every = {tool.name for tool in BUILTIN}
+    assert set(plain.tools) == every - {"AskQuestion", "SwitchMode"}
+    assert {"TodoWrite", "CreatePlan"} <= set(plain.tools)  # cards it draws, no query it fails on
+    assert set(ToolSet.for_run(client=capabilities(CLI_2026_08)).tools) == every
+
+
+def test_a_subagents_run_has_no_one_to_ask() -> None:
+    child = pb.AgentRunRequest(subagent_type_name="explore")
+    tools = ToolSet.for_run(client=capabilities(CLI_2026_08, child))
+    assert "AskQuestion" not in tools.tools and "SwitchMode" not in tools.tools
+    assert "read_file" in tools.tools
 
 
 def test_headers_are_read_as_the_server_keeps_them() -> None:

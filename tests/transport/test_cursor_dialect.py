@@ -23,6 +23,7 @@ from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
 from cursor_byok.transport.connect.errors import Code
 from cursor_byok.transport.dialect import dialect
+from cursor_byok.transport.dialect.clients import CAUTIOUS
 from cursor_byok.transport.dialect.meter import turn_ended
 from cursor_byok.transport.dialect.run_request import RunStarted
 from cursor_byok.transport.dialect.shell import SHELL_KEEP_CHARS, ShellCollector
@@ -33,6 +34,7 @@ from cursor_byok.transport.dialect.tools import (
     NextExec,
     ToolOutcome,
     ToolSet,
+    offered,
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
@@ -72,7 +74,11 @@ def test_a_run_request_becomes_a_start_with_the_model_and_the_tools() -> None:
     assert settings is not None and settings.model == "claude-sonnet-4-6"
     assert settings.system_prompt is not None and "French" in settings.system_prompt
     names = [tool.name for tool in settings.tools]
-    assert names[: len(BUILTIN)] == [tool.name for tool in BUILTIN]
+    # No client headers: the Nov-2025 CLI's row, no tool that asks the user; agent
+    # mode, no plan tool.
+    asking = ("AskQuestion", "SwitchMode", "CreatePlan")
+    cautious = [tool.name for tool in BUILTIN if tool.name not in asking]
+    assert names[: len(cautious)] == cautious and not set(names) & set(asking)
     assert "mcp_github_create_issue" in names
 
 
@@ -460,7 +466,7 @@ def test_shell_output_is_kept_only_up_to_what_the_model_can_see() -> None:
 
 def test_every_run_offers_the_same_builtin_definitions_and_its_own_mcp_tools() -> None:
     plain = ToolSet.for_run().definitions()
-    assert plain == tuple(tool.definition() for tool in BUILTIN)
+    assert plain == tuple(tool.definition() for tool in BUILTIN if offered(tool, CAUTIOUS))
     assert all(a is b for a, b in zip(plain, ToolSet.for_run([]).definitions(), strict=True))
     definition = pb.McpToolDefinition(name="gh", tool_name="issue", input_schema_json="{}")
     with_mcp = ToolSet.for_run([definition]).definitions()

@@ -27,6 +27,7 @@ from cursor_byok.transport.dialect.tool_base import ToolOutcome, object_schema
 from cursor_byok.transport.dialect.tools import ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.hub import SessionHub
+from cursor_byok.transport.sessions.server_runs import InteractionQueries
 from cursor_byok.transport.sessions.session import EndOfStream, QueueItem, Session
 from cursor_byok.transport.sessions.sink import OutputSink
 from tests.factories import assistant, stream_of, user
@@ -224,3 +225,22 @@ async def test_a_run_that_raises_is_an_error_result_and_the_turn_goes_on(tmp_pat
     assert [(text_of(m), m.is_error) for m in results] == [
         ("The tool failed: the backend is down", True)
     ]
+
+
+async def test_a_repeated_answer_is_not_taken_for_another_query_waiting() -> None:
+    queries = InteractionQueries()
+    first = pb.InteractionQuery(id=7, web_search_request_query=pb.WebSearchRequestQuery())
+    queries.ask(first)
+    approved = pb.InteractionResponse(
+        id=7, web_search_request_response=pb.WebSearchRequestResponse(approved={})
+    )
+    waiting = asyncio.create_task(queries.wait(7, 1.0))
+    await asyncio.sleep(0)
+    assert queries.answer_any(7, approved)
+    assert await waiting == approved
+    second = pb.InteractionQuery(web_search_request_query=pb.WebSearchRequestQuery())
+    queries.ask(second)
+    assert second.id not in (0, 7)
+    # The first answer sent again (a resend, a late duplicate) is not the second's answer.
+    assert not queries.answer_any(7, approved)
+    assert await queries.wait(second.id, 0.05) is None

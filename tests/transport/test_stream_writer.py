@@ -165,3 +165,15 @@ async def test_relaying_items_one_by_one_creates_no_task_per_item() -> None:
         await asyncio.wait_for(asyncio.shield(writer), 1)
     assert len(wire.messages()) == 201
     assert created[0] <= 2  # wait_for's own; none per item
+
+
+def test_a_query_the_old_stream_never_sent_is_not_carried_over_twice() -> None:
+    """Its run is canceled and asks again on the new stream: carrying the
+    unsent query over too would show the user the same question twice."""
+    previous = new_session("req-old")
+    query = pb.InteractionQuery(id=5, ask_question_interaction_query={"tool_call_id": "c1"})
+    previous.outbox.put_nowait(pb.AgentServerMessage(interaction_query=query))
+    previous.outbox.put_nowait(text("unread"))
+    resumed = new_session("req-new")
+    take_over(resumed, previous)
+    assert resumed.outbox.take(10) == [text("unread")]

@@ -11,6 +11,7 @@ import pytest
 from cursor_byok.llm.types import JSONObject, JSONValue, ToolCall
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.loop.todos import TodoChange, TodoError, TodoItem, TodoStatus
+from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.todo_tool import (
     CLEANUP,
     NOTHING_IN_PROGRESS,
@@ -29,9 +30,14 @@ class Context:
     state: ConversationState
     conversation_id: str = "c"
     sent: list[pb.AgentServerMessage] = field(default_factory=list)
+    mode: str = "agent"
+    waits: QueryWaits = field(default_factory=QueryWaits)
 
     def now_ms(self) -> int:
         return 1_000
+
+    def answers(self, query: str) -> bool:
+        return False
 
     def send(self, message: pb.AgentServerMessage) -> None:
         self.sent.append(message)

@@ -18,6 +18,7 @@ from cursor_byok.runtime.web.backends import SearxngSearch
 from cursor_byok.runtime.web.limits import SearchLimits
 from cursor_byok.runtime.web.search import Reference
 from cursor_byok.transport.dialect import web_tools
+from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.tool_base import ToolOutcome
 from cursor_byok.transport.dialect.web_tools import WebFetch, WebSearch, search_text
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -35,8 +36,14 @@ class Approving:
         self.conversation_id = "c"
         self.state = ConversationState("c")
 
+    mode = "agent"
+    waits = QueryWaits()
+
     def now_ms(self) -> int:
         return 0
+
+    def answers(self, query: str) -> bool:
+        return True
 
     def send(self, message: pb.AgentServerMessage) -> None:
         self.sent.append(message.WhichOneof("message") or "")

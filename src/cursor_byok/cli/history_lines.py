@@ -1,9 +1,11 @@
 """How `cursor-byok show` writes a conversation's history: one line per
 message, and one more per image it carries (attached by the user or
 returned by a tool), named by its id, the SHA-256 of its bytes (the name the
-store keeps it under and the client's blob id), with its type and size; and
-the conversation's to-do list, one line an item. A web search names its
-term and a fetch its URL, and each result says what came of it."""
+store keeps it under and the client's blob id), with its type and size;
+what came of a question to the user, a mode switch or a plan (the answers,
+as the model read them); and the conversation's to-do list, one line an
+item. A web search names its term and a fetch its URL, and each result says
+what came of it."""
 
 from __future__ import annotations
 
@@ -26,10 +28,21 @@ from cursor_byok.loop.compaction import summary_of
 from cursor_byok.loop.todos import FINISHED, TodoItem
 from cursor_byok.runtime.logsafe import printable
 
+ASKED_THE_USER = frozenset({"AskQuestion", "SwitchMode", "CreatePlan"})
+"""Tools whose result is the user's word: shown whole under the result's line."""
+
 
 def message_lines(message: Message) -> Iterator[str]:
-    """The message's line, then a line for each image it carries."""
+    """The message's line, then a line for each image it carries (and what
+    the user answered, for a tool that asked them)."""
     yield _one_line(message)
+    if isinstance(message, ToolResultMessage) and message.tool_name in ASKED_THE_USER:
+        for line in _text(message.content).splitlines()[:40]:
+            if line.strip():
+                indent = " " * min(
+                    8, len(line) - len(line.lstrip())
+                )  # an answer under its question
+                yield f"             {indent}{_short(line, 90)}"
     content = message.content if isinstance(message, UserMessage | ToolResultMessage) else ""
     for block in content if not isinstance(content, str) else ():
         if isinstance(block, ImageContent):

@@ -254,6 +254,7 @@ async def _run(
     from cursor_byok.cli.tuning import keep_large_blocks, settle_after_startup  # noqa: PLC0415
     from cursor_byok.config.routing import Router  # noqa: PLC0415
     from cursor_byok.runtime.model_call import RetryPolicy  # noqa: PLC0415
+    from cursor_byok.transport.dialect.server_tool import QueryWaits  # noqa: PLC0415
     from cursor_byok.transport.http.app import build_service  # noqa: PLC0415
     from cursor_byok.transport.http.connection_limits import ConnectionLimits  # noqa: PLC0415
     from cursor_byok.transport.http.http_server import HttpServer, TLSFiles  # noqa: PLC0415
@@ -284,6 +285,7 @@ async def _run(
         request_memory_bytes=config.server.request_memory_bytes,
         processes=processes,
         resolve_model=router.model_name,
+        query_waits=QueryWaits(config.server.question_wait_s, config.server.approval_wait_s),
         server_tools=server_tools(config.web),
         pricing=router.terms,
     )

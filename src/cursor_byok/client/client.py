@@ -154,12 +154,15 @@ class CursorClient:
         *,
         proxy: str | None = None,
         tls: ssl.SSLContext | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
+        """`headers` go on every request (a client's type and version)."""
         if codec not in CODECS:
             raise ValueError(f"codec must be one of {CODECS}, not {codec!r}")
         self.codec = codec
         self.base_url = base_url.rstrip("/")
         self._headers = {"authorization": f"Bearer {token}"} if token else {}
+        self._headers.update(headers or {})
         self._timeout = timeout
         self._proxy = proxy
         self._tls: ssl.SSLContext | bool = tls if tls is not None else True

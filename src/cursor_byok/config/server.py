@@ -25,6 +25,8 @@ _TIMEOUTS = (
     "stall_timeout_s",
     "retry_budget_s",
     "lease_s",
+    "question_wait_s",
+    "approval_wait_s",
 )
 _COUNTS = ("max_connections", "max_connections_per_peer")
 _SIZES = ("max_body_bytes", "max_append_bytes", "request_memory_bytes", "memory_budget_bytes")
@@ -70,6 +72,11 @@ class ServerConfig:
     """On a shared (PostgreSQL) database: how long a conversation stays its
     process's after the last renewal, the longest a dead owner's turn waits
     to continue in another process."""
+    question_wait_s: float = 30 * 60.0
+    """How long a question to the user (AskQuestion) waits for an answer;
+    then the model is told none came and the turn goes on."""
+    approval_wait_s: float = 5 * 60.0
+    """How long a request for the user's approval (a mode switch, a plan) waits."""
     compact_at: float = 0.9
     """Compact a conversation when its next request would fill more than this
     share of the model's context window."""

@@ -159,7 +159,10 @@ def pending_call_json(call: ToolCall) -> str:
 
 
 def checkpoint(
-    blobs: TurnBlobs, meter_checkpoint: pb.AgentServerMessage, pending: Iterable[ToolCall] = ()
+    blobs: TurnBlobs,
+    meter_checkpoint: pb.AgentServerMessage,
+    pending: Iterable[ToolCall] = (),
+    mode: int = 0,
 ) -> list[pb.AgentServerMessage]:
     """The blobs the client lacks, then the checkpoint that names them: the
     meter's checkpoint (token details) with the turns and pending calls added."""
@@ -169,4 +172,6 @@ def checkpoint(
     state.turns.extend(blobs.turns())
     state.todos.extend(blobs.todos)
     state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
+    if mode:
+        state.mode = mode  # type: ignore[assignment]
     return [*blobs.flush(), message]

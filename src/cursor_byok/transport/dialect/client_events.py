@@ -11,6 +11,8 @@ from typing import TypeAlias
 
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.transport.dialect.clients import UNKNOWN_CLIENT, ClientHeaders
+from cursor_byok.transport.dialect.input_ids import answered_later_id
+from cursor_byok.transport.dialect.question_tool import answered_later
 from cursor_byok.transport.dialect.run_request import (
     Refused,
     RunStarted,
@@ -51,6 +53,9 @@ class FollowUp:
 
     message: UserMessage
     original: pb.UserMessage
+    input_id: str = ""
+    """Its input id when the server names it (an answer given later: taken
+    once, on the live stream or as a run of its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +155,11 @@ def decode_client_message(
             branch = action.WhichOneof("action")
             if branch == "cancel_action":
                 return CancelRequested(action.cancel_action.reason or "canceled by the user")
+            if branch == "async_ask_question_completion_action":
+                done = action.async_ask_question_completion_action
+                text = answered_later(done)
+                named = answered_later_id(done.original_tool_call_id)
+                return FollowUp(UserMessage(text, now_ms), pb.UserMessage(text=text), named)
             if branch == "user_message_action":
                 typed = action.user_message_action.user_message
                 # Images by blob id alone are not fetched mid-turn: a note stands in.

@@ -44,7 +44,7 @@ from cursor_byok.loop.commands import (
     TodosChanged,
 )
 from cursor_byok.transport.connect.errors import Code, WireError
-from cursor_byok.transport.dialect import checkpoints, meter
+from cursor_byok.transport.dialect import checkpoints, meter, modes
 from cursor_byok.transport.dialect.acknowledgements import user_messages_appended
 
 # What the client sends, decoded (named here too, as the session reads them).
@@ -109,6 +109,9 @@ class StreamContext:
     not yet acknowledged: each is echoed as it came when it enters history."""
     partials: PartialCards = field(default_factory=PartialCards)
     """Tool calls whose card grows while their arguments stream."""
+    mode: str = "agent"
+    """The conversation's mode (`modes`): the run's, or the one a switch the
+    user approved made; every checkpoint names it."""
 
     def current_model_call(self) -> str:
         """The id cards carry. A stream opened by a resume may re-send a pending
@@ -141,6 +144,7 @@ def checkpoint(
         context.turn,
         meter.checkpoint(context.last_prompt_tokens, context.context_window, context.characters),
         pending,
+        modes.ENUM.get(context.mode, 0),
     )
 
 

@@ -53,9 +53,17 @@ def run_id(request_id: str, run: pb.AgentRunRequest) -> str:
         named = user_message_id(getattr(action, branch).user_message)
         if named is not None:
             return named
+    if branch == "async_ask_question_completion_action":
+        return answered_later_id(action.async_ask_question_completion_action.original_tool_call_id)
     return f"run:{request_id}:{digest(action.SerializeToString(deterministic=True))}"
 
 
 def message_id_of(request_id: str, payload: bytes) -> str:
     """Any other input (a cancel): the request id and the message's bytes."""
     return f"{request_id}:{digest(payload)}"
+
+
+def answered_later_id(tool_call_id: str) -> str:
+    """The answer given later to one question: taken once however often,
+    and on whichever stream, it is sent."""
+    return f"answered-later:{tool_call_id}"

@@ -4,7 +4,9 @@ model, tools, environment and rules.
 Three actions start a turn: a user message, `start_plan_action` (plan mode:
 the model plans with read-only tools and edits nothing) and
 `execute_plan_action` (carry out the plan already in the conversation).
-`resume_action` picks up the turn in flight. Any other action is refused
+An answer the user gave later to a question the model asked
+(`async_ask_question_completion_action`) starts one too, as the user's
+message. `resume_action` picks up the turn in flight. Any other action is refused
 with a clear error rather than treated as a resume, which would drop what
 the user asked for.
 
@@ -33,7 +35,17 @@ from cursor_byok.transport.dialect.clients import (
 )
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.dialect.meter import tool_characters
-from cursor_byok.transport.dialect.tools import READ_ONLY, McpTool, Tool, ToolSet
+from cursor_byok.transport.dialect.modes import (
+    ASK,
+    ASK_PROMPT,
+    LOOKING,
+    PLAN,
+    PLAN_ONLY,
+    READ_ONLY,
+    run_mode,
+)
+from cursor_byok.transport.dialect.question_tool import answered_later
+from cursor_byok.transport.dialect.tools import McpTool, Tool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
@@ -45,11 +57,17 @@ Make focused changes, explain briefly what you did, and ask when a request is am
 PLAN_PROMPT = """\
 You are in plan mode. Study the workspace with the read-only tools and write a concrete, \
 step-by-step plan for the user's request: the files to change, what changes in each, and how \
-to check the result. Do not edit files or run commands; the plan is carried out later."""
+to check the result (with CreatePlan when it is offered). Do not edit files or run commands; \
+the plan is carried out later."""
 
 EXECUTE_PLAN_TEXT = "Carry out the plan above, step by step."
 
-STARTING_ACTIONS = ("user_message_action", "start_plan_action", "execute_plan_action")
+STARTING_ACTIONS = (
+    "user_message_action",
+    "start_plan_action",
+    "execute_plan_action",
+    "async_ask_question_completion_action",
+)
 RESUMING_ACTIONS = ("resume_action", None)
 
 
@@ -81,6 +99,8 @@ class RunStarted:
     """What the client can show and answer (its tools are already chosen by it)."""
     prior_todos: tuple[bytes, ...] = ()
     """The to-do blob ids of the checkpoint the client sent back (it has them)."""
+    mode: str = "agent"
+    """The conversation's mode for this run (`modes`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +196,13 @@ def decode_run_request(
     if context is not None:
         definitions = [*definitions, *context.tools]
     model = _requested_model(run)
-    plan_mode = branch == "start_plan_action"
+    mode = run_mode(run)
+    looking = mode in LOOKING  # nothing that changes the workspace
     tools = ToolSet.for_run(
-        definitions, only=READ_ONLY if plan_mode else None, client=caps, extra=extra
+        definitions, only=READ_ONLY if looking else None, client=caps, extra=extra
     )
+    if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
+        tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
     prior = tuple(run.conversation_state.turns)
     if branch in RESUMING_ACTIONS:
         return RunStarted(
@@ -190,6 +213,7 @@ def decode_run_request(
             prior_turns=prior,
             capabilities=caps,
             prior_todos=todos,
+            mode=mode,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -200,9 +224,10 @@ def decode_run_request(
             conversation_id, None, tools, model, run=run, needs_blobs=needed, context=context
         )
     context = context or pb.RequestContext()
-    parts = [SYSTEM_PROMPT, PLAN_PROMPT if plan_mode else "", _environment(context.env)]
+    modal = {PLAN: PLAN_PROMPT, ASK: ASK_PROMPT}.get(mode, "")
+    parts = [SYSTEM_PROMPT, modal, _environment(context.env)]
     rules = _rules(context)
-    parts += [rules, "" if plan_mode else _mcp_instructions(context)]
+    parts += [rules, "" if looking else _mcp_instructions(context)]
     parts.append(run.custom_system_prompt)
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
@@ -226,6 +251,7 @@ def decode_run_request(
         prior_turns=prior,
         capabilities=caps,
         prior_todos=todos,
+        mode=mode,
     )
 
 
@@ -258,6 +284,8 @@ def _action_text(
     match user:
         case pb.UserMessage():
             return user_content(user, blobs)
+        case _ if action.HasField("async_ask_question_completion_action"):
+            return answered_later(action.async_ask_question_completion_action)
         case _:
             execute = action.execute_plan_action
             if execute.plan_file_content.strip():

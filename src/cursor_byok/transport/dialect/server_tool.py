@@ -36,6 +36,7 @@ it shows its card (web search sends its approval query first) sets
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -47,6 +48,18 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 
 @dataclass(frozen=True, slots=True)
+class QueryWaits:
+    """How long a server tool waits for a person's answer to a query before
+    it takes the silence as a rejection (`server.question_wait_s`,
+    `server.approval_wait_s`): bounded, so a turn never hangs."""
+
+    question_s: float = 30 * 60.0
+    """A question to the user (AskQuestion): they may be away a while."""
+    approval_s: float = 5 * 60.0
+    """An approval (a mode switch, a plan, a search)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ServerOutcome:
     """What a server-run call comes to: the completed card, what the model
     reads, and the conversation's to-do list when the call changed it."""
@@ -54,6 +67,8 @@ class ServerOutcome:
     card: pb.ToolCall
     outcome: ToolOutcome
     todos: tuple[TodoItem, ...] | None = None
+    mode: str | None = None
+    """The conversation's mode when the call changed it (an approved switch)."""
 
 
 class ToolContext(Protocol):
@@ -69,6 +84,21 @@ class ToolContext(Protocol):
 
     def now_ms(self) -> int: ...
 
+    def answers(self, query: str) -> bool:
+        """Whether the client answers the `InteractionQuery` member `query`
+        (a tool offered to clients that do not may still show its card)."""
+        ...
+
+    @property
+    def mode(self) -> str:
+        """The conversation's mode now (`modes`)."""
+        ...
+
+    @property
+    def waits(self) -> QueryWaits:
+        """How long `ask` may wait for a person."""
+        ...
+
     def send(self, message: pb.AgentServerMessage) -> None:
         """Put a message on the client's stream (in order with the rest)."""
         ...
@@ -80,7 +110,7 @@ class ToolContext(Protocol):
     async def ask(
         self, query: pb.InteractionQuery, timeout_s: float
     ) -> pb.InteractionResponse | None:
-        """Send `query` (its id is filled in) and wait for the client's
+        """Send `query` (its id filled in when 0) and wait for the client's
         answer: None when none came within `timeout_s` or the client failed.
         The stream keeps its heartbeats meanwhile."""
         ...
@@ -102,3 +132,9 @@ class ServerTool(Tool):
     def failed(self, call: ToolCall, error: str) -> ServerOutcome:
         """The outcome of a run that raised: the started card and the error."""
         return ServerOutcome(self.card(call), ToolOutcome(f"The tool failed: {error}", True))
+
+
+def query_id(call_id: str) -> int:
+    """The query's id, the same each time the call is asked (never 0, which
+    clients leave out on the wire)."""
+    return (zlib.crc32(call_id.encode()) & 0x7FFFFFFF) or 1

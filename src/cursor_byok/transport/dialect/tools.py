@@ -3,7 +3,7 @@ run (or the server runs), what Cursor shows on the tool card, and what the
 model gets back.
 
 The parts live in `tool_base` (what a tool is), `file_tools`, `shell_tool`,
-`mcp_tools`, `server_tool` and `todo_tool`; this module gathers them into the
+`mcp_tools`, `server_tool`, `todo_tool` and `question_tool`; this module gathers them into the
 set one run offers, which leaves out any tool whose card the client cannot
 draw or whose query it cannot answer (`clients.Capabilities`).
 """
@@ -27,9 +27,12 @@ from cursor_byok.transport.dialect.file_tools import (
     WriteFile,
 )
 from cursor_byok.transport.dialect.mcp_tools import McpTool, mcp_tool_name, mcp_tools
+from cursor_byok.transport.dialect.plan_tool import CreatePlan
+from cursor_byok.transport.dialect.question_tool import AskQuestion
 from cursor_byok.transport.dialect.read_tool import ReadFile
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool
 from cursor_byok.transport.dialect.shell_tool import RunTerminalCommand
+from cursor_byok.transport.dialect.switch_mode_tool import SwitchMode
 from cursor_byok.transport.dialect.todo_tool import TodoWrite
 from cursor_byok.transport.dialect.tool_base import (
     MAX_RESULT_CHARS,
@@ -72,6 +75,9 @@ BUILTIN: tuple[Tool, ...] = (
     DeleteFile(),
     ReadLints(),
     TodoWrite(),
+    AskQuestion(),
+    SwitchMode(),
+    CreatePlan(),
 )
 """Every built-in tool, the client's and the server's, in the order offered."""
 
@@ -92,6 +98,8 @@ def offered(tool: Tool, client: Capabilities) -> bool:
     kind = _CARD_KINDS.get(type(tool))
     if kind is None:
         kind = _CARD_KINDS[type(tool)] = tool.card_kind()
+    if tool.queries and client.child_run:
+        return False  # a subagent's run has no person to ask
     return client.offers(kind) and all(map(client.answers, tool.queries))
 
 

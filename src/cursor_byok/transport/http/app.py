@@ -16,6 +16,7 @@ from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
+from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.tool_base import Tool
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.http.connection_limits import ConnectionLimits
@@ -99,6 +100,7 @@ def build_service(
     context_wait_s: float = CONTEXT_WAIT_S,
     blob_wait_s: float = BLOB_WAIT_S,
     kv_wait_s: float | None = None,
+    query_waits: QueryWaits | None = None,
     processes: Processes | None = None,
     resolve_model: Callable[[str], str | None] = lambda model: model,
     server_tools: Sequence[Tool] = (),
@@ -133,6 +135,7 @@ def build_service(
         "context_wait_s": context_wait_s,
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
+        "query_waits": query_waits,
         "models": ModelGate(store.user_by_id, resolve_model),
         "server_tools": server_tools,
     }

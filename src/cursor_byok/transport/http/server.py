@@ -175,15 +175,7 @@ class CursorServer:
                     await _error_reply(send, refused.error, refused.status)
                     return
             counters = self.hub.counters
-            quiet = {
-                "undecodable": counters.undecodable_appends,
-                "late": counters.late_appends,
-                "unknown_exec_result": counters.unknown_exec_results,
-                "ignored": counters.ignored_messages,
-                "over_budget": counters.over_budget_appends,
-                "late_kv_answer": counters.late_kv_answers,
-                "h2_data_after_end": late_data.DROPPED.frames,
-            }
+            quiet = {**counters.quiet(), "h2_data_after_end": late_data.DROPPED.frames}
             self.metrics.memory_held.set(self.hub.budget.used)
             self.metrics.kv_unanswered.set(counters.kv_unanswered)
             self.metrics.relayed_output_skipped.set(counters.undecodable_output)

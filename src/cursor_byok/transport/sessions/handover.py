@@ -53,7 +53,7 @@ def take_over(session: Session, previous: Session) -> set[str]:
             continue
         if item.HasField("exec_server_message"):
             unsent.add(item.exec_server_message.exec_id)
-        else:
+        elif not item.HasField("interaction_query"):  # its run asks again here
             session.put(item)
     return unsent
 
@@ -86,6 +86,7 @@ def begin_turn(session: Session, event: RunStarted, window: int) -> None:
     context.turn.carry_todos(event.prior_todos)
     context.context_window = window
     context.characters.update(event.characters)
+    context.mode = event.mode
 
 
 def name_model_call(session: Session) -> None:

@@ -28,6 +28,7 @@ from cursor_byok.transport.connect.errors import Code, WireError, retryable
 from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
+from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
@@ -73,12 +74,14 @@ class SessionHub:
         kv_wait_s: float | None = None,
         models: ModelGate | None = None,
         server_tools: Sequence[Tool] = (),
+        query_waits: QueryWaits | None = None,
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
         KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
         models each user may start a turn with (None: any); `server_tools`:
         the tools the configuration adds (web search and fetch), offered to
-        the runs whose client can take them."""
+        the runs whose client can take them; `query_waits`: how long a server
+        tool waits for a person's answer."""
         self.runner = runner
         self.models = models or ModelGate()
         self.server_tools = tuple(server_tools)
@@ -96,7 +99,7 @@ class SessionHub:
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
-        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms)
+        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits or QueryWaits())
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
@@ -323,11 +326,11 @@ class SessionHub:
                 held = session.context_requests.cancel(reason)
                 if not session.blob_requests.cancel(reason) and not held:
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
-            case dialect.FollowUp(message=user, original=typed):
-                await self._follow_up(session, user, typed, input_id)
+            case dialect.FollowUp(message=user, original=typed, input_id=named):
+                await self._follow_up(session, user, typed, named or input_id)
             case dialect.QueryAnswered(number=number, response=response):
                 if not session.server_runs.queries.answer_any(number, response):
-                    self.counters.ignored_messages += 1
+                    self.counters.late_query_answers += 1  # taken once, never twice
             case dialect.KvAnswered(number=number):
                 if not session.kv.answered(number):
                     self.counters.late_kv_answers += 1

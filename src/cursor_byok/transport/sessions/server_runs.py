@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from cursor_byok.llm.types import ToolCall
@@ -32,7 +32,8 @@ from cursor_byok.loop.inputs import ToolResult
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.dialect import dialect, input_ids
-from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool
+from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
+from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.request_context import Answers
 
@@ -58,6 +59,11 @@ class ServerToolHost(Protocol):
 
     def now_ms(self) -> int: ...
 
+    @property
+    def waits(self) -> QueryWaits:
+        """How long a query waits for a person (`server_tool.QueryWaits`)."""
+        ...
+
 
 @dataclass(eq=False)
 class RunnerHost:
@@ -67,6 +73,7 @@ class RunnerHost:
     runner: Runner
     spawn: Callable[[Coroutine[object, object, None]], asyncio.Task[None]]
     now_ms: Callable[[], int]
+    waits: QueryWaits = field(default_factory=QueryWaits)
 
     async def state_of(self, conversation_id: str) -> ConversationState | None:
         return await self.runner.state_of(conversation_id)
@@ -85,22 +92,29 @@ class InteractionQueries(Answers[pb.InteractionResponse]):
     def __init__(self) -> None:
         super().__init__()
         self._next = 1
+        self._asked: set[int] = set()
 
     def ask(self, query: pb.InteractionQuery) -> pb.AgentServerMessage:
-        """The message to send (with the query's id filled in); `wait` then
-        waits for the answer."""
-        query.id = self._next
-        self._next += 1
+        """The message to send (its id filled in when the tool gave none);
+        `wait` then waits for the answer."""
+        if not query.id:
+            query.id = self._next
+            self._next += 1
         self._expect(query.id)
+        self._asked.add(query.id)
         return pb.AgentServerMessage(interaction_query=query)
 
     def answer_any(self, number: int, response: pb.InteractionResponse) -> bool:
-        """Take an answer by its id; an answer with an id no query has (some
-        clients answer 0) goes to the one query waiting, if only one is."""
+        """Take an answer by its id; an answer with an id no query on this
+        stream has (some clients answer 0) goes to the one query waiting, if
+        only one is. False for a late or repeated answer: its query was
+        answered (or given up on) already, and it is not taken twice."""
         if self.answer(number, response):
             return True
         waiting = list(self._waiting)
-        return len(waiting) == 1 and self.answer(waiting[0], response)
+        if number in self._asked or len(waiting) != 1:
+            return False
+        return self.answer(waiting[0], response)
 
 
 @dataclass(eq=False)
@@ -115,10 +129,22 @@ class _Context:
     send: Callable[[pb.AgentServerMessage], None]
     queries: InteractionQueries
     host: ServerToolHost
+    client: Capabilities = CAUTIOUS
     shown: bool = False
+
+    def answers(self, query: str) -> bool:
+        return self.client.answers(query)
 
     def now_ms(self) -> int:
         return self.host.now_ms()
+
+    @property
+    def waits(self) -> QueryWaits:
+        return self.host.waits
+
+    @property
+    def mode(self) -> str:
+        return self.stream.mode
 
     def started(self) -> None:
         if not self.shown:
@@ -155,11 +181,13 @@ class ServerRuns:
         tool: ServerTool,
         stream: dialect.StreamContext,
         send: Callable[[pb.AgentServerMessage], None],
+        client: Capabilities = CAUTIOUS,
     ) -> None:
-        """Run one call; its cards go out through `send`."""
+        """Run one call; its cards go out through `send`, its queries only
+        as far as `client` answers them."""
         if self.host is None:
             raise RuntimeError("this session cannot run server tools")
-        run = self._run(conversation_id, command, tool, stream, send, self.host)
+        run = self._run(conversation_id, command, tool, stream, send, self.host, client)
         task = self.host.spawn(run)
         self._running[command.operation_id] = task
         task.add_done_callback(lambda _t: self._running.pop(command.operation_id, None))
@@ -172,12 +200,15 @@ class ServerRuns:
         stream: dialect.StreamContext,
         send: Callable[[pb.AgentServerMessage], None],
         host: ServerToolHost,
+        client: Capabilities,
     ) -> None:
         call = command.tool_call
         state = await host.state_of(conversation_id)
         if state is None:
             state = ConversationState(conversation_id)
-        context = _Context(conversation_id, state, call, tool, stream, send, self.queries, host)
+        context = _Context(
+            conversation_id, state, call, tool, stream, send, self.queries, host, client
+        )
         if tool.started_first:
             context.started()
         try:
@@ -188,6 +219,8 @@ class ServerRuns:
             log.exception("server tool %s failed", tool.name)
             result = tool.failed(call, str(error) or type(error).__name__)
         context.started()  # a run that never showed its card still does, before the end
+        if result.mode is not None:
+            stream.mode = result.mode  # the next checkpoint names it
         for message in dialect.tool_completed(call, result.card, stream):
             send(message)
         self._done.add(command.operation_id)

@@ -19,7 +19,7 @@ from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.store.owners import client_id_of
 from cursor_byok.transport.connect.errors import WireError
-from cursor_byok.transport.dialect import dialect
+from cursor_byok.transport.dialect import dialect, modes
 from cursor_byok.transport.dialect.clients import (
     CAUTIOUS,
     UNKNOWN_CLIENT,
@@ -184,9 +184,16 @@ class Session:
             return
         if isinstance(tool, ServerTool):
             if not self.server_runs.asked(command.operation_id):
-                self.server_runs.start(conversation_id, command, tool, self.context, self.put)
+                self.server_runs.start(
+                    conversation_id, command, tool, self.context, self.put, self.capabilities
+                )
             return
         assert isinstance(tool, NativeTool)  # every other tool runs on the client
+        mode = self.context.mode
+        if mode in modes.LOOKING and call.name not in modes.READ_ONLY:
+            text = f"{call.name} is not available in {mode} mode: {modes.RULES[mode]}"
+            self.feedback(conversation_id, command, ToolOutcome(text, True))
+            return
         if self.execs.asked(command.operation_id):
             return
         if command.again and not repeatable(call.name):
