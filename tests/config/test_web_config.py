@@ -75,6 +75,8 @@ private_hosts = ["wiki.corp.example", "*.lab.example", "10.20.0.0/16"]
     assert (search.name, fetch.name) == ("WebSearch", "WebFetch")
     assert fetch.limits == limits  # type: ignore[attr-defined]
     assert search.backend == SearxngSearch("http://127.0.0.1:8888")  # type: ignore[attr-defined]
+    waits = [tool.approval_s for tool in server_tools(web, {}, approval_s=42.0)]  # type: ignore[attr-defined]
+    assert waits == [42.0, 42.0]  # server.approval_wait_s, the one wait every approval shares
 
 
 def test_a_tavily_search_without_its_key_offers_no_search(tmp_path: Path) -> None:

@@ -286,7 +286,7 @@ async def _run(
         processes=processes,
         resolve_model=router.model_name,
         query_waits=QueryWaits(config.server.question_wait_s, config.server.approval_wait_s),
-        server_tools=server_tools(config.web),
+        server_tools=server_tools(config.web, approval_s=config.server.approval_wait_s),
         pricing=router.terms,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None

@@ -87,18 +87,29 @@ def search_backend(web: WebConfig, env: Mapping[str, str] | None = None) -> Sear
     return None
 
 
-def server_tools(web: WebConfig, env: Mapping[str, str] | None = None) -> tuple[Tool, ...]:
+def server_tools(
+    web: WebConfig, env: Mapping[str, str] | None = None, approval_s: float | None = None
+) -> tuple[Tool, ...]:
     """The tools the table turns on, for the server to offer: WebSearch with
     its backend, WebFetch within its limits (each run still needs its client
-    to allow them)."""
-    from cursor_byok.transport.dialect.web_tools import WebFetch, WebSearch  # noqa: PLC0415
+    to allow them). `approval_s`: how long each waits for the user's approval
+    (`server.approval_wait_s`, the one wait every approval shares)."""
+    from cursor_byok.transport.dialect.web_tools import (  # noqa: PLC0415
+        APPROVAL_S,
+        WebFetch,
+        WebSearch,
+    )
+
+    wait = APPROVAL_S if approval_s is None else approval_s
 
     tools: list[Tool] = []
     backend = search_backend(web, env)
     if backend is not None or web.provider_search:
-        tools.append(WebSearch(backend, web.search_limits, provider=web.provider_search))
+        tools.append(
+            WebSearch(backend, web.search_limits, provider=web.provider_search, approval_s=wait)
+        )
     if web.fetch:
-        tools.append(WebFetch(web.fetch_limits))
+        tools.append(WebFetch(web.fetch_limits, approval_s=wait))
     return tuple(tools)
 
 
