@@ -42,7 +42,7 @@ def bars(title: str, rows: Sequence[tuple[str, float]], shown: Callable[[float],
         f'<text x="{LABEL_WIDTH + span}" y="{axis_y + 16}" text-anchor="end">'
         f"{escape(shown(top))}</text></svg>"
     )
-    return "".join(parts)
+    return f'<p class="meta">{escape(title)}</p>' + "".join(parts)
 
 
 def columns(title: str, rows: Sequence[tuple[str, float]], shown: Callable[[float], str]) -> str:
@@ -76,8 +76,10 @@ def columns(title: str, rows: Sequence[tuple[str, float]], shown: Callable[[floa
             "</title></rect>"
         )
         if index in named:
+            anchor = "start" if index == 0 else "end" if index == len(rows) - 1 else "middle"
+            at = x if index == 0 else x + step if index == len(rows) - 1 else x + step / 2
             parts.append(
-                f'<text x="{x + step / 2:.1f}" y="{height - 8}" text-anchor="middle">'
+                f'<text x="{at:.1f}" y="{height - 8}" text-anchor="{anchor}">'
                 f"{escape(label)}</text>"
             )
     parts.append(

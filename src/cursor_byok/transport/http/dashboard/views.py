@@ -118,7 +118,7 @@ def _tokens(row: UsageRow | None) -> float:
 
 
 def _usd(value: float) -> str:
-    return f"${value:,.2f}" if value >= 1 or value == 0 else f"${value:,.4f}"
+    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:,.4f}"
 
 
 def _count(value: float) -> str:
