@@ -36,7 +36,8 @@ def browser_or_skip() -> str:
 
 @pytest.fixture
 async def t(tmp_path: Path) -> AsyncIterator[Team]:
-    async with team(tmp_path, ScriptedLLM([stream_of(assistant(TextContent("Hi Ana.")))])) as running:
+    answer = ScriptedLLM([stream_of(assistant(TextContent("Hi Ana.")))])
+    async with team(tmp_path, answer) as running:
         stream = await running.ana.client.open("req-1")
         await running.ana.client.append("req-1", 0, run_request("Hello?", "conv-ana"))
         await to_the_end(stream)

@@ -79,8 +79,7 @@ def columns(title: str, rows: Sequence[tuple[str, float]], shown: Callable[[floa
             anchor = "start" if index == 0 else "end" if index == len(rows) - 1 else "middle"
             at = x if index == 0 else x + step if index == len(rows) - 1 else x + step / 2
             parts.append(
-                f'<text x="{at:.1f}" y="{height - 8}" text-anchor="{anchor}">'
-                f"{escape(label)}</text>"
+                f'<text x="{at:.1f}" y="{height - 8}" text-anchor="{anchor}">{escape(label)}</text>'
             )
     parts.append(
         f'<line x1="{left}" y1="{10 + plot_height}" x2="{WIDTH - 10}" y2="{10 + plot_height}"'
