@@ -24,7 +24,11 @@ from cursor_byok.store.base import Store
 from cursor_byok.store.tokens import new_token, token_id_of
 from cursor_byok.transport.connect.request_body import RequestError
 from cursor_byok.transport.http.callers import Authenticator, credentials_in_url
-from cursor_byok.transport.http.dashboard.conversations import conversations_page, timeline
+from cursor_byok.transport.http.dashboard.conversations import (
+    conversations_page,
+    page_key,
+    timeline,
+)
 from cursor_byok.transport.http.dashboard.layout import hidden_csrf, page
 from cursor_byok.transport.http.dashboard.sign_ins import SignIn, SignIns, csrf_matches
 from cursor_byok.transport.http.dashboard.views import overview, users_page
@@ -121,15 +125,13 @@ class Dashboard:
             await shown("Overview", body)
         elif method == "GET" and path == "/ui/conversations":
             options = dict(parse_qsl(query.decode("latin-1")))
-            number = options.get("page", "0")
-            wanted = int(number) if number.isdigit() else 0
             body = await asyncio.to_thread(
                 conversations_page,
                 self.store,
                 user,
                 options.get("user", ""),
                 options.get("model", ""),
-                wanted,
+                page_key(options.get("before", "")),
             )
             await shown("Conversations", body)
         elif method == "GET" and path.startswith("/ui/conversations/"):

@@ -21,6 +21,7 @@ from cursor_byok.llm.types import (
     UserMessage,
 )
 from cursor_byok.store.base import ConversationSummary, Store, User
+from cursor_byok.store.conversation_pages import PageKey
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.http.dashboard.layout import when
 
@@ -29,28 +30,18 @@ SHOWN_CHARS = 4000
 """How much of one message's text the timeline shows."""
 
 
-def conversations_page(store: Store, viewer: User, user_name: str, model: str, page: int) -> str:
-    """A page of conversations, newest first: the viewer's own, or for the
-    administrator everyone's (or `user_name`'s), with a call to `model`."""
+def conversations_page(
+    store: Store, viewer: User, user_name: str, model: str, before: PageKey | None
+) -> str:
+    """A page of conversations, newest first, from just after `before`: the
+    viewer's own, or for the administrator everyone's (or `user_name`'s),
+    with a call to `model` when one is given."""
     names = {user.id: user.name for user in store.users()} if viewer.is_admin else {}
-    owner: int | None = viewer.id
+    owners = [viewer.id]
     if viewer.is_admin:
-        owner = None
-        if user_name:
-            owner = next((i for i, n in names.items() if n == user_name), -1)
-    shown: list[ConversationSummary] = []
-    skip = page * PAGE_SIZE
-    more = False
-    for summary in store.conversations(owner):
-        if model and all(call.model != model for call in store.llm_calls(summary.conversation_id)):
-            continue
-        if skip:
-            skip -= 1
-            continue
-        if len(shown) == PAGE_SIZE:
-            more = True
-            break
-        shown.append(summary)
+        owners = [i for i, n in names.items() if n == user_name] if user_name else list(names)
+    found = store.conversation_page(owners, PAGE_SIZE + 1, before, model or None)
+    shown, more = found[:PAGE_SIZE], len(found) > PAGE_SIZE
     rows = "".join(_row(summary, viewer, names) for summary in shown)
     user_field = (
         f'<label>User <input name="user" value="{escape(user_name)}"></label> '
@@ -58,10 +49,11 @@ def conversations_page(store: Store, viewer: User, user_name: str, model: str, p
         else ""
     )
     links = []
-    if page:
-        links.append(_link("Newer", user_name, model, page - 1))
+    if before is not None:
+        links.append(_link("Newest", user_name, model, None))
     if more:
-        links.append(_link("Older", user_name, model, page + 1))
+        last = shown[-1]
+        links.append(_link("Older", user_name, model, (last.updated_at_ms, last.conversation_id)))
     empty = "" if shown else '<p class="empty">No conversations here.</p>'
     owner_head = "<th>User</th>" if viewer.is_admin else ""
     return (
@@ -70,8 +62,14 @@ def conversations_page(store: Store, viewer: User, user_name: str, model: str, p
         '<button type="submit">Filter</button></form>'
         f"<table><tr><th>Conversation</th>{owner_head}<th>Status</th>"
         f"<th class=n>Messages</th><th>Updated (UTC)</th></tr>{rows}</table>{empty}"
-        f"<p>Page {page + 1}. {' '.join(links)}</p>"
+        f"<p>{' '.join(links)}</p>"
     )
+
+
+def page_key(text: str) -> PageKey | None:
+    """The `before` of a page link (`<updated_at_ms>:<conversation key>`)."""
+    ms, _, key = text.partition(":")
+    return (int(ms), key) if ms.isdigit() and key else None
 
 
 def timeline(store: Store, viewer: User, ident: str) -> str | None:
@@ -123,9 +121,11 @@ def _row(summary: ConversationSummary, viewer: User, names: dict[int, str]) -> s
     )
 
 
-def _link(label: str, user_name: str, model: str, page: int) -> str:
-    query = urlencode({"user": user_name, "model": model, "page": page})
-    return f'<a href="/ui/conversations?{escape(query)}">{label}</a>'
+def _link(label: str, user_name: str, model: str, before: PageKey | None) -> str:
+    options = {"user": user_name, "model": model}
+    if before is not None:
+        options["before"] = f"{before[0]}:{before[1]}"
+    return f'<a href="/ui/conversations?{escape(urlencode(options))}">{label}</a>'
 
 
 def _message(message: Message) -> str:
