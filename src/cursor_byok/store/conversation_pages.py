@@ -53,7 +53,8 @@ def _statement(
 ) -> tuple[str, list[object]]:
     where = "owner = ?"
     if before is not None:
-        where += " AND (updated_at_ms < ? OR (updated_at_ms = ? AND conversation_id < ?))"
+        # The first term bounds the index range; the second breaks ties.
+        where += " AND updated_at_ms <= ? AND (updated_at_ms < ? OR conversation_id < ?)"
     if model is not None:
         where += (
             " AND EXISTS (SELECT 1 FROM llm_calls l"
