@@ -5,8 +5,10 @@ see, and the numbers on the pages against the database."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator
+from html import unescape
 from pathlib import Path
 
 import aiohttp
@@ -17,6 +19,7 @@ from cursor_byok.llm.types import TextContent
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, LLMCallRecord
 from cursor_byok.store.periods import day_of
 from cursor_byok.store.usage import CallUsage
+from cursor_byok.transport.http.dashboard import conversations
 from tests.e2e.dashboard_client import Browser, csrf_of, text_of
 from tests.e2e.users import ADMIN_TOKEN, Member, Team, team, to_the_end
 from tests.factories import assistant, stream_of
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.timeout(60)
 
 @pytest.fixture
 async def t(tmp_path: Path) -> AsyncIterator[Team]:
-    answers = [stream_of(assistant(TextContent(f"Answer {n}."))) for n in range(3)]
+    answers = [stream_of(assistant(TextContent(f"Answer {n}."))) for n in range(4)]
     async with team(tmp_path, ScriptedLLM(answers)) as running:
         yield running
 
@@ -189,3 +192,26 @@ async def test_revoke_and_rotate_from_the_users_page(t: Team, http: aiohttp.Clie
     assert "ana" in text_of(await again.sign_in(token))
     _, page, _ = await admin.get("/ui/users")
     assert token not in page  # shown once
+
+
+async def test_the_conversations_page_pages_newest_first_and_filters_by_model(
+    t: Team, http: aiohttp.ClientSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conversations, "PAGE_SIZE", 1)
+    for name in ("conv-1", "conv-2", "conv-3"):
+        await a_turn(t.ana, name)
+    ana = Browser(t.url, http)
+    await ana.sign_in(t.ana.token)
+    seen = []
+    path: str | None = "/ui/conversations"
+    while path is not None:
+        status, page, _ = await ana.get(path)
+        assert status == 200
+        seen += re.findall(r'href="/ui/conversations/([^"]+)"', page)
+        older = re.search(r'href="(/ui/conversations\?[^"]*before=[^"]*)">Older', page)
+        path = None if older is None else unescape(older.group(1))
+    assert seen == ["conv-3", "conv-2", "conv-1"]
+    _, page, _ = await ana.get("/ui/conversations?model=test-model")
+    assert "conv-3" in page
+    _, page, _ = await ana.get("/ui/conversations?model=another-model")
+    assert "No conversations here." in page
