@@ -149,7 +149,8 @@ async def test_another_users_conversation_is_missing_like_one_never_made(
     status, page, _ = await admin.get("/ui/conversations?user=bob")
     assert status == 200 and "conv-bob" in page and "conv-ana" not in page
     status, page, _ = await admin.get(f"/ui/conversations/conv-bob.{t.bob.user.id}")
-    assert status == 200 and "Answer" in page
+    assert status == 200 and "Answer" in page and "User bob." in page
+    assert "<h1>Conversation conv-bob</h1>" in page
 
 
 async def test_the_numbers_on_the_pages_are_the_databases(

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 from cursor_byok.store.base import Store
+from cursor_byok.store.owners import client_id_of
 from cursor_byok.store.tokens import new_token, token_id_of
 from cursor_byok.transport.connect.request_body import RequestError
 from cursor_byok.transport.http.callers import Authenticator, credentials_in_url
@@ -140,7 +141,7 @@ class Dashboard:
             if body_or_none is None:
                 await shown("Not found", "<p>No conversation by that id.</p>", 404)
             else:
-                await shown(f"Conversation {ident}", body_or_none)
+                await shown(f"Conversation {client_id_of(ident)}", body_or_none)
         elif path.startswith("/ui/users"):
             if not user.is_admin:
                 await shown("Forbidden", "<p>Only the administrator may see this page.</p>", 403)

@@ -81,8 +81,10 @@ def timeline(store: Store, viewer: User, ident: str) -> str | None:
     if loaded is None:
         return None
     state = loaded.state
+    owner = store.user_by_id(owner_of(key)) if viewer.is_admin else None
+    whose = "" if owner is None else f"User {escape(owner.name)}. "
     parts = [
-        f"<p>Status {escape(state.status.value)}, {len(state.messages)} messages, "
+        f"<p>{whose}Status {escape(state.status.value)}, {len(state.messages)} messages, "
         f"version {loaded.version}.</p><h2>Messages</h2>"
     ]
     resets = set(state.resets)
