@@ -21,6 +21,8 @@ class Browser:
     cookies: dict[str, str] = field(default_factory=dict)
     set_cookies: list[str] = field(default_factory=list)
     """Every Set-Cookie header received, as sent."""
+    extra: dict[str, str] = field(default_factory=dict)
+    """Headers sent with every request (a proxy's, say)."""
 
     async def get(self, path: str) -> tuple[int, str, dict[str, str]]:
         async with self.session.get(
@@ -53,8 +55,8 @@ class Browser:
 
     def _headers(self) -> dict[str, str]:
         if not self.cookies:
-            return {}
-        return {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+            return dict(self.extra)
+        return {**self.extra, "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
 
     def _keep(self, reply: aiohttp.ClientResponse) -> None:
         for header in reply.headers.getall("Set-Cookie", []):

@@ -79,6 +79,23 @@ async def test_signing_in_sets_a_safe_session_cookie_and_signing_out_ends_it(
     assert status == 303 and headers["Location"] == "/ui/login"
 
 
+async def test_behind_a_proxy_that_ends_tls_the_cookie_is_secure_and_forms_work(
+    t: Team, http: aiohttp.ClientSession
+) -> None:
+    browser = Browser(t.url, http, extra={"X-Forwarded-Proto": "https"})
+    _, page, _ = await browser.get("/ui/login")
+    https = t.url.replace("http://", "https://")
+    status, _, _ = await browser.post(
+        "/ui/login", {"token": t.ana.token, "csrf": csrf_of(page)}, origin=https
+    )
+    assert status == 303
+    session = next(c for c in browser.set_cookies if c.startswith("cursor_byok_ui="))
+    assert "secure" in {part.strip().lower() for part in session.split(";")}
+    _, page, _ = await browser.get("/ui/")
+    status, _, _ = await browser.post("/ui/logout", {"csrf": csrf_of(page)}, origin=https)
+    assert status == 303
+
+
 async def test_a_wrong_token_is_refused_and_a_token_in_the_url_too(
     t: Team, http: aiohttp.ClientSession
 ) -> None:

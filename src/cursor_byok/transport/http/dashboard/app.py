@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from html import escape
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from cursor_byok.store.base import Store
 from cursor_byok.store.owners import client_id_of
@@ -96,7 +96,7 @@ class Dashboard:
         if method not in ("GET", "POST"):
             raise Refusal(405, "Not allowed", f"{method} is not served here.")
         if method == "POST":
-            _same_site(scope, headers)
+            _same_site(headers)
         if path == "/ui/login":
             await self._login(method, receive, send, headers, scope)
             return
@@ -119,7 +119,7 @@ class Dashboard:
 
         if method == "POST" and path == "/ui/logout":
             self.sign_ins.close(_cookie(headers) or "")
-            await _redirect(send, "/ui/login", _set_cookie(scope, "", 0))
+            await _redirect(send, "/ui/login", _set_cookie(_over_tls(scope, headers), "", 0))
         elif method == "GET" and path in ("/ui", "/ui/"):
             now_ms = int(time.time() * 1000)
             body = await asyncio.to_thread(overview, self.store, user, self.in_flight(), now_ms)
@@ -187,7 +187,7 @@ class Dashboard:
     ) -> None:
         if method == "GET":
             nonce = secrets.token_urlsafe(24)
-            cookie = _set_cookie(scope, nonce, 3600, LOGIN_COOKIE, "/ui/login")
+            cookie = _set_cookie(_over_tls(scope, headers), nonce, 3600, LOGIN_COOKIE, "/ui/login")
             await _html(send, 200, _login_page("", nonce), cookie)
             return
         form = await _form(receive)
@@ -201,7 +201,7 @@ class Dashboard:
             await _html(send, 401, _login_page("That token is not valid here.", expected))
             return
         session_id = self.sign_ins.open(user, None if user.is_admin else token_id_of(token))
-        await _redirect(send, "/ui/", _set_cookie(scope, session_id, None))
+        await _redirect(send, "/ui/", _set_cookie(_over_tls(scope, headers), session_id, None))
 
 
 def _login_page(error: str, nonce: str) -> str:
@@ -216,16 +216,20 @@ def _login_page(error: str, nonce: str) -> str:
     )
 
 
-def _same_site(scope: Mapping[str, Any], headers: Mapping[str, str]) -> None:
-    """Refuse a POST whose Origin (or, lacking one, Referer) is another site."""
-    here = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
-    origin = headers.get("origin")
-    referer = headers.get("referer")
-    if origin is not None:
-        if origin != here:
-            raise Refusal(403, "Refused", "A form from another site was refused.")
-    elif referer is not None and referer != here and not referer.startswith(here + "/"):
+def _same_site(headers: Mapping[str, str]) -> None:
+    """Refuse a POST whose Origin (or, lacking one, Referer) names another
+    host than the one asked. The scheme is not compared: behind a proxy that
+    ends TLS the browser says https and the server sees http."""
+    host = headers.get("host", "")
+    stated = headers.get("origin", headers.get("referer"))
+    if stated is not None and urlsplit(stated).netloc != host:
         raise Refusal(403, "Refused", "A form from another site was refused.")
+
+
+def _over_tls(scope: Mapping[str, Any], headers: Mapping[str, str]) -> bool:
+    """Whether the browser reached us over TLS: ours, or a proxy's that says
+    so (`X-Forwarded-Proto`; it only ever adds the cookie's Secure flag)."""
+    return scope.get("scheme") == "https" or headers.get("x-forwarded-proto") == "https"
 
 
 def _cookie(headers: Mapping[str, str], name: str = COOKIE) -> str | None:
@@ -238,9 +242,9 @@ def _cookie(headers: Mapping[str, str], name: str = COOKIE) -> str | None:
 
 
 def _set_cookie(
-    scope: Mapping[str, Any], value: str, max_age: int | None, name: str = COOKIE, path: str = "/ui"
+    tls: bool, value: str, max_age: int | None, name: str = COOKIE, path: str = "/ui"
 ) -> bytes:
-    secure = "; Secure" if scope.get("scheme") == "https" else ""
+    secure = "; Secure" if tls else ""
     age = "" if max_age is None else f"; Max-Age={max_age}"
     return f"{name}={value}; Path={path}; HttpOnly; SameSite=Strict{secure}{age}".encode()
 
