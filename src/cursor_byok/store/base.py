@@ -396,6 +396,16 @@ class Store(Users, Accounts, Protocol):
         """Every conversation, last updated first; `owner`'s alone when given."""
         ...
 
+    def conversation_page(
+        self,
+        owners: Sequence[int],
+        limit: int,
+        before: tuple[int, str] | None = None,
+        model: str | None = None,
+    ) -> list[ConversationSummary]:
+        """A page of `owners`' conversations, newest first (`store.conversation_pages`)."""
+        ...
+
     def ping(self) -> None:
         """Raise StoreError unless the database answers now (for health checks)."""
         ...

@@ -40,6 +40,7 @@ from cursor_byok.store.base import (
     StoreError,
     VersionConflict,
 )
+from cursor_byok.store.conversation_pages import ConversationPages
 from cursor_byok.store.executor import Executor
 from cursor_byok.store.history import StoredHead, new_message_rows
 from cursor_byok.store.images import load_rows, loaded_result, stored_result
@@ -134,7 +135,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(UserRows, UsageRows, ABC):
+class SQLStore(UserRows, UsageRows, ConversationPages, ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False

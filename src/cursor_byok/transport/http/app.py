@@ -20,6 +20,7 @@ from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.tool_base import Tool
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.http.connection_limits import ConnectionLimits
+from cursor_byok.transport.http.dashboard.app import Dashboard
 from cursor_byok.transport.http.health import CachedCheck
 from cursor_byok.transport.http.http_server import (
     KEEPALIVE_TIMEOUT_S,
@@ -186,6 +187,7 @@ def build_service(
         database_reachable=CachedCheck(database_reachable),
         users=store,
     )
+    server.dashboard = Dashboard(store, server.authenticator, lambda: server.open_streams)
     return Service(server, runner, hub, metrics)
 
 

@@ -1,12 +1,10 @@
-"""The Connect server: a plain ASGI app for Cursor's agent RPCs.
+"""The Connect server: a plain ASGI app for Cursor's agent RPCs (and the dashboard's `/ui`).
 
-Cursor speaks a tolerant dialect of Connect (RunSSE answers
-`text/event-stream` with binary envelopes; unary bodies may or may not be
-enveloped; appends that are late or undecodable must still get 200; three
-codecs; gzip). A strict Connect runtime would reject parts of that, so the
-framing lives in `framing`, `codec` and `errors` (the Connect primitives the
-whole of transport may use), the stream writer in `stream_writer`, and this
-module routes over bare ASGI.
+Cursor speaks a tolerant dialect of Connect (RunSSE answers `text/event-stream` with binary
+envelopes; unary bodies may or may not be enveloped; appends that are late or undecodable must
+still get 200; three codecs; gzip). A strict Connect runtime would reject parts of that, so the
+framing lives in `framing`, `codec` and `errors` (the Connect primitives the whole of transport
+may use), the stream writer in `stream_writer`, and this module routes over bare ASGI.
 """
 
 from __future__ import annotations
@@ -49,6 +47,7 @@ from cursor_byok.transport.http import late_data
 from cursor_byok.transport.http.append_body import read_append
 from cursor_byok.transport.http.aux_rpcs import AuxRpcs, ModelEntry
 from cursor_byok.transport.http.callers import Authenticator
+from cursor_byok.transport.http.dashboard.app import Dashboard, is_dashboard
 from cursor_byok.transport.http.health import DatabaseReachable, reply_health
 from cursor_byok.transport.http.run_stream import (
     RUN,
@@ -80,10 +79,9 @@ HEARTBEAT_S = 5.0
 BODY_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_APPEND_BYTES = 32 * 1024 * 1024
-"""An append may carry a whole tool result (the official client sends a
-multi-MiB one in one append, hex-encoded: twice its size), so appends get
-their own, larger limit; the bytes being read are charged to the memory
-budget like those buffered."""
+"""An append may carry a whole tool result (the official client sends a multi-MiB one in one
+append, hex-encoded: twice its size), so appends get their own, larger limit; the bytes being
+read are charged to the memory budget like those buffered."""
 
 
 class CursorServer:
@@ -131,7 +129,7 @@ class CursorServer:
         self.aux = AuxRpcs(models, default_model, http2)
         self.unary: dict[str, Callable[[bytes, ContentType], Message]] = self.aux.routes()
         self.counted_paths = frozenset((*self.unary, RUN_SSE, BIDI_APPEND, RUN, "/metrics"))
-        """The paths the request counter names; any other is counted as `other`."""
+        self.dashboard: Dashboard | None = None  # `/ui`, given the store by `app.build_service`
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -165,6 +163,8 @@ class CursorServer:
             target = WireError(Code.INVALID_ARGUMENT, "the request target must be a path")
             await _error_reply(send, target, 400, close=True)
             return
+        if self.dashboard is not None and is_dashboard(path):
+            return await self.dashboard(scope, receive, send, headers)
         if scope["method"] == "GET" and path == "/healthz":
             return await reply_health(send, self.database_reachable)
         if scope["method"] == "GET" and path == "/metrics":
