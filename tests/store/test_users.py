@@ -10,7 +10,7 @@ from cursor_byok.loop import transition
 from cursor_byok.store.base import User, UserExists
 from cursor_byok.store.owners import ADMIN_USER_ID, client_id_of, owner_of, scoped
 from cursor_byok.store.sql_store import SQLStore
-from cursor_byok.store.tokens import new_token, token_matches
+from cursor_byok.store.tokens import PREFIX, new_token, token_matches
 from tests.factories import fresh, start
 from tests.store.conftest import Backend
 
@@ -58,7 +58,7 @@ def test_the_token_is_found_by_its_id_and_only_its_hash_is_stored(
     holder, stored = found
     assert holder == user and stored == made.token_hash
     assert token_matches(made.token, stored)
-    secret = made.token.rsplit("_", 1)[1]
+    secret = made.token.removeprefix(f"{PREFIX}{made.token_id}_")  # may hold "_" itself
     dumped = repr(backend.rows("SELECT * FROM users"))
     assert made.token not in dumped and secret not in dumped
 
