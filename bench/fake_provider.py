@@ -8,6 +8,10 @@ is read from the last `[bench ...]` marker in the request body:
                                 P ms (the offered load: P = 10 is 100 deltas/s)
   `[bench tool]`                a `read_file` tool call, at once; the request
                                 that carries its result gets a short text answer
+  `[bench tool calls=K batch=B]`  K tool calls in all, B to a response (the last
+                                response may have fewer), then the text answer:
+                                the calls made are the `tool` messages after the
+                                last user message
 Each delta's text is a 6-character token (`t0042 `): a client counts the
 deltas relayed to it by the length of the text it got.
 
@@ -83,24 +87,34 @@ def text_answer(deltas: int) -> list[bytes]:
     return [_ROLE, *(_chunk({"content": token(n)}) for n in range(deltas)), _STOP + _TAIL]
 
 
-def tool_call(call_id: str) -> bytes:
-    header = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "index": 0,
-                "id": call_id,
-                "type": "function",
-                "function": {"name": "read_file", "arguments": ""},
-            }
-        ],
-        "refusal": None,
-    }
-    parts = [_chunk(header)]
-    for piece in ('{"', "path", '":"', "notes", ".txt", '"}'):
-        parts.append(_chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+def tool_call(*call_ids: str) -> bytes:
+    """A response calling `read_file` once per id, as OpenAI streams parallel
+    calls: each call's header (the first with the role), then its arguments
+    in pieces."""
+    parts = []
+    for index, call_id in enumerate(call_ids):
+        function = {"name": "read_file", "arguments": ""}
+        header = {"index": index, "id": call_id, "type": "function", "function": function}
+        if index == 0:
+            first = {"role": "assistant", "content": None, "tool_calls": [header], "refusal": None}
+            parts.append(_chunk(first))
+        else:
+            parts.append(_chunk({"tool_calls": [header]}))
+        for piece in ('{"', "path", '":"', "notes", ".txt", '"}'):
+            parts.append(
+                _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            )
     return b"".join([*parts, _chunk({}, "tool_calls"), _TAIL])
+
+
+def calls_made(messages: list[dict[str, object]]) -> int:
+    """The tool results since the last user message: the calls of this turn."""
+    made = 0
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            break
+        made += message.get("role") == "tool"
+    return made
 
 
 def _future() -> asyncio.Future[None]:
@@ -197,8 +211,12 @@ class FakeProvider:
             for item in (markers[-1].split() if markers else [])
         )
         if b"tool" in options:
-            after_tool = json.loads(body)["messages"][-1].get("role") == "tool"
-            writer.write(b"".join(text_answer(4)) if after_tool else tool_call(self._call_id()))
+            calls, batch = int(options.get(b"calls", b"1")), int(options.get(b"batch", b"1"))
+            left = calls - calls_made(json.loads(body)["messages"])
+            if left <= 0:
+                writer.write(b"".join(text_answer(4)))
+            else:
+                writer.write(tool_call(*(self._call_id() for _ in range(min(batch, left)))))
         else:
             deltas = int(options.get(b"deltas", b"10"))
             pace_s = float(options.get(b"pace_ms", b"10")) / 1000
