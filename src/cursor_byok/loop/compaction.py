@@ -15,6 +15,8 @@ it is estimated from its bytes (about four per token).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -40,12 +42,12 @@ SUMMARY_HEADER = (
 )
 
 
-def _tokens(messages: tuple[Message, ...]) -> int:
+def _tokens(messages: Sequence[Message]) -> int:
     return sum(len(message_bytes(m)) for m in messages) // BYTES_PER_TOKEN
 
 
 def estimated_tokens(
-    window: tuple[Message, ...], system_prompt: str | None, tools: tuple[ToolDefinition, ...]
+    window: Sequence[Message], system_prompt: str | None, tools: tuple[ToolDefinition, ...]
 ) -> int:
     """About how many tokens a request with `window` will take."""
     for index in range(len(window) - 1, -1, -1):
