@@ -1,4 +1,5 @@
 """`SharedTuple`: a tuple to every reader, whose appends share storage."""
+# ruff: noqa: RUF005  (`+` is the append under test)
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def test_the_same_objects_appended_twice_share_the_storage() -> None:
 
 def test_it_compares_hashes_and_pickles_as_the_tuple_of_its_items() -> None:
     shared = SharedTuple([1, 2]) + (3,)
-    assert shared == (1, 2, 3) and (1, 2, 3) == shared and shared != (1, 2)
+    assert shared == (1, 2, 3) and shared != (1, 2)
+    assert (1, 2, 3) == shared  # noqa: SIM300 (the tuple's side first: its reflection)
     assert shared != [1, 2, 3]  # a tuple never equals a list
     assert hash(shared) == hash((1, 2, 3)) and repr(shared) == "(1, 2, 3)"
     assert pickle.loads(pickle.dumps(shared)) == (1, 2, 3)
