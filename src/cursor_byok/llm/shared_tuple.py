@@ -83,8 +83,12 @@ class SharedTuple(Sequence[T], Generic[T]):
         return self._items[self._start + index]
 
     def __iter__(self) -> Iterator[T]:
-        # Bounded: the list may grow while a view is read.
-        return islice(self._items, self._start, self._stop)
+        # Bounded: the list may grow while a view is read. A view that does
+        # not start at 0 is read by index: `islice` would step over the
+        # items before it one by one.
+        if self._start:
+            return map(self._items.__getitem__, range(self._start, self._stop))
+        return islice(self._items, self._stop)
 
     def as_list(self) -> list[T]:
         """The items, as a new list (a copy of references, made at C speed)."""
