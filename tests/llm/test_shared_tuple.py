@@ -16,8 +16,8 @@ def test_an_append_leaves_the_sequence_it_extends_as_it_was() -> None:
     b = a + ("z",)
     c = b + ("w",)
     assert a == ("x", "y") and b == ("x", "y", "z") and c == ("x", "y", "z", "w")
-    assert list(a) == ["x", "y"] == a.as_list() and len(a) == 2 and a[-1] == "y"
-    assert c[1:3].as_list() == ["y", "z"]
+    assert list(a) == ["x", "y"] and len(a) == 2 and a[-1] == "y"
+    assert list(c[1:3]) == ["y", "z"]
     assert list(reversed(b)) == ["z", "y", "x"]
     with pytest.raises(IndexError):
         a[2]

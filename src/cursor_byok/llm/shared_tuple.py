@@ -90,10 +90,6 @@ class SharedTuple(Sequence[T], Generic[T]):
             return map(self._items.__getitem__, range(self._start, self._stop))
         return islice(self._items, self._stop)
 
-    def as_list(self) -> list[T]:
-        """The items, as a new list (a copy of references, made at C speed)."""
-        return self._items[self._start : self._stop]
-
     def __reversed__(self) -> Iterator[T]:
         items = self._items
         return (items[i] for i in range(self._stop - 1, self._start - 1, -1))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import jiter
 
 from cursor_byok.llm.http import BodyParts, Buffer
 from cursor_byok.llm.providers.render_cache import FrozenMessage, encoded_items
-from cursor_byok.llm.providers.spool import RenderedList
+from cursor_byok.llm.providers.spool import RenderedHistory
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall, ToolDefinition
 
@@ -68,12 +68,12 @@ def encode_body_parts(body: dict[str, Any]) -> BodyParts:
 
 
 def _has_frozen(value: Any) -> bool:
-    return type(value) is RenderedList or (
+    return type(value) is RenderedHistory or (
         type(value) is list and any(type(item) is FrozenMessage for item in value)
     )
 
 
-def _items(items: list[Any]) -> list[Buffer]:
+def _items(items: Sequence[Any]) -> list[Buffer]:
     """`items`' canonical bytes with a comma after each. Items and
     separators are interleaved by slice assignment: no Python step per
     item beyond reading its bytes."""
@@ -82,18 +82,12 @@ def _items(items: list[Any]) -> list[Buffer]:
     return run
 
 
-def _history(value: list[Any]) -> list[Buffer]:
-    """A list's items, a comma after each: those a spool covers as its
-    chunks, the others one by one."""
-    if type(value) is not RenderedList or value.spool is None or not value.covered:
-        return _items(value)
-    first, covered = value.first, value.covered
-    rest = value[first + covered :]
-    return [
-        *_items(value[:first]),
-        *value.spool.parts(covered, last_comma=True),
-        *_items(rest),
-    ]
+def _history(value: list[Any] | RenderedHistory) -> list[Buffer]:
+    """A list's items, a comma after each: a rendered history's cached ones
+    as its spool's chunks, the others one by one."""
+    if type(value) is RenderedHistory:
+        return value.parts(_items)
+    return _items(value)
 
 
 def _with_cached_items(body: dict[str, Any], frozen: set[str]) -> list[Buffer]:

@@ -21,8 +21,8 @@ case: a call renders just its new messages), and up to the last cut it
 contained otherwise. A `HistoryRepair` changes how everything before it
 renders, so a cut is only taken after the last repair. Entries are bounded
 (least recently used go). What is handed out are the cached messages
-themselves, as `FrozenMessage`s, in a `RenderedList`: a caller that marks a
-message (cache breakpoints) replaces it in its own list with a marked copy.
+themselves, as `FrozenMessage`s, in a `RenderedHistory`: a caller that
+marks a message (cache breakpoints) replaces it there with a marked copy.
 
 The rendered messages up to the cut are kept as a `SharedTuple` and their
 bytes in a `Spool` (`spool.py`), both extended by what a call adds, so a
@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, MutableSequence, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
 from cursor_byok.llm.provider import CallContext, ModelSpec
-from cursor_byok.llm.providers.spool import RenderedList, Spool
+from cursor_byok.llm.providers.spool import RenderedHistory, Spool
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import (
@@ -197,11 +197,8 @@ def _listed(
     rendered: SharedTuple[FrozenMessage],
     spool: Spool,
     tail: list[FrozenMessage],
-) -> RenderedList:
-    listed = RenderedList(head, spool, len(head))
-    listed += rendered.as_list()
-    listed += tail
-    return listed
+) -> RenderedHistory:
+    return RenderedHistory(head, rendered, spool, tail)
 
 
 class RenderCache:
@@ -220,11 +217,12 @@ class RenderCache:
         messages: Sequence[Message],
         render: Render,
         head: Sequence[Any] = (),
-    ) -> RenderedList:
+    ) -> MutableSequence[Any]:
         """`head` then `render(messages)`, rendering only what the cached
-        rendering lacks."""
+        rendering lacks: a `RenderedHistory`, or a list for a call outside
+        a conversation (nothing cached)."""
         if key is None:
-            return RenderedList([*head, *render(messages)])
+            return [*head, *render(messages)]
         entry = self._entries.get(key)
         start, prefix, spool = 0, SharedTuple[FrozenMessage](), Spool()
         if entry is not None:

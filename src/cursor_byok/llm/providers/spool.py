@@ -11,17 +11,18 @@ a new chunk is merged into the one before it while that one is less than
 twice its size: sizes halve from the first chunk on, there are O(log n) of
 them, and each byte is copied O(log n) times over the whole session.
 
-A request's rendered list is a `RenderedList`: a plain list to the adapters
-(which may replace an item, as Anthropic's cache markers do), which also
-knows which of its items the spool's bytes stand for. Changing an item, or
-moving items, at or before the end of that run shortens the run to what is
-still untouched, so the bytes written are always those of the list.
+A request's rendered history is a `RenderedHistory`: a mutable sequence to
+the adapters (Anthropic's cache markers replace an item), made of the cached
+messages and the call's own, never copied into one list, whose bytes are
+the spool's where it has them, so the bytes written are always the items'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, SupportsIndex, overload
+import operator
+from collections.abc import Callable, Iterable, Iterator, MutableSequence
+from itertools import chain
+from typing import Any, overload
 
 from cursor_byok.llm.shared_tuple import SharedTuple
 
@@ -63,97 +64,166 @@ class Spool:
             chunks[-1] += last
         return Spool(tuple(chunks), self.ends + tuple(ends))
 
-    def parts(self, count: int, last_comma: bool) -> list[Buffer]:
-        """The bytes of the first `count` items, a comma after each, the last
-        one's left off unless `last_comma`: whole chunks, and a view of the
-        one the run ends in."""
-        stop = self.ends[count - 1] if count else 0
-        if count and not last_comma:
-            stop -= 1
+    def run(self, first: int, stop: int) -> list[Buffer]:
+        """The bytes of items `first` to `stop`, a comma after each: whole
+        chunks, and views of those the run starts or ends in."""
+        if stop <= first:
+            return []
+        begin = self.ends[first - 1] if first else 0
+        end = self.ends[stop - 1]
         out: list[Buffer] = []
         at = 0
         for chunk in self.chunks:
-            if at >= stop:
-                break
-            end = at + len(chunk)
-            out.append(chunk if end <= stop else memoryview(chunk)[: stop - at])
-            at = end
+            after = at + len(chunk)
+            if after > begin and at < end:
+                whole = at >= begin and after <= end
+                out.append(chunk if whole else memoryview(chunk)[max(begin - at, 0) : end - at])
+            at = after
         return out
 
 
-class RenderedList(list[Any]):
-    """A request's rendered items. Items `first` to `first + covered` are the
-    first `covered` items of `spool`, byte for byte, as long as nobody
-    changes them: a change at or before one of them shortens the run."""
+class RenderedHistory(MutableSequence[Any]):
+    """A request's rendered history: `head` (the adapter's own first items,
+    a system message), the cached rendered messages (`prefix`, whose bytes
+    `spool` holds) and `tail`, seen as one sequence without being copied
+    into one: a copy would touch every cached message, and at thousands of
+    them scattered in memory that costs more than the rest of the call.
 
-    __slots__ = ("covered", "first", "spool")
+    An item replaced inside the prefix (Anthropic's cache markers) is kept
+    beside it and written in its place. Any other change (an insert, a
+    delete) first copies everything into a plain list, and the body is then
+    written item by item (no adapter does that; it only has to be right)."""
+
+    __slots__ = ("_head", "_list", "_prefix", "_replaced", "_tail", "spool")
 
     def __init__(
-        self, items: Iterable[Any] = (), spool: Spool | None = None, first: int = 0
+        self,
+        head: Iterable[Any],
+        prefix: SharedTuple[Any],
+        spool: Spool,
+        tail: Iterable[Any],
     ) -> None:
-        super().__init__(items)
-        self.spool = spool
-        self.first = first
-        self.covered = len(spool) if spool is not None else 0
+        self._head = list(head)
+        self._prefix = prefix
+        self._tail = list(tail)
+        self._replaced: dict[int, Any] = {}
+        self._list: list[Any] | None = None
+        self.spool: Spool | None = spool
 
-    def _touch(self, index: int, moves: bool) -> None:
-        """Item `index` changes (`moves`: and those after it change places)."""
-        if index < self.first:
-            if moves:
-                self.covered = 0
+    def _plain(self) -> list[Any]:
+        """Everything in one list, from now on (the spool no longer used)."""
+        if self._list is None:
+            self._list = list(iter(self))
+            self.spool = None
+        return self._list
+
+    def __len__(self) -> int:
+        if self._list is not None:
+            return len(self._list)
+        return len(self._head) + len(self._prefix) + len(self._tail)
+
+    def _locate(self, index: int) -> tuple[int, int]:
+        """(0: head, 1: prefix, 2: tail), and the index there."""
+        size = len(self)
+        at = index + size if index < 0 else index
+        if not 0 <= at < size:
+            raise IndexError("RenderedHistory index out of range")
+        if at < len(self._head):
+            return 0, at
+        at -= len(self._head)
+        if at < len(self._prefix):
+            return 1, at
+        return 2, at - len(self._prefix)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if self._list is not None:
+            return self._list[index]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        part, at = self._locate(index)
+        if part == 1:
+            return self._replaced.get(at, self._prefix[at]) if self._replaced else self._prefix[at]
+        return self._head[at] if part == 0 else self._tail[at]
+
+    @overload
+    def __setitem__(self, index: int, value: Any) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[Any]) -> None: ...
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        if self._list is not None or isinstance(index, slice):
+            self._plain()[index] = value
             return
-        self.covered = max(0, min(self.covered, index - self.first))
-
-    def _at(self, index: SupportsIndex) -> int:
-        at = index.__index__()
-        return at + len(self) if at < 0 else at
-
-    @overload
-    def __setitem__(self, index: SupportsIndex, value: Any, /) -> None: ...
-
-    @overload
-    def __setitem__(self, index: slice, value: Iterable[Any], /) -> None: ...
-
-    def __setitem__(self, index: SupportsIndex | slice, value: Any, /) -> None:
-        if isinstance(index, slice):
-            self._touch(0 if index.step not in (None, 1) else index.indices(len(self))[0], True)
+        part, at = self._locate(index)
+        if part == 1:
+            self._replaced[at] = value
+        elif part == 0:
+            self._head[at] = value
         else:
-            self._touch(self._at(index), False)
-        super().__setitem__(index, value)
+            self._tail[at] = value
 
-    def __delitem__(self, index: SupportsIndex | slice, /) -> None:
-        if isinstance(index, slice):
-            self._touch(0 if index.step not in (None, 1) else index.indices(len(self))[0], True)
-        else:
-            self._touch(self._at(index), True)
-        super().__delitem__(index)
+    def __delitem__(self, index: int | slice) -> None:
+        del self._plain()[index]
 
-    def insert(self, index: SupportsIndex, value: Any, /) -> None:
-        self._touch(max(0, self._at(index)), True)
-        super().insert(index, value)
+    def insert(self, index: int, value: Any) -> None:
+        self._plain().insert(index, value)
 
-    def pop(self, index: SupportsIndex = -1, /) -> Any:
-        self._touch(self._at(index), True)
-        return super().pop(index)
+    def append(self, value: Any) -> None:
+        (self._list if self._list is not None else self._tail).append(value)
 
-    def remove(self, value: Any, /) -> None:
-        self._touch(self.index(value), True)
-        super().remove(value)
+    def extend(self, values: Iterable[Any]) -> None:
+        (self._list if self._list is not None else self._tail).extend(values)
 
     def reverse(self) -> None:
-        self._touch(0, True)
-        super().reverse()
-
-    def sort(self, *args: Any, **kwargs: Any) -> None:
-        self._touch(0, True)
-        super().sort(*args, **kwargs)
+        self._plain().reverse()
 
     def clear(self) -> None:
-        self._touch(0, True)
-        super().clear()
+        self._plain().clear()
 
-    def __imul__(self, times: SupportsIndex, /) -> RenderedList:
-        if times.__index__() <= 0:
-            self._touch(0, True)
-        super().__imul__(times)
-        return self
+    def __iter__(self) -> Iterator[Any]:
+        if self._list is not None:
+            return iter(self._list)
+        prefix: Iterable[Any] = self._prefix
+        if self._replaced:
+            replaced = self._replaced
+            prefix = (replaced.get(i, item) for i, item in enumerate(self._prefix))
+        return chain(self._head, prefix, self._tail)
+
+    def __reversed__(self) -> Iterator[Any]:
+        items = self._list
+        if items is not None:
+            return iter(items[::-1])
+        return (self[i] for i in range(len(self) - 1, -1, -1))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list | RenderedHistory):
+            return len(self) == len(other) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RenderedHistory({list(self)!r})"
+
+    def parts(self, encode: Callable[[list[Any]], list[Buffer]]) -> list[Buffer]:
+        """The items' bytes, a comma after each: the spool's chunks for the
+        cached ones (with a replaced one's own bytes in its place), `encode`
+        for the others."""
+        if self.spool is None or self._list is not None:
+            return encode(list(self))
+        spool, pieces = self.spool, encode(self._head)
+        at = 0
+        for index in sorted(self._replaced):
+            pieces += spool.run(at, index)
+            pieces += encode([self._replaced[index]])
+            at = index + 1
+        pieces += spool.run(at, len(self._prefix))
+        pieces += encode(self._tail)
+        return pieces
