@@ -522,6 +522,7 @@ class Client:
         turn, conversation, url = command["turn"], command["conversation"], command["url"]
         calls, batch = command.get("tool_calls", 1), command.get("batch", 1)
         text = f"[bench tool calls={calls} batch={batch}] turn {turn}: what is in notes.txt now?"
+        text += " " * command.get("pad", 0)
         pool = self.server(url)
 
         def keep(checkpoint: bytes) -> None:
