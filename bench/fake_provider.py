@@ -34,6 +34,10 @@ import sys
 from dataclasses import dataclass, field
 
 TOKEN_CHARS = 6
+READ_LIMIT = 64 * 1024 * 1024
+"""How much of a request the provider takes in before it stops reading (asyncio's
+default is 64 KiB: a long history's body would trickle in, the server's sends
+waiting on a reader no real provider is)."""
 TICK_S = 0.001
 """The loop clock's step on uvloop."""
 _MARKER = re.compile(rb"\[bench ([^\]]*)\]")
@@ -107,14 +111,26 @@ def tool_call(*call_ids: str) -> bytes:
     return b"".join([*parts, _chunk({}, "tool_calls"), _TAIL])
 
 
-def calls_made(messages: list[dict[str, object]]) -> int:
-    """The tool results since the last user message: the calls of this turn."""
-    made = 0
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            break
-        made += message.get("role") == "tool"
-    return made
+_USER = b'"role":"user"'
+_TOOL = b'"role":"tool"'
+
+
+def calls_made(body: bytes) -> int:
+    """The tool results since the last user message: the calls of this turn.
+    Read from the end of the body's canonical JSON (keys sorted, no spaces),
+    not by parsing it: the body carries the whole history, and this process
+    should spend as little CPU on it as it can (its work is not the
+    server's, but on a shared machine it slows the server all the same)."""
+    return body.count(_TOOL, max(body.rfind(_USER), 0))
+
+
+def last_marker(body: bytes) -> bytes | None:
+    """The options of the last `[bench ...]` marker in the body, found from its end."""
+    at = body.rfind(b"[bench ")
+    if at < 0:
+        return None
+    found = _MARKER.match(body, at)
+    return found.group(1) if found else None
 
 
 def _future() -> asyncio.Future[None]:
@@ -205,14 +221,14 @@ class FakeProvider:
                 length = int(value)
         body = await reader.readexactly(length)
         writer.write(_HEAD)
-        markers = _MARKER.findall(body)
+        marker = last_marker(body)
         options = dict(
             item.split(b"=", 1) if b"=" in item else (item, b"")
-            for item in (markers[-1].split() if markers else [])
+            for item in (marker.split() if marker is not None else [])
         )
         if b"tool" in options:
             calls, batch = int(options.get(b"calls", b"1")), int(options.get(b"batch", b"1"))
-            left = calls - calls_made(json.loads(body)["messages"])
+            left = calls - calls_made(body)
             if left <= 0:
                 writer.write(b"".join(text_answer(4)))
             else:
@@ -230,7 +246,9 @@ class FakeProvider:
 
 async def main() -> None:
     provider = FakeProvider()
-    server = await asyncio.start_server(provider.handle, "127.0.0.1", 0, backlog=4096)
+    server = await asyncio.start_server(
+        provider.handle, "127.0.0.1", 0, backlog=4096, limit=READ_LIMIT
+    )
     print(server.sockets[0].getsockname()[1], flush=True)
     # Runs until the parent closes our stdin.
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
