@@ -291,7 +291,6 @@ class SessionHub:
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
         event = dialect.decode_client_message(message, session.request_id, self._now_ms())
-        input_id = input_ids.message_id_of(session.request_id, data)
         self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
@@ -313,8 +312,10 @@ class SessionHub:
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)
                 if not session.blob_requests.cancel(reason) and not held:
+                    input_id = input_ids.message_id_of(session.request_id, data)
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed):
+                input_id = input_ids.message_id_of(session.request_id, data)
                 await self._follow_up(session, user, typed, input_id)
             case dialect.KvAnswered(number=number):
                 if not session.kv.answered(number):
