@@ -12,6 +12,7 @@ is read from the last `[bench ...]` marker in the request body:
                                 response may have fewer), then the text answer:
                                 the calls made are the `tool` messages after the
                                 last user message
+The size of each tool request's body goes to stderr (`tool_request_bytes N`).
 Each delta's text is a 6-character token (`t0042 `): a client counts the
 deltas relayed to it by the length of the text it got.
 
@@ -227,6 +228,8 @@ class FakeProvider:
             for item in (marker.split() if marker is not None else [])
         )
         if b"tool" in options:
+            # What a tool session's requests weigh (bench/server.py reads it).
+            print(f"tool_request_bytes {length}", file=sys.stderr, flush=True)
             calls, batch = int(options.get(b"calls", b"1")), int(options.get(b"batch", b"1"))
             left = calls - calls_made(body)
             if left <= 0:
