@@ -14,7 +14,7 @@ It reads one JSON command a line on stdin and answers with one JSON line:
       it answers the streams begun while all N were open and the deltas
       per second that arrived meanwhile (`rate`).
   {"op": "turn", "conversation": C, "turn": K, "url": server URL,
-   "tool_calls": N, "batch": B, "clock": false, "pad": P}
+   "tool_calls": N, "batch": B, "clock": false}
       one turn of a tool session through the server: the model calls read_file
       (N times in all, B calls to a response; 1 and 1 unless given), the
       client answers each, the model answers in text. As the official client
@@ -23,7 +23,7 @@ It reads one JSON command a line on stdin and answers with one JSON line:
       CPU and stage clocks are read from its /metrics at each exec request,
       once its checkpoint has come and the server waits for the client
       (`exec_clocks`), with the stream's bytes received since the last one
-      (`exec_bytes`). `pad` lengthens the message by P characters.
+      (`exec_bytes`).
 
 Both modes share this code, its minimal HTTP/1.1 client and its pools of warm
 keep-alive connections (one pool per address, kept across commands). The only
@@ -522,7 +522,6 @@ class Client:
         turn, conversation, url = command["turn"], command["conversation"], command["url"]
         calls, batch = command.get("tool_calls", 1), command.get("batch", 1)
         text = f"[bench tool calls={calls} batch={batch}] turn {turn}: what is in notes.txt now?"
-        text += " " * command.get("pad", 0)
         pool = self.server(url)
 
         def keep(checkpoint: bytes) -> None:

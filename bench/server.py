@@ -29,22 +29,17 @@ burst lets the server take many streams' deltas per wake-up; a steady load
 is what it must sustain.
 and, from one tool session of T turns (T = 200 unless --turns) on one conversation,
 on a fresh `serve` process of its own (with its own fake provider and load
-client), begun once the rounds above are over and their processes gone; the
-client sends each run its last checkpoint back, as official clients do:
+client), begun once the rounds above are over and their processes gone:
   turn_cpu_ms[early], turn_cpu_ms[late]   server CPU per turn, the median turn of the
-                                early window and of the late one (W turns each, W = 20
-                                unless --window): the late one is the session's last
-                                W turns, which alternate turn by turn with turns
-                                5..4+W of a new conversation on the same server, the
-                                early one (both meet the same machine load). CPU is
-                                the scheduler's count for the server's threads
-                                (/proc/PID/task/*/schedstat), read between turns
-  turn_cpu_ratio_T_over_5       late over early (also as turn_cpu_ratio_200_over_5,
-                                the name scripts read, and turn_cpu_ratio_late_over_early)
-  turn_cpu_ratio_late_over_early[same_bytes]   the late window over the early turns of a
-                                third conversation whose first message makes its requests as big as
-                                the late ones (alternating with both): what grows with the number
-                                of messages, the request's size aside
+                                early window (turns 5..4+W) and of the late one (the
+                                last W turns), from the server's own CPU clock (W = 20
+                                unless --window)
+  turn_cpu_ratio_200_over_5     late over early (the name is kept whatever T is;
+                                turn_cpu_ratio_late_over_early says the same)
+  turn_cpu_ratio_late_over_early[paired]   a check on the machine's load: turns
+                                T+1..T+W over turns 5..4+W of the session on a second
+                                fresh server, the two run alternating (both meet the
+                                same load)
   turn_stage_ms[late][STAGE]    per stage of a late turn, the median over the late
                                 window of the server's own stage clock (/metrics,
                                 wall time): decode, load, transition, commit, render
@@ -531,11 +526,11 @@ class Track:
     stage_s: dict[int, dict[str, float]] = field(default_factory=dict)
     db_bytes: dict[int, int] = field(default_factory=dict)
 
-    def turn(self, client: LineProcess, turn: int, pad: int = 0) -> None:
-        """One turn; `pad` characters lengthen its message."""
+    def turn(self, client: LineProcess, turn: int) -> None:
         server = self.meter.server
-        command = {"op": "turn", "conversation": self.conversation, "turn": turn}
-        seen = client.ask({**command, "url": server.url, "pad": pad})
+        seen = client.ask(
+            {"op": "turn", "conversation": self.conversation, "turn": turn, "url": server.url}
+        )
         if seen["error"]:
             raise RuntimeError(f"tool session {self.conversation}, turn {turn}: {seen['error']}")
         self.cpu_s[turn], self.stage_s[turn], self.db_bytes[turn] = self.meter.since()
@@ -563,22 +558,12 @@ class Session:
     just before): the late and the early window meet the same machine at
     the same moment, in the same process, so a change in the machine's load
     (other processes come and go on a shared machine) moves both alike.
-    Database growth is counted per turn, the conversation's own.
-
-    A third conversation (`weighed`) alternates with them too: a new one
-    whose first message is as long as the old one's history, so its early
-    turns send requests as big as the late ones. Every model request
-    carries the whole history, and writing it to the provider's socket
-    costs by the byte; the late turns over these early ones are what grows
-    with the number of messages alone."""
+    Database growth is counted per turn, the conversation's own."""
 
     turns: int
     window: int
     old: Track
     young: Track
-    weighed: Track
-    late_request_bytes: int = 0
-    """The size of the old conversation's last request before the windows."""
 
     @property
     def early(self) -> range:
@@ -601,30 +586,17 @@ def fresh_session(turns: int, window: int, workdir: Path) -> tuple[str, Session]
     workdir.mkdir(parents=True)
     with processes(STACKS[:1], CLIENTS[:1], workdir) as (client, servers):
         meter = Meter(servers[0])
-        old, young, weighed = (Track(meter, name) for name in ("session", "young", "weighed"))
-        session = Session(turns, window, old, young, weighed)
+        session = Session(turns, window, Track(meter, "session"), Track(meter, "young"))
         meter.begin()
         late = session.late
         for turn in range(1, late[0]):  # the history grows, alone
             session.old.turn(client, turn)
-        session.late_request_bytes = last_request_bytes(workdir / "provider.log")
         for turn in range(1, session.early[0]):
             session.young.turn(client, turn)
-            pad = session.late_request_bytes if turn == 1 else 0
-            session.weighed.turn(client, turn, pad)
-        for late_turn, early_turn in zip(late, session.early, strict=True):
-            session.old.turn(client, late_turn)
-            session.young.turn(client, early_turn)
-            session.weighed.turn(client, early_turn)
+        for old, young in zip(late, session.early, strict=True):
+            session.old.turn(client, old)
+            session.young.turn(client, young)
         return servers[0].name, session
-
-
-def last_request_bytes(log: Path) -> int:
-    """The last tool request's size the fake provider logged."""
-    sizes = [
-        line.split()[1] for line in log.read_text().splitlines() if "tool_request_bytes" in line
-    ]
-    return int(sizes[-1]) if sizes else 0
 
 
 @dataclass
@@ -822,13 +794,6 @@ def session_lines(name: str, session: Session) -> Iterator[str]:
     if session.turns != TURNS:
         yield f"turn_cpu_ratio_200_over_5 = {cpu_late / cpu_early:.2f}  # the name scripts read"
     yield f"turn_cpu_ratio_late_over_early = {cpu_late / cpu_early:.2f}"
-    weighed = session.weighed.cpu_ms(early)
-    yield (
-        f"# requests as big as the late ones ({session.late_request_bytes} bytes): early turns "
-        f"of a conversation whose first message is that long, in the same alternation"
-    )
-    yield f"turn_cpu_ms[early][same_bytes] = {weighed:.2f}"
-    yield f"turn_cpu_ratio_late_over_early[same_bytes] = {cpu_late / weighed:.2f}"
     yield (
         f"# cheapest turn: early {young.cheapest_ms(early):.2f} ms, "
         f"late {old.cheapest_ms(late):.2f} ms; the session's own turns "

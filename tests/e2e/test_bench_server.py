@@ -16,7 +16,6 @@ SESSION_KEYS = [
     "turn_cpu_ms[late]",
     "turn_cpu_ratio_200_over_5",
     "turn_cpu_ratio_late_over_early",
-    "turn_cpu_ratio_late_over_early[same_bytes]",
     *(
         f"turn_stage_ms[late][{stage}]"
         for stage in ("decode", "load", "transition", "commit", "render", "join", "relay")
