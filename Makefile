@@ -38,6 +38,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/startup.py
 	$(PY) bench/loop_transitions.py
 	$(PY) bench/store_commit.py
+	$(PY) bench/tool_output.py
 	$(PY) bench/image_history.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/render_cost.py
@@ -50,6 +51,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/cache.py
 	$(PY) bench/abuse.py
 	$(PY) bench/peer_check.py
+	$(PY) bench/web_fetch.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -102,7 +102,7 @@ def stream_of(message: AssistantMessage, chunk: int = 4) -> list[ResponseEvent]:
                 events.extend(ToolCallDelta(index, piece) for piece in _chunks(raw or "", chunk))
                 events.append(ToolCallEnd(index, block))
     reason = message.stop_reason
-    assert reason in ("stop", "length", "toolUse")
+    assert reason in ("stop", "length", "toolUse", "pause")
     done_reason: DoneReason = reason
     events.append(DoneEvent(done_reason, message))
     return events

@@ -44,6 +44,8 @@ class ScriptedStream:
     closed: bool = False
     position: int = 0
     last_word: ErrorEvent | None = None
+    last_word_delay: float = 0.0
+    """How long the stopped stream takes to hand over its partial response."""
 
     async def recv(self) -> ResponseEvent:
         if self.closed:
@@ -51,6 +53,7 @@ class ScriptedStream:
             if last_word is None:
                 raise StopAsyncIteration
             self.last_word = None
+            await asyncio.sleep(self.last_word_delay)
             return last_word
         if self.position >= len(self.events):
             raise StopAsyncIteration
@@ -101,12 +104,14 @@ class ScriptedLLM:
     delay: float = 0.0
     requests: list[tuple[str, bytes]] = field(default_factory=list)
     streams: list[ScriptedStream] = field(default_factory=list)
+    last_word_delay: float = 0.0
 
     async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         self.requests.append((model, request_bytes(request)))
         if not self.scripts:
             raise AssertionError("the model was called more often than scripted")
         stream = ScriptedStream(self.scripts.pop(0), self.delay)
+        stream.last_word_delay = self.last_word_delay
         self.streams.append(stream)
         return stream
 

@@ -36,6 +36,7 @@ TRANSPORT_FOLDERS = ["proto", "connect", "dialect", "sessions", "http"]
 """Bottom to top inside `transport/`."""
 
 CLI_ORDER = [
+    "history_lines",
     "terminal",
     "tuning",
     "workers",
@@ -43,6 +44,9 @@ CLI_ORDER = [
     "token_command",
     "check",
     "serve",
+    "conversations_command",
+    "usage_command",
+    "users_command",
     "proxy_arguments",
     "proxy_command",
     "ide_command",

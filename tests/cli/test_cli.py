@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -10,8 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from cursor_byok.llm.events import StartEvent
-from cursor_byok.llm.types import TextContent
-from cursor_byok.loop import Compact, LLMEvent, ToolResult, transition
+from cursor_byok.llm.images import sniff_mime
+from cursor_byok.llm.serialize import messages_hash
+from cursor_byok.llm.types import ImageContent, TextContent, ToolResultMessage, UserMessage
+from cursor_byok.loop import Compact, ConversationState, LLMEvent, ToolResult, transition
 from cursor_byok.store.base import Store
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import (
@@ -23,6 +27,7 @@ from tests.factories import (
     stream_of,
     tool_call,
 )
+from tests.image_samples import GIF, png
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,3 +174,43 @@ def test_show_marks_where_requests_were_reset_by_a_summary(tmp_path: Path) -> No
     lines = shown.stdout.splitlines()
     marker = next(i for i, line in enumerate(lines) if "reset" in line)
     assert "message 2" in lines[marker] and "Asked about a.txt" in lines[marker + 1]
+
+
+def test_show_names_each_image_by_id_and_size(tmp_path: Path) -> None:
+    """Images the user attached and images a tool returned alike: the id is
+    the SHA-256 of the bytes, as the store and the client's blob store name it."""
+    database = tmp_path / "state.sqlite3"
+    attached, read = png(2, 2), GIF
+    messages = (
+        UserMessage((TextContent("what is this?"), _image(attached)), timestamp=1),
+        assistant(TextContent("Reading."), tool_call("t1", "shot.gif")),
+        ToolResultMessage("t1", "read_file", (TextContent("shot.gif: an image"), _image(read))),
+    )
+    state = ConversationState("conv-i", messages=messages, messages_hash=messages_hash(messages))
+    store = SQLiteStore(database)
+    store.commit_input("in-1", 0, state, None)
+    store.close()
+    shown = cli("show", "conv-i", "--database", str(database))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    user = next(i for i, line in enumerate(lines) if line.startswith("  user "))
+    assert "what is this?" in lines[user]
+    assert lines[user + 1].split() == [
+        "image",
+        hashlib.sha256(attached).hexdigest(),
+        "image/png",
+        str(len(attached)),
+        "bytes",
+    ]
+    tool = next(i for i, line in enumerate(lines) if line.startswith("  tool "))
+    assert lines[tool + 1].split() == [
+        "image",
+        hashlib.sha256(read).hexdigest(),
+        "image/gif",
+        str(len(read)),
+        "bytes",
+    ]
+
+
+def _image(data: bytes) -> ImageContent:
+    return ImageContent(base64.b64encode(data).decode("ascii"), sniff_mime(data) or "")

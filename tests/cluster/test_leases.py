@@ -100,7 +100,14 @@ async def test_a_dead_owner_waiting_for_a_tool_is_replaced_after_its_lease(
 
     [again] = await b.sink.wait_for("c", CallClient)
     took = time.monotonic() - died
-    assert again == sent  # the same operation id: the client runs the tool once
+    # The same operation, said to be asked before (the dead owner sent it):
+    # the transport asks a read again, and never runs a command twice.
+    assert isinstance(sent, CallClient) and isinstance(again, CallClient)
+    assert (again.operation_id, again.tool_call, again.again) == (
+        sent.operation_id,
+        sent.tool_call,
+        True,
+    )
     assert TTL_S * 0.5 < took <= 2 * TTL_S
     await asyncio.sleep(0.05)  # the adoption is noted once the resume returns
     assert b.runner.adopted == ["c"]

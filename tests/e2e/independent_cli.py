@@ -15,7 +15,16 @@ later one; exec results are keyed by `id` and followed by
 SHA-256 id; every checkpoint is kept and the latest goes back as
 `conversation_state`; frames after the end-of-stream frame, or a body left
 open after it, are errors; an error end without `aiserver.v1.ErrorDetails`
-is a silent drop.
+is a silent drop. An image file (agent-features.md §1.5: told by its first
+bytes) is read as `ReadSuccess.data`, bytes with no type; a read card shows
+it by `data_blob_id`, which must name a blob already set.
+
+Interaction queries (agent-features.md §4.3) are answered as the build its
+headers name does: the Nov-2025 CLI (its own headers) rejects every web
+search ("User Rejected", its TUI) and cannot answer any other query (its
+run fails: recorded as an error, never answered); a newer build (other
+`client_headers`) approves web searches and fetches, or rejects them with
+`rejects_web` set.
 """
 
 from __future__ import annotations
@@ -51,6 +60,13 @@ END_GRACE_S = 2.0
 counts as left open."""
 
 DATA, COMPRESSED, END, TRAILERS = 0x00, 0x01, 0x02, 0x80
+
+
+def looks_like_an_image(data: bytes) -> bool:
+    """PNG, JPEG, GIF or WebP by their magic numbers (agent-features.md §1.5)."""
+    if data[:8] == bytes.fromhex("89504e470d0a1a0a") or data[:3] == bytes.fromhex("ffd8ff"):
+        return True
+    return data[:6] in (b"GIF87a", b"GIF89a") or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
 
 
 # --- framing (reference.md §1.4): flag byte, 4-byte big-endian length, payload
@@ -185,9 +201,15 @@ class OfficialCli:
         self.workspace = workspace
         self.answer_request_context = answer_request_context
         self.timeout_s = timeout_s
+        self.client_headers: dict[str, str] = {}
+        """Headers sent instead of the Nov-2025 CLI's own (another client's)."""
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoints: list[pb.ConversationStateStructure] = []
         self.exec_hook: ExecHook | None = None
+        self.rejects_web: str | None = None
+        """A newer build's user rejecting web searches and fetches, with this reason."""
+        self.answer_after_s: float | None = 0.0
+        """How long the user takes to answer a query; None: never answers."""
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> OfficialCli:
@@ -205,13 +227,16 @@ class OfficialCli:
         assert self._session is not None, "use `async with OfficialCli(...)`"
         return self._session
 
+    def headers(self, request_id: str, streaming: bool) -> dict[str, str]:
+        return {**self.codec.headers(request_id, streaming), **self.client_headers}
+
     # --- unary calls (model lists)
 
     async def unary(self, path: str, request: Message, response: Message) -> Message:
         body = self.codec.encode(request)
         if self.codec.unary_framed:
             body = envelope(body)
-        headers = self.codec.headers(str(uuid.uuid4()), streaming=False)
+        headers = self.headers(str(uuid.uuid4()), streaming=False)
         async with self.session.post(self.base_url + path, data=body, headers=headers) as reply:
             raw = await reply.read()
             if reply.status != 200:
@@ -322,7 +347,7 @@ class RunHandle:
             body = self.cli.codec.encode(request)
             if self.cli.codec.unary_framed:
                 body = envelope(body)
-            headers = self.cli.codec.headers(self.run.request_id, streaming=False)
+            headers = self.cli.headers(self.run.request_id, streaming=False)
             url = self.cli.base_url + BIDI_APPEND
             try:
                 # A file object: aiohttp streams it instead of warning about big bytes.
@@ -343,7 +368,7 @@ class RunHandle:
     async def _read(self) -> None:
         codec = self.cli.codec
         body = envelope(codec.encode(bidi_pb2.BidiRequestId(request_id=self.run.request_id)))
-        headers = codec.headers(self.run.request_id, streaming=True)
+        headers = self.cli.headers(self.run.request_id, streaming=True)
         try:
             async with self.cli.session.post(
                 self.cli.base_url + RUN_SSE, data=body, headers=headers
@@ -434,6 +459,8 @@ class RunHandle:
             inner = getattr(update, kind) if kind != "unknown_update" else update
             if kind in CARD_KINDS and (why := card_drop(kind, inner)) is not None:
                 self.run.dropped.append((kind, why))
+            if kind == "tool_call_completed":
+                self._check_image_card(update.tool_call_completed.tool_call)
             self.run.events.append((kind, inner))
         elif which == "exec_server_message":
             self.run.events.append(("exec", message.exec_server_message))
@@ -445,12 +472,45 @@ class RunHandle:
             self._check_blobs_named(state)
             self.cli.checkpoints.append(state)
             self.run.events.append(("checkpoint", state))
+        elif which == "interaction_query":
+            self.run.events.append(("interaction_query", message.interaction_query))
+            self._query(message.interaction_query)
         else:
             self.run.events.append((which or "unknown", message))
         self.seen.set()
 
+    def _query(self, query: pb.InteractionQuery) -> None:
+        """Answer as the build does (see the module's docstring)."""
+        kind = query.WhichOneof("query") or "unknown"
+        newer = bool(self.cli.client_headers)
+        if kind not in ("web_search_request_query", "web_fetch_request_query"):
+            self.run.errors.append(f"interaction query {kind}: this client cannot answer it")
+            return
+        if not newer and kind != "web_search_request_query":
+            self.run.errors.append(f"interaction query {kind}: the Nov-2025 CLI fails its run")
+            return
+        reason = self.cli.rejects_web if newer else "User Rejected"
+        field = kind.replace("_query", "_response")
+        response = pb.InteractionResponse(id=query.id)
+        answer = getattr(response, field)
+        if reason is None:
+            answer.approved.SetInParent()
+        else:
+            answer.rejected.reason = reason
+        message = pb.AgentClientMessage(interaction_response=response)
+        if self.cli.answer_after_s is not None:
+            asyncio.get_running_loop().call_later(self.cli.answer_after_s, self.send, message)
+
+    def _check_image_card(self, card: pb.ToolCall) -> None:
+        success = card.read_tool_call.result.success
+        which = success.WhichOneof("output")
+        if which == "data":
+            self.run.errors.append("read card: image bytes inline instead of data_blob_id")
+        elif which == "data_blob_id" and success.data_blob_id not in self.cli.blobs:
+            self.run.errors.append(f"read card names blob {success.data_blob_id.hex()} never set")
+
     def _check_blobs_named(self, state: pb.ConversationStateStructure) -> None:
-        for blob_id in [*state.root_prompt_messages_json, *state.turns]:
+        for blob_id in [*state.root_prompt_messages_json, *state.turns, *state.todos]:
             if blob_id not in self.cli.blobs:
                 self.run.errors.append(f"checkpoint names blob {blob_id.hex()} never set")
 
@@ -574,6 +634,12 @@ async def execute(
         reply = pb.ExecClientMessage()
         if not path.exists():
             reply.read_result.file_not_found.path = request.read_args.path
+        elif looks_like_an_image(raw := path.read_bytes()):
+            reply.read_result.success.CopyFrom(
+                pb.ReadSuccess(
+                    path=request.read_args.path, data=raw, total_lines=0, file_size=len(raw)
+                )
+            )
         else:
             content = path.read_text()
             reply.read_result.success.CopyFrom(

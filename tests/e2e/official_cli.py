@@ -6,16 +6,28 @@ What it does as the CLI does: bootstraps with `GetServerConfig` and the
 `NameAgent`; sends appends concurrently (up to 16 in flight, seqno from 0;
 a failed append stops all later ones); drops cards without `model_call_id`
 or `tool_call`; refuses a shell exec without `parsing_result`; ignores
-`ReadArgs.offset`/`limit` (whole file, no `range_applied`); looks MCP tools
-up by the exact `McpToolDefinition.name`; answers `request_context_args`
-(when told to), KV `set_blob`/`get_blob`, and never answers an exec kind it
-does not know. Every rule a server breaks is recorded in `violations`.
+`ReadArgs.offset`/`limit` (whole file, no `range_applied`); reads an image
+(told by its first bytes: PNG, JPEG, GIF, WebP) as bytes in `data` with no
+type, and shows a read card's image from its KV store by `data_blob_id`;
+looks MCP tools up by the exact `McpToolDefinition.name`; answers
+`request_context_args` (when told to), KV `set_blob`/`get_blob`, and never
+answers an exec kind it does not know; rejects every web search query
+("User Rejected", as its TUI does) and fails its run on any other
+interaction query (recorded, never answered). Every rule a server breaks is
+recorded in `violations`.
+
+It can also lose its connection while a shell command runs (`drop_mid_shell`),
+as the CLI does then: output the command printed before went out as appends,
+the stream is gone, output printed as it went was still on its way on the
+old request id, and the CLI cancels the exec there (no exit, no
+`stream_close`), to resume on a new request id (`resume()`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
@@ -36,6 +48,13 @@ from tests.transport.connect_parsers import (
 M = TypeVar("M", bound=Message)
 APPENDS_IN_FLIGHT = 16
 CARDS = ("tool_call_started", "tool_call_completed", "partial_tool_call")
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+def is_image(data: bytes) -> bool:
+    """How the CLI tells an image file: by its first bytes, not its name."""
+    webp = data.startswith(b"RIFF") and data[8:12] == b"WEBP"
+    return data.startswith(IMAGE_MAGIC) or webp
 
 
 class NoModelFound(Exception):
@@ -61,16 +80,31 @@ class CliTurn:
     blobs_asked: list[bytes] = field(default_factory=list)
     """The blob ids the server asked for (`get_blob_args`)."""
     """The message ids `user_message_appended` acknowledged, in order."""
+    queries: list[pb.InteractionQuery] = field(default_factory=list)
+    """The interaction queries the server sent, in order."""
     dropped_stream: bool = False
     request_id: str = ""
     kv_held: list[pb.AgentClientMessage] = field(default_factory=list)
     """KV answers not sent yet (this CLI answers once it has read turn_ended)."""
     aborted_appends: int = 0
     """Appends still in flight when the stream ended, aborted with it."""
+    next_seqno: int = 0
+    """The seqno the request id's next append would carry."""
 
     @property
     def kinds(self) -> list[str]:
         return [card.WhichOneof("message") or "" for card in self.cards]
+
+
+@dataclass
+class ShellDrop:
+    """The connection is lost while the command runs: `before` was printed
+    and sent first, `after` was printed as the stream went (its append goes
+    out once the stream is gone; `between` runs in the meantime)."""
+
+    before: str
+    after: str
+    between: Callable[[], Awaitable[None]] | None = None
 
 
 @dataclass
@@ -148,6 +182,10 @@ class OfficialCli:
         self.blobs: dict[bytes, bytes] = {}
         self.checkpoint: pb.ConversationStateStructure | None = None
         self.shell_output: dict[str, str] = {}
+        self.drop_mid_shell: dict[str, ShellDrop] = {}
+        """Commands during which the connection is lost (`ShellDrop`)."""
+        self.mcp_images: dict[str, list[bytes]] = {}
+        """Images an MCP tool (by its definition's name) returns after its text."""
 
     async def close(self) -> None:
         await self.client.close()
@@ -236,6 +274,11 @@ class OfficialCli:
                 elif item.HasField("interaction_update"):
                     self._update(item.interaction_update, turn)
                 break
+            drop = self._shell_drop(item)
+            if drop is not None:
+                assert stream.task is not None
+                await self._drop_mid_shell(item, drop, stream.task, appender, turn)
+                break
             self._take(item, turn, appender)
             if self._kind(item) == "turn_ended" and self.kv_answers == "after turn_ended":
                 for reply in turn.kv_held:
@@ -249,7 +292,43 @@ class OfficialCli:
         await appender.drain()
         if appender.failed:
             turn.violations.append("an append was refused")
+        turn.next_seqno = appender.seqno
         return turn
+
+    def _shell_drop(self, item: pb.AgentServerMessage) -> ShellDrop | None:
+        request = item.exec_server_message
+        if not item.HasField("exec_server_message"):
+            return None
+        kind = request.WhichOneof("message")
+        if kind not in ("shell_stream_args", "shell_args"):
+            return None
+        return self.drop_mid_shell.get(getattr(request, kind).command)
+
+    async def _drop_mid_shell(
+        self,
+        item: pb.AgentServerMessage,
+        drop: ShellDrop,
+        reader: asyncio.Task[None],
+        appender: Appender,
+        turn: CliTurn,
+    ) -> None:
+        """The command starts and prints `before`; the connection goes; what
+        it printed meanwhile (`after`) was on its way; the exec is canceled."""
+        request = item.exec_server_message
+        turn.order.append("exec_server_message")
+        turn.execs.append(request)
+        for event in (
+            pb.ShellStream(start=pb.ShellStreamStart()),
+            pb.ShellStream(stdout=pb.ShellStreamStdout(data=drop.before)),
+        ):
+            appender.send(exec_reply(request, shell_stream=event))
+        await appender.drain()
+        reader.cancel()
+        turn.dropped_stream = True
+        if drop.between is not None:
+            await drop.between()
+        after = pb.ShellStream(stdout=pb.ShellStreamStdout(data=drop.after))
+        appender.send(exec_reply(request, shell_stream=after))
 
     def _end(self, end: End, turn: CliTurn) -> None:
         """How the run ended; an error without ErrorDetails breaks a rule."""
@@ -303,11 +382,22 @@ class OfficialCli:
                     appender.send(self._kv(kv))
                 else:
                     turn.kv_held.append(self._kv(kv))
+            case "interaction_query":
+                query = item.interaction_query
+                turn.queries.append(query)
+                if query.WhichOneof("query") != "web_search_request_query":
+                    kind = query.WhichOneof("query")
+                    turn.violations.append(f"interaction query {kind}: the CLI fails its run")
+                    return
+                response = pb.InteractionResponse(id=query.id)
+                response.web_search_request_response.rejected.reason = "User Rejected"
+                appender.send(pb.AgentClientMessage(interaction_response=response))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
-                missing = [t.hex()[:12] for t in state.turns if t not in self.blobs]
+                named = [*state.turns, *state.todos]  # the CLI reads both back by blob id
+                missing = [t.hex()[:12] for t in named if t not in self.blobs]
                 if missing:
-                    turn.violations.append(f"a checkpoint names turns not stored: {missing}")
+                    turn.violations.append(f"a checkpoint names blobs not stored: {missing}")
                 turn.checkpoints.append(state)
                 self.checkpoint = state
 
@@ -325,12 +415,23 @@ class OfficialCli:
                 turn.dropped.append(kind)
                 turn.violations.append(f"{kind} without model_call_id or tool_call: dropped")
                 return
+            self._check_read_image(card.tool_call, turn)
             turn.cards.append(update)
         elif kind == "tool_call_delta":
             if not update.tool_call_delta.call_id:
                 turn.dropped.append(kind)
                 return
             turn.cards.append(update)
+
+    def _check_read_image(self, card: pb.ToolCall, turn: CliTurn) -> None:
+        """A read card shows its image from the KV store by blob id: the blob
+        must be there already, and the bytes never ride in the card."""
+        success = card.read_tool_call.result.success
+        match success.WhichOneof("output"):
+            case "data":
+                turn.violations.append("a read card carries the image bytes inline")
+            case "data_blob_id" if success.data_blob_id not in self.blobs:
+                turn.violations.append("a read card names an image blob never set")
 
     def _exec(self, request: pb.ExecServerMessage, turn: CliTurn) -> list[pb.AgentClientMessage]:
         kind = request.WhichOneof("message")
@@ -359,6 +460,10 @@ class OfficialCli:
         target = self.workspace / args.path
         if not target.is_file():
             return pb.ReadResult(file_not_found=pb.ReadFileNotFound(path=args.path))
+        raw = target.read_bytes()
+        if is_image(raw):  # bytes and no type; total_lines 0 (no scaling here)
+            success = pb.ReadSuccess(path=args.path, data=raw, total_lines=0, file_size=len(raw))
+            return pb.ReadResult(success=success)
         content = target.read_text()
         return pb.ReadResult(
             success=pb.ReadSuccess(
@@ -394,7 +499,12 @@ class OfficialCli:
             turn.violations.append(f"mcp_args.name {args.name!r} is none of {known}")
             return pb.McpResult(tool_not_found=pb.McpToolNotFound(name=args.name))
         text = pb.McpTextContent(text=f"{args.name} ran")
-        return pb.McpResult(success=pb.McpSuccess(content=[pb.McpToolResultContentItem(text=text)]))
+        items = [pb.McpToolResultContentItem(text=text)]
+        items.extend(
+            pb.McpToolResultContentItem(image=pb.McpImageContent(data=data, mime_type="image/jpeg"))
+            for data in self.mcp_images.get(args.name, [])
+        )
+        return pb.McpResult(success=pb.McpSuccess(content=items))
 
     def _kv(self, message: pb.KvServerMessage) -> pb.AgentClientMessage:
         if message.WhichOneof("message") == "set_blob_args":

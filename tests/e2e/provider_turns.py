@@ -1,7 +1,8 @@
 """The whole server (router, real adapter, runner, store, Connect transport)
 against a loopback provider, for one configured model: a Cursor-like client
 sends a message, runs every `read_file` the server asks for in a temporary
-workspace, and reads to the end of the turn."""
+workspace (an image file read as the CLI reads one), and reads to the end
+of the turn."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from cursor_byok.config.settings import load_config
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.official_cli import is_image
 from tests.llm.loopback import LoopbackServer, Reply
 
 
@@ -78,10 +80,12 @@ class Server:
                 request = item.exec_server_message
                 assert request.WhichOneof("message") == "read_args", request
                 path = request.read_args.path
-                content = (self.workspace / path).read_text()
-                result = pb.ReadResult(
-                    success=pb.ReadSuccess(path=path, content=content, total_lines=1)
-                )
+                raw = (self.workspace / path).read_bytes()
+                if is_image(raw):  # as the CLI reads an image: its bytes, no type
+                    success = pb.ReadSuccess(path=path, data=raw, file_size=len(raw))
+                else:
+                    success = pb.ReadSuccess(path=path, content=raw.decode(), total_lines=1)
+                result = pb.ReadResult(success=success)
                 await client.append(request_id, seqno, exec_reply(request, read_result=result))
                 await client.append(request_id, seqno + 1, stream_close(request.id))
                 seqno += 2

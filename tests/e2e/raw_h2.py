@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import h2.config
@@ -127,6 +128,7 @@ class RawH2:
         end_stream: bool = False,
         path: str = RUN,
         priority_weight: int | None = None,
+        extra: Sequence[tuple[str, str]] = (),
     ) -> RawStream:
         stream_id = self.h2.get_next_available_stream_id()
         headers = [
@@ -139,6 +141,7 @@ class RawH2:
         ]
         if token:
             headers.append(("authorization", f"Bearer {token}"))
+        headers.extend(extra)
         stream = self.streams[stream_id] = RawStream(stream_id)
         self.h2.send_headers(
             stream_id, headers, end_stream=end_stream, priority_weight=priority_weight

@@ -202,6 +202,11 @@ API_CASES: list[tuple[ModelUnderTest, Stream, UserOf]] = [
 ]
 
 
+GEMINI_GIF_NOTE = (
+    "[an attached image was left out: it is a GIF image, a type this model's API does not take]"
+)
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -242,9 +247,12 @@ async def test_each_api_gets_the_images_in_its_own_form(
     clean(turn)
     assert turn.text == "Three pictures."
     body = check_request(model.api, received[0].body, model.model)
+    gif: tuple[str, ...] = ("image", "image/gif", b64(GIF))
+    if model.api == "gemini":  # Gemini takes no GIF: it would refuse the request
+        gif = ("text", GEMINI_GIF_NOTE)
     assert user_of(body) == [
         ("image", "image/png", b64(png())),
-        ("image", "image/gif", b64(GIF)),
+        gif,
         ("image", "image/jpeg", b64(JPEG)),
         ("text", "What is in these?"),
     ]

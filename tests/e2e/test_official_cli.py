@@ -21,7 +21,7 @@ from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent, ToolCall
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.http.app import build_service, serving
+from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
@@ -56,6 +56,7 @@ class Rig:
     cli: OfficialCli
     llm: ScriptedLLM
     store: SQLiteStore
+    service: Service
 
     def request(self, index: int) -> dict[str, Any]:
         """The model request `index` as the canonical JSON the provider got."""
@@ -91,7 +92,7 @@ async def rig(
     async with serving(service) as url:
         cli = OfficialCli(url, codec, workspace, context, answers_context)
         try:
-            yield Rig(cli, llm, store)
+            yield Rig(cli, llm, store, service)
         finally:
             await cli.close()
     store.close()

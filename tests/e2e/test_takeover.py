@@ -2,8 +2,8 @@
 one PostgreSQL database: the other takes the turn over once the lease has
 expired, calls the model again with the same bytes, and a client that resumes
 there gets the rest of the turn, once. A tool the client ran is never asked
-again once its result is committed; one still out when the owner died is
-asked again on the resumed stream (it has no result anywhere to reuse)."""
+again once its result is committed; one still out when the owner died may
+have run, so it is not asked again: its result says it was cut off."""
 
 from __future__ import annotations
 
@@ -282,9 +282,12 @@ async def test_kill_9_after_a_tool_result_was_committed_the_tool_is_not_asked_ag
     assert (calls, status) == (2, "final")
 
 
-async def test_kill_9_while_a_tool_is_out_it_is_asked_again_on_the_resumed_stream(
+async def test_kill_9_while_a_tool_is_out_it_is_not_run_again_on_the_resumed_stream(
     tmp_path: Path, postgres_server: PostgresServer
 ) -> None:
+    """The MCP tool was asked of the client when its owner died: it may have
+    run (an MCP tool may change anything), so it is not asked again; its
+    result says it was cut off, and the model decides what to do."""
     recorded = ANTHROPIC
     replies = [Reply(recorded.tool_use), Reply(recorded.text)]
     async with two_servers(tmp_path, postgres_server, replies, recorded.model) as pair:
@@ -295,16 +298,15 @@ async def test_kill_9_while_a_tool_is_out_it_is_asked_again_on_the_resumed_strea
         takeover_s = await pair.until_b_owns(killed)
 
         resumed = await resume_on_b(pair, recorded.tool)
-        await answer(pair.on_b, "r-2", 1, await resumed.until(is_tool_request, within=20))
         end = await resumed.until(lambda i: isinstance(i, End), within=30)
     assert takeover_s <= 2 * LEASE_S
     assert isinstance(end, End) and end.error is None
     assert [kind(i) for i in resumed.received].count("turn_ended") == 1
-    first, again = tool_requests(recorded, stream, resumed)  # once per stream: A's was lost with A
-    assert again.mcp_args == first.mcp_args
+    [first] = tool_requests(recorded, stream, resumed)  # asked once, on A's stream
+    assert first.mcp_args.name
     received = pair.provider.received
     assert len(received) == 2  # the tool call itself was not asked of the model again
-    assert b"Percival" in received[1].body
+    assert received[1].body.count(b"was not run again") == 1
     kinds, calls, status = pair.history()
     assert kinds == ["UserMessage", "AssistantMessage", "ToolResultMessage", "AssistantMessage"]
     assert (calls, status) == (2, "final")

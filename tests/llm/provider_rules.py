@@ -15,6 +15,15 @@ from cursor_byok.llm.images import RULES, sniff_mime
 from cursor_byok.llm.limits import known_limits
 
 ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+ALL_FOUR = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+IMAGE_TYPES = {
+    "anthropic-messages": ALL_FOUR,
+    "openai-chat": ALL_FOUR,
+    "openai-responses": ALL_FOUR,
+    # PNG, JPEG, WebP, HEIC, HEIF: a GIF is refused as an invalid argument.
+    "google-generative-ai": frozenset({"image/png", "image/jpeg", "image/webp"}),
+}
+"""The image types each API documents (kept apart from the code's table)."""
 
 
 def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
@@ -43,6 +52,7 @@ def _images(api: str, images: list[tuple[str, str]]) -> None:
         real = sniff_mime(base64.b64decode(data, validate=True))
         assert real is not None, "image data that is no PNG, JPEG, GIF or WebP image"
         assert mime == real, f"an image declared {mime} that is {real}"
+        assert mime in IMAGE_TYPES[api], f"an image of a type the API does not take: {mime}"
 
 
 def _data_url(url: str) -> tuple[str, str]:
@@ -73,7 +83,12 @@ def check_anthropic(body: dict[str, Any]) -> None:
     for message in messages:
         for block in message["content"]:
             nested = block.get("content") if block["type"] == "tool_result" else None
+            if isinstance(nested, list):
+                kinds = {part["type"] for part in nested}
+                assert kinds <= {"text", "image"}, f"tool_result content of kinds {kinds}"
             for part in [block, *(nested if isinstance(nested, list) else [])]:
+                if part["type"] == "text":
+                    assert part["text"], "text content blocks must be non-empty"
                 if part["type"] == "image":
                     assert message["role"] == "user", "an image outside a user message"
                     assert part["source"]["type"] == "base64"
@@ -93,6 +108,7 @@ def check_anthropic(body: dict[str, Any]) -> None:
                 assert block.get("signature"), "a thinking block needs its signature"
             if block["type"] == "redacted_thinking":
                 assert block.get("data"), "a redacted_thinking block needs its data"
+        _anthropic_search_blocks(blocks)
         if not uses:
             continue
         assert index + 1 < len(messages), "tool_use must be answered by tool_result blocks"
@@ -109,7 +125,43 @@ def check_anthropic(body: dict[str, Any]) -> None:
             assert first in ("thinking", "redacted_thinking"), "thinking turn must lead with it"
     markers += sum("cache_control" in b for b in body.get("system", []))
     markers += sum("cache_control" in t for t in body.get("tools", []))
+    for tool in body.get("tools", []):
+        if "type" in tool:  # a server tool: only the web search is offered
+            assert tool["type"] == "web_search_20250305" and tool["name"] == "web_search"
+            assert "input_schema" not in tool, "a server tool takes no input_schema"
+        else:
+            assert tool["input_schema"]["type"] == "object", "a client tool needs its schema"
     assert markers <= 4, "at most 4 cache_control breakpoints"
+
+
+SERVER_TOOL_ID = re.compile(r"^srvtoolu_[a-zA-Z0-9_]+$")
+
+
+def _anthropic_search_blocks(blocks: list[dict[str, Any]]) -> None:
+    """Anthropic's web search blocks in an assistant message, as its API
+    takes them back: each `server_tool_use` (web_search, with its query) is
+    answered in the same message by the `web_search_tool_result` naming it,
+    whose results each carry their `encrypted_content` untouched, and no
+    result names a search that was not used."""
+    used: list[str] = []
+    for block in blocks:
+        if block["type"] == "server_tool_use":
+            assert SERVER_TOOL_ID.match(block["id"]), f"bad server_tool_use id {block['id']!r}"
+            assert block["name"] == "web_search", "a server tool other than web_search"
+            assert isinstance(block["input"].get("query"), str), "web_search input needs its query"
+            used.append(block["id"])
+        if block["type"] == "web_search_tool_result":
+            assert block["tool_use_id"] in used, "a web_search_tool_result before its use"
+            used.remove(block["tool_use_id"])
+            content = block["content"]
+            if isinstance(content, dict):
+                assert content["type"] == "web_search_tool_result_error", "bad search error"
+                continue
+            for result in content:
+                assert result["type"] == "web_search_result"
+                assert result["url"] and result["title"] is not None
+                assert result["encrypted_content"], "a search result without encrypted_content"
+    assert used == [], "a server_tool_use without its web_search_tool_result"
 
 
 # -- OpenAI Chat Completions ----------------------------------------------------------
@@ -122,6 +174,10 @@ def check_chat(body: dict[str, Any]) -> None:
     images = []
     for message in messages:
         parts = message.get("content")
+        if message["role"] == "tool":
+            assert isinstance(parts, str) or all(p["type"] == "text" for p in parts), (
+                "a tool message carries text only"
+            )
         for part in parts if isinstance(parts, list) else []:
             if part["type"] == "image_url":
                 assert message["role"] == "user", "image_url parts go in user messages only"
@@ -158,9 +214,16 @@ def check_responses(body: dict[str, Any]) -> None:
     images = []
     for item in items:
         parts = item.get("content") if item.get("type", "message") == "message" else None
-        parts = parts if isinstance(parts, list) else item.get("output")
+        output = item.get("output")
+        if item.get("type") == "function_call_output" and isinstance(output, list):
+            kinds = {part["type"] for part in output}
+            assert kinds <= {"input_text", "input_image", "input_file"}, (
+                f"function_call_output items of kinds {kinds}"
+            )
+        parts = parts if isinstance(parts, list) else output
         for part in parts if isinstance(parts, list) else []:
             if part["type"] == "input_image":
+                assert part.get("detail", "auto") in ("low", "high", "auto")
                 images.append(_data_url(part["image_url"]))
     _images("openai-responses", images)
     open_calls: list[str] = []
@@ -180,12 +243,24 @@ def check_responses(body: dict[str, Any]) -> None:
                 "with store false, a reasoning item comes back only with its encrypted_content"
             )
             following = items[position + 1] if position + 1 < len(items) else {}
-            assert following.get("type") in ("function_call", "message"), (
+            assert following.get("type") in ("function_call", "message", "web_search_call"), (
                 "a reasoning item must be followed by the item it produced"
             )
+        elif kind == "web_search_call":
+            assert re.match(r"^ws_[A-Za-z0-9_]+$", item["id"]), "a web_search_call needs its id"
+            assert item["status"] in ("completed", "failed"), "only a finished search goes back"
+            action = item["action"]
+            assert action["type"] in ("search", "open_page", "find_in_page"), "unknown action"
         elif item.get("role") == "user":
             assert not open_calls, "every function_call needs its output before the next input"
     assert not open_calls, "every function_call needs a function_call_output"
+    for tool in body.get("tools", []):
+        if tool["type"] != "function":  # a hosted tool: only the web search is offered
+            assert tool == {"type": "web_search"}, f"unexpected hosted tool {tool}"
+    assert set(body.get("include", [])) <= {
+        "reasoning.encrypted_content",
+        "web_search_call.action.sources",
+    }, "an include the API does not know"
 
 
 # -- Gemini --------------------------------------------------------------------------------
@@ -205,10 +280,22 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
             if limits.levels and "thinkingLevel" in thinking:
                 assert thinking["thinkingLevel"] in limits.levels
     contents = body["contents"]
-    images = [
-        (p["inlineData"]["mimeType"], p["inlineData"]["data"])
+    nested = [
+        part
         for c in contents
         for p in c["parts"]
+        if "functionResponse" in p
+        for part in p["functionResponse"].get("parts", [])
+    ]
+    if nested:
+        major = re.match(r"gemini-(\d+)", model)
+        assert major is not None and int(major.group(1)) >= 3, (
+            "functionResponse.parts is taken from Gemini 3 on"
+        )
+        assert all(set(part) == {"inlineData"} for part in nested), "inline media only"
+    images = [
+        (p["inlineData"]["mimeType"], p["inlineData"]["data"])
+        for p in [*(p for c in contents for p in c["parts"]), *nested]
         if "inlineData" in p
     ]
     _images("google-generative-ai", images)

@@ -66,7 +66,7 @@ class Adapter:
         return made if stop_reason is None else replace(made, stop_reason=stop_reason)
 
     def __str__(self) -> str:
-        return str(self.module.API)
+        return f"{self.module.API}-{self.spec.model}"
 
 
 REASONING_ITEM = json.dumps({"type": "reasoning", "id": "rs_1", "encrypted_content": "e"})
@@ -86,7 +86,9 @@ RESPONSES = Adapter(
     REASONING_ITEM,
 )
 GEMINI = Adapter(gemini, "render_contents", ModelSpec("google", "gemini-3-pro-preview", "u"), "g")
-ADAPTERS = [CHAT, ANTHROPIC, RESPONSES, GEMINI]
+GEMINI_2 = Adapter(gemini, "render_contents", ModelSpec("google", "gemini-2.5-pro", "u"), "g")
+"""Images of tool results go in a turn of their own after the function responses."""
+ADAPTERS = [CHAT, ANTHROPIC, RESPONSES, GEMINI, GEMINI_2]
 
 
 def _step(rng: random.Random, n: int, pending: list[str], adapter: Adapter) -> list[Message]:

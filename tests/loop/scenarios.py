@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from cursor_byok.llm.events import ResponseEvent, TextDelta
 from cursor_byok.llm.serialize import serialize_messages
 from cursor_byok.llm.types import AssistantContent, StopReason, TextContent, ThinkingContent
-from cursor_byok.loop import Cancel, Input, LLMEvent, Status, ToolResult, UserInput
+from cursor_byok.loop import Cancel, Input, LLMEvent, Status, StopCall, ToolResult, UserInput
 from tests.factories import (
     assistant,
     error_event,
@@ -88,6 +88,9 @@ class Interpreter:
                 self.feed(LLMEvent("conv-1:call:stale", TextDelta(0, "ghost")))
             case "cancel":
                 self.feed(Cancel("stop", timestamp=self.clock))
+                command = self.trace.commands[-1]
+                if isinstance(command, StopCall):  # the runner hands over the last word
+                    self.feed(LLMEvent(command.call_id, error_event(aborted=True)))
 
     def events(self, respond: Respond) -> list[ResponseEvent]:
         content: list[AssistantContent] = []

@@ -5,13 +5,22 @@ and the requests after the reset are byte-prefix-stable again."""
 
 from __future__ import annotations
 
+import base64
 from dataclasses import replace
 
 from cursor_byok.llm.events import TextDelta
+from cursor_byok.llm.images import PNG
 from cursor_byok.llm.provider import ModelSpec
 from cursor_byok.llm.providers.anthropic import render_messages
 from cursor_byok.llm.serialize import messages_hash
-from cursor_byok.llm.types import AssistantMessage, TextContent, Usage, UserMessage
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from cursor_byok.loop import (
     CallLLM,
     Cancel,
@@ -26,7 +35,12 @@ from cursor_byok.loop import (
     ToolResult,
 )
 from cursor_byok.loop.codec import state_from_json, state_to_json
-from cursor_byok.loop.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTION, estimated_tokens
+from cursor_byok.loop.compaction import (
+    IMAGE_TOKENS,
+    SUMMARY_HEADER,
+    SUMMARY_INSTRUCTION,
+    estimated_tokens,
+)
 from tests.factories import (
     SETTINGS,
     assistant,
@@ -37,6 +51,7 @@ from tests.factories import (
     stream_of,
     tool_call,
 )
+from tests.image_samples import png
 from tests.llm.conversation import assert_prefix
 from tests.loop.drive import Trace
 
@@ -202,3 +217,21 @@ def test_no_window_no_compaction() -> None:
         trace.stream(command.call_id, stream_of(tool_turn(f"t{number}")))
         command = trace.feed(ToolResult(result(f"t{number}", BIG * 20))).command
     assert isinstance(command, CallLLM) and command.request.extended
+
+
+def test_an_image_a_tool_returned_counts_as_an_image_not_as_its_base64_length() -> None:
+    """A 1 MB screenshot is about 1.4 million base64 characters but a few
+    thousand tokens to the model: reading it must not set off a summary."""
+    trace = Trace(fresh())
+    settings = replace(SETTINGS, context_window=200_000)
+    command = trace.feed(replace(start("look at shot.png"), settings=settings)).command
+    assert isinstance(command, CallLLM)
+    trace.stream(command.call_id, stream_of(assistant(tool_call("t1", "shot.png"))))
+    screenshot = base64.b64encode(png(1, 1) + bytes(1_000_000)).decode("ascii")
+    read = ToolResultMessage(
+        "t1", "read_file", (TextContent("shot.png: an image"), ImageContent(screenshot, PNG))
+    )
+    step = trace.feed(ToolResult(read))
+    assert isinstance(step.command, CallLLM) and SummaryStarted() not in step.emit
+    assert step.command.request.messages[-1] == read
+    assert estimated_tokens(step.command.request.messages, None, ()) < 3 * IMAGE_TOKENS

@@ -24,7 +24,17 @@ from cursor_byok.llm.types import (
     ToolCall,
     ToolResultMessage,
 )
-from cursor_byok.loop import CallLLM, Cancel, Canceled, Ignored, LLMEvent, ToolResult
+from cursor_byok.loop import (
+    CallLLM,
+    Cancel,
+    Canceled,
+    Ignored,
+    LLMEvent,
+    RuntimeState,
+    Status,
+    StopCall,
+    ToolResult,
+)
 from tests.factories import READ_TOOL, assistant, result, start, stream_of, tool_call, user
 from tests.fakes import partial_of
 from tests.llm.provider_rules import check_request
@@ -66,15 +76,22 @@ def interrupted_after(
     events: list[ResponseEvent], partial: AssistantMessage | None = None
 ) -> Trace:
     """Stream `events`, cancel, then hand over the stopped stream's last
-    word: the partial response the adapter's assembler built."""
+    word: the partial response the adapter's assembler built. The cancel
+    commits nothing until that word comes: then both are one commit, and
+    only that ends the turn canceled."""
     trace, call = begin()
     trace.stream(call.call_id, events)
     step = trace.feed(Cancel("user canceled", timestamp=7))
-    assert step.command == Canceled("user canceled")
-    assert trace.state.committed.messages == (user("hello"),), "nothing before the partial"
+    assert step.command == StopCall(call.call_id) and not step.commit
+    stopping = trace.state.committed
+    assert stopping.status is Status.WAITING_LLM, "nothing committed yet"
+    assert stopping.messages == (user("hello"),), "nothing before the partial"
     last_word = partial_of(events) if partial is None else ErrorEvent("aborted", partial)
     kept = trace.feed(LLMEvent(call.call_id, last_word))
     assert kept.commit and kept.emit == ()
+    assert kept.command == Canceled("user canceled")
+    canceled = trace.state.committed
+    assert canceled.status is Status.CANCELED and canceled.last_error == "user canceled"
     return trace
 
 
@@ -131,11 +148,28 @@ def test_nothing_visible_streamed_appends_nothing() -> None:
     assert len(trace.state.committed.messages) == 1
 
 
+def test_a_partial_the_stopped_call_never_gave_leaves_a_canceled_turn() -> None:
+    """A stream that had nothing to say (or never said it: the runner hands
+    over an empty `aborted` event then) still ends the turn canceled."""
+    trace, call = begin()
+    trace.feed(Cancel("user canceled", timestamp=7))
+    empty = ErrorEvent("aborted", replace(assistant(), content=(), stop_reason="aborted"))
+    ended = trace.feed(LLMEvent(call.call_id, empty))
+    assert ended.command == Canceled("user canceled") and ended.commit
+    assert trace.state.committed.messages == (user("hello"),)
+
+
 def test_a_partial_after_a_new_turn_began_is_not_kept() -> None:
+    """A state an earlier version stored, whose cancel was committed before
+    its partial came (`interrupted_call`): a new turn began since."""
     trace, call = begin()
     events = stream_of(assistant(TEXT), chunk=5)
     trace.stream(call.call_id, events[:4])
-    trace.feed(Cancel("user canceled", timestamp=7))
+    conv = trace.state.committed
+    legacy = replace(
+        conv, status=Status.CANCELED, call_id=None, interrupted_call=call.call_id, last_error="x"
+    )
+    trace.state = RuntimeState(legacy)
     trace.feed(start("something else", timestamp=8))
     late = trace.feed(LLMEvent(call.call_id, partial_of(events[:4])))
     assert isinstance(late.command, Ignored)

@@ -31,6 +31,7 @@ from cursor_byok.loop import (
     OperationChanged,
     Start,
     Status,
+    StopCall,
     ToolResult,
     UserInput,
     WaitInput,
@@ -297,7 +298,11 @@ def test_cancel_while_streaming_drops_pending_and_stale_events_are_ignored() -> 
     trace, call = begin()
     trace.stream(call.call_id, stream_of(assistant(TextContent("streaming text")))[:3])
     step = trace.feed(Cancel("stop"))
-    assert step.command == Canceled("stop")
+    assert step.command == StopCall(call.call_id)
+    ended = trace.feed(
+        LLMEvent(call.call_id, ErrorEvent("aborted", assistant(stop_reason="aborted")))
+    )
+    assert ended.command == Canceled("stop")
     assert trace.state.pending is None
     assert trace.state.committed.messages == (user("hello"),)
     late = trace.feed(LLMEvent(call.call_id, TextDelta(0, "late")))
@@ -442,7 +447,10 @@ def test_each_committed_step_names_its_records() -> None:
     assert isinstance(completed, OperationChanged) and completed.status == "completed"
     assert completed.result == result("t1")
     assert isinstance(planned, CallPlanned) and planned.call_id == "conv-1:call:2"
-    canceled = trace.feed(Cancel("stop"))
+    stopping = trace.feed(Cancel("stop"))
+    assert stopping.records == () and not stopping.commit
+    aborted = ErrorEvent("aborted", assistant(stop_reason="aborted"))
+    canceled = trace.feed(LLMEvent("conv-1:call:2", aborted))
     assert canceled.records == (CallEnded("conv-1:call:2", "canceled", error="canceled"),)
 
 
@@ -460,3 +468,30 @@ def test_ignored_inputs_commit_nothing_and_say_why() -> None:
         assert step.command == Ignored(reason)
         assert step.state is settled and step.emit == () and step.records == ()
         assert not step.commit
+
+
+def test_a_paused_response_is_kept_and_sent_back_for_the_provider_to_go_on() -> None:
+    """Anthropic pauses a long turn of its own tools (`pause_turn`): the
+    response enters history and the next call ends with it, in the same turn."""
+    trace, call = begin("search the web")
+    paused = replace(assistant(TextContent("Searching")), stop_reason="pause")
+    after = trace.stream(call.call_id, stream_of(paused))
+    assert isinstance(after.command, CallLLM)
+    assert after.command.call_id != call.call_id
+    assert after.command.request.messages == (user("search the web"), paused)
+    assert trace.state.committed.status is Status.WAITING_LLM
+    done = assistant(TextContent("Found it."))
+    final = trace.stream(after.command.call_id, stream_of(done))
+    assert isinstance(final.command, Final)
+    assert trace.state.committed.messages == (user("search the web"), paused, done)
+
+
+def test_pauses_stop_at_the_turns_call_limit() -> None:
+    trace = Trace(fresh())
+    limited = replace(start("search"), settings=replace(SETTINGS, max_model_calls=2))
+    command = trace.feed(limited).command
+    paused = replace(assistant(TextContent("Searching")), stop_reason="pause")
+    for _ in range(2):
+        assert isinstance(command, CallLLM)
+        command = trace.stream(command.call_id, stream_of(paused)).command
+    assert not isinstance(command, CallLLM)

@@ -1,17 +1,27 @@
 """A whole two-tool turn in one process, for the crash tests.
 
-    python -m tests.store.crash_driver DB TOOL_LOG [KILL_AT]
+    python -m tests.store.crash_driver DB TOOL_LOG [KILL_AT|none] [SCENARIO]
 
 Runs (or resumes) conversation "crash" on DB (a SQLite file or a
 postgresql:// URL) until the turn is final, then prints the canonical
-history as hex and the number of store writes made. With KILL_AT=k the
-process SIGKILLs itself at store write step k: step 3n is just before the
-n-th write, 3n+1 inside its transaction with every statement run but not
-committed, 3n+2 just after it.
+history as hex, the number of store writes made, and the usage recorded
+(JSON: each row's user, model, calls and tokens, and the budget
+reservations left). With KILL_AT=k the process SIGKILLs itself at store
+write step k: step 3n is just before the n-th write, 3n+1 inside its
+transaction with every statement run but not committed, 3n+2 just after it.
+In the `reads` scenario the conversation is a user's with a budget, so
+each model call's budget reservation is a write of its own.
 
 The client's part is played here too: it runs a "tool" by appending one line
 to TOOL_LOG (flushed and fsynced) and, asked again for an operation it has
 already run (the server resends after a restart), answers from that log.
+
+SCENARIO `interrupted`: the first tool is a shell command whose run is cut
+off. The client sends two pieces of its output, each logged once the server
+took it (a piece the server never acknowledged is sent again after a
+restart, one it did is not), and then, as the transport does for a command
+whose connection was lost, the call's interruption; the second tool is a
+read. Its history too must not depend on where a crash fell.
 """
 
 from __future__ import annotations
@@ -29,21 +39,31 @@ from typing import Any
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import serialize_messages
-from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage
-from cursor_byok.loop import CallClient, Final, Status, ToolResult
+from cursor_byok.llm.types import AssistantMessage, RequestMessages, TextContent, ToolResultMessage
+from cursor_byok.loop import CallClient, Final, Status, ToolInterrupted, ToolProgress, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
 from cursor_byok.store.database import parse_database
+from cursor_byok.store.executor import Executor
 from cursor_byok.store.opener import open_store
-from cursor_byok.store.sql_store import Executor, SQLStore
+from cursor_byok.store.owners import scoped
+from cursor_byok.store.sql_store import SQLStore
+from cursor_byok.store.tokens import new_token
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
 from tests.store.hooked_stage import HookedStage
 
 CONVERSATION = "crash"
 TOOL_TURN = assistant(TextContent("Reading both."), tool_call("t1", "a.txt"), tool_call("t2", "b"))
+SHELL_TURN = assistant(
+    TextContent("Building, then reading."),
+    tool_call("t1", "build", name="run_terminal_cmd"),
+    tool_call("t2", "b"),
+)
+PIECES = ("compiling a.c\n", "compiling b.c\n")
+NOTE = "Interrupted: the connection to the client was lost while it ran the command `make`."
 FINAL_TURN = assistant(TextContent("Both read."), timestamp=7)
 
 
@@ -103,6 +123,9 @@ class KillingStore:
     def save_llm_call(self, *args: Any) -> None:
         self._write("save_llm_call", *args)
 
+    def reserve_budget(self, *args: Any) -> Any:
+        return self._write("reserve_budget", *args)
+
     def save_client_operation(self, *args: Any) -> None:
         self._write("save_client_operation", *args)
 
@@ -110,9 +133,12 @@ class KillingStore:
 class ByHistoryLLM:
     """The model's answer depends only on the request: replays are identical."""
 
+    def __init__(self, first: AssistantMessage = TOOL_TURN) -> None:
+        self.first = first
+
     async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         script: list[ResponseEvent] = stream_of(
-            TOOL_TURN if len(request.messages) == 1 else FINAL_TURN, chunk=3
+            self.first if len(request.messages) == 1 else FINAL_TURN, chunk=3
         )
         return ScriptedStream(script)
 
@@ -125,54 +151,98 @@ class Client:
     def publish(self, conversation_id: str, item: Outbound) -> None:
         self.inbox.put_nowait(item)
 
-    def ran(self) -> dict[str, str]:
+    def entries(self) -> list[dict[str, str]]:
         if not self.log_path.exists():
-            return {}
-        lines = self.log_path.read_text().splitlines()
-        return {entry["op"]: entry["out"] for entry in map(json.loads, lines)}
+            return []
+        return [json.loads(line) for line in self.log_path.read_text().splitlines()]
+
+    def ran(self) -> dict[str, str]:
+        return {entry["op"]: entry["out"] for entry in self.entries() if "op" in entry}
+
+    def log(self, entry: dict[str, str]) -> None:
+        with self.log_path.open("a") as log:
+            log.write(json.dumps(entry) + "\n")
+            log.flush()
+            os.fsync(log.fileno())
+
+    async def cut_off(self, runner: Runner, call: CallClient) -> None:
+        """The command runs once; its output goes out piece by piece until
+        the connection is lost, and the call gets its interruption."""
+        operation = call.operation_id
+        if operation not in self.ran():
+            self.log({"op": operation, "out": "(cut off)"})
+        taken = {entry["piece"] for entry in self.entries() if "piece" in entry}
+        for index, piece in enumerate(PIECES):
+            if f"{operation}:{index}" in taken:
+                continue  # acknowledged before: never sent again
+            progress = ToolProgress(call.tool_call.id, piece)
+            await runner.submit(CONVERSATION, f"client:{operation}:out:{index}", progress)
+            self.log({"piece": f"{operation}:{index}"})
+        interrupted = ToolInterrupted(call.tool_call.id, NOTE, timestamp=5)
+        await runner.submit(CONVERSATION, f"client:{operation}", interrupted)
 
     def run_tool(self, call: CallClient) -> str:
         done = self.ran()
         if call.operation_id in done:
             return done[call.operation_id]
         output = f"contents of {call.tool_call.arguments['path']}"
-        with self.log_path.open("a") as log:
-            log.write(json.dumps({"op": call.operation_id, "out": output}) + "\n")
-            log.flush()
-            os.fsync(log.fileno())
+        self.log({"op": call.operation_id, "out": output})
         return output
 
 
-async def main(db: str, log_path: str, kill_at: int | None) -> None:
+def usage_seen(store: SQLStore) -> str:
+    """The usage rows without their day and timings (which differ run to
+    run), and how many reservations are left, as one JSON line."""
+    rows = [
+        [r.user_id, r.model, r.calls, r.input, r.output, r.cost_usd, r.unpriced_calls]
+        for r in store.usage_rows("2000-01-01", "2999-12-31")
+    ]
+    with store._read() as db:
+        (held,) = db.execute("SELECT count(*) FROM budget_reservations").fetchone()
+    return json.dumps({"usage": rows, "held": held}, separators=(",", ":"))
+
+
+async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> None:
     opened = open_store(parse_database(db))
     assert isinstance(opened, SQLStore)
+    conversation = CONVERSATION
+    if scenario == "reads":  # a user with a budget: reservations are written too
+        made = new_token()
+        found = opened.user("ana")
+        ana = found or opened.add_user("ana", made.token_id, made.token_hash, None, 100.0, "day")
+        conversation = scoped(ana.id, CONVERSATION)
     store = KillingStore(opened, kill_at)
     client = Client(Path(log_path))
-    runner = Runner(store, ByHistoryLLM(), client, retry=RetryPolicy(3, 0.001, 0.01))
+    llm = ByHistoryLLM(SHELL_TURN if scenario == "interrupted" else TOOL_TURN)
+    runner = Runner(store, llm, client, retry=RetryPolicy(3, 0.001, 0.01))
     await runner.recover()
-    await runner.submit(CONVERSATION, "run:0", start("read a and b"))
+    await runner.submit(conversation, "run:0", start("read a and b"))
     while True:
-        state = await runner.state_of(CONVERSATION)
+        state = await runner.state_of(conversation)
         assert state is not None
         if state.status is Status.FINAL:
             break
         item = await asyncio.wait_for(client.inbox.get(), timeout=20)
-        if isinstance(item, CallClient):
+        if isinstance(item, CallClient) and item.tool_call.name == "run_terminal_cmd":
+            await client.cut_off(runner, item)
+        elif isinstance(item, CallClient):
             output = client.run_tool(item)
             message = ToolResultMessage(
                 item.tool_call.id, item.tool_call.name, (TextContent(output),), timestamp=5
             )
-            await runner.submit(CONVERSATION, f"client:{item.operation_id}", ToolResult(message))
+            await runner.submit(conversation, f"client:{item.operation_id}", ToolResult(message))
         elif isinstance(item, Final):
             continue
     await runner.close()
-    loaded = store.load(CONVERSATION)
+    loaded = store.load(conversation)
     assert loaded is not None
     print(serialize_messages(loaded.state.messages).hex())
     print(store.steps // 3)
+    print(usage_seen(opened))
     store.close()
 
 
 if __name__ == "__main__":
-    kill = int(sys.argv[3]) if len(sys.argv) > 3 else None
-    asyncio.run(main(sys.argv[1], sys.argv[2], kill))
+    kill = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != "none" else None
+    scenario = sys.argv[4] if len(sys.argv) > 4 else "reads"
+    asyncio.run(main(sys.argv[1], sys.argv[2], kill, scenario))

@@ -1,8 +1,13 @@
 """Crash tests with a real process: SIGKILL before, inside (uncommitted) and
 after every store write of a two-tool turn, start again, finish. The history
-must be byte-identical to an uninterrupted run, and each tool must have run
-exactly once. On every backend; on PostgreSQL the killed process's
-connections drop with it, open transactions and all."""
+must be byte-identical to an uninterrupted run, each tool must have run
+exactly once, and the usage recorded must be the uninterrupted run's: each
+model call counted once, and no budget left held (the turn is a user's with
+a budget, so each call's reservation is a write of its own, swept too). On
+every backend; on PostgreSQL the killed process's connections drop with it,
+open transactions and all. A second turn has a shell command whose run is
+cut off (its output committed piece by piece, then its interruption):
+wherever the crash falls, its result is the same."""
 
 from __future__ import annotations
 
@@ -23,10 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 NewDatabase = Callable[[Path], str]
 
 
-def drive(tmp: Path, database: str, kill_at: int | None = None) -> subprocess.CompletedProcess[str]:
+def drive(
+    tmp: Path, database: str, kill_at: int | None = None, scenario: str = "reads"
+) -> subprocess.CompletedProcess[str]:
     args = [sys.executable, "-m", "tests.store.crash_driver", database, str(tmp / "tools.log")]
-    if kill_at is not None:
-        args.append(str(kill_at))
+    args += ["none" if kill_at is None else str(kill_at), scenario]
     return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -40,33 +46,38 @@ def new_database(request: pytest.FixtureRequest) -> NewDatabase:
     return lambda tmp: server.new_database().url
 
 
+Reference = tuple[str, int, str]
+"""An uninterrupted run's history (hex), writes, and usage (`crash_driver.usage_seen`)."""
+
+
 @pytest.fixture(scope="module")
-def reference(
-    new_database: NewDatabase, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[str, int]:
+def reference(new_database: NewDatabase, tmp_path_factory: pytest.TempPathFactory) -> Reference:
     tmp = tmp_path_factory.mktemp("reference")
     done = drive(tmp, new_database(tmp))
     assert done.returncode == 0, done.stderr
-    history, writes = done.stdout.split()
+    history, writes, usage = done.stdout.split()
     ops = (tmp / "tools.log").read_text().splitlines()
     assert len(ops) == 2
-    return history, int(writes)
+    return history, int(writes), usage
 
 
-def test_the_uninterrupted_turn_writes_what_we_expect(reference: tuple[str, int]) -> None:
-    history, writes = reference
+def test_the_uninterrupted_turn_writes_what_we_expect(reference: Reference) -> None:
+    history, writes, usage = reference
     lines = bytes.fromhex(history).splitlines()
     roles = [json.loads(line)["role"] for line in lines]
     assert roles == ["user", "assistant", "toolResult", "toolResult", "assistant"]
-    # start, done, result 1, result 2, done: five writes, each one commit.
-    assert writes == 5
+    # start, done, result 1, result 2, done: five commits; and a budget
+    # reservation before each of the two model calls.
+    assert writes == 7
+    # two calls of 10 input and 5 output tokens each, for user 2; none held
+    assert json.loads(usage) == {"usage": [[2, "test-model", 2, 20, 10, 0.0, 0]], "held": 0}
 
 
-@pytest.mark.parametrize("kill_at", range(15))
-def test_a_kill_at_any_write_resumes_to_the_same_history(
-    kill_at: int, new_database: NewDatabase, reference: tuple[str, int], tmp_path: Path
+@pytest.mark.parametrize("kill_at", range(21))
+def test_a_kill_at_any_write_resumes_to_the_same_history_and_usage(
+    kill_at: int, new_database: NewDatabase, reference: Reference, tmp_path: Path
 ) -> None:
-    history, writes = reference
+    history, writes, usage = reference
     assert kill_at < 3 * writes
     database = new_database(tmp_path)
     killed = drive(tmp_path, database, kill_at)
@@ -74,5 +85,58 @@ def test_a_kill_at_any_write_resumes_to_the_same_history(
     resumed = drive(tmp_path, database)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.split()[0] == history
+    assert resumed.stdout.split()[2] == usage
     runs = [json.loads(line)["op"] for line in (tmp_path / "tools.log").read_text().splitlines()]
-    assert sorted(runs) == ["crash:turn:1:call:1:tool:t1", "crash:turn:1:call:1:tool:t2"]
+    assert sorted(runs) == ["crash.2:turn:1:call:1:tool:t1", "crash.2:turn:1:call:1:tool:t2"]
+
+
+@pytest.fixture(scope="module")
+def interrupted_reference(
+    new_database: NewDatabase, tmp_path_factory: pytest.TempPathFactory
+) -> Reference:
+    tmp = tmp_path_factory.mktemp("interrupted")
+    done = drive(tmp, new_database(tmp), scenario="interrupted")
+    assert done.returncode == 0, done.stderr
+    history, writes, usage = done.stdout.split()
+    return history, int(writes), usage
+
+
+def test_the_uninterrupted_cut_off_command_writes_what_we_expect(
+    interrupted_reference: Reference,
+) -> None:
+    history, writes, usage = interrupted_reference
+    assert json.loads(usage) == {"usage": [[1, "test-model", 2, 20, 10, 0.0, 0]], "held": 0}
+    lines = [json.loads(line) for line in bytes.fromhex(history).splitlines()]
+    assert [line["role"] for line in lines] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "toolResult",
+        "assistant",
+    ]
+    cut_off = lines[2]["content"][0]["text"]
+    assert cut_off.endswith("The output that arrived:\ncompiling a.c\ncompiling b.c\n")
+    assert cut_off.startswith("Interrupted: ") and lines[2]["isError"]
+    # start, done, two pieces of output, the interruption, result 2, done.
+    assert writes == 7
+
+
+@pytest.mark.parametrize("kill_at", range(21))
+def test_a_kill_at_any_write_of_a_cut_off_command_resumes_to_the_same_history(
+    kill_at: int,
+    new_database: NewDatabase,
+    interrupted_reference: Reference,
+    tmp_path: Path,
+) -> None:
+    history, writes, usage = interrupted_reference
+    assert kill_at < 3 * writes
+    database = new_database(tmp_path)
+    killed = drive(tmp_path, database, kill_at, "interrupted")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    resumed = drive(tmp_path, database, scenario="interrupted")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.split()[0] == history
+    assert resumed.stdout.split()[2] == usage
+    entries = [json.loads(line) for line in (tmp_path / "tools.log").read_text().splitlines()]
+    runs = sorted(entry["op"] for entry in entries if "op" in entry)
+    assert runs == ["crash:turn:1:call:1:tool:t1", "crash:turn:1:call:1:tool:t2"]

@@ -24,12 +24,12 @@ from cursor_byok.loop import ConversationState, Status
 from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.store.base import VersionConflict
 from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.executor import Executor
 from cursor_byok.store.migrations import SchemaTooNew
 from cursor_byok.store.opener import open_store
 from cursor_byok.store.postgres import PostgresStore, StoreUnavailable
 from cursor_byok.store.postgres_schema import MIGRATIONS
 from cursor_byok.store.scratch_postgres import PostgresServer
-from cursor_byok.store.sql_store import Executor
 from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.http.health import HEALTH_CACHE_S
 from cursor_byok.transport.http.http_server import free_port

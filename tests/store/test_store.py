@@ -31,7 +31,8 @@ from cursor_byok.store.base import (
     StoreError,
     VersionConflict,
 )
-from cursor_byok.store.sql_store import UPDATE_CONVERSATION, Executor, Rows, SQLStore
+from cursor_byok.store.executor import Executor, Rows
+from cursor_byok.store.sql_store import UPDATE_CONVERSATION, SQLStore
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import fresh, start, tool_call, user
 from tests.store.conftest import Backend

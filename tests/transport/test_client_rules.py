@@ -19,6 +19,7 @@ from cursor_byok.transport.dialect.run_request import (
     decode_run_request,
     refused_error,
 )
+from cursor_byok.transport.dialect.tools import NativeTool
 from cursor_byok.transport.http.aux_rpcs import chat_title
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
@@ -85,7 +86,7 @@ def test_mcp_tools_come_from_the_context_and_the_run_request_alike() -> None:
     event = dialect.decode_client_message(message, "req", 7)
     assert isinstance(event, RunStarted)
     found = event.tools.get("mcp_srv_a")
-    assert found is not None and event.tools.get("mcp_srv_b") is not None
+    assert isinstance(found, NativeTool) and event.tools.get("mcp_srv_b") is not None
     assert found.exec_args(tool_call("c1", name="mcp_srv_a")).name == "srv-a"
 
 

@@ -29,6 +29,7 @@ from cursor_byok.transport.dialect.shell import SHELL_KEEP_CHARS, ShellCollector
 from cursor_byok.transport.dialect.tools import (
     BUILTIN,
     MAX_RESULT_CHARS,
+    NativeTool,
     NextExec,
     ToolOutcome,
     ToolSet,
@@ -165,7 +166,7 @@ def test_a_tool_call_goes_out_as_started_checkpoint_exec_checkpoint() -> None:
     context = dialect.StreamContext(stream_id="r", model_call_id="r:model:1")
     command = CallClient("conv:turn:1:tool:call_1", tool_call("call_1", "src/a.py"))
     tool = ToolSet.for_run().get("read_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     tracker = ExecTracker(context.exec_number)
     exec_request = tracker.start(command.tool_call, tool, command.operation_id)
     assert context.next_exec == 2 and tracker.asked(command.operation_id)
@@ -192,10 +193,10 @@ def test_a_call_re_sent_before_any_model_call_still_carries_a_model_call_id() ->
     context = dialect.StreamContext(stream_id="resumed")
     command = CallClient("conv:turn:1:tool:call_1", tool_call("call_1", "a.txt"))
     tool = ToolSet.for_run().get("read_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     request = ExecTracker(context.exec_number).start(command.tool_call, tool, command.operation_id)
     started = dialect.encode_call_client(command, tool, context, request)[0]
-    completed = dialect.encode_tool_completed(command.tool_call, tool, None, context)
+    [completed] = dialect.encode_tool_completed(command.tool_call, tool, None, context)
     assert started.interaction_update.tool_call_started.model_call_id == "resumed:model:0"
     assert completed.interaction_update.tool_call_completed.model_call_id == "resumed:model:0"
 
@@ -271,7 +272,7 @@ def test_a_shell_stream_is_collected_into_one_result() -> None:
     success = final.shell_result.success
     assert (success.stdout, success.stderr, success.exit_code) == ("a\n", "warn\n", 0)
     tool = ToolSet.for_run().get("run_terminal_cmd")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     outcome = tool.outcome(final)
     assert not outcome.is_error and "exit code 0" in outcome.text and "[stderr]" in outcome.text
 
@@ -285,14 +286,14 @@ def test_a_failing_or_refused_command_is_reported() -> None:
     )
     assert refused is not None
     tool = ToolSet.for_run().get("run_terminal_cmd")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     outcome = tool.outcome(refused)
     assert outcome.is_error and "not allowed" in outcome.text
 
 
 def outcome_of(name: str, **result: object) -> tuple[str, bool]:
     tool = ToolSet.for_run().get(name)
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     done = tool.outcome(pb.ExecClientMessage(**result))  # type: ignore[arg-type]
     return done.text, done.is_error
 
@@ -336,7 +337,7 @@ def test_mcp_calls_carry_the_server_tool_and_arguments() -> None:
         input_schema_json=json.dumps({"type": "object"}),
     )
     tool = ToolSet.for_run([definition]).get("mcp_github_create_issue")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     call = tool_call("call_9", "unused")
     call = type(call)("call_9", tool.name, {"title": "Bug", "labels": ["a", "b"], "n": 2})
     request = tool.exec_request(call, 7, "op-7").mcp_args
@@ -412,7 +413,7 @@ def test_a_plain_message_stays_a_plain_string() -> None:
 
 def edit_step(content: str, **arguments: JSONValue) -> ToolOutcome | NextExec:
     tool = ToolSet.for_run().get("edit_file")
-    assert tool is not None
+    assert isinstance(tool, NativeTool)
     call = type(tool_call("x"))("c1", "edit_file", {"path": "f.py", **arguments})
     read = pb.ExecClientMessage(
         read_result=pb.ReadResult(success=pb.ReadSuccess(path="f.py", content=content))

@@ -20,7 +20,7 @@ from tests.factories import tool_call
 
 def tool(name: str) -> NativeTool:
     found = ToolSet.for_run().get(name)
-    assert found is not None
+    assert isinstance(found, NativeTool)
     return found
 
 

@@ -3,14 +3,22 @@ recorded official checkpoint), categories that add up to the counted usage."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
 
+from cursor_byok.llm.images import PNG
 from cursor_byok.llm.serialize import message_bytes
-from cursor_byok.llm.types import Message, TextContent, UserMessage
-from cursor_byok.loop.compaction import summary_message
+from cursor_byok.llm.types import (
+    ImageContent,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
+from cursor_byok.loop.compaction import IMAGE_TOKENS, summary_message
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.dialect import meter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -132,3 +140,12 @@ def test_a_growing_conversation_is_counted_from_its_last_count_on(
     assert counted(compacted) == 0 and looked_at == []  # only the summary is left
     other = ConversationState("other", messages=tuple(messages[:3]))
     assert counted(other) == sum(len(message_bytes(m)) for m in messages[:3])
+
+
+def test_an_image_counts_what_a_provider_counts_for_it_not_its_base64_length() -> None:
+    data = base64.b64encode(bytes(300_000)).decode("ascii")
+    text = ToolResultMessage("t1", "read_file", (TextContent("shot.png: an image"),))
+    shot = ToolResultMessage("t1", "read_file", (*text.content, ImageContent(data, PNG)))
+    extra = meter.message_characters(shot) - meter.message_characters(text)
+    counted = IMAGE_TOKENS * meter.CHARS_PER_TOKEN
+    assert counted <= extra < counted + 100  # the block's own few keys besides

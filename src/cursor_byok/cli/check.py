@@ -6,6 +6,10 @@ through: base URL, key, model id and wire format all agree. The request is a
 single user message with a small output cap and thinking off, to cost next to
 nothing. Keys are never printed; an error text is scrubbed of every key
 before it is shown, in case a provider echoes one back.
+
+The `[web]` table is reported after the providers: the search backend is
+asked one real query (a Tavily search costs one credit), and the fetch's
+limits and allow-list are listed (fetching needs no service to answer).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING
 from cursor_byok.cli.base import CHECK_TIMEOUT_S
 from cursor_byok.config.guards import Redactor
 from cursor_byok.config.settings import Config, ModelConfig, ProviderConfig, resolve_key
+from cursor_byok.config.web import WebConfig, search_backend
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseStream
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import CallContext
@@ -29,6 +34,7 @@ if TYPE_CHECKING:  # imported when a check runs
     from cursor_byok.config.routing import Router
 
 CHECK_PROMPT = "Reply with the single word: ok"
+CHECK_QUERY = "cursor-byok"
 CHECK_MAX_OUTPUT = 16
 DEFAULT_TIMEOUT_S = CHECK_TIMEOUT_S
 
@@ -168,3 +174,76 @@ def render(results: Sequence[ProviderCheck]) -> list[str]:
         f"{failed} of {len(results)} {noun} failed" if failed else f"{len(results)} {noun} answered"
     )
     return lines
+
+
+@dataclass(frozen=True, slots=True)
+class WebCheck:
+    """One line of the `[web]` report: the search backend's answer, or
+    what the fetch is allowed."""
+
+    ok: bool
+    line: str
+
+
+def _fetch_line(web: WebConfig) -> WebCheck:
+    limits = web.fetch_limits
+    hosts = ", ".join(limits.private_hosts.entries()) or "none"
+    size = (
+        f"{limits.max_bytes / 2**20:g} MiB"
+        if limits.max_bytes >= 2**20
+        else f"{limits.max_bytes} bytes"
+    )
+    return WebCheck(
+        True,
+        f"web fetch   on       ok      {limits.timeout_s:g} s, first byte "
+        f"{limits.first_byte_s:g} s, {size}, {limits.max_chars} characters, "
+        f"{limits.max_redirects} redirects; "
+        f"private hosts: {hosts}",
+    )
+
+
+async def check_web(
+    config: Config,
+    env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 - the search's own bound
+) -> list[WebCheck]:
+    """The `[web]` report: nothing when nothing is configured."""
+    from cursor_byok.runtime.web.search import SearchError  # noqa: PLC0415
+
+    env = os.environ if env is None else env
+    web = config.web
+    found: list[WebCheck] = []
+    if web.search is not None:
+        head = f"web search  {web.search:<7}"
+        backend = search_backend(web, env)
+        if backend is None:
+            found.append(
+                WebCheck(False, f"{head}  FAILED  no key: set {web.key_env} in the environment")
+            )
+        else:
+            started = time.perf_counter()
+            limits = replace(web.search_limits, timeout_s=timeout)
+            try:
+                references = await backend.search(CHECK_QUERY, limits)
+            except SearchError as error:
+                detail = Redactor(config.secrets(env))(error.message)
+                found.append(WebCheck(False, f"{head}  FAILED  {detail}"))
+            else:
+                ms = (time.perf_counter() - started) * 1000
+                found.append(
+                    WebCheck(True, f"{head}  ok      {len(references)} references in {ms:.0f} ms")
+                )
+    if web.fetch:
+        found.append(_fetch_line(web))
+    return found
+
+
+async def check_config(
+    config: Config,
+    timeout: float = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 - each check's own bound
+) -> tuple[list[ProviderCheck], list[WebCheck]]:
+    """The providers and the `[web]` table, checked at once."""
+    providers, web = await asyncio.gather(
+        check_all(config, timeout=timeout), check_web(config, timeout=timeout)
+    )
+    return providers, web

@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from cursor_byok.cli.base import (
     CHECK_TIMEOUT_S,
     EXIT_FAILED,
-    EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
     fail,
 )
+from cursor_byok.cli.conversations_command import list_conversations, show_conversation
 from cursor_byok.cli.ide_command import add_ide_parser, run_ide
 from cursor_byok.cli.proxy_arguments import add_proxy_parser
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.cli.token_command import add_token_parser, run_token
+from cursor_byok.cli.usage_command import add_usage_parser, run_usage
+from cursor_byok.cli.users_command import add_users_parser, run_users
 from cursor_byok.config.reader import ConfigError
 from cursor_byok.config.server import DEFAULT_HOST, DEFAULT_PORT, parse_location
-from cursor_byok.runtime.logsafe import escape_c1, printable
 from cursor_byok.store.database import PostgresURL
 
 # A command imports what it needs when it runs (`--help` must not load the
@@ -36,8 +37,6 @@ from cursor_byok.store.database import PostgresURL
 if TYPE_CHECKING:
     from cursor_byok.cli.serve import Attach
     from cursor_byok.config.settings import Config
-    from cursor_byok.llm.types import Message
-    from cursor_byok.store.base import Store
 
 DATABASE_HELP = "SQLite file or postgresql:// URL (default: from config)"
 EXIT_STATUS = (
@@ -88,9 +87,13 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("models", help="list the configured models and their providers")
     listing = commands.add_parser("conversations", help="list stored conversations")
     listing.add_argument("--database", type=_database, help=DATABASE_HELP)
+    listing.add_argument("--user", metavar="NAME", help="that user's conversations alone")
     show = commands.add_parser("show", help="show one conversation: messages, calls, usage")
     show.add_argument("conversation_id")
     show.add_argument("--database", type=_database, help=DATABASE_HELP)
+    show.add_argument(
+        "--user", metavar="NAME", help="read as that user: ID is the id their client knows"
+    )
     show.add_argument("--json", action="store_true", help="print the stored messages as JSON")
     check = commands.add_parser(
         "check",
@@ -140,6 +143,8 @@ def _parser() -> argparse.ArgumentParser:
     add_proxy_parser(commands)
     add_ide_parser(commands)
     add_token_parser(commands)
+    add_users_parser(commands, _database, DATABASE_HELP)
+    add_usage_parser(commands, _database, DATABASE_HELP)
     return parser
 
 
@@ -216,11 +221,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         case "models":
             return _models(config, out)
         case "conversations":
-            return _conversations(args.database or config.server.database, out)
+            return list_conversations(args.database or config.server.database, args.user, out)
         case "show":
-            return _show(
-                args.database or config.server.database, args.conversation_id, args.json, out
-            )
+            database = args.database or config.server.database
+            return show_conversation(database, args.conversation_id, args.user, args.json, out)
+        case "users":
+            return run_users(args, config, out)
+        case "usage":
+            return run_usage(args, config, out)
         case "serve":
             host, port = args.host or config.server.host, args.port or config.server.port
             try:
@@ -266,7 +274,7 @@ def _proxy(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _check(config: Config, timeout: float, out: TextIO) -> int:
     import asyncio  # noqa: PLC0415
 
-    from cursor_byok.cli.check import check_all, render  # noqa: PLC0415
+    from cursor_byok.cli.check import check_config, render  # noqa: PLC0415
 
     printer = Printer(out)
     if not config.providers:
@@ -278,11 +286,12 @@ def _check(config: Config, timeout: float, out: TextIO) -> int:
     source = config.source or "environment variables"
     printer.line(f"Checking {len(config.providers)} provider(s) configured by {source}")
     with printer.status(f"waiting for {len(config.providers)} provider(s), up to {timeout:g} s"):
-        results = asyncio.run(check_all(config, timeout=timeout))
+        results, web = asyncio.run(check_config(config, timeout=timeout))
     *lines, summary = render(results)  # a line per provider, then the summary
-    for result, line in zip(results, lines, strict=True):
-        printer.line((line, "green" if result.ok else "red"))
-    ok = all(r.ok for r in results)
+    oks = [r.ok for r in results] + [w.ok for w in web]  # then a line for each [web] check
+    for passed, line in zip(oks, [*lines, *(w.line for w in web)], strict=True):
+        printer.line((line, "green" if passed else "red"))
+    ok = all(oks)
     printer.line((summary, "green" if ok else "red"))
     return EXIT_OK if ok else EXIT_FAILED
 
@@ -311,136 +320,3 @@ def _models(config: Config, out: TextIO) -> int:
             f"output {model.max_output:,}  thinking {thinking}",
         )
     return EXIT_OK
-
-
-def _open(database: Path | PostgresURL) -> Store | int:
-    """The store, or the exit code after saying why there is none."""
-    import sqlite3  # noqa: PLC0415
-
-    from cursor_byok.store.sqlite import SQLiteStore  # noqa: PLC0415
-
-    if isinstance(database, PostgresURL):
-        from cursor_byok.store.base import StoreError  # noqa: PLC0415
-        from cursor_byok.store.opener import open_store  # noqa: PLC0415
-
-        try:
-            return open_store(database)
-        except StoreError as error:
-            return fail(str(error), EXIT_FAILED)
-    if not database.exists():
-        return fail(f"no database at {database}", EXIT_NOT_FOUND)
-    try:
-        return SQLiteStore(database)
-    except (sqlite3.DatabaseError, OSError) as error:
-        return fail(f"cannot read the database {database}: {error}", EXIT_USAGE)
-
-
-_STATUS_COLOURS = {"final": "green", "failed": "red", "canceled": "yellow"}
-
-
-def _conversations(database: Path | PostgresURL, out: TextIO) -> int:
-    store = _open(database)
-    if isinstance(store, int):
-        return store
-    printer = Printer(out)
-    try:
-        found = 0
-        for summary in store.conversations():
-            found += 1
-            status = summary.status
-            printer.line(
-                (printable(summary.conversation_id), "cyan"),
-                "  ",
-                (f"{status:<15}", _STATUS_COLOURS.get(status)),
-                f" {summary.message_count:>5} messages  version {summary.version}",
-            )
-        if not found:
-            printer.line(f"No conversations in {database} yet.")
-    finally:
-        store.close()
-    return EXIT_OK
-
-
-def _show(database: Path | PostgresURL, conversation_id: str, as_json: bool, out: TextIO) -> int:
-    import json  # noqa: PLC0415
-
-    from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
-    from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
-
-    store = _open(database)
-    if isinstance(store, int):
-        return store
-    printer = Printer(out)
-    try:
-        loaded = store.load(conversation_id)
-        if loaded is None:
-            return fail(f"no conversation {conversation_id!r}", EXIT_NOT_FOUND)
-        state = loaded.state
-        if as_json:
-            for message in state.messages:
-                line = json.dumps(message_to_json(message), ensure_ascii=False)
-                print(escape_c1(line), file=out)
-            return EXIT_OK
-        printer.line(
-            f"conversation {printable(state.conversation_id)}: ",
-            (state.status.value, _STATUS_COLOURS.get(state.status.value)),
-            f", {len(state.messages)} messages, version {loaded.version}",
-        )
-        resets = set(state.resets)
-        for index, message in enumerate(state.messages):
-            if index in resets:
-                printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
-            printer.line(_one_line(message))
-        printer.line("model calls:")
-        for call in store.llm_calls(conversation_id):
-            printer.line(
-                f"  {printable(call.call_id)}  ",
-                (f"{call.status.value:<9}", _STATUS_COLOURS.get(call.status.value)),
-                f" model {call.model}  {call.message_count} messages  attempts {call.attempts}",
-                (f"  error: {printable(call.error)}", "red") if call.error else "",
-            )
-        usage = [m.usage for m in state.messages if isinstance(m, AssistantMessage)]
-        read = sum(u.cache_read for u in usage)
-        prompt = sum(u.input + u.cache_read + u.cache_write for u in usage)
-        share = f"{read / prompt:.0%}" if prompt else "n/a"
-        printer.line(
-            f"usage: input {sum(u.input for u in usage)}, output {sum(u.output for u in usage)}, "
-            f"cache read {read}, cache write {sum(u.cache_write for u in usage)} "
-            f"(cache hits {share}), cost ${sum(u.cost.total for u in usage):.4f}"
-        )
-    finally:
-        store.close()
-    return EXIT_OK
-
-
-def _one_line(message: Message) -> str:
-    from cursor_byok.llm.types import (  # noqa: PLC0415
-        AssistantMessage,
-        HistoryRepair,
-        ToolResultMessage,
-        UserMessage,
-    )
-    from cursor_byok.loop.compaction import summary_of  # noqa: PLC0415
-
-    match message:
-        case UserMessage(content=content):
-            summary = summary_of(message)
-            if summary is not None:
-                return f"  summary    {_short(summary)}"
-            text = content if isinstance(content, str) else "[blocks]"
-            return f"  user       {_short(text)}"
-        case AssistantMessage():
-            calls = ", ".join(call.name for call in message.tool_calls)
-            suffix = f"  -> {calls}" if calls else ""
-            mark = ", interrupted" if message.interrupted else ""
-            return f"  assistant  {_short(message.text)}{suffix}  [{message.stop_reason}{mark}]"
-        case ToolResultMessage():
-            flag = " (error)" if message.is_error else ""
-            return f"  tool       {message.tool_name}{flag}"
-        case HistoryRepair(reason=reason):
-            return f"  repair     earlier history resent as plain text: {_short(reason)}"
-
-
-def _short(text: str, width: int = 70) -> str:
-    flat = printable(" ".join(text.split()))
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

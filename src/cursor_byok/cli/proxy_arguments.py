@@ -39,6 +39,12 @@ def add_proxy_parser(commands: argparse._SubParsersAction[ParserT]) -> None:
         "instead of starting one in this process",
     )
     proxy.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="with --server: send the token in FILE (yours from 'cursor-byok users add' on a "
+        "team's server); without it, CURSOR_AUTH_TOKEN if set, else the configured access token",
+    )
+    proxy.add_argument(
         "--allow-cleartext",
         action="store_true",
         help="allow an http:// --server off this machine (its access token then crosses the "

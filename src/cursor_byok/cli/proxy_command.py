@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit
 
@@ -71,9 +73,13 @@ def run_proxy(args: argparse.Namespace, config: Config, serve: Serve, out: TextI
     logging.getLogger("mitmproxy").setLevel(logging.WARNING)
     try:
         auth = proxy_auth()
-        token = _token_for(args.server, config) if args.server else None
+        token = _token_for(args.server, config, args.token_file) if args.server else None
     except LocalSecretError as error:
         return fail(str(error), EXIT_FAILED)
+    except OSError as error:
+        return fail(f"--token-file {args.token_file}: {error.strerror}", EXIT_USAGE)
+    if args.token_file and not token:
+        return fail(f"--token-file {args.token_file} is empty", EXIT_USAGE)
     if created:
         print(
             f"Created this installation's proxy CA ({info.describe()}): {files.certificate}",
@@ -129,10 +135,16 @@ def _server_refused(server_url: str, cleartext: bool) -> str | None:
     return None
 
 
-def _token_for(server_url: str, config: Config) -> str | None:
-    """What the proxy sends a server running elsewhere: the configured token,
-    else, for one on this machine, the installation's (which such a server
-    asks for where it cannot tell this user's connections from others')."""
+def _token_for(server_url: str, config: Config, token_file: str | None = None) -> str | None:
+    """What the proxy sends a server running elsewhere: the token in
+    `token_file`, else `CURSOR_AUTH_TOKEN` (a user's own token on a team's
+    server, as cursor-agent takes it), else the configured token, else, for
+    one on this machine, the installation's (which such a server asks for
+    where it cannot tell this user's connections from others')."""
+    if token_file:
+        return Path(token_file).expanduser().read_text(encoding="utf-8").strip()
+    if os.environ.get("CURSOR_AUTH_TOKEN", "").strip():
+        return os.environ["CURSOR_AUTH_TOKEN"].strip()
     if config.server.access_token is not None:
         return config.server.access_token.reveal()
     if is_loopback_url(server_url):

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_USAGE
 from cursor_byok.cli.terminal import Printer
-from cursor_byok.cli.tuning import map_big_buffers
 from cursor_byok.config.guards import HostCheck, Redactor
 from cursor_byok.config.settings import Config
+from cursor_byok.config.web import server_tools
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.store.database import Durability, PostgresURL
 
@@ -164,7 +164,6 @@ def serve(
         raise
     _log_to(printer, config, database)
     logging.getLogger("cursor_byok").info("access: %s", access.describe())
-    map_big_buffers()  # RSS follows the memory budget after big appends are freed
     gate = access.own_user_only
     if workers > 1:
         store.close()  # checked and migrated; each worker opens its own pool
@@ -284,6 +283,9 @@ async def _run(
         memory_budget_bytes=config.server.memory_budget_bytes,
         request_memory_bytes=config.server.request_memory_bytes,
         processes=processes,
+        resolve_model=router.model_name,
+        server_tools=server_tools(config.web),
+        pricing=router.terms,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None
     scheme = "https" if tls else "http"

@@ -45,6 +45,7 @@ from cursor_byok.runtime.conversation import Conversation, External, StreamEvent
 from cursor_byok.runtime.outcome import Outcome, OwnedElsewhere
 from cursor_byok.runtime.records import FirstLoad
 from cursor_byok.runtime.runner import Runner
+from cursor_byok.runtime.stop_call import caught
 from cursor_byok.store.base import StoreError
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ class LeasedRunner(Runner):
         it is queued, and the claim renews the lease or finds it lost."""
         if self._claim_is_free(conversation.conversation_id):
             super()._hand_over(conversation, call_id, event)
-        else:
+        elif not caught(conversation, call_id, event):  # a stopped call's word is taken
             conversation.queue.put_nowait(StreamEvent(call_id, event))
 
     def _at_rest(self, conversation: Conversation) -> bool:

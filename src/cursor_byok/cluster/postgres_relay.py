@@ -22,6 +22,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from cursor_byok.cluster.lease import Notice, NoticeKind, OutputRow
+from cursor_byok.store.owners import owner_of
 from cursor_byok.store.postgres_pooled import pooled
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ LISTEN_POLL_S = 0.5
 
 _PUT = """
 WITH stored AS (
-    INSERT INTO relayed_appends (request_id, seqno, payload) VALUES (%s, %s, %s)
+    INSERT INTO relayed_appends (request_id, seqno, payload, owner) VALUES (%s, %s, %s, %s)
     ON CONFLICT (request_id, seqno) DO NOTHING
 )
 SELECT pg_notify(%s, %s)
@@ -43,8 +44,8 @@ _SINCE = """
 SELECT seqno, payload FROM relayed_appends WHERE request_id = %s AND seqno >= %s ORDER BY seqno
 """
 _PUT_OUTPUT = """
-INSERT INTO relayed_output (request_id, seq, kind, payload)
-SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::bytea[])
+INSERT INTO relayed_output (request_id, owner, seq, kind, payload)
+SELECT %s, %s, * FROM unnest(%s::bigint[], %s::text[], %s::bytea[])
 ON CONFLICT (request_id, seq) DO NOTHING
 """
 _OUTPUT_SINCE = """
@@ -99,7 +100,7 @@ class PostgresRelay:
         announcement is sent only once the row can be read."""
         notice = encode_notice(Notice(NoticeKind.APPEND, request_id))
         with pooled(self._pool, "relay") as conn:
-            conn.execute(_PUT, (request_id, seqno, payload, CHANNEL, notice))
+            conn.execute(_PUT, (request_id, seqno, payload, owner_of(request_id), CHANNEL, notice))
 
     def since(self, request_id: str, seqno: int = 0) -> list[tuple[int, bytes]]:
         with pooled(self._pool, "relay") as conn:
@@ -117,7 +118,8 @@ class PostgresRelay:
         notice = encode_notice(Notice(NoticeKind.OUTPUT, request_id))
         with pooled(self._pool, "relay") as conn:
             conn.execute("SET LOCAL synchronous_commit = off")
-            conn.execute(_PUT_OUTPUT, (request_id, seqs, kinds, payloads))
+            owner = owner_of(request_id)  # the request's key says whose it is
+            conn.execute(_PUT_OUTPUT, (request_id, owner, seqs, kinds, payloads))
             conn.execute(_NOTIFY, (CHANNEL, notice))
 
     def output_since(self, request_id: str, seq: int = 0) -> list[OutputRow]:

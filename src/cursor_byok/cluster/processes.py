@@ -15,6 +15,7 @@ from cursor_byok.cluster.postgres_lease import PostgresLeases
 from cursor_byok.cluster.postgres_relay import PostgresRelay
 from cursor_byok.cluster.relay import RelayingHub
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.accounting import Pricing
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
@@ -54,9 +55,12 @@ class Cluster:
         *,
         retry: RetryPolicy | None,
         metrics: Metrics,
+        pricing: Pricing | None = None,
     ) -> Runner:
         leases = leases_on(self.store, self.owner, self.lease_s)
-        return LeasedRunner(store, llm, sink, retry=retry, metrics=metrics, leases=leases)
+        return LeasedRunner(
+            store, llm, sink, retry=retry, metrics=metrics, pricing=pricing, leases=leases
+        )
 
     def hub(self, runner: Runner, sink: OutputSink, **options: Any) -> RelayingHub:
         hub = RelayingHub(runner, sink, relay=relay_on(self.store), **options)

@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from cursor_byok.cluster.lease import Notice, NoticeKind, Relay
@@ -116,15 +117,18 @@ class RelayingHub(SessionHub):
 
     # -- appends ---------------------------------------------------------------------------
 
-    async def append(self, request_id: str, seqno: int, payload: bytes) -> None:
+    async def append(
+        self, request_id: str, seqno: int, payload: bytes, headers: Mapping[str, str] | None = None
+    ) -> None:
         session = self._read_here(request_id)
         if session is None:
+            # Stored without its headers: the host reads the client as unknown.
             await self._store(request_id, seqno, payload)
             piped = self.sessions.get(request_id)
             if piped is not None:  # a piped stream's end waits for its KV answers
                 piped.kv.answered_in(payload)
             return
-        await super().append(request_id, seqno, payload)
+        await super().append(request_id, seqno, payload, headers)
 
     async def _store(self, request_id: str, seqno: int, payload: bytes) -> None:
         await asyncio.to_thread(self.relay.put, request_id, seqno, payload)

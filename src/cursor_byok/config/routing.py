@@ -22,6 +22,7 @@ from cursor_byok.llm.limits import LimitProblem
 from cursor_byok.llm.notice import NoticeStream
 from cursor_byok.llm.provider import LLM, CallContext, ModelSpec, ReasoningEffort
 from cursor_byok.llm.types import RequestMessages
+from cursor_byok.runtime.accounting import ModelTerms
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ class Router:
         default = self.config.default_model
         return models.get(default) if default else None
 
+    def model_name(self, requested: str) -> str | None:
+        """The configured model that serves `requested` (None: no model)."""
+        model = self.resolve(requested)
+        return model.name if model else None
+
     def entries(self) -> list[ModelEntry]:
         return [
             ModelEntry(m.name, m.context_window, m.thinking != "off")
@@ -70,6 +76,17 @@ class Router:
     def context_window(self, requested: str) -> int:
         model = self.resolve(requested)
         return model.context_window if model else 200_000
+
+    def terms(self, requested: str) -> ModelTerms | None:
+        """What serves `requested`, for usage and budgets (`runtime.accounting`):
+        the configured model, its price (the configuration's, else the
+        table's), its window and its output limit."""
+        model = self.resolve(requested)
+        if model is None:
+            return None
+        plan = model.plan(self.config.providers[model.provider].api)
+        most = model.max_output if isinstance(plan, LimitProblem) else plan.max_output
+        return ModelTerms(model.name, model.effective_price(), model.context_window, most)
 
     def _adapter(self, model: ModelConfig) -> LLM | str:
         """The cached adapter, or the reason there is none."""

@@ -35,6 +35,7 @@ from cursor_byok.config.server import DEFAULT_HOST as DEFAULT_HOST
 from cursor_byok.config.server import DEFAULT_PORT as DEFAULT_PORT
 from cursor_byok.config.server import ServerConfig as ServerConfig
 from cursor_byok.config.server import parse_server
+from cursor_byok.config.web import WebConfig, parse_web, web_key
 from cursor_byok.llm.limits import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
@@ -120,6 +121,7 @@ class Config:
     models: Mapping[str, ModelConfig]
     default_model: str | None
     source: Path | None = None
+    web: WebConfig = field(default_factory=WebConfig)
 
     def secrets(self, env: Mapping[str, str] | None = None) -> list[str]:
         """Every credential value (from the file or the environment), for the
@@ -133,6 +135,7 @@ class Config:
             found.append(self.server.access_token.reveal())
         if isinstance(self.server.database, PostgresURL):
             found += self.server.database.secrets
+        found.append(web_key(self.web, env) or "")
         return [s for s in found if s]
 
 
@@ -301,15 +304,28 @@ def _model(
 
 
 def _price(doc: dict[str, Any], where: Locator, table: str) -> Price:
+    """US dollars per million tokens. `input` and `output` are required (a
+    price left out would count as free); a cache rate left out costs what
+    input does, the most it may cost."""
     prices: dict[str, float] = {}
     for key in ("input", "output", "cache_read", "cache_write"):
-        value = doc.pop(key, 0.0)
+        value = doc.pop(key, None)
+        if value is None and key in ("input", "output"):
+            raise where.error(table, "price", f"{key} is required (US dollars per million tokens)")
+        if value is None:
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise where.error(table, "price", f"{key} must be a non-negative number")
         prices[key] = float(value)
     for key in doc:
         raise where.error(table, "price", f"unknown price {key!r}")
-    return Price(**prices)
+    input_ = prices["input"]
+    return Price(
+        input_,
+        prices["output"],
+        prices.get("cache_read", input_),
+        prices.get("cache_write", input_),
+    )
 
 
 def default_config_path(env: Mapping[str, str]) -> Path | None:
@@ -336,6 +352,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{path}: invalid TOML: {error}") from error
     server = parse_server(dict(doc.pop("server", {})), where, env)
+    web = parse_web(dict(doc.pop("web", {})), where, env)
     default_model = doc.pop("default_model", None)
     providers_doc = doc.pop("providers", {})
     models_doc = doc.pop("models", {})
@@ -362,7 +379,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             raise where.error(None, "default_model", f"not a configured model (known: {known})")
     elif models:
         default_model = next(iter(models))
-    return Config(server, providers, models, default_model, path)
+    return Config(server, providers, models, default_model, path, web)
 
 
 def resolve_key(provider: ProviderConfig, env: Mapping[str, str] | None = None) -> Secret | None:

@@ -34,6 +34,7 @@ from cursor_byok.llm.types import (
     AssistantMessage,
     DoneReason,
     ErrorReason,
+    ProviderBlock,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -79,6 +80,7 @@ class Assembler:
         "out",
         "price",
         "provider",
+        "provider_blocks",
         "response_id",
         "stop_reason",
         "terminated",
@@ -101,6 +103,8 @@ class Assembler:
         self.stop_reason: DoneReason | None = None
         self.response_id: str | None = None
         self.terminated = False
+        self.provider_blocks = 0
+        """Blocks in `content` that stream no events, so take no event index."""
 
     # -- blocks ------------------------------------------------------------
 
@@ -158,9 +162,16 @@ class Assembler:
             self.content.append(call)
             self.out.append(ToolCallEnd(block.index, call))
 
+    def add_block(self, block: ProviderBlock) -> None:
+        """A block a provider's own tool wrote, whole as it came: no events
+        (it is shown from the final message), kept in content order."""
+        self.close()
+        self.content.append(block)
+        self.provider_blocks += 1
+
     def _open(self, kind: BlockKind) -> OpenBlock:
         self.close()
-        self.block = OpenBlock(kind, len(self.content))
+        self.block = OpenBlock(kind, len(self.content) - self.provider_blocks)
         return self.block
 
     # -- terminal ------------------------------------------------------------

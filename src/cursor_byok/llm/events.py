@@ -5,7 +5,9 @@ Grammar of one stream (adapters must keep it):
     stream := error | start block* (done | error)
     block  := X_start X_delta* X_end        (X in text, thinking, tool_call)
 
-Only the last block may be left open before `error`. The `done` message holds
+Only the last block may be left open before `error`. A block a provider's
+own tool wrote (`ProviderBlock`, its web search) streams no events and
+takes no index: it is in the `done` message only. The `done` message holds
 the blocks the model wrote; a trailing text block the server wrote (a note on
 why the provider stopped, a notice instead of an answer) is streamed but left
 out of it, so it is shown and never becomes history. A delta carries the

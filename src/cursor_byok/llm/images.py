@@ -1,15 +1,17 @@
-"""Images a user attaches: their real type, and the notes that stand in for
-an image the model cannot be given.
+"""Images a user attaches or a tool returns: their real type, and the notes
+that stand in for an image the model cannot be given.
 
 The type comes from the bytes, never from the client: the official CLI calls
-every image `image/jpeg` whatever it sent, and a provider rejects a request
-whose declared type does not match the data. Four formats are recognised, the
-ones every supported provider API takes (PNG, JPEG, GIF, WebP); anything else
-is not sent as an image.
+every image `image/jpeg` whatever it sent, and its `read` returns image bytes
+with no type at all; a provider rejects a request whose declared type does
+not match the data. Four formats are recognised (PNG, JPEG, GIF, WebP);
+anything else is not sent as an image, and an API that does not take one of
+them (Gemini: no GIF) gets a note in its place.
 """
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 from cursor_byok.llm.types import ImageContent, TextContent, UserContent
@@ -41,6 +43,19 @@ def not_an_image_note(claimed: str) -> str:
     return f"[an attached image was left out: it is not a PNG, JPEG, GIF or WebP image{said}]"
 
 
+def tool_image(data: bytes) -> UserContent:
+    """What a tool's image bytes become in its result: the image, typed by
+    its magic number, or a note when the bytes are no image a provider takes
+    (the CLI keeps a BMP or TIFF as it is)."""
+    mime = sniff_mime(data)
+    if mime is None:
+        return TextContent(
+            f"[the tool returned an image that was left out: its {len(data)} bytes are "
+            "not a PNG, JPEG, GIF or WebP image]"
+        )
+    return ImageContent(base64.b64encode(data).decode("ascii"), mime)
+
+
 TEXT_ONLY_NOTE = "[an attached image was left out: this model takes text only]"
 """What a model configured as text-only reads in place of each image."""
 
@@ -51,11 +66,12 @@ MIB = 1024 * 1024
 class ImageRules:
     """What one provider API takes, in base64 characters (what is sent):
     one image at most `max_chars`, at most `max_count` images and
-    `max_total_chars` of them in one request."""
+    `max_total_chars` of them in one request, of the types `mime_types`."""
 
     max_chars: int
     max_count: int
     max_total_chars: int
+    mime_types: frozenset[str] = frozenset({PNG, JPEG, GIF, WEBP})
 
 
 RULES: dict[str, ImageRules] = {
@@ -64,8 +80,9 @@ RULES: dict[str, ImageRules] = {
     # 500 images and 50 MB a request; 20 MB an image on the older models.
     "openai-chat": ImageRules(20 * MIB, 500, 40 * MIB),
     "openai-responses": ImageRules(20 * MIB, 500, 40 * MIB),
-    # Inline data: 20 MB the whole request.
-    "google-generative-ai": ImageRules(15 * MIB, 3000, 15 * MIB),
+    # Inline data: 20 MB the whole request. PNG, JPEG and WebP (also HEIC
+    # and HEIF, which no client sends): a GIF is refused as an invalid argument.
+    "google-generative-ai": ImageRules(15 * MIB, 3000, 15 * MIB, frozenset({PNG, JPEG, WEBP})),
 }
 """Documented limits per API (`api` of the adapter). Where one is not
 documented (an OpenAI-compatible server), the OpenAI values apply."""
@@ -101,6 +118,12 @@ class ImageBudget:
         if not self.takes_images:
             return TextContent(TEXT_ONLY_NOTE)
         size, rules = len(block.data), self.rules
+        if block.mime_type not in rules.mime_types:
+            kind = block.mime_type.removeprefix("image/").upper()
+            return TextContent(
+                f"[an attached image was left out: it is a {kind} image, a type this "
+                "model's API does not take]"
+            )
         if size > rules.max_chars:
             return TextContent(
                 f"[an attached image was left out: it is {_size(size)}, above the "

@@ -20,6 +20,27 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.types import AssistantMessage
 
+SERVER = "cursor-byok"
+"""The `api` and `provider` of a message the server wrote itself; its
+`model` says what kind (`notice`, `budget`)."""
+
+BUDGET = "budget"
+"""A call refused because its user's budget is used up."""
+BUDGET_UNCHECKED = "budget-unchecked"
+"""A call not made because its user's budget could not be checked."""
+
+
+def server_error(kind: str, text: str) -> AssistantMessage:
+    """The message of an error the server itself ends a call with, marked
+    with its kind so the transport can show it for what it is."""
+    return AssistantMessage(
+        content=(), api=SERVER, provider=SERVER, model=kind, stop_reason="error", error_message=text
+    )
+
+
+def is_server_error(message: AssistantMessage, kind: str) -> bool:
+    return message.provider == SERVER and message.model == kind
+
 
 class NoticeStream:
     """A one-message stream written by the server itself (no provider)."""
@@ -27,8 +48,8 @@ class NoticeStream:
     def __init__(self, text: str) -> None:
         message = AssistantMessage(
             content=(),
-            api="cursor-byok",
-            provider="cursor-byok",
+            api=SERVER,
+            provider=SERVER,
             model="notice",
             stop_reason="stop",
             timestamp=int(time.time() * 1000),

@@ -70,6 +70,9 @@ class CallContext:
     timed: Callable[[str, int], None] | None = field(default=None, compare=False, repr=False)
     """Told how long building the request took, in nanoseconds per stage
     (`render`: the body's messages, `join`: its bytes); None: not timed."""
+    user_id: int | None = None
+    """The user whose turn makes the call (`store.owners`), for what is
+    recorded per user (usage, budgets); None where no user is known."""
 
 
 class LLM(Protocol):

@@ -26,6 +26,7 @@ from cursor_byok.llm.types import (
     JSONObject,
     JSONValue,
     Message,
+    ProviderBlock,
     RequestMessages,
     StopReason,
     TextContent,
@@ -107,6 +108,8 @@ def content_to_json(block: AssistantContent | UserContent) -> dict[str, JSONValu
             if signature is not None:
                 out["thoughtSignature"] = signature
             return out
+        case ProviderBlock(api=api, raw=raw):
+            return {"type": "providerBlock", "api": api, "raw": raw}
 
 
 def _str(doc: Mapping[str, Any], key: str) -> str:
@@ -170,6 +173,8 @@ def content_from_json(doc: Any) -> AssistantContent | UserContent:
             raw_arguments=_opt_str(doc, "rawArguments"),
             thought_signature=_opt_str(doc, "thoughtSignature"),
         )
+    if kind == "providerBlock":
+        return ProviderBlock(api=_str(doc, "api"), raw=_str(doc, "raw"))
     raise DecodeError(f"unknown content block type {kind!r}")
 
 
@@ -192,19 +197,22 @@ def _assistant_content(doc: Any) -> AssistantContent:
 
 def usage_to_json(usage: Usage) -> dict[str, JSONValue]:
     cost = usage.cost
+    costs: dict[str, JSONValue] = {
+        "input": cost.input,
+        "output": cost.output,
+        "cacheRead": cost.cache_read,
+        "cacheWrite": cost.cache_write,
+        "total": cost.total,
+    }
+    if not cost.priced:  # written only then: a priced message keeps its bytes
+        costs["priced"] = False
     out: dict[str, JSONValue] = {
         "input": usage.input,
         "output": usage.output,
         "cacheRead": usage.cache_read,
         "cacheWrite": usage.cache_write,
         "totalTokens": usage.total_tokens,
-        "cost": {
-            "input": cost.input,
-            "output": cost.output,
-            "cacheRead": cost.cache_read,
-            "cacheWrite": cost.cache_write,
-            "total": cost.total,
-        },
+        "cost": costs,
     }
     if usage.reasoning:
         out["reasoning"] = usage.reasoning
@@ -227,6 +235,7 @@ def usage_from_json(doc: Any) -> Usage:
             cache_read=_float(cost, "cacheRead"),
             cache_write=_float(cost, "cacheWrite"),
             total=_float(cost, "total"),
+            priced=cost.get("priced", True) is not False,
         ),
     )
 
@@ -272,7 +281,9 @@ def message_to_json(message: Message) -> dict[str, JSONValue]:
             return {"role": "repair", "reason": reason, "timestamp": timestamp}
 
 
-_STOP_REASONS: frozenset[str] = frozenset({"stop", "length", "toolUse", "error", "aborted"})
+_STOP_REASONS: frozenset[str] = frozenset(
+    {"stop", "length", "toolUse", "pause", "error", "aborted"}
+)
 
 
 def message_from_json(doc: Any) -> Message:
@@ -361,7 +372,14 @@ def serialize_messages(messages: Iterable[Message]) -> bytes:
 
 
 def tool_definition_to_json(tool: ToolDefinition) -> dict[str, JSONValue]:
-    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    out: dict[str, JSONValue] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.parameters,
+    }
+    if tool.native is not None:
+        out["native"] = tool.native
+    return out
 
 
 def tool_definition_from_json(doc: Any) -> ToolDefinition:
@@ -370,6 +388,7 @@ def tool_definition_from_json(doc: Any) -> ToolDefinition:
         name=_str(doc, "name"),
         description=_str(doc, "description"),
         parameters=cast(JSONObject, _object(doc.get("parameters"), "tool parameters")),
+        native=_opt_str(doc, "native"),
     )
 
 

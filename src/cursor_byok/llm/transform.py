@@ -40,6 +40,7 @@ from cursor_byok.llm.types import (
     ImageContent,
     JSONObject,
     Message,
+    ProviderBlock,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -76,8 +77,10 @@ def _identity(value: str) -> str:
 
 
 def _assistant_content(
-    message: AssistantMessage, same: bool, normalize: IdNormalizer
+    message: AssistantMessage, same: bool, normalize: IdNormalizer, api: str = ""
 ) -> tuple[AssistantContent, ...]:
+    """The blocks as `api` may take them: another model's signatures and a
+    provider's own blocks (its search) are for their own API only."""
     out: list[AssistantContent] = []
     for block in message.content:
         match block:
@@ -97,6 +100,9 @@ def _assistant_content(
                 if call_id != block.id or signature != block.thought_signature:
                     out.append(replace(block, id=call_id, thought_signature=signature))
                 else:
+                    out.append(block)
+            case ProviderBlock():
+                if block.api == api:
                     out.append(block)
     return tuple(out)
 
@@ -167,7 +173,7 @@ def prepare_history(
                 if message.stop_reason in ("error", "aborted") and not message.interrupted:
                     continue
                 settle()
-                content = _assistant_content(message, target.made(message), normalize)
+                content = _assistant_content(message, target.made(message), normalize, target.api)
                 unanswered.extend(b for b in content if isinstance(b, ToolCall))
                 same_content = content == message.content
                 out.append(message if same_content else replace(message, content=content))

@@ -23,8 +23,10 @@ JSONValue: TypeAlias = (
 
 JSONObject: TypeAlias = Mapping[str, JSONValue]
 
-StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
-DoneReason: TypeAlias = Literal["stop", "length", "toolUse"]
+StopReason: TypeAlias = Literal["stop", "length", "toolUse", "pause", "error", "aborted"]
+DoneReason: TypeAlias = Literal["stop", "length", "toolUse", "pause"]
+"""`pause`: the provider stopped a long turn of its own tools (Anthropic's
+`pause_turn`) and continues when the response is sent back as it is."""
 ErrorReason: TypeAlias = Literal["error", "aborted"]
 
 
@@ -69,19 +71,32 @@ class ToolCall:
     thought_signature: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderBlock:
+    """A block written by a tool the provider runs itself (its web search),
+    kept as the provider sent it: `raw` is the block's JSON, replayed as it
+    is to the same `api` (which may require it, encrypted parts and all)
+    and left out for any other."""
+
+    api: str
+    raw: str
+
+
 UserContent: TypeAlias = TextContent | ImageContent
-AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall
+AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall | ProviderBlock
 
 
 @dataclass(frozen=True, slots=True)
 class Cost:
-    """Money spent on one call, in US dollars, per usage bucket."""
+    """Money spent on one call, in US dollars, per usage bucket. `priced`
+    False: the model had no price, so the amounts are unknown, not zero."""
 
     input: float = 0.0
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
     total: float = 0.0
+    priced: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +181,9 @@ class ToolDefinition:
     name: str
     description: str
     parameters: JSONObject
+    native: str | None = None
+    """The provider's own tool to offer instead where its API has one
+    ("web_search"); elsewhere this definition is offered as it is."""
 
 
 @dataclass(frozen=True, slots=True)

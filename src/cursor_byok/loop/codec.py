@@ -29,6 +29,7 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     Ignored,
+    StopCall,
     WaitInput,
 )
 from cursor_byok.loop.state import (
@@ -39,6 +40,7 @@ from cursor_byok.loop.state import (
     TurnSettings,
     WaitingClient,
 )
+from cursor_byok.loop.todos import todo_from_json, todo_to_json
 
 
 def _tool_call_from_json(doc: Any) -> ToolCall:
@@ -73,10 +75,21 @@ def settings_fields(settings: TurnSettings) -> dict[str, JSONValue]:
     }
 
 
+def _waiting_to_json(waiting: WaitingClient) -> dict[str, JSONValue]:
+    doc: dict[str, JSONValue] = {
+        "toolCalls": [content_to_json(c) for c in waiting.tool_calls],
+        "next": waiting.next,
+        "operationId": waiting.operation_id,
+    }
+    if waiting.output:  # absent when empty: documents stay as they were
+        doc["output"] = waiting.output
+    return doc
+
+
 def state_fields(state: ConversationState) -> dict[str, JSONValue]:
     """The state document but its settings."""
     waiting = state.waiting
-    return {
+    fields: dict[str, JSONValue] = {
         "conversationId": state.conversation_id,
         "turnSeq": state.turn_seq,
         "messageCount": len(state.messages),
@@ -85,13 +98,7 @@ def state_fields(state: ConversationState) -> dict[str, JSONValue]:
         "callSeq": state.call_seq,
         "turnCalls": state.turn_calls,
         "callId": state.call_id,
-        "waiting": None
-        if waiting is None
-        else {
-            "toolCalls": [content_to_json(c) for c in waiting.tool_calls],
-            "next": waiting.next,
-            "operationId": waiting.operation_id,
-        },
+        "waiting": None if waiting is None else _waiting_to_json(waiting),
         "queued": [message_to_json(m) for m in state.queued],
         "lastError": state.last_error,
         "resets": list(state.resets),
@@ -99,7 +106,12 @@ def state_fields(state: ConversationState) -> dict[str, JSONValue]:
         "compaction": None
         if state.compaction is None
         else {"requested": state.compaction.requested},
+        # Only when there is a list: states without one store what they always did.
+        **({"todos": [todo_to_json(t) for t in state.todos]} if state.todos else {}),
     }
+    if state.queued_refs:  # absent when empty, as in documents stored before
+        fields["queuedRefs"] = [[ref, index] for ref, index in state.queued_refs]
+    return fields
 
 
 def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
@@ -135,14 +147,18 @@ def state_from_json(doc: Mapping[str, Any], messages: Sequence[Message]) -> Conv
                 tool_calls=tuple(_tool_call_from_json(c) for c in waiting["toolCalls"]),
                 next=int(waiting["next"]),
                 operation_id=waiting["operationId"],
+                output=str(waiting.get("output", "")),
             ),
             queued=tuple(_user_message_from_json(m) for m in doc["queued"]),
+            queued_refs=tuple((str(r), int(i)) for r, i in doc.get("queuedRefs", ())),
             last_error=doc["lastError"],
             resets=tuple(int(i) for i in doc.get("resets", ())),
             interrupted_call=doc.get("interruptedCall"),
             compaction=None
             if doc.get("compaction") is None
             else Compaction(requested=bool(doc["compaction"]["requested"])),
+            # Absent in states stored before conversations had a to-do list.
+            todos=tuple(todo_from_json(t) for t in doc.get("todos", ())),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise DecodeError(f"invalid stored conversation state: {error}") from error
@@ -176,6 +192,8 @@ def command_to_json(command: Command) -> dict[str, JSONValue]:
             return {"command": "Failed", "message": message_to_json(message)}
         case Canceled(reason=reason):
             return {"command": "Canceled", "reason": reason}
+        case StopCall(call_id=call_id):
+            return {"command": "StopCall", "callId": call_id}
         case WaitInput():
             return {"command": "WaitInput"}
         case Ignored(reason=reason):

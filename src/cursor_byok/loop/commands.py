@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.llm.types import AssistantMessage, RequestMessages, ToolCall
+from cursor_byok.llm.types import AssistantMessage, RequestMessages, ToolCall, UserMessage
 from cursor_byok.loop.records import Record
 from cursor_byok.loop.state import RuntimeState
+from cursor_byok.loop.todos import TodoItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +25,21 @@ class CallLLM:
 
 @dataclass(frozen=True, slots=True)
 class CallClient:
-    """Ask the client to run one tool; its result comes back as a new input."""
+    """Ask the client to run one tool; its result comes back as a new input.
+    `again`: it was asked before, by a process that has stopped since, so
+    the client may have run it already (the runner resuming a turn)."""
 
     operation_id: str
     tool_call: ToolCall
+    again: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StopCall:
+    """Stop the model call: its last word (the partial response) is the
+    next input, and ends the turn canceled."""
+
+    call_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +77,9 @@ class Canceled:
     reason: str
 
 
-Command: TypeAlias = CallLLM | CallClient | WaitInput | Ignored | Final | Failed | Canceled
+Command: TypeAlias = (
+    CallLLM | CallClient | StopCall | WaitInput | Ignored | Final | Failed | Canceled
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +94,23 @@ class SummaryDone:
     summary: str
 
 
-Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone
+@dataclass(frozen=True, slots=True)
+class QueuedEntered:
+    """Messages queued during the turn entered history: each with the
+    client's name for it, to be acknowledged."""
+
+    messages: tuple[tuple[str, UserMessage], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TodosChanged:
+    """The conversation's to-do list as committed: a tool result changed
+    it, or a turn begins with it."""
+
+    todos: tuple[TodoItem, ...]
+
+
+Emit: TypeAlias = ResponseEvent | SummaryStarted | SummaryDone | QueuedEntered | TodosChanged
 """What a transition passes on: the model's events and the loop's own."""
 
 

@@ -10,7 +10,8 @@ messages from the last reset on; older messages stay in the store.
 
 The size of the next request is estimated without rendering it: the last
 response's usage counts everything up to it, and what was appended after
-it is estimated from its bytes (about four per token).
+it is estimated from its bytes (about four per token), an image at what a
+provider counts for one (`IMAGE_TOKENS`), not its base64 length.
 """
 
 from __future__ import annotations
@@ -20,14 +21,22 @@ from collections.abc import Sequence
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import (
     AssistantMessage,
+    ImageContent,
     Message,
     RequestMessages,
     ToolDefinition,
+    ToolResultMessage,
     UserMessage,
 )
 from cursor_byok.loop.state import ConversationState
+from cursor_byok.loop.todos import TodoItem, lines, unfinished
 
 BYTES_PER_TOKEN = 4
+IMAGE_TOKENS = 1600
+"""About what one image costs in a prompt, whatever its size: providers
+scale an image down before they count it (Anthropic to 1568 px on the long
+side, about 1,600 tokens; OpenAI at most about 1,100; Gemini 258 to 1,120).
+Estimates of a prompt's size count this, not the image's base64 length."""
 
 SUMMARY_INSTRUCTION = (
     "The conversation has grown too long for the context window and will be replaced by "
@@ -42,8 +51,23 @@ SUMMARY_HEADER = (
 )
 
 
+def image_data_chars(message: Message) -> tuple[int, int]:
+    """How many images `message` carries and the base64 characters of
+    their data, which a size estimate takes out of the message's length."""
+    content = message.content if isinstance(message, UserMessage | ToolResultMessage) else ""
+    if isinstance(content, str):
+        return 0, 0
+    images = [block for block in content if isinstance(block, ImageContent)]
+    return len(images), sum(len(image.data) for image in images)
+
+
 def _tokens(messages: Sequence[Message]) -> int:
-    return sum(len(message_bytes(m)) for m in messages) // BYTES_PER_TOKEN
+    size = images = 0
+    for message in messages:
+        count, chars = image_data_chars(message)
+        size += len(message_bytes(message)) - chars
+        images += count
+    return size // BYTES_PER_TOKEN + images * IMAGE_TOKENS
 
 
 def estimated_tokens(
@@ -79,9 +103,22 @@ def summary_request(
     state: ConversationState, system_prompt: str | None, tools: tuple[ToolDefinition, ...]
 ) -> RequestMessages:
     """The request that asks for the summary: the request it replaces plus
-    one instruction; no later request extends it."""
-    instruction = UserMessage(SUMMARY_INSTRUCTION)
+    one instruction; no later request extends it. The instruction carries
+    the to-dos not finished yet, so the summary keeps them (and their ids,
+    which the next write of the list merges by)."""
+    instruction = UserMessage(SUMMARY_INSTRUCTION + todo_note(state.todos))
     return RequestMessages(system_prompt, (*state.window, instruction), tools, extended=False)
+
+
+def todo_note(todos: tuple[TodoItem, ...]) -> str:
+    """What the summary must carry of the to-do list: the unfinished items."""
+    open_items = unfinished(todos)
+    if not open_items:
+        return ""
+    return (
+        "\n\nThe to-do list still has these items open; keep each one in the summary "
+        "with its id and status:\n" + lines(open_items)
+    )
 
 
 def summary_message(summary: str, timestamp: int) -> UserMessage:

@@ -12,6 +12,7 @@ from typing import TypeAlias
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import ToolResultMessage, UserMessage
 from cursor_byok.loop.state import TurnSettings
+from cursor_byok.loop.todos import TodoItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,16 +35,41 @@ class LLMEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
+    """A tool call's result. `todos`: the conversation's to-do list as the
+    tool left it (a tool the server runs may change it), None: unchanged."""
+
     message: ToolResultMessage
+    todos: tuple[TodoItem, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class UserInput:
     """A user message outside a new run (the seed's `Input.UserMessage`),
     e.g. typed while the agent is still working: it is queued until the
-    history can take it."""
+    history can take it. `ref` is the client's own name for it, if any:
+    kept with it, and acknowledged (`QueuedEntered`) when it enters history."""
 
     message: UserMessage
+    ref: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    """A piece of a running tool call's output (a shell command's stream),
+    kept with the call until its result comes."""
+
+    tool_call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInterrupted:
+    """The tool call's run was cut off before its result came, and it is not
+    run again: its result is `note` and the output that had arrived."""
+
+    tool_call_id: str
+    note: str
+    timestamp: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,4 +83,6 @@ class Compact:
     """The client asks to summarize the conversation now (`/compress`)."""
 
 
-Input: TypeAlias = Start | LLMEvent | ToolResult | UserInput | Cancel | Compact
+Input: TypeAlias = (
+    Start | LLMEvent | ToolResult | UserInput | Cancel | Compact | ToolProgress | ToolInterrupted
+)

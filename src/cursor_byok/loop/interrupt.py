@@ -23,6 +23,7 @@ from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
     Message,
+    ProviderBlock,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -40,6 +41,8 @@ def _kept(block: AssistantContent) -> bool:
             return bool(signature)
         case ToolCall():
             return True
+        case ProviderBlock():
+            return False  # a provider's search cut short: its result may be missing
 
 
 def interrupted_messages(partial: AssistantMessage, reason: str) -> tuple[Message, ...]:

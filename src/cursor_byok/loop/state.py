@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH
 from cursor_byok.llm.types import Message, ToolCall, ToolDefinition, UserMessage
+from cursor_byok.loop.todos import TodoItem
 
 
 class Status(StrEnum):
@@ -55,6 +56,10 @@ class WaitingClient:
     tool_calls: tuple[ToolCall, ...]
     next: int
     operation_id: str
+    output: str = ""
+    """What arrived of the current call's output while it ran (a shell
+    command's, streamed): committed piece by piece, so that if its run is
+    cut off (a lost connection, a restart) the result can say what arrived."""
 
     @property
     def current(self) -> ToolCall:
@@ -81,7 +86,8 @@ class ConversationState:
     `turn_calls` counts the model calls of the current turn, so the per-turn
     limit holds across a restart. `resets` are the indexes of compaction
     summaries: requests start at the last one (the messages before it stay,
-    they are only no longer sent).
+    they are only no longer sent). `todos` is the conversation's to-do list
+    (see `todos`), which only a tool result changes.
     """
 
     conversation_id: str
@@ -95,12 +101,16 @@ class ConversationState:
     call_id: str | None = None
     waiting: WaitingClient | None = None
     queued: tuple[UserMessage, ...] = ()
+    queued_refs: tuple[tuple[str, int], ...] = ()
+    """The client's names for messages in `queued` (with their index there):
+    each is acknowledged once the message enters history, after a restart too."""
     last_error: str | None = None
     resets: tuple[int, ...] = ()
     compaction: Compaction | None = None
     interrupted_call: str | None = None
     """A call canceled while it streamed, whose partial response (the
     adapter's last word, an `aborted` event) is still to be kept."""
+    todos: tuple[TodoItem, ...] = ()
 
     @property
     def turn_id(self) -> str:
@@ -127,6 +137,10 @@ class PendingResponse:
 
     call_id: str
     tool_call_ids: tuple[str, ...] = ()
+    stop_reason: str | None = None
+    """A cancel is stopping the call: its partial response, when it comes,
+    is committed with the cancel (`stop_timestamp` its time)."""
+    stop_timestamp: int = 0
 
 
 @dataclass(frozen=True, slots=True)

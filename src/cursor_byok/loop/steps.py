@@ -21,19 +21,37 @@ from cursor_byok.llm.types import (
     TextContent,
     ToolCall,
     ToolDefinition,
+    ToolResultMessage,
 )
 from cursor_byok.loop.commands import (
     CallLLM,
     Emit,
     Final,
     Ignored,
+    QueuedEntered,
     SummaryStarted,
     Transition,
 )
 from cursor_byok.loop.compaction import over_threshold, summary_request
-from cursor_byok.loop.inputs import Cancel, Compact, Input, LLMEvent, Start, ToolResult, UserInput
-from cursor_byok.loop.records import CallPlanned, Record
-from cursor_byok.loop.state import Compaction, ConversationState, RuntimeState, Status
+from cursor_byok.loop.inputs import (
+    Cancel,
+    Compact,
+    Input,
+    LLMEvent,
+    Start,
+    ToolInterrupted,
+    ToolProgress,
+    ToolResult,
+    UserInput,
+)
+from cursor_byok.loop.records import CallPlanned, OperationChanged, OperationStatusName, Record
+from cursor_byok.loop.state import (
+    Compaction,
+    ConversationState,
+    RuntimeState,
+    Status,
+    WaitingClient,
+)
 
 
 def limit_text(limit: int) -> str:
@@ -76,6 +94,18 @@ def operation_id_for(state: ConversationState, tool_call: ToolCall) -> str:
     return f"{state.turn_id}:call:{state.call_seq}:tool:{tool_call.id}"
 
 
+def operation(
+    state: ConversationState,
+    waiting: WaitingClient,
+    status: OperationStatusName,
+    result: ToolResultMessage | None = None,
+) -> OperationChanged:
+    """The record of the waited-for tool call's new status."""
+    return OperationChanged(
+        waiting.operation_id, state.turn_id, waiting.next, waiting.current, status, result
+    )
+
+
 def append(
     state: ConversationState, messages: tuple[Message, ...], **changes: Any
 ) -> ConversationState:
@@ -102,9 +132,9 @@ def timestamp_of(input_: Input) -> int:
             return message.timestamp
         case LLMEvent(event=event):
             return event.message.timestamp if isinstance(event, DoneEvent | ErrorEvent) else 0
-        case Cancel(timestamp=timestamp):
+        case Cancel(timestamp=timestamp) | ToolInterrupted(timestamp=timestamp):
             return timestamp
-        case Compact():
+        case Compact() | ToolProgress():
             return 0
         case _:
             assert_never(input_)
@@ -120,6 +150,8 @@ def call_llm(
 ) -> Transition:
     """Open the next model call: the turn's next request or, when it would
     overflow the context window (or the client asked), the summary call."""
+    if not requested_summary:  # the queued messages are in history now
+        state, emit = _queue_entered(state, emit)
     if state.turn_calls >= state.settings.max_model_calls:
         return _stop_at_limit(state, input_, emit, records)
     seq = state.call_seq + 1
@@ -131,7 +163,6 @@ def call_llm(
         turn_calls=state.turn_calls + 1,
         call_id=call_id,
         waiting=None,
-        queued=(),
     )
     prompt = hooks.build_prompt(input_, state)
     tools = hooks.build_tools(input_, state)
@@ -150,6 +181,18 @@ def call_llm(
     return Transition(RuntimeState(state), emit, command, records=(*records, planned))
 
 
+def _queue_entered(
+    state: ConversationState, emit: tuple[Emit, ...]
+) -> tuple[ConversationState, tuple[Emit, ...]]:
+    """Empty the queue (its messages were just appended); the ones the
+    client named are acknowledged, after the commit that appends them."""
+    if not state.queued and not state.queued_refs:
+        return state, emit
+    named = tuple((ref, state.queued[index]) for ref, index in state.queued_refs)
+    state = replace(state, queued=(), queued_refs=())
+    return state, (*emit, QueuedEntered(named)) if named else emit
+
+
 def _stop_at_limit(
     state: ConversationState,
     input_: Input,
@@ -166,6 +209,6 @@ def _stop_at_limit(
         model="notice",
         timestamp=timestamp_of(input_),
     )
-    state = replace(state, status=Status.FINAL, call_id=None, waiting=None, queued=())
+    state = replace(state, status=Status.FINAL, call_id=None, waiting=None)
     shown = (*emit, TextStart(0), TextDelta(0, text), TextEnd(0, text))
     return Transition(RuntimeState(state), shown, Final(notice), records=records)

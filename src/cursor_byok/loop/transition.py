@@ -8,7 +8,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
 
     input            state              effect                                  command
     ---------------  -----------------  --------------------------------------  -----------
-    Start/UserInput  idle               append queued + context + user message  CallLLM
+    Start/UserInput  idle               append queued + context + user message
+                                        (pass the to-do list on, if any)        CallLLM
     Start/UserInput  busy               queue the messages (nothing is lost)    WaitInput
     LLMEvent         other call / idle  nothing                                 Ignored
     LLMEvent start   waiting LLM        new pending (a retry never merges)      WaitInput
@@ -23,14 +24,20 @@ The rules, top to bottom (seed §7.3, §10, §11):
                                         (a 400 for this history: append a
                                         HistoryRepair, see repair.py)
     LLMEvent aborted waiting LLM        drop pending, append nothing            Canceled
-    ToolResult       current call's id  append; next call, or all in ->        CallClient/CallLLM
+    ToolResult       current call's id  append (and keep the to-do list it
+                                        carries); next call, or all in ->       CallClient/CallLLM
     ToolResult       any other id       nothing (duplicate or unknown)          Ignored
-    Cancel           waiting LLM        await the stopped stream's partial      Canceled
-    LLMEvent aborted interrupted call   append what streamed as a new message
+    ToolProgress     current call       keep the output with the call           WaitInput
+    ToolInterrupted  current call       its result: the note + what arrived     as ToolResult
+    Cancel           waiting LLM        stop the call (nothing committed yet)   StopCall
+    LLMEvent end     call being stopped append what streamed as a new message
                                         marked interrupted + an error result
-                                        per tool call (a new turn: nothing)     WaitInput
+                                        per tool call, with the cancel          Canceled
+    LLMEvent aborted interrupted call   (a state stored by an earlier version)
+                                        the same, without the cancel            WaitInput
     Cancel           waiting client     append an is_error result per
-                                        unfinished tool call                    Canceled
+                                        unfinished tool call (with the output
+                                        that arrived)                           Canceled
     Cancel           idle               nothing to stop                         Ignored
     Compact          idle, >1 message   ask for a summary (emit SummaryStarted) CallLLM
     Compact          otherwise          nothing                                 Ignored
@@ -64,6 +71,7 @@ from cursor_byok.llm.events import (
     ToolCallStart,
 )
 from cursor_byok.llm.types import TextContent, ToolCall, ToolResultMessage, UserMessage
+from cursor_byok.loop.cancel import on_cancel, on_interrupted, on_stopped
 from cursor_byok.loop.commands import (
     CallClient,
     Canceled,
@@ -71,13 +79,23 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     SummaryDone,
+    TodosChanged,
     Transition,
     WaitInput,
 )
 from cursor_byok.loop.compaction import summary_message
-from cursor_byok.loop.inputs import Cancel, Compact, Input, LLMEvent, Start, ToolResult, UserInput
-from cursor_byok.loop.interrupt import interrupted_messages
-from cursor_byok.loop.records import CallEnded, OperationChanged, OperationStatusName, Record
+from cursor_byok.loop.inputs import (
+    Cancel,
+    Compact,
+    Input,
+    LLMEvent,
+    Start,
+    ToolInterrupted,
+    ToolProgress,
+    ToolResult,
+    UserInput,
+)
+from cursor_byok.loop.records import CallEnded, Record
 from cursor_byok.loop.repair import banner_text, repair_for
 from cursor_byok.loop.state import (
     IDLE_STATUSES,
@@ -95,8 +113,10 @@ from cursor_byok.loop.steps import (
     call_llm,
     ignore,
     limit_text,
+    operation,
     operation_id_for,
 )
+from cursor_byok.loop.tool_runs import current_call, interrupted_result, on_progress
 
 __all__ = ["DEFAULT_HOOKS", "TRUNCATED_CALL", "Hooks", "limit_text", "transition"]
 
@@ -119,26 +139,19 @@ def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS)
             return _on_user_messages(state, input_, (message,), None, hooks)
         case ToolResult():
             return _on_tool_result(state, input_, hooks)
+        case ToolProgress():
+            return on_progress(state, input_)
+        case ToolInterrupted(tool_call_id=tool_call_id):
+            waiting = current_call(state, tool_call_id)
+            if waiting is None:
+                return ignore(state, "tool result nobody waits for")
+            return _on_tool_result(state, ToolResult(interrupted_result(waiting, input_)), hooks)
         case Cancel():
-            return _on_cancel(state, input_)
+            return on_cancel(state, input_)
         case Compact():
             return _on_compact(state, input_, hooks)
         case _:
             assert_never(input_)
-
-
-# -- helpers -----------------------------------------------------------------------
-
-
-def _operation(
-    state: ConversationState,
-    waiting: WaitingClient,
-    status: OperationStatusName,
-    result: ToolResultMessage | None = None,
-) -> OperationChanged:
-    return OperationChanged(
-        waiting.operation_id, state.turn_id, waiting.next, waiting.current, status, result
-    )
 
 
 # -- user messages -------------------------------------------------------------------
@@ -153,19 +166,21 @@ def _on_user_messages(
 ) -> Transition:
     conv = state.committed
     chosen: dict[str, Any] = {} if settings is None else {"settings": settings}
+    refs = conv.queued_refs
+    if isinstance(input_, UserInput) and input_.ref:
+        refs = (*refs, (input_.ref, len(conv.queued) + len(messages) - 1))
+    conv = replace(conv, queued=(*conv.queued, *messages), queued_refs=refs, **chosen)
     if conv.status not in IDLE_STATUSES:
-        conv = replace(conv, queued=conv.queued + messages, **chosen)
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
     conv = append(
         conv,
-        (*conv.queued, *messages),
+        conv.queued,
         turn_seq=conv.turn_seq + 1,
         turn_calls=0,
         last_error=None,
         interrupted_call=None,
-        **chosen,
     )
-    return call_llm(conv, input_, hooks)
+    return call_llm(conv, input_, hooks, _todos_shown(conv))
 
 
 # -- the model's stream ----------------------------------------------------------------
@@ -175,17 +190,19 @@ def _on_llm_event(state: RuntimeState, input_: LLMEvent, hooks: Hooks) -> Transi
     conv = state.committed
     event = input_.event
     if input_.call_id == conv.interrupted_call and isinstance(event, ErrorEvent):
-        return _on_interrupted(conv, event)
+        return on_interrupted(conv, event)
     if conv.status is not Status.WAITING_LLM or input_.call_id != conv.call_id:
         return ignore(state, "model event of a call not in flight")
     pending = state.pending
     if pending is None or pending.call_id != input_.call_id:
         pending = PendingResponse(input_.call_id)
+    if pending.stop_reason is not None and isinstance(event, DoneEvent | ErrorEvent):
+        return on_stopped(conv, pending, event)
     match event:
         case TextDelta() | ThinkingDelta() | ToolCallDelta():
             pass  # the most frequent by far: matched first
         case StartEvent():
-            pending = PendingResponse(input_.call_id)
+            pending = replace(pending, tool_call_ids=())
         case ToolCallStart(id=tool_call_id):
             pending = replace(pending, tool_call_ids=(*pending.tool_call_ids, tool_call_id))
         case TextStart() | TextEnd() | ThinkingStart() | ThinkingEnd() | ToolCallEnd():
@@ -243,9 +260,11 @@ def _on_done(
         waiting = WaitingClient(tool_calls, 0, operation_id_for(conv, tool_calls[0]))
         conv = replace(conv, status=Status.WAITING_CLIENT, waiting=waiting)
         command = CallClient(waiting.operation_id, waiting.current)
-        records = (*ended, _operation(conv, waiting, "waiting"))
+        records = (*ended, operation(conv, waiting, "waiting"))
         return Transition(RuntimeState(conv), (event,), command, records=records)
-    if conv.queued:
+    if conv.queued or event.reason == "pause":
+        # A paused response is history already; the next request, ending with
+        # it, lets the provider go on (the per-turn call limit still holds).
         return call_llm(append(conv, conv.queued), input_, hooks, (event,), ended)
     conv = replace(conv, status=Status.FINAL)
     return Transition(RuntimeState(conv), (event,), Final(message), records=ended)
@@ -298,7 +317,13 @@ def _on_compact(state: RuntimeState, input_: Compact, hooks: Hooks) -> Transitio
     conv = replace(
         conv, turn_seq=conv.turn_seq + 1, turn_calls=0, last_error=None, interrupted_call=None
     )
-    return call_llm(conv, input_, hooks, requested_summary=True)
+    return call_llm(conv, input_, hooks, _todos_shown(conv), requested_summary=True)
+
+
+def _todos_shown(conv: ConversationState) -> tuple[Emit, ...]:
+    """A turn begins by passing on the to-do list it starts from (the
+    client's stream may not know it yet)."""
+    return (TodosChanged(conv.todos),) if conv.todos else ()
 
 
 def _on_summary(
@@ -323,14 +348,6 @@ def _on_summary(
     return call_llm(append(conv, conv.queued), input_, hooks, (done,), ended)
 
 
-def _on_interrupted(conv: ConversationState, event: ErrorEvent) -> Transition:
-    """The partial response of a call canceled mid-stream: what had streamed
-    becomes a new message, marked interrupted (unless a new turn began)."""
-    kept = interrupted_messages(event.message, conv.last_error or "canceled")
-    conv = append(conv, kept, interrupted_call=None)
-    return Transition(RuntimeState(conv), (), WaitInput())
-
-
 # -- the client's tools ------------------------------------------------------------------
 
 
@@ -343,56 +360,18 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         or input_.message.tool_call_id != waiting.current.id
     ):
         return ignore(state, "tool result nobody waits for")
-    done = _operation(conv, waiting, "completed", input_.message)
+    done = operation(conv, waiting, "completed", input_.message)
     conv = append(conv, (input_.message,))
+    emit: tuple[Emit, ...] = ()
+    if input_.todos is not None:
+        conv = replace(conv, todos=input_.todos)
+        emit = (TodosChanged(input_.todos),)
     following = waiting.next + 1
     if following < len(waiting.tool_calls):
         call = waiting.tool_calls[following]
         waiting = WaitingClient(waiting.tool_calls, following, operation_id_for(conv, call))
         conv = replace(conv, waiting=waiting)
-        records = (done, _operation(conv, waiting, "waiting"))
+        records = (done, operation(conv, waiting, "waiting"))
         command = CallClient(waiting.operation_id, call)
-        return Transition(RuntimeState(conv), (), command, records=records)
-    return call_llm(append(conv, conv.queued), input_, hooks, records=(done,))
-
-
-# -- cancel ----------------------------------------------------------------------------------
-
-
-def _on_cancel(state: RuntimeState, input_: Cancel) -> Transition:
-    conv = state.committed
-    if conv.status is Status.WAITING_LLM:
-        # The stopped stream's partial response comes next and is kept (see
-        # `interrupt`); a summary cut short is not part of the conversation.
-        ended = CallEnded(conv.call_id or "", "canceled", error="canceled")
-        conv = replace(
-            conv,
-            status=Status.CANCELED,
-            call_id=None,
-            compaction=None,
-            interrupted_call=None if conv.compaction is not None else conv.call_id,
-            last_error=input_.reason,
-        )
-        return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(ended,))
-    if conv.status is Status.WAITING_CLIENT and conv.waiting is not None:
-        # Every tool call in history needs a result, or the next request is
-        # rejected by the providers; a canceled call gets an error result.
-        results = tuple(
-            ToolResultMessage(
-                tool_call_id=call.id,
-                tool_name=call.name,
-                content=(TextContent(f"Tool call canceled: {input_.reason}"),),
-                is_error=True,
-                timestamp=input_.timestamp,
-            )
-            for call in conv.waiting.tool_calls[conv.waiting.next :]
-        )
-        stopped = _operation(conv, conv.waiting, "canceled")
-        conv = replace(
-            append(conv, results),
-            status=Status.CANCELED,
-            waiting=None,
-            last_error=input_.reason,
-        )
-        return Transition(RuntimeState(conv), (), Canceled(input_.reason), records=(stopped,))
-    return ignore(state, "nothing to cancel")
+        return Transition(RuntimeState(conv), emit, command, records=records)
+    return call_llm(append(conv, conv.queued), input_, hooks, emit, records=(done,))

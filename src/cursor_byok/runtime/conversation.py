@@ -58,6 +58,8 @@ class Conversation:
     touched: float = field(default_factory=time.monotonic)
     busy: bool = True
     """The worker is applying an input (or not started yet): model events queue."""
+    stopping: tuple[str, asyncio.Future[ResponseEvent]] | None = None
+    """A call being stopped, and where its last word goes (`stop_call`)."""
 
     def idle_since(self, moment: float) -> bool:
         """Nothing happened since `moment`, nothing is in flight or queued."""
@@ -65,6 +67,12 @@ class Conversation:
         idle = state is None or state.committed.status in IDLE_STATUSES
         reading = self.reader is not None and not self.reader.done()
         return idle and not reading and self.queue.empty() and self.touched < moment
+
+    def put(self, input_id: str, input_: Input) -> asyncio.Future[Outcome]:
+        """Queue an external input; the future says how it was taken."""
+        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait(External(input_id, input_, done))
+        return done
 
     def stop_reader(self) -> None:
         if self.reader is not None and not self.reader.done():

@@ -27,7 +27,9 @@ from cursor_byok.llm.events import (
 )
 from cursor_byok.llm.provider import CallContext, ModelRouter
 from cursor_byok.llm.types import AssistantMessage, RequestMessages
+from cursor_byok.runtime.accounting import Accounting
 from cursor_byok.runtime.observe import CallWatch, Metrics
+from cursor_byok.store.owners import owner_of
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,12 @@ class ModelCall:
     model: str
     request: RequestMessages
 
+    @property
+    def user_id(self) -> int:
+        """Whose turn it is: the conversation's key says (`store.owners`),
+        so a turn resumed after a restart or on another process knows too."""
+        return owner_of(self.conversation_id)
+
 
 _TERMINAL = (DoneEvent, ErrorEvent)
 
@@ -93,10 +101,21 @@ class CallReader:
     rng: random.Random
     metrics: Metrics | None
     retrying: Callable[[str, int], Awaitable[None]]
+    accounting: Accounting | None = None
+    """Checks the budget before the call, and is told how long it took."""
 
     async def read(self, call: ModelCall, deliver: Callable[[ResponseEvent], None]) -> None:
-        """Read `call` to its terminal event; never raises but for cancellation."""
+        """Read `call` to its terminal event; never raises but for cancellation.
+        A call its user's budget does not admit is not made: its end is the
+        refusal."""
         try:
+            accounting = self.accounting
+            refused = None
+            if accounting is not None:
+                refused = await accounting.admit(call.conversation_id, call.call_id, call.model)
+            if refused is not None:
+                deliver(refused)
+                return
             await self._attempts(call, deliver)
         except asyncio.CancelledError:
             raise
@@ -128,7 +147,7 @@ class CallReader:
     ) -> float | None:
         """One attempt: None once the call is over, else the wait before the next."""
         timed = self.metrics.stages.add if self.metrics is not None else None
-        context = CallContext(call.call_id, call.conversation_id, timed)
+        context = CallContext(call.call_id, call.conversation_id, timed, call.user_id)
         stream = await self.llm.call(call.model, context, call.request)
         passed_on = False
         try:
@@ -150,6 +169,8 @@ class CallReader:
                         return retried
                     event = retried
                 watch.see(event)
+                if terminal and self.accounting is not None:
+                    self.accounting.timed(call.call_id, *watch.times_ms())
                 passed_on = passed_on or not isinstance(event, StartEvent)
                 deliver(event)
                 if terminal:

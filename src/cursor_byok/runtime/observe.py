@@ -32,6 +32,7 @@ from cursor_byok.llm.events import (
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
 from cursor_byok.runtime.counted_histogram import Buckets, CountedHistogram
 from cursor_byok.runtime.logsafe import logfmt_value
+from cursor_byok.runtime.user_metrics import UserCounters
 
 log = logging.getLogger("cursor_byok.calls")
 turn_log = logging.getLogger("cursor_byok.runtime.runner")
@@ -261,6 +262,7 @@ class Metrics:
             "KV requests (blobs stored on the client) still unanswered when their stream ended",
             registry=r,
         )
+        self.users = UserCounters(r)
         self._prompt: dict[str, float] = {}
         self._cached: dict[str, float] = {}
         self._models: set[str] = set()
@@ -352,7 +354,7 @@ class CallWatch:
             "output": usage.output,
             "cache_read": usage.cache_read,
             "cache_write": usage.cache_write,
-            "cost_usd": round(usage.cost.total, 6),
+            "cost_usd": round(usage.cost.total, 6) if usage.cost.priced else "",
             "outcome": outcome,
         }
         if isinstance(event, ErrorEvent):
@@ -366,6 +368,13 @@ class CallWatch:
             self.metrics.record_usage(self.label, event)
         elif event.reason == "error":
             self.metrics.upstream_errors.labels(str(event.status or "none")).inc()
+
+    def times_ms(self) -> tuple[int | None, int]:
+        """The time to the first token (None: none came) and the duration so
+        far, of the attempt being read, in milliseconds."""
+        first = self.first_token
+        ttft = None if first is None else round((first - self.started) * 1000)
+        return ttft, round((time.monotonic() - self.started) * 1000)
 
     def retrying(self, event: ErrorEvent) -> None:
         """A failed attempt that will be retried: counted, not reported as the call."""

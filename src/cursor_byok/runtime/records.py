@@ -35,6 +35,7 @@ from cursor_byok.store.base import (
     OperationStatus,
     Store,
 )
+from cursor_byok.store.usage import CallUsage
 
 T = TypeVar("T")
 
@@ -90,12 +91,23 @@ _CALL_STATUS = {
 }
 
 
-def planned_commit(input_id: str, version: int, step: Transition, checked: bool) -> CommitRequest:
+def planned_commit(
+    input_id: str,
+    version: int,
+    step: Transition,
+    checked: bool,
+    light: bool = False,
+    usage: CallUsage | None = None,
+) -> CommitRequest:
     """The commit of one transition: its state, its command as the input's
     result and the rows its records name. The commit that plans a model call
-    is not flushed on its own (see `Store.commit_input`)."""
+    is not flushed on its own (see `Store.commit_input`), nor is a `light`
+    one (a piece of a running tool's output: a crash keeps it, a power cut
+    may lose the last pieces, and a flush per piece would cost a disk write
+    for every line a command prints). `usage` goes with the end of the call
+    the input ended (`runtime.accounting`)."""
     conversation_id = step.state.committed.conversation_id
-    calls, operations = store_records(conversation_id, step.records)
+    calls, operations = store_records(conversation_id, step.records, usage)
     return CommitRequest(
         input_id,
         version,
@@ -103,15 +115,16 @@ def planned_commit(input_id: str, version: int, step: Transition, checked: bool)
         command_to_json(step.command),
         calls,
         operations,
-        flush=not isinstance(step.command, CallLLM),
+        flush=not light and not isinstance(step.command, CallLLM),
         checked=checked,
     )
 
 
 def store_records(
-    conversation_id: str, records: Sequence[Record]
+    conversation_id: str, records: Sequence[Record], usage: CallUsage | None = None
 ) -> tuple[list[LLMCallRecord | CallStatusUpdate], list[ClientOperationRecord]]:
-    """Call and operation rows to write in the same transaction as the state."""
+    """Call and operation rows to write in the same transaction as the state;
+    `usage` with the end of a call (the one call an input can end)."""
     calls: list[LLMCallRecord | CallStatusUpdate] = []
     operations: list[ClientOperationRecord] = []
     for record in records:
@@ -123,11 +136,8 @@ def store_records(
                 # An ended call was sent at least once (its reader starts as
                 # soon as its plan is committed); retries raise the count,
                 # and the store keeps the larger number.
-                calls.append(
-                    CallStatusUpdate(
-                        call_id, _CALL_STATUS[outcome], 1, assistant_hash=kept, error=error
-                    )
-                )
+                status = _CALL_STATUS[outcome]
+                calls.append(CallStatusUpdate(call_id, status, 1, kept, error, usage))
             case OperationChanged():
                 result = record.result
                 operations.append(

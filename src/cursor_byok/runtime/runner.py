@@ -48,11 +48,13 @@ from cursor_byok.loop.commands import (
     Failed,
     Final,
     Ignored,
+    StopCall,
     WaitInput,
 )
-from cursor_byok.loop.inputs import Input, LLMEvent, ToolResult
+from cursor_byok.loop.inputs import Input, LLMEvent, ToolProgress, ToolResult
 from cursor_byok.loop.state import ConversationState, RuntimeState, Status
 from cursor_byok.loop.transition import DEFAULT_HOOKS, Hooks, transition
+from cursor_byok.runtime.accounting import Accounting, Pricing
 from cursor_byok.runtime.commit_queue import CommitQueue
 from cursor_byok.runtime.conversation import (
     Conversation,
@@ -68,6 +70,7 @@ from cursor_byok.runtime.observe import Metrics, StageClock, logfmt, note_turn
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.outcome import Outcome, log_not_applied
 from cursor_byok.runtime.records import FirstLoad, Loads, planned_commit, saved_call
+from cursor_byok.runtime.stop_call import caught, last_word
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, InputCommit, Store, VersionConflict
 
 log = logging.getLogger(__name__)
@@ -92,17 +95,18 @@ class Runner:
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
         early_calls: bool = True,
+        pricing: Pricing | None = None,
     ) -> None:
         """`early_calls`: open a model call while the commit that plans it is
         in flight (see `EventGate`); a process crash in between can make the
-        same call twice, never add or lose history."""
+        same call twice, never add or lose history. `pricing`: `Accounting`'s."""
         self._store = store
         self._sink = sink
         self._hooks = hooks
         self._metrics = metrics
-        self._reader = CallReader(
-            llm, retry or RetryPolicy(), rng or random.Random(), metrics, self._count_attempt
-        )
+        self.accounting = Accounting(store, self._io, pricing, metrics)
+        policy, draw = retry or RetryPolicy(), rng or random.Random()
+        self._reader = CallReader(llm, policy, draw, metrics, self._count_attempt, self.accounting)
         self.ignored: Counter[str] = Counter()
         """Inputs the loop found changed nothing, by reason."""
         self._conversations: dict[str, Conversation] = {}
@@ -119,10 +123,7 @@ class Runner:
     async def submit(self, conversation_id: str, input_id: str, input_: Input) -> Outcome:
         """Process one external input; returns once it is committed (or known
         to be a duplicate, or ignored). Work it starts goes on afterwards."""
-        conversation = self._conversation(conversation_id)
-        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        conversation.queue.put_nowait(External(input_id, input_, done))
-        return await done
+        return await self._conversation(conversation_id).put(input_id, input_)
 
     async def recover(self) -> list[str]:
         """Resume every conversation left waiting for a model or a client."""
@@ -267,8 +268,10 @@ class Runner:
                 return
             self._consume_llm(conversation, state.call_id, model, request)
         elif state.status is Status.WAITING_CLIENT and state.waiting is not None:
+            # Asked by the process that left it: the client may have run it.
             waiting = state.waiting
-            await self._call_client(conversation, CallClient(waiting.operation_id, waiting.current))
+            again = CallClient(waiting.operation_id, waiting.current, again=True)
+            await self._call_client(conversation, again)
 
     async def _external(self, conversation: Conversation, item: External) -> Outcome:
         first = await self._ensure_loaded(conversation, input_id=item.input_id)
@@ -307,7 +310,10 @@ class Runner:
                 self._publish(conversation_id, result.emit)
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
-            commit = planned_commit(input_id, conversation.version, result, checked and not early)
+            light = isinstance(input_, ToolProgress)  # see `planned_commit`
+            usage = self.accounting.usage_of(conversation_id, input_, result.records)
+            version = conversation.version
+            commit = planned_commit(input_id, version, result, checked and not early, light, usage)
             gate = self._call_early(conversation, result.command) if early else None
             if gate is not None:
                 # One loop step for the call's first: on a warm connection it
@@ -329,6 +335,7 @@ class Runner:
                 self._abandon(conversation, result.command)
                 return Outcome(duplicate=True, committed=True, result=committed.result)
             conversation.version = committed
+            self.accounting.landed(usage)
             conversation.state = result.state
             conversation.turn_started = note_turn(
                 self._metrics, conversation.turn_started, before.committed, result.state.committed
@@ -354,6 +361,7 @@ class Runner:
         """The commit that planned an early call did not land: the call goes."""
         if isinstance(command, CallLLM) and self._gates.abandon(command.call_id):
             conversation.stop_reader()
+            self.accounting.release(command.call_id)
 
     def _publish(self, conversation_id: str, events: Sequence[Emit]) -> None:
         for event in events:
@@ -365,6 +373,9 @@ class Runner:
                 self._consume_llm(conversation, call_id, model, request)
             case CallClient():
                 await self._call_client(conversation, command)
+            case StopCall(call_id=call_id):  # its last word ends the turn
+                word = await last_word(conversation, call_id)
+                await self._run(conversation, f"{call_id}:end", LLMEvent(call_id, word))
             case Final() | Failed():
                 self._sink.publish(conversation.conversation_id, command)
             case Canceled():
@@ -386,13 +397,7 @@ class Runner:
         """A completed operation's saved result is fed back (`saved_tool_result`)."""
         message = await self._loads.tool_result(command.operation_id)
         if message is not None:
-            conversation.queue.put_nowait(
-                External(
-                    f"{command.operation_id}:saved",
-                    ToolResult(message),
-                    asyncio.get_running_loop().create_future(),
-                )
-            )
+            conversation.put(f"{command.operation_id}:saved", ToolResult(message))
             return
         self._sink.publish(conversation.conversation_id, command)
 
@@ -420,6 +425,8 @@ class Runner:
         (nothing can interleave): one hop and one task switch fewer per delta.
         What commits, ends the call or needs more than publishing, or arrives
         while the worker has work, goes through the queue."""
+        if caught(conversation, call_id, event):
+            return
         state = conversation.state
         queue = conversation.queue
         if conversation.busy or state is None or isinstance(event, TERMINAL) or not queue.empty():

@@ -15,6 +15,8 @@ from typing import Protocol
 
 from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.state import ConversationState
+from cursor_byok.store.owners import ADMIN_USER_ID
+from cursor_byok.store.usage import Accounts, BudgetPeriod, CallUsage
 
 
 class StoreError(Exception):
@@ -31,6 +33,14 @@ class HistoryRewrite(StoreError):
 
 class RequestMismatch(StoreError):
     """A call id was saved again with a different request; calls never change."""
+
+
+class UserExists(StoreError):
+    """A user of that name is stored already; names are unique."""
+
+
+class WouldWait(StoreError):
+    """A read asked for on the caller's thread would have to wait: ask in a worker thread."""
 
 
 class CallStatus(StrEnum):
@@ -99,13 +109,15 @@ class LLMCallRecord:
 
 @dataclass(frozen=True, slots=True)
 class CallStatusUpdate:
-    """A later change to a saved call: its status, attempts, outcome."""
+    """A later change to a saved call: its status, attempts, outcome, and
+    with its end the usage to record and its budget reservation to settle."""
 
     call_id: str
     status: CallStatus
     attempts: int = 0
     assistant_hash: str | None = None
     error: str | None = None
+    usage: CallUsage | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +137,94 @@ class ClientOperationRecord:
 @dataclass(frozen=True, slots=True)
 class ConversationSummary:
     conversation_id: str
+    """The server's key (`store.owners`): the client's id, and its owner's
+    id after a `.` unless the owner is the administrator."""
     version: int
     status: str
     message_count: int
     updated_at_ms: int
+    owner: int = ADMIN_USER_ID
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """Someone the server answers, by a token of their own. Only a slow hash
+    of the token is stored, never the token (`store.tokens`)."""
+
+    id: int
+    name: str
+    is_admin: bool
+    models: tuple[str, ...] | None
+    """The models this user may see and use; None: every model."""
+    budget_usd: float | None
+    budget_period: BudgetPeriod | None
+    created_at_ms: int
+    last_used_at_ms: int | None
+    revoked_at_ms: int | None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at_ms is not None
+
+    def may_use(self, model: str) -> bool:
+        return self.models is None or model in self.models
+
+
+class Users(Protocol):
+    """The users and what identifies their tokens (`store.tokens`)."""
+
+    def add_user(
+        self,
+        name: str,
+        token_id: str,
+        token_hash: str,
+        models: tuple[str, ...] | None = None,
+        budget_usd: float | None = None,
+        budget_period: BudgetPeriod | None = None,
+    ) -> User:
+        """A new user holding the token `token_id`; UserExists for a name taken."""
+        ...
+
+    def users(self) -> list[User]:
+        """Every user, the administrator first, then by when they were added."""
+        ...
+
+    def user(self, name: str) -> User | None: ...
+
+    def user_by_id(self, user_id: int) -> User | None: ...
+
+    def token_holder(self, token_id: str) -> tuple[User, str] | None:
+        """The user whose token has id `token_id`, and its stored hash; None
+        when no user holds it now (never issued, rotated away, revoked).
+        One indexed read: asked on every request a user's token makes."""
+        ...
+
+    def token_holder_now(self, token_id: str) -> tuple[User, str] | None:
+        """`token_holder` answered on the caller's thread (the event loop)
+        when that costs no wait: a point read of a local file on a free
+        connection. WouldWait otherwise (a networked database, a busy
+        connection): ask `token_holder` in a worker thread."""
+        ...
+
+    def set_token(self, name: str, token_id: str, token_hash: str) -> User | None:
+        """Give the user a new token (the old one stops at once) and take
+        back a revocation; None when there is no such user."""
+        ...
+
+    def revoke(self, name: str) -> User | None:
+        """The user's token stops working; None when there is no such user."""
+        ...
+
+    def set_budget(
+        self, name: str, budget_usd: float | None, period: BudgetPeriod | None
+    ) -> User | None:
+        """Give the user (the administrator too) a budget, or none (None);
+        None when there is no such user. Checked from the next call on."""
+        ...
+
+    def touch_user(self, user_id: int, when_ms: int) -> None:
+        """Record when the user was last seen."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +287,7 @@ class StagedBatch(Protocol):
         ...
 
 
-class Store(Protocol):
+class Store(Users, Accounts, Protocol):
     serial_writer: bool
     """Whether commits are serialized on one connection anyway (SQLite), so
     that batching them (`commit_batch`) costs no parallelism."""
@@ -296,7 +392,9 @@ class Store(Protocol):
         """Conversations left waiting for a model or a client: work to resume."""
         ...
 
-    def conversations(self) -> list[ConversationSummary]: ...
+    def conversations(self, owner: int | None = None) -> list[ConversationSummary]:
+        """Every conversation, last updated first; `owner`'s alone when given."""
+        ...
 
     def ping(self) -> None:
         """Raise StoreError unless the database answers now (for health checks)."""

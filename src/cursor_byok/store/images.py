@@ -26,6 +26,8 @@ ImageRow = tuple[str, bytes]
 
 _REF_MARK = b'"sha256":"'
 """In a row's bytes only where a key is named so (quotes inside strings are escaped)."""
+_INLINE_MARK = b'"type":"image"'
+"""In canonical bytes only where a block is an image (the same reason)."""
 
 
 class MissingImage(StoreError):
@@ -43,13 +45,40 @@ def stored_form(message: Message, inline: bytes) -> tuple[bytes, list[ImageRow]]
     if not has_images(message):
         return inline, []
     doc = message_to_json(message)
+    images = _named(doc)
+    return canonical_dumps(doc), images
+
+
+def stored_result(result: bytes | None) -> tuple[bytes | None, list[ImageRow]]:
+    """A tool operation's saved result (a tool result's canonical bytes) as
+    a message row names its images: by hash, the bytes in the images table,
+    so an image is not kept a second time beside the history."""
+    if result is None or _INLINE_MARK not in result:
+        return result, []
+    doc = canonical_loads(result)
+    images = _named(doc)
+    return (canonical_dumps(doc), images) if images else (result, [])
+
+
+def loaded_result(result: bytes | None, fetch: Callable[[str], bytes | None]) -> bytes | None:
+    """A saved result as it was committed, its images read by `fetch`."""
+    if result is None:
+        return None
+    [row] = load_rows([result], fetch)
+    return row if isinstance(row, bytes) else canonical_dumps(row)
+
+
+def _named(doc: Mapping[str, Any]) -> list[ImageRow]:
+    """Each inline image of `doc` replaced by its hash, in place; the images."""
     images: list[ImageRow] = []
     for block in _image_blocks(doc):
+        if "data" not in block:
+            continue
         data = base64.b64decode(block.pop("data"))
         digest = hashlib.sha256(data).hexdigest()
         block["sha256"] = digest
         images.append((digest, data))
-    return canonical_dumps(doc), images
+    return images
 
 
 def load_rows(

@@ -96,6 +96,61 @@ MIGRATIONS: tuple[str, ...] = (
         data   BLOB NOT NULL
     );
     """,
+    # 4: users, each with a token of their own (only its slow hash is kept,
+    # store/tokens.py), and each conversation's owner. User 1 is the
+    # administrator (the configured access token's), whose conversations
+    # are all those stored before.
+    """
+    CREATE TABLE users (
+        user_id         INTEGER PRIMARY KEY,
+        name            TEXT NOT NULL UNIQUE,
+        is_admin        INTEGER NOT NULL DEFAULT 0,
+        token_id        TEXT UNIQUE,
+        token_hash      TEXT,
+        models          TEXT,
+        budget_usd      REAL,
+        budget_period   TEXT,
+        created_at_ms   INTEGER NOT NULL,
+        last_used_at_ms INTEGER,
+        revoked_at_ms   INTEGER
+    );
+    INSERT INTO users (user_id, name, is_admin, created_at_ms)
+        VALUES (1, 'admin', 1, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+    ALTER TABLE conversations ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+    CREATE INDEX conversations_by_owner ON conversations (owner, updated_at_ms);
+    """,
+    # 5: usage per user, model and UTC day (a row per call would grow with
+    # every call; these grow with days), each call counted once (its
+    # `usage_day`, set with the row), and the budget held by calls in flight
+    # (store/usage_rows.py).
+    """
+    CREATE TABLE usage_daily (
+        user_id            INTEGER NOT NULL,
+        day                TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        calls              INTEGER NOT NULL,
+        input_tokens       INTEGER NOT NULL,
+        output_tokens      INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        cost_usd           REAL NOT NULL,
+        unpriced_calls     INTEGER NOT NULL,
+        ttft_ms_total      INTEGER NOT NULL,
+        ttft_calls         INTEGER NOT NULL,
+        duration_ms_total  INTEGER NOT NULL,
+        PRIMARY KEY (user_id, day, model)
+    ) WITHOUT ROWID;
+    CREATE INDEX usage_daily_by_day ON usage_daily (day, user_id, model);
+    CREATE TABLE budget_reservations (
+        call_id       TEXT PRIMARY KEY,
+        user_id       INTEGER NOT NULL,
+        amount_usd    REAL NOT NULL,
+        expires_at_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX budget_reservations_by_user ON budget_reservations (user_id, expires_at_ms);
+    ALTER TABLE llm_calls ADD COLUMN usage_day TEXT;
+    """,
 )
 
 

@@ -30,8 +30,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from cursor_byok.store.base import StoreError
 from cursor_byok.store.database import PostgresURL
+from cursor_byok.store.executor import Executor, Rows
 from cursor_byok.store.postgres_schema import migrate
-from cursor_byok.store.sql_store import Executor, Rows, SQLStore
+from cursor_byok.store.sql_store import SQLStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -198,6 +199,21 @@ class PostgresStore(SQLStore):
     llm_calls = _once_more_if_the_connection_was_lost(SQLStore.llm_calls)
     save_client_operation = _once_more_if_the_connection_was_lost(SQLStore.save_client_operation)
     get_client_operation = _once_more_if_the_connection_was_lost(SQLStore.get_client_operation)
+    add_user = _once_more_if_the_connection_was_lost(SQLStore.add_user)
+    users = _once_more_if_the_connection_was_lost(SQLStore.users)
+    user = _once_more_if_the_connection_was_lost(SQLStore.user)
+    user_by_id = _once_more_if_the_connection_was_lost(SQLStore.user_by_id)
+    token_holder = _once_more_if_the_connection_was_lost(SQLStore.token_holder)
+    set_token = _once_more_if_the_connection_was_lost(SQLStore.set_token)
+    revoke = _once_more_if_the_connection_was_lost(SQLStore.revoke)
+    touch_user = _once_more_if_the_connection_was_lost(SQLStore.touch_user)
+    set_budget = _once_more_if_the_connection_was_lost(SQLStore.set_budget)
+    reserve_budget = _once_more_if_the_connection_was_lost(SQLStore.reserve_budget)
+    release_budget = _once_more_if_the_connection_was_lost(SQLStore.release_budget)
+    renew_budget = _once_more_if_the_connection_was_lost(SQLStore.renew_budget)
+    spent = _once_more_if_the_connection_was_lost(SQLStore.spent)
+    usage_summary = _once_more_if_the_connection_was_lost(SQLStore.usage_summary)
+    usage_rows = _once_more_if_the_connection_was_lost(SQLStore.usage_rows)
 
     @property
     def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar, Protocol
+from dataclasses import replace
+from functools import partial
+from typing import Any, ClassVar
 
 from cursor_byok.llm.serialize import canonical_dumps, canonical_loads, message_from_json
 from cursor_byok.llm.shared_tuple import SharedTuple
@@ -39,8 +41,10 @@ from cursor_byok.store.base import (
     StoreError,
     VersionConflict,
 )
+from cursor_byok.store.executor import Executor
 from cursor_byok.store.history import StoredHead, new_message_rows
-from cursor_byok.store.images import load_rows
+from cursor_byok.store.images import load_rows, loaded_result, stored_result
+from cursor_byok.store.owners import owner_of
 from cursor_byok.store.rows import (
     LLM_CALL_COLUMNS,
     LLM_CALL_SELECT,
@@ -53,33 +57,15 @@ from cursor_byok.store.rows import (
     request_part_rows,
     state_bytes,
 )
-
-
-class Rows(Protocol):
-    """What a statement returns: a DB-API cursor, as far as the store uses one."""
-
-    @property
-    def rowcount(self) -> int: ...
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-
-class Executor(Protocol):
-    """Runs statements inside one transaction opened by the backend."""
-
-    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Rows: ...
-
-    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> object: ...
-
+from cursor_byok.store.usage_rows import UsageRows
+from cursor_byok.store.user_rows import UserRows
 
 IDLE = tuple(sorted(status.value for status in IDLE_STATUSES))
 
 INSERT_CONVERSATION = (
     "INSERT INTO conversations (conversation_id, version, status, message_count,"
-    " messages_hash, state_json, created_at_ms, updated_at_ms) VALUES (?, 1, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (conversation_id) DO NOTHING"
+    " messages_hash, state_json, created_at_ms, updated_at_ms, owner)"
+    " VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id) DO NOTHING"
 )
 UPDATE_CONVERSATION = (
     "UPDATE conversations SET version = version + 1, status = ?, message_count = ?,"
@@ -141,11 +127,16 @@ def _decode_state(row: Any, rows: list[dict[str, Any] | bytes]) -> Loaded:
     return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])
 
 
+def _image(db: Executor, digest: str) -> bytes | None:
+    found = db.execute("SELECT data FROM images WHERE sha256 = ?", (digest,)).fetchone()
+    return None if found is None else bytes(found[0])
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(ABC):
+class SQLStore(UserRows, UsageRows, ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False
@@ -207,11 +198,7 @@ class SQLStore(ABC):
             (conversation_id, row[2]),
         ).fetchall()
 
-        def fetch(digest: str) -> bytes | None:
-            found = db.execute("SELECT data FROM images WHERE sha256 = ?", (digest,)).fetchone()
-            return None if found is None else bytes(found[0])
-
-        return row, load_rows((r[0] for r in rows), fetch)
+        return row, load_rows((r[0] for r in rows), partial(_image, db))
 
     def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
         """A networked database always makes the caller wait."""
@@ -325,7 +312,8 @@ class SQLStore(ABC):
         )
         now = now_ms()
         if head is None:
-            written = db.execute(INSERT_CONVERSATION, (conversation_id, *state, now, now))
+            row = (conversation_id, *state, now, now, owner_of(conversation_id))
+            written = db.execute(INSERT_CONVERSATION, row)
         else:
             written = db.execute(
                 UPDATE_CONVERSATION, (*state, now, conversation_id, expected_version)
@@ -344,7 +332,7 @@ class SQLStore(ABC):
         for call in request.llm_calls:
             self._upsert_llm_call(db, call)
         for operation in request.operations:
-            db.execute(UPSERT_OPERATION, operation_row(operation, now))
+            self._upsert_operation(db, operation, now)
         return version
 
     def active_conversations(self) -> list[str]:
@@ -357,11 +345,13 @@ class SQLStore(ABC):
             ).fetchall()
         return [r[0] for r in rows]
 
-    def conversations(self) -> list[ConversationSummary]:
+    def conversations(self, owner: int | None = None) -> list[ConversationSummary]:
+        mine = "" if owner is None else " WHERE owner = ?"
         with self._read() as db:
             rows = db.execute(
-                "SELECT conversation_id, version, status, message_count, updated_at_ms"
-                " FROM conversations ORDER BY updated_at_ms DESC"
+                "SELECT conversation_id, version, status, message_count, updated_at_ms, owner"
+                f" FROM conversations{mine} ORDER BY updated_at_ms DESC",
+                () if owner is None else (owner,),
             ).fetchall()
         return [ConversationSummary(*r) for r in rows]
 
@@ -376,6 +366,7 @@ class SQLStore(ABC):
         if isinstance(record, CallStatusUpdate):
             if db.execute(UPDATE_CALL_STATUS, call_update_params(record, now_ms())).rowcount != 1:
                 raise StoreError(f"no saved call {record.call_id!r} to update")
+            UsageRows._settle(db, record.call_id, record.status.value, record.usage)
         else:
             parts = request_part_rows(record)
             if parts:
@@ -400,7 +391,14 @@ class SQLStore(ABC):
 
     def save_client_operation(self, record: ClientOperationRecord) -> None:
         with self._transaction() as db:
-            db.execute(UPSERT_OPERATION, operation_row(record, now_ms()))
+            self._upsert_operation(db, record, now_ms())
+
+    @staticmethod
+    def _upsert_operation(db: Executor, record: ClientOperationRecord, now: int) -> None:
+        """The operation, its result's images stored once (`store.images`)."""
+        result, images = stored_result(record.result)
+        db.executemany(INSERT_IMAGE, images)
+        db.execute(UPSERT_OPERATION, operation_row(replace(record, result=result), now))
 
     def get_client_operation(self, operation_id: str) -> ClientOperationRecord | None:
         with self._read() as db:
@@ -408,7 +406,10 @@ class SQLStore(ABC):
                 f"SELECT {OPERATION_COLUMNS} FROM client_operations WHERE operation_id = ?",
                 (operation_id,),
             ).fetchone()
-        return None if row is None else operation_from_row(row)
+            if row is None:
+                return None
+            record = operation_from_row(row)
+            return replace(record, result=loaded_result(record.result, partial(_image, db)))
 
     # -- health ------------------------------------------------------------------------
 

@@ -19,7 +19,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from cursor_byok.store.base import BatchAnswer, CommitRequest, QuickLookup, StagedBatch
+from cursor_byok.store.base import (
+    BatchAnswer,
+    CommitRequest,
+    QuickLookup,
+    StagedBatch,
+    User,
+    WouldWait,
+)
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
 
@@ -83,6 +90,18 @@ class SQLiteStore(SQLStore):
             return self._lookup(self._now, conversation_id, input_id)
         except sqlite3.OperationalError:
             return None
+        finally:
+            self._now_lock.release()
+
+    def token_holder_now(self, token_id: str) -> tuple[User, str] | None:
+        """As `lookup_now`: a point read on a connection of its own, never
+        waited for (WouldWait instead), asked on every request a user's token makes."""
+        if not self._now_lock.acquire(blocking=False):
+            raise WouldWait("the connection is busy")
+        try:
+            return self._token_holder(self._now, token_id)
+        except sqlite3.OperationalError as error:
+            raise WouldWait(str(error)) from error
         finally:
             self._now_lock.release()
 

@@ -170,3 +170,24 @@ def test_a_clear_text_server_off_this_machine_needs_an_explicit_flag(tmp_path: P
             passed = proxy("--server", *server, "--port", port)
             assert passed.returncode == 1, passed.stderr
             assert "the proxy could not listen" in passed.stderr
+
+
+def test_in_front_of_a_teams_server_the_proxy_sends_the_users_own_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--token-file`, else `CURSOR_AUTH_TOKEN` (as cursor-agent takes it),
+    else the configured access token."""
+    from cursor_byok.cli.proxy_command import _token_for  # noqa: PLC0415
+    from cursor_byok.config.settings import load_config  # noqa: PLC0415
+
+    config_file = tmp_path / "config.toml"
+    config_file.write_text('[server]\naccess_token = "the-configured-token-1234"\n')
+    config = load_config(config_file)
+    token_file = tmp_path / "token"
+    token_file.write_text("cbk_from_the_file\n")
+    server = "https://team.example:8417"
+    monkeypatch.setenv("CURSOR_AUTH_TOKEN", "cbk_from_the_environment")
+    assert _token_for(server, config, str(token_file)) == "cbk_from_the_file"
+    assert _token_for(server, config) == "cbk_from_the_environment"
+    monkeypatch.delenv("CURSOR_AUTH_TOKEN")
+    assert _token_for(server, config) == "the-configured-token-1234"

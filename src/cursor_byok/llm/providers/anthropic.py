@@ -15,6 +15,7 @@ cache.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -36,6 +37,7 @@ from cursor_byok.llm.types import (
     AssistantMessage,
     DoneReason,
     ImageContent,
+    ProviderBlock,
     RequestMessages,
     TextContent,
     ThinkingContent,
@@ -102,6 +104,8 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
                         "input": dict(block.arguments),
                     }
                 )
+            case ProviderBlock(raw=raw):  # its own API's only (prepare_history)
+                out.append(json.loads(raw))
     return out
 
 
@@ -164,6 +168,8 @@ def _thinking_can_continue(messages: Sequence[dict[str, Any]]) -> bool:
 
 
 def _tool(tool: ToolDefinition) -> dict[str, Any]:
+    if tool.native == "web_search":
+        return dict(WEB_SEARCH_TOOL)
     return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
 
 
@@ -203,23 +209,35 @@ def build_request(
 _STOP: dict[str, DoneReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
-    "pause_turn": "stop",
+    "pause_turn": "pause",  # a long server-tool turn: sent back as it is, it goes on
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
     "tool_use": "toolUse",
 }
 
 
-class AnthropicStreamParser:
-    """Anthropic numbers blocks itself; unknown block types (server tools,
-    compaction) are skipped, so its index maps to ours through a dict."""
+WEB_SEARCH_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
+"""Anthropic's own web search, offered in place of the WebSearch tool."""
+SERVER_BLOCKS = frozenset({"server_tool_use", "web_search_tool_result"})
+"""Blocks its server tools write: kept whole, replayed as they came."""
 
-    __slots__ = ("_open_index", "_refusal", "assembler")
+
+class AnthropicStreamParser:
+    """Anthropic numbers blocks itself; unknown block types (compaction) are
+    skipped, so its index maps to ours through a dict. A server tool's
+    blocks (`SERVER_BLOCKS`) are kept whole as `ProviderBlock`s: a
+    `server_tool_use` with its input as it streamed, the
+    `web_search_tool_result` as it came (its `encrypted_content` must go
+    back unchanged)."""
+
+    __slots__ = ("_open_index", "_refusal", "_server", "assembler")
 
     def __init__(self, assembler: Assembler) -> None:
         self.assembler = assembler
         self._open_index: int | None = None
         self._refusal: str | None = None
+        self._server: tuple[Any, dict[str, Any], list[str]] | None = None
+        """The server block being streamed: its index, its start, its input's pieces."""
 
     def on_event(self, event: SSEEvent) -> None:
         payload = loads(event.data)
@@ -227,6 +245,9 @@ class AnthropicStreamParser:
             return
         kind = payload.get("type") or event.event
         asm = self.assembler
+        if self._server is not None and kind in ("content_block_delta", "content_block_stop"):
+            self._server_event(kind, payload)
+            return
         if kind == "content_block_delta":
             if payload.get("index") != self._open_index or asm.block is None:
                 return
@@ -287,11 +308,33 @@ class AnthropicStreamParser:
             asm.open_thinking(signature=block.get("data"), redacted=True)
         elif kind == "tool_use":
             asm.open_tool_call(block.get("id", ""), block.get("name", ""))
+        elif kind in SERVER_BLOCKS:
+            asm.close()
+            self._open_index = None
+            self._server = (payload.get("index"), block, [])
+            return
         else:
             asm.close()
             self._open_index = None
             return
         self._open_index = payload.get("index")
+
+    def _server_event(self, kind: str, payload: dict[str, Any]) -> None:
+        """A delta or the end of the server block being streamed."""
+        assert self._server is not None
+        index, block, pieces = self._server
+        if payload.get("index") != index:
+            return
+        if kind == "content_block_delta":
+            delta = payload.get("delta") or {}
+            if delta.get("type") == "input_json_delta":
+                pieces.append(delta.get("partial_json", ""))
+            return
+        self._server = None
+        if pieces and "".join(pieces).strip():
+            block = {**block, "input": loads("".join(pieces))}
+        raw = json.dumps(block, ensure_ascii=False, separators=(",", ":"))
+        self.assembler.add_block(ProviderBlock(API, raw))
 
     def _usage(self, usage: dict[str, Any]) -> None:
         """Counters are cumulative: a later event never lowers one (the final

@@ -4,13 +4,15 @@ Gemini sends whole parts, not deltas: a function call arrives complete, so
 its start, one delta and its end are emitted together. `thoughtSignature`
 strings are kept exactly as received and replayed only to the same model;
 Gemini 3 requires one on every function call, so calls made by another
-model carry the documented skip sentinel instead. Usage counts cached
-tokens inside `promptTokenCount`; we subtract them.
+model carry the documented skip sentinel instead. Images a tool returned go
+inside the function response from Gemini 3 on, in a turn after it before.
+Usage counts cached tokens inside `promptTokenCount`; we subtract them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +28,7 @@ from cursor_byok.llm.transform import Target, prepare_history
 from cursor_byok.llm.types import (
     AssistantMessage,
     DoneReason,
+    ImageContent,
     RequestMessages,
     TextContent,
     ThinkingContent,
@@ -99,24 +102,49 @@ def _model_parts(message: AssistantMessage, same: bool, model: str) -> list[dict
     return parts
 
 
-def _function_response(message: ToolResultMessage) -> dict[str, Any]:
+def nests_tool_images(model: str) -> bool:
+    """Whether the model takes images inside `functionResponse.parts`
+    (Gemini 3 on); an older model refuses the field, so its tool images go
+    in a user turn of their own after the function responses."""
+    major = re.match(r"gemini-(\d+)", model)
+    return major is not None and int(major.group(1)) >= 3
+
+
+TOOL_IMAGES_NOTE = "Attached image(s) from tool result:"
+
+
+def _inline(image: ImageContent) -> dict[str, Any]:
+    return {"inlineData": {"mimeType": image.mime_type, "data": image.data}}
+
+
+def _function_response(message: ToolResultMessage, nested: bool) -> dict[str, Any]:
     text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    images = [b for b in message.content if isinstance(b, ImageContent)]
+    text = text or ("(see attached image)" if images else "")
     response = {"error": text} if message.is_error else {"output": text}
-    return {
-        "functionResponse": {
-            "name": message.tool_name,
-            "response": response,
-            "id": message.tool_call_id,
-        }
+    part: dict[str, Any] = {
+        "name": message.tool_name,
+        "response": response,
+        "id": message.tool_call_id,
     }
+    if nested and images:
+        part["parts"] = [_inline(image) for image in images]
+    return {"functionResponse": part}
 
 
 def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
-    """`contents` with consecutive function responses merged into one turn."""
+    """`contents` with consecutive function responses merged into one turn;
+    for a model before Gemini 3, the images of those responses follow in a
+    user turn of their own (one that mixes them in is refused)."""
     target = Target(API, spec.provider, spec.model, takes_images(spec, "gemini"))
     history = prepare_history(request.messages, target, normalize_id)
+    nested = nests_tool_images(spec.model)
     out: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
     for message in history:
+        if images and not isinstance(message, ToolResultMessage):
+            out.append({"role": "user", "parts": [{"text": TOOL_IMAGES_NOTE}, *images]})
+            images = []
         match message:
             case UserMessage(content=content):
                 out.append({"role": "user", "parts": _user_parts(content)})
@@ -125,12 +153,17 @@ def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
                 if parts:
                     out.append({"role": "model", "parts": parts})
             case ToolResultMessage():
-                part = _function_response(message)
+                part = _function_response(message, nested)
+                if not nested:
+                    content = message.content
+                    images.extend(_inline(b) for b in content if isinstance(b, ImageContent))
                 last = out[-1] if out else None
                 if last and last["role"] == "user" and "functionResponse" in last["parts"][-1]:
                     last["parts"].append(part)
                 else:
                     out.append({"role": "user", "parts": [part]})
+    if images:
+        out.append({"role": "user", "parts": [{"text": TOOL_IMAGES_NOTE}, *images]})
     return out
 
 

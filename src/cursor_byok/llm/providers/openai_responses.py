@@ -30,6 +30,7 @@ from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
 from cursor_byok.llm.types import (
     AssistantMessage,
+    ProviderBlock,
     RequestMessages,
     TextContent,
     ThinkingContent,
@@ -114,6 +115,8 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
                 call["name"] = block.name
                 call["arguments"] = arguments_text(block)
                 out.append(call)
+            case ProviderBlock(raw=raw):  # its own web_search_call, as it came
+                out.append(json.loads(raw))
     # A reasoning item must be followed by the item it led to; a response cut
     # off while still reasoning has none, and the API rejects it alone.
     while out and out[-1].get("type") == "reasoning":
@@ -156,7 +159,15 @@ def render_input(spec: ModelSpec, request: RequestMessages) -> list[dict[str, An
     return out
 
 
+WEB_SEARCH_TOOL = {"type": "web_search"}
+"""OpenAI's own web search, offered in place of the WebSearch tool."""
+SOURCES = "web_search_call.action.sources"
+"""Asked for so the search card can list what the search found."""
+
+
 def _tool(tool: ToolDefinition) -> dict[str, Any]:
+    if tool.native == "web_search":
+        return dict(WEB_SEARCH_TOOL)
     return {
         "type": "function",
         "name": tool.name,
@@ -184,6 +195,8 @@ def build_request(
     if plan.level is not None:
         body["reasoning"] = {"effort": plan.level, "summary": "auto"}
         body["include"] = ["reasoning.encrypted_content"]
+    if any(tool.native == "web_search" for tool in request.tools):
+        body["include"] = [*body.get("include", []), SOURCES]
     body["store"] = False
     body["stream"] = True
     if ctx is not None and ctx.session_id:
@@ -195,7 +208,8 @@ def build_request(
 
 
 class ResponsesStreamParser:
-    """Output items map to blocks one to one, in `output_index` order."""
+    """Output items map to blocks one to one, in `output_index` order; a
+    `web_search_call` (the API's own search) is kept whole, as it came."""
 
     __slots__ = ("_item_index", "_streamed_args", "assembler")
 
@@ -273,9 +287,15 @@ class ResponsesStreamParser:
     def _done(self, payload: dict[str, Any]) -> None:
         asm = self.assembler
         block = asm.block
+        item = payload.get("item") or {}
+        if item.get("type") == "web_search_call":
+            # Kept whole as it came: replayed as an input item of its own.
+            asm.add_block(
+                ProviderBlock(API, json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+            )
+            return
         if payload.get("output_index") != self._item_index or block is None:
             return
-        item = payload.get("item") or {}
         if block.kind == "thinking":
             block.signature = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
         elif block.kind == "tool_call" and not self._streamed_args:

@@ -7,7 +7,9 @@ history, `/compress` and the resume list, it walks `turns`: blob ids of a
 each a blob too). The blobs live in the client's KV store; the server puts
 them there with `kv_server_message.set_blob_args` (id = SHA-256 of the
 bytes) before the checkpoint that names them. A checkpoint right after an
-exec request names the tool call still pending.
+exec request names the tool call still pending. `todos` names the
+conversation's to-do list the same way, one blob per `TodoItem`: the
+clients read each back with `getBlob` when they rebuild a chat.
 
 This mirrors history for the client; the server's own history stays in the
 store, and nothing here is read back into it.
@@ -44,6 +46,21 @@ class TurnBlobs:
     unsent: dict[bytes, bytes] = field(default_factory=dict)
     sent: set[bytes] = field(default_factory=set)
     next_kv: int = 1
+    todos: list[bytes] = field(default_factory=list)
+    """The conversation's to-dos, each a blob id of a serialized `TodoItem`."""
+    todo_lists: int = 0
+    """How many lists `set_todos` named (a newer one is never replaced by an older)."""
+
+    def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
+        """Name the to-do list of the checkpoint the client sent (it holds
+        those blobs) until `set_todos` names the committed one."""
+        self.todos = list(blob_ids)
+        self.sent.update(self.todos)
+
+    def set_todos(self, items: Iterable[pb.TodoItem]) -> None:
+        """The to-do list every checkpoint from now on names."""
+        self.todos = [self._keep(item.SerializeToString(deterministic=True)) for item in items]
+        self.todo_lists += 1
 
     def begin(
         self, user: pb.UserMessage | None, prior_turns: Iterable[bytes], request_id: str
@@ -96,6 +113,11 @@ class TurnBlobs:
         number = self.next_kv
         self.next_kv += 1
         return number
+
+    def keep(self, data: bytes) -> bytes:
+        """A blob a message is about to name: its id, and the client's KV
+        store gets it with the next `flush` (once per stream)."""
+        return self._keep(data)
 
     def _keep(self, data: bytes) -> bytes:
         found = blob_id(data)
@@ -173,5 +195,6 @@ def checkpoint(
     message.CopyFrom(meter_checkpoint)
     state = message.conversation_checkpoint_update
     state.turns.extend(blobs.turns())
+    state.todos.extend(blobs.todos)
     state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
     return [*blobs.flush(), message]

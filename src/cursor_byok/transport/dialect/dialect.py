@@ -11,8 +11,9 @@ turn_ended with usage -> end of stream.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TypeAlias, assert_never
+from typing import assert_never
 
 from cursor_byok.llm.events import (
     DoneEvent,
@@ -28,161 +29,54 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.types import (
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from cursor_byok.llm.images import tool_image
+from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
+from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
     CallClient,
     Canceled,
     Emit,
     Failed,
     Final,
+    QueuedEntered,
     SummaryDone,
     SummaryStarted,
+    TodosChanged,
 )
 from cursor_byok.transport.connect.errors import Code, WireError
 from cursor_byok.transport.dialect import checkpoints, meter
-from cursor_byok.transport.dialect.meter import add_usage, turn_ended
-from cursor_byok.transport.dialect.run_request import (
-    Refused,
-    RunStarted,
-    decode_run_request,
-    error_banner,
-    user_content,
+from cursor_byok.transport.dialect.acknowledgements import user_messages_appended
+
+# What the client sends, decoded (named here too, as the session reads them).
+from cursor_byok.transport.dialect.client_events import BlobArrived as BlobArrived
+from cursor_byok.transport.dialect.client_events import CancelRequested as CancelRequested
+from cursor_byok.transport.dialect.client_events import ClientEvent as ClientEvent
+from cursor_byok.transport.dialect.client_events import ContextArrived as ContextArrived
+from cursor_byok.transport.dialect.client_events import ExecReply as ExecReply
+from cursor_byok.transport.dialect.client_events import ExecThrown as ExecThrown
+from cursor_byok.transport.dialect.client_events import FollowUp as FollowUp
+from cursor_byok.transport.dialect.client_events import Ignored as Ignored
+from cursor_byok.transport.dialect.client_events import KvAnswered as KvAnswered
+from cursor_byok.transport.dialect.client_events import QueryAnswered as QueryAnswered
+from cursor_byok.transport.dialect.client_events import (
+    decode_client_message as decode_client_message,
 )
-from cursor_byok.transport.dialect.tools import NativeTool, ToolOutcome, ToolSet
+from cursor_byok.transport.dialect.meter import add_usage, turn_ended
+from cursor_byok.transport.dialect.partial_cards import PartialCards
+from cursor_byok.transport.dialect.provider_cards import provider_searches
+from cursor_byok.transport.dialect.run_request import error_banner
+from cursor_byok.transport.dialect.todo_tool import item_to_pb
+from cursor_byok.transport.dialect.tools import NativeTool, Tool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
 
-@dataclass(frozen=True, slots=True)
-class ExecReply:
-    """One exec message from the client (a result, or a piece of a shell stream)."""
-
-    number: int
-    exec_id: str
-    message: pb.ExecClientMessage
-
-
-@dataclass(frozen=True, slots=True)
-class ExecThrown:
-    """The client declined or failed an exec (`exec_client_control_message.throw`)."""
-
-    number: int
-    error: str
-
-
-@dataclass(frozen=True, slots=True)
-class CancelRequested:
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class FollowUp:
-    """A user message typed while the turn is running; `original` is what
-    the client sent (its `message_id` is acknowledged when the message
-    enters history)."""
-
-    message: UserMessage
-    original: pb.UserMessage
-
-
-@dataclass(frozen=True, slots=True)
-class ContextArrived:
-    """The client's answer to `request_context_args` (None: it had none to give)."""
-
-    number: int
-    context: pb.RequestContext | None
-
-
-@dataclass(frozen=True, slots=True)
-class BlobArrived:
-    """The client's answer to `get_blob_args` (None: it does not have the
-    blob); a KV answer too, which the stream's end waits for."""
-
-    number: int
-    data: bytes | None
-
-
-@dataclass(frozen=True, slots=True)
-class KvAnswered:
-    """The client's answer to a KV request (`kv_client_message`): it stored
-    the blob, or sent one back; the stream's end waits for these."""
-
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Ignored:
-    """Understood, and needs nothing (heartbeats, stream closes)."""
-
-    what: str
-
-
-ClientEvent: TypeAlias = (
-    RunStarted
-    | Refused
-    | ExecReply
-    | ContextArrived
-    | BlobArrived
-    | ExecThrown
-    | CancelRequested
-    | FollowUp
-    | KvAnswered
-    | Ignored
-)
-
-
-def decode_client_message(
-    message: pb.AgentClientMessage, request_id: str, now_ms: int
-) -> ClientEvent:
-    kind = message.WhichOneof("message")
-    match kind:
-        case "run_request":
-            return decode_run_request(message.run_request, request_id, now_ms)
-        case "exec_client_message":
-            reply = message.exec_client_message
-            if reply.WhichOneof("message") == "request_context_result":
-                result = reply.request_context_result
-                context = result.success.request_context if result.HasField("success") else None
-                return ContextArrived(reply.id, context)
-            return ExecReply(reply.id, reply.exec_id, reply)
-        case "exec_client_control_message":
-            control = message.exec_client_control_message
-            if control.WhichOneof("message") == "throw":
-                error = control.throw.error or "the client declined the tool call"
-                return ExecThrown(control.throw.id, error)
-            return Ignored(f"exec control {control.WhichOneof('message')}")
-        case "kv_client_message":
-            kv = message.kv_client_message
-            if kv.WhichOneof("message") != "get_blob_result":
-                return KvAnswered(kv.id)
-            found = kv.get_blob_result
-            return BlobArrived(kv.id, found.blob_data if found.HasField("blob_data") else None)
-        case "conversation_action":
-            action = message.conversation_action
-            branch = action.WhichOneof("action")
-            if branch == "cancel_action":
-                return CancelRequested(action.cancel_action.reason or "canceled by the user")
-            if branch == "user_message_action":
-                typed = action.user_message_action.user_message
-                # Images by blob id alone are not fetched mid-turn: a note stands in.
-                return FollowUp(UserMessage(user_content(typed, {}), now_ms), typed)
-            return Ignored(f"conversation action {branch}")
-        case None:
-            return Ignored("empty client message")
-        case _:
-            return Ignored(kind)
-
-
 def tool_result_message(call: ToolCall, outcome: ToolOutcome, now_ms: int) -> ToolResultMessage:
-    return ToolResultMessage(
-        call.id, call.name, (TextContent(outcome.text),), outcome.is_error, now_ms
-    )
+    """The outcome as history keeps it: its text, then each image it returned
+    (typed by its bytes, or a note when they are no image a model takes)."""
+    images = tuple(tool_image(data) for data in outcome.images)
+    text = (TextContent(outcome.text),) if outcome.text or not images else ()
+    return ToolResultMessage(call.id, call.name, (*text, *images), outcome.is_error, now_ms)
 
 
 # -- encoding: what the client is sent -----------------------------------------------
@@ -211,8 +105,10 @@ class StreamContext:
     the session adds it to its outbox (`Outbox.add_tokens`) after each event."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
     typed: list[pb.UserMessage] = field(default_factory=list)
-    """Messages typed during the turn, queued by the loop and not yet
-    acknowledged: each enters history before the next model call starts."""
+    """Messages typed during the turn on this stream, queued by the loop and
+    not yet acknowledged: each is echoed as it came when it enters history."""
+    partials: PartialCards = field(default_factory=PartialCards)
+    """Tool calls whose card grows while their arguments stream."""
 
     def current_model_call(self) -> str:
         """The id cards carry. A stream opened by a resume may re-send a pending
@@ -274,7 +170,10 @@ def encode_event(
             context.model_calls += 1
             context.model_call_id = f"{context.stream_id}:model:{context.model_calls}"
             context.streamed_chars = context.streamed_tokens = 0
-            return user_messages_appended(context)
+            context.partials.clear()
+            return []
+        case QueuedEntered(messages=entered):
+            return user_messages_appended(context.typed, entered)
         case ThinkingStart():
             context.thinking_started = now
             return []
@@ -291,27 +190,34 @@ def encode_event(
                     thinking_completed=pb.ThinkingCompletedUpdate(thinking_duration_ms=duration)
                 )
             ]
-        case ToolCallStart(id=call_id, name=name):
+        case ToolCallStart(content_index=index, id=call_id, name=name):
             context.tool_names[call_id] = name
             tool = tools.get(name)
             if tool is None:
                 return []
-            card = tool.card(ToolCall(call_id, name, {}), None)
-            partial = pb.PartialToolCallUpdate(
-                call_id=call_id, tool_call=card, model_call_id=context.model_call_id
-            )
-            return [_update(partial_tool_call=partial)]
+            context.partials.start(index, call_id, tool)
+            return [_partial(call_id, tool.card(ToolCall(call_id, name, {}), None), context)]
+        case ToolCallDelta(content_index=index, delta=delta) if context.partials:
+            grown = context.partials.grow(index, delta)
+            return [] if grown is None else [_partial(grown[0], grown[1], context)]
+        case TodosChanged(todos=todos):
+            # Committed: a checkpoint names a list the client lacks at once.
+            named = context.turn.todos
+            context.turn.set_todos(map(item_to_pb, todos))
+            return [] if context.turn.todos == named else checkpoint(context)
         case DoneEvent(message=message):
+            context.partials.clear()
             usage = message.usage
             context.usage = add_usage(context.usage, usage)
             context.last_prompt_tokens = usage.input + usage.cache_read + usage.cache_write
             context.turn.add_answer(message)
+            searched = _searched(message, context)
             # The provider's count replaces the estimate: send what is missing.
             rest = usage.output - context.streamed_tokens
             if rest > 0:
                 context.streamed_tokens = usage.output
                 context.unsent_tokens += rest
-            return []
+            return searched
         case (
             TextStart()
             | TextDelta()
@@ -326,15 +232,24 @@ def encode_event(
             assert_never(event)
 
 
-def user_messages_appended(context: StreamContext) -> list[pb.AgentServerMessage]:
-    """`user_message_appended` once for each typed message now in history
-    (without it the client sends the message again after the turn)."""
-    appended = [
-        _update(user_message_appended=pb.UserMessageAppendedUpdate(user_message=typed))
-        for typed in context.typed
-    ]
-    context.typed.clear()
-    return appended
+def _searched(message: AssistantMessage, context: StreamContext) -> list[pb.AgentServerMessage]:
+    """The cards of the searches the provider ran itself in `message`."""
+    out: list[pb.AgentServerMessage] = []
+    for call, started, done in provider_searches(message):
+        model_call = context.current_model_call()
+        update = pb.ToolCallStartedUpdate(
+            call_id=call.id, tool_call=started, model_call_id=model_call
+        )
+        out.append(_update(tool_call_started=update))
+        out.extend(tool_completed(call, done, context))
+    return out
+
+
+def _partial(call_id: str, card: pb.ToolCall, context: StreamContext) -> pb.AgentServerMessage:
+    partial = pb.PartialToolCallUpdate(
+        call_id=call_id, tool_call=card, model_call_id=context.model_call_id
+    )
+    return _update(partial_tool_call=partial)
 
 
 CHARS_PER_TOKEN = 4
@@ -375,18 +290,22 @@ def _count_tokens(context: StreamContext, delta: str) -> None:
         context.unsent_tokens += step
 
 
+def tool_started(call: ToolCall, tool: Tool, context: StreamContext) -> pb.AgentServerMessage:
+    started = pb.ToolCallStartedUpdate(
+        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
+    )
+    return _update(tool_call_started=started)
+
+
 def encode_call_client(
-    command: CallClient, tool: NativeTool, context: StreamContext, request: pb.ExecServerMessage
+    command: CallClient, tool: Tool, context: StreamContext, request: pb.ExecServerMessage
 ) -> list[pb.AgentServerMessage]:
     """tool_call_started -> checkpoint -> the exec request (built by the exec
     tracker) -> checkpoint naming the pending call (a client may surface the
     call only after that one)."""
     call = command.tool_call
-    started = pb.ToolCallStartedUpdate(
-        call_id=call.id, tool_call=tool.card(call, None), model_call_id=context.current_model_call()
-    )
     return [
-        _update(tool_call_started=started),
+        tool_started(call, tool, context),
         *checkpoint(context),
         pb.AgentServerMessage(exec_server_message=request),
         *checkpoint(context, (call,)),
@@ -395,13 +314,24 @@ def encode_call_client(
 
 def encode_tool_completed(
     call: ToolCall, tool: NativeTool, result: pb.ExecClientMessage | None, context: StreamContext
-) -> pb.AgentServerMessage:
-    card = tool.card(call, result)
+) -> list[pb.AgentServerMessage]:
+    return tool_completed(call, tool.card(call, result), context, tool.card_blobs(result))
+
+
+def tool_completed(
+    call: ToolCall, card: pb.ToolCall, context: StreamContext, blobs: Iterable[bytes] = ()
+) -> list[pb.AgentServerMessage]:
+    """The completed card, after `set_blob` of what it names by blob id (an
+    image a read returned), so the client holds it before the card names it;
+    the card also becomes a step of the turn's blobs."""
+    for data in blobs:
+        context.turn.keep(data)
+    stored = context.turn.flush()
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(
         call_id=call.id, tool_call=card, model_call_id=context.current_model_call()
     )
-    return _update(tool_call_completed=completed)
+    return [*stored, _update(tool_call_completed=completed)]
 
 
 def encode_final(command: Final, context: StreamContext) -> list[pb.AgentServerMessage]:
@@ -423,6 +353,13 @@ def error_for(outbound: Failed | Canceled) -> WireError:
         )
         return WireError(Code.CANCELED, f"[canceled] {outbound.reason}", (aborted,))
     text = outbound.message.error_message or "the model call failed"
+    kind = errors_pb.ErrorDetails.ERROR_CUSTOM_MESSAGE
+    if is_server_error(outbound.message, BUDGET):  # no retry button: it would fail alike
+        budget = error_banner(kind, "Budget reached", text, False)
+        return WireError(Code.RESOURCE_EXHAUSTED, text, (budget,))
+    if is_server_error(outbound.message, BUDGET_UNCHECKED):  # the database, for now
+        unchecked = error_banner(kind, "Budget not checked", text, True)
+        return WireError(Code.UNAVAILABLE, text, (unchecked,))
     banner = error_banner(
         errors_pb.ErrorDetails.ERROR_PROVIDER_ERROR,
         "The model provider returned an error",

@@ -1,5 +1,6 @@
-"""The built-in file tools: read, list, grep, glob, write, edit, delete and
-the editor's diagnostics, each mapped to its exec request and tool card."""
+"""The built-in file tools: list, grep, glob, write, edit, delete and the
+editor's diagnostics, each mapped to its exec request and tool card (read
+has a module of its own, `read_tool`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import Any
 from google.protobuf import json_format
 
 from cursor_byok.llm.types import ToolCall
-from cursor_byok.transport.dialect.read_range import apply_range
 from cursor_byok.transport.dialect.tool_base import (
     MAX_RESULT_CHARS,
     NativeTool,
@@ -17,73 +17,10 @@ from cursor_byok.transport.dialect.tool_base import (
     ToolOutcome,
     branch_error,
     cap,
-    int_arg,
     object_schema,
     str_arg,
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-
-
-class ReadFile(NativeTool):
-    name = "read_file"
-    description = (
-        "Read a text file of the workspace. Optionally start at line `offset` (1-based) and "
-        "read at most `limit` lines."
-    )
-    parameters = object_schema(
-        {
-            "path": {"type": "string", "description": "Path of the file."},
-            "offset": {"type": "integer", "description": "First line to read, 1-based."},
-            "limit": {"type": "integer", "description": "How many lines to read."},
-        },
-        ["path"],
-    )
-    exec_field = "read_args"
-
-    def exec_args(self, call: ToolCall) -> pb.ReadArgs:
-        args = pb.ReadArgs(path=str_arg(call.arguments, "path"), tool_call_id=call.id)
-        if (offset := int_arg(call.arguments, "offset")) is not None:
-            args.offset = offset
-        if (limit := int_arg(call.arguments, "limit")) is not None and limit > 0:
-            args.limit = limit
-        return args
-
-    def step(
-        self, call: ToolCall, result: pb.ExecClientMessage, memo: dict[str, Any]
-    ) -> ToolOutcome | NextExec:
-        del memo
-        return self.outcome(apply_range(self.exec_args(call), result))
-
-    def card(self, call: ToolCall, result: pb.ExecClientMessage | None) -> pb.ToolCall:
-        card = pb.ReadToolCall(args=pb.ReadToolArgs(path=str_arg(call.arguments, "path")))
-        if result is not None:
-            read = apply_range(self.exec_args(call), result).read_result
-            if read.WhichOneof("result") == "success":
-                success = read.success
-                card.result.success.CopyFrom(
-                    pb.ReadToolSuccess(
-                        content=success.content,
-                        total_lines=max(success.total_lines, 0),
-                        file_size=max(success.file_size, 0),
-                        path=success.path,
-                        is_empty=not success.content,
-                        exceeded_limit=success.truncated,
-                    )
-                )
-            else:
-                card.result.error.error_message = branch_error(read) or ""
-        return pb.ToolCall(read_tool_call=card, tool_call_id=call.id)
-
-    def outcome(self, result: pb.ExecClientMessage) -> ToolOutcome:
-        read = result.read_result
-        error = branch_error(read)
-        if error is not None:
-            return ToolOutcome(error, True)
-        success = read.success
-        text = success.content
-        if success.truncated:
-            text += "\n[the client truncated this file]"
-        return ToolOutcome(cap(text), False)
 
 
 class ListDir(NativeTool):

@@ -30,6 +30,12 @@ def tool_result_id(operation_id: str) -> str:
     return f"tool:{operation_id}"
 
 
+def progress_id(operation_id: str, request_id: str, piece: int) -> str:
+    """A piece of a running tool call's output: the `piece`-th that this
+    request id carried for the operation (each is taken once)."""
+    return f"{tool_result_id(operation_id)}:out:{request_id}:{piece}"
+
+
 def user_message_id(message: pb.UserMessage) -> str | None:
     """The client's own id of a typed message, the same on every resend
     (with a digest of the message: some clients reuse one id for all)."""

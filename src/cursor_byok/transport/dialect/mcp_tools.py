@@ -62,11 +62,12 @@ class McpTool(NativeTool):
         error = branch_error(mcp)
         if error is not None:
             return ToolOutcome(error, True)
-        texts = [item.text.text for item in mcp.success.content if item.HasField("text")]
-        images = sum(1 for item in mcp.success.content if item.HasField("image"))
-        if images:
-            texts.append(f"[{images} image(s) returned]")
-        return ToolOutcome(cap("\n".join(texts) or "(no output)"), mcp.success.is_error)
+        content = mcp.success.content
+        texts = [item.text.text for item in content if item.HasField("text")]
+        # Each image as its bytes: the type the server claims is not trusted.
+        images = tuple(item.image.data for item in content if item.HasField("image"))
+        text = cap("\n".join(texts)) if texts else ("" if images else "(no output)")
+        return ToolOutcome(text, mcp.success.is_error, images)
 
 
 def _plain(value: object) -> object:

@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import Message, ToolDefinition, Usage, UserMessage
-from cursor_byok.loop.compaction import summary_of
+from cursor_byok.loop.compaction import IMAGE_TOKENS, image_data_chars, summary_of
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -98,7 +98,10 @@ def message_characters(message: Message) -> int:
 
 
 def _message_length(message: Message) -> int:
-    return len(message_bytes(message))
+    """Its bytes, an image counted at what a provider counts for one (not
+    the length of its base64 data)."""
+    images, chars = image_data_chars(message)
+    return len(message_bytes(message)) - chars + images * IMAGE_TOKENS * CHARS_PER_TOKEN
 
 
 def _measured(thing: T, measure: Callable[[T], int]) -> int:

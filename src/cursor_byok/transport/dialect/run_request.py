@@ -16,7 +16,7 @@ then asks for it (`request_context_args`) and decodes again with the answer.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cursor_byok.llm.images import not_an_image_note, sniff_mime
@@ -24,9 +24,16 @@ from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
 from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError
+from cursor_byok.transport.dialect.clients import (
+    CAUTIOUS,
+    UNKNOWN_CLIENT,
+    Capabilities,
+    ClientHeaders,
+    capabilities,
+)
 from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.dialect.meter import tool_characters
-from cursor_byok.transport.dialect.tools import READ_ONLY, McpTool, ToolSet
+from cursor_byok.transport.dialect.tools import READ_ONLY, McpTool, Tool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
@@ -70,6 +77,10 @@ class RunStarted:
     turn should wait for them (KV `get_blob`), then decode `run` again with
     them and `context`."""
     context: pb.RequestContext | None = None
+    capabilities: Capabilities = CAUTIOUS
+    """What the client can show and answer (its tools are already chosen by it)."""
+    prior_todos: tuple[bytes, ...] = ()
+    """The to-do blob ids of the checkpoint the client sent back (it has them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +143,15 @@ def decode_run_request(
     context: pb.RequestContext | None = None,
     asked: bool = False,
     blobs: Mapping[bytes, bytes | None] | None = None,
+    client: ClientHeaders = UNKNOWN_CLIENT,
+    extra: Sequence[Tool] = (),
 ) -> RunStarted | Refused:
     """Decode a run request. `context` replaces the action's own (the answer
     to `request_context_args`); `asked` says that question was already put,
     so a turn is never held twice. `blobs`: the images asked from the
-    client's KV store (None: not asked yet; a missing one maps to None)."""
+    client's KV store (None: not asked yet; a missing one maps to None).
+    `client`: who the request's headers say it comes from; `extra`: the
+    tools the server's configuration adds (`ToolSet.for_run`)."""
     conversation_id = run.conversation_id or request_id
     if not is_valid_id(conversation_id):
         text = invalid_id("conversation_id")
@@ -144,21 +159,38 @@ def decode_run_request(
         return Refused(WireError(Code.INVALID_ARGUMENT, text, (banner,)))
     action = run.action
     branch = action.WhichOneof("action")
+    todos = tuple(run.conversation_state.todos)
     if branch == "summarize_action":
-        return RunStarted(conversation_id, Compact(), ToolSet.for_run(), _requested_model(run))
+        caps = capabilities(client, run)
+        tools = ToolSet.for_run(client=caps, extra=extra)
+        summarize = Compact()
+        return RunStarted(
+            conversation_id, summarize, tools, _requested_model(run), capabilities=caps
+        )
     if branch not in STARTING_ACTIONS and branch not in RESUMING_ACTIONS:
         return Refused(refused_error(str(branch)))
     if context is None:
         context = action_context(action)
+    caps = capabilities(client, run, context)
     definitions: Iterable[pb.McpToolDefinition] = run.mcp_tools.mcp_tools
     if context is not None:
         definitions = [*definitions, *context.tools]
     model = _requested_model(run)
     plan_mode = branch == "start_plan_action"
-    tools = ToolSet.for_run(definitions, only=READ_ONLY if plan_mode else None)
+    tools = ToolSet.for_run(
+        definitions, only=READ_ONLY if plan_mode else None, client=caps, extra=extra
+    )
     prior = tuple(run.conversation_state.turns)
     if branch in RESUMING_ACTIONS:
-        return RunStarted(conversation_id, None, tools, model, prior_turns=prior)
+        return RunStarted(
+            conversation_id,
+            None,
+            tools,
+            model,
+            prior_turns=prior,
+            capabilities=caps,
+            prior_todos=todos,
+        )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
     user = _action_user(action)
@@ -192,6 +224,8 @@ def decode_run_request(
         characters,
         user_message=opening,
         prior_turns=prior,
+        capabilities=caps,
+        prior_todos=todos,
     )
 
 

@@ -6,6 +6,10 @@ from cursor_byok.transport.dialect.tools import MAX_RESULT_CHARS
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 SHELL_KEEP_CHARS = 2 * MAX_RESULT_CHARS
+PROGRESS_KEEP_CHARS = MAX_RESULT_CHARS
+"""Output kept with a running command in the committed state (what its
+result says if its run is cut off); what comes after is not kept there."""
+PROGRESS_CUT = "\n[more output came; it was not kept]"
 
 
 class ShellCollector:
@@ -18,6 +22,25 @@ class ShellCollector:
         self.stdout: list[str] = []
         self.stderr: list[str] = []
         self.kept = 0
+        self.fresh = ""
+        """The output the last message brought, as it is kept with the
+        running command (`progress`); empty when it brought none."""
+        self.progressed = 0
+        self.stream = "stdout"
+
+    def progress(self, stream: str, data: str) -> str:
+        """The piece of the running command's output to keep with it: the
+        two streams interleaved as they came, a switch marked, up to
+        PROGRESS_KEEP_CHARS in all, then a note once that more came."""
+        if self.progressed >= PROGRESS_KEEP_CHARS or not data:
+            return ""
+        if stream != self.stream:
+            self.stream = stream
+            data = f"\n[{stream}]\n{data}"
+        room = PROGRESS_KEEP_CHARS - self.progressed
+        piece = data[:room] + (PROGRESS_CUT if len(data) > room else "")
+        self.progressed += min(len(data), room)
+        return piece
 
     def _keep(self, into: list[str], data: str) -> None:
         """Keep output up to what the model will be shown (plus a margin)."""
@@ -31,10 +54,13 @@ class ShellCollector:
             return message  # a client that answers with a plain shell_result
         event = message.shell_stream
         kind = event.WhichOneof("event")
+        self.fresh = ""
         if kind == "stdout":
             self._keep(self.stdout, event.stdout.data)
+            self.fresh = self.progress(kind, event.stdout.data)
         elif kind == "stderr":
             self._keep(self.stderr, event.stderr.data)
+            self.fresh = self.progress(kind, event.stderr.data)
         elif kind == "exit":
             exit_ = event.exit
             command, cwd = self.command, exit_.cwd or self.working_directory

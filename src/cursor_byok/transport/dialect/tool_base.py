@@ -2,8 +2,9 @@
 exec request, the card Cursor shows and the outcome the model reads.
 
 Adding a tool is a `NativeTool` (seed §10): a capability description (name,
-description, JSON Schema) and its mapping to the exec channel. The loop has
-no branch per tool. A result's text for the model is capped at
+description, JSON Schema) and its mapping to the exec channel; or a
+`ServerTool` (server_tool.py), which the server runs itself. The loop has no
+branch per tool. A result's text for the model is capped at
 `MAX_RESULT_CHARS`; the cut is stated in the text so the model knows.
 """
 
@@ -31,6 +32,9 @@ class ToolOutcome:
 
     text: str
     is_error: bool
+    images: tuple[bytes, ...] = ()
+    """Image bytes the tool returned, in order, untyped: each reaches the
+    model as an image typed by its bytes, or as a note (`llm.images.tool_image`)."""
 
 
 def cap(text: str) -> str:
@@ -92,17 +96,41 @@ def exec_message(number: int, exec_id: str, field: str, args: Any) -> pb.ExecSer
     return message
 
 
-class NativeTool:
-    """One tool. Subclasses fill in the model-facing definition and the
-    mapping to Cursor's exec channel and tool card."""
+class Tool:
+    """What every tool offered to the model has: its definition and its card.
+    `NativeTool` is run by the client over the exec channel; `ServerTool`
+    (server_tool.py) by the server itself."""
 
     name: str
     description: str
     parameters: JSONObject
-    exec_field: str
+    queries: tuple[str, ...] = ()
+    """The interaction queries a call may send the client (`InteractionQuery`
+    members): a client that cannot answer one is not offered the tool."""
 
     def definition(self) -> ToolDefinition:
         return ToolDefinition(self.name, self.description, self.parameters)
+
+    def card(self, call: ToolCall, result: Any) -> pb.ToolCall:
+        """The card; `result` None: the call as started, before any result."""
+        raise NotImplementedError
+
+    def partial_card(self, call: ToolCall) -> pb.ToolCall | None:
+        """The card while the arguments stream in (`call.arguments` parsed so
+        far), or None: no card but the empty one shown at the start."""
+        del call
+        return None
+
+    def card_kind(self) -> str:
+        """The `ToolCall` member its card fills, which the client must draw
+        (one per class of tool: `tools.offered` asks each class once)."""
+        return self.card(ToolCall("", self.name, {}), None).WhichOneof("tool") or ""
+
+
+class NativeTool(Tool):
+    """One client tool: the mapping to Cursor's exec channel and tool card."""
+
+    exec_field: str
 
     def exec_args(self, call: ToolCall) -> Any:
         raise NotImplementedError
@@ -112,6 +140,12 @@ class NativeTool:
 
     def outcome(self, result: pb.ExecClientMessage) -> ToolOutcome:
         raise NotImplementedError
+
+    def card_blobs(self, result: pb.ExecClientMessage | None) -> list[bytes]:
+        """What the completed card names by blob id (the SHA-256 of the
+        bytes) rather than carrying: the client's KV store gets it first."""
+        del result
+        return []
 
     def exec_request(self, call: ToolCall, number: int, exec_id: str) -> pb.ExecServerMessage:
         return exec_message(number, exec_id, self.exec_field, self.exec_args(call))

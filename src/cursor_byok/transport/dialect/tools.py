@@ -1,34 +1,42 @@
-"""The client's native tools: what the model sees, what Cursor is asked to run,
-what Cursor shows on the tool card, and what the model gets back.
+"""The tools one run offers: what the model sees, what Cursor is asked to
+run (or the server runs), what Cursor shows on the tool card, and what the
+model gets back.
 
-The parts live in `tool_base` (what a tool is), `file_tools`, `shell_tool`
-and `mcp_tools`; this module gathers them into the set one run offers.
+The parts live in `tool_base` (what a tool is), `file_tools`, `shell_tool`,
+`mcp_tools`, `server_tool` and `todo_tool`; this module gathers them into the
+set one run offers, which leaves out any tool whose card the client cannot
+draw or whose query it cannot answer (`clients.Capabilities`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sized
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
 from cursor_byok.llm.types import ToolDefinition
+from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.file_tools import (
     DeleteFile,
     EditFile,
     Glob,
     Grep,
     ListDir,
-    ReadFile,
     ReadLints,
     WriteFile,
 )
 from cursor_byok.transport.dialect.mcp_tools import McpTool, mcp_tool_name, mcp_tools
+from cursor_byok.transport.dialect.read_tool import ReadFile
+from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool
 from cursor_byok.transport.dialect.shell_tool import RunTerminalCommand
+from cursor_byok.transport.dialect.todo_tool import TodoWrite
 from cursor_byok.transport.dialect.tool_base import (
     MAX_RESULT_CHARS,
     SHELL_TIMEOUT_MS,
     NativeTool,
     NextExec,
+    Tool,
     ToolOutcome,
     exec_message,
 )
@@ -42,6 +50,9 @@ __all__ = [
     "McpTool",
     "NativeTool",
     "NextExec",
+    "ServerOutcome",
+    "ServerTool",
+    "Tool",
     "ToolOutcome",
     "ToolSet",
     "exec_message",
@@ -50,7 +61,7 @@ __all__ = [
 ]
 
 
-BUILTIN: tuple[NativeTool, ...] = (
+BUILTIN: tuple[Tool, ...] = (
     ReadFile(),
     ListDir(),
     Grep(),
@@ -60,7 +71,9 @@ BUILTIN: tuple[NativeTool, ...] = (
     WriteFile(),
     DeleteFile(),
     ReadLints(),
+    TodoWrite(),
 )
+"""Every built-in tool, the client's and the server's, in the order offered."""
 
 READ_ONLY = frozenset({"read_file", "list_dir", "grep", "glob", "read_lints"})
 """The tools that only look: what plan mode offers."""
@@ -69,8 +82,20 @@ _BUILTIN_DEFINITIONS = {tool.name: (tool, tool.definition()) for tool in BUILTIN
 """Each built-in tool with its definition, made once: every run offers them
 (and the meter measures a schema once per definition object)."""
 
+_CARD_KINDS: dict[type[Tool], str] = {}
+"""The card each kind of tool fills (every MCP tool the same), found once."""
 
-def _definition(tool: NativeTool) -> ToolDefinition:
+
+def offered(tool: Tool, client: Capabilities) -> bool:
+    """Whether `client` can take a call of `tool`: it draws the tool's card
+    (and has not turned the tool off) and answers every query it may send."""
+    kind = _CARD_KINDS.get(type(tool))
+    if kind is None:
+        kind = _CARD_KINDS[type(tool)] = tool.card_kind()
+    return client.offers(kind) and all(map(client.answers, tool.queries))
+
+
+def _definition(tool: Tool) -> ToolDefinition:
     builtin = _BUILTIN_DEFINITIONS.get(tool.name)
     return builtin[1] if builtin is not None and builtin[0] is tool else tool.definition()
 
@@ -79,34 +104,49 @@ def _definition(tool: NativeTool) -> ToolDefinition:
 class ToolSet:
     """The tools of one conversation: the built-in ones plus its MCP tools."""
 
-    tools: Mapping[str, NativeTool]
+    tools: Mapping[str, Tool]
 
     @classmethod
     def for_run(
         cls,
         mcp_definitions: Iterable[pb.McpToolDefinition] = (),
         only: frozenset[str] | None = None,
+        client: Capabilities = CAUTIOUS,
+        extra: Sequence[Tool] = (),
     ) -> ToolSet:
-        """The built-in tools and the client's MCP tools; with `only`, just
-        the built-in tools of those names (plan mode: nothing that changes
-        the workspace)."""
-        if only is None and isinstance(mcp_definitions, Sized) and not mcp_definitions:
-            return _ALL_BUILTIN
-        tools: dict[str, NativeTool] = {
-            tool.name: tool for tool in BUILTIN if only is None or tool.name in only
+        """The built-in tools and the client's MCP tools that `client` can
+        take; with `only`, just the built-in tools of those names (plan mode:
+        nothing that changes the workspace). `extra`: tools the server's
+        configuration adds (web search and fetch), offered like the built-in
+        ones, plan mode included (they change nothing in the workspace)."""
+        plain = only is None and not extra
+        if plain and isinstance(mcp_definitions, Sized) and not mcp_definitions:
+            return _builtin_for(client)
+        tools: dict[str, Tool] = {
+            tool.name: tool
+            for tool in BUILTIN
+            if (only is None or tool.name in only) and offered(tool, client)
         }
+        for tool in extra:
+            if offered(tool, client):
+                tools.setdefault(tool.name, tool)
         if only is None:
             for tool in mcp_tools(mcp_definitions):
-                tools.setdefault(tool.name, tool)
+                if offered(tool, client):
+                    tools.setdefault(tool.name, tool)
         return cls(tools)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         return tuple([_definition(tool) for tool in self.tools.values()])
 
-    def get(self, name: str) -> NativeTool | None:
+    def get(self, name: str) -> Tool | None:
         return self.tools.get(name)
 
 
-_ALL_BUILTIN = ToolSet(MappingProxyType({tool.name: tool for tool in BUILTIN}))
-"""The set a run without MCP tools offers, and a session holds until its run
-starts: one shared, read-only set instead of a new one per request id."""
+@lru_cache(maxsize=64)
+def _builtin_for(client: Capabilities) -> ToolSet:
+    """The set a run without MCP tools offers (one per kind of client, made
+    once), which a session also holds until its run starts: one shared,
+    read-only set instead of a new one per request id."""
+    kept = {tool.name: tool for tool in BUILTIN if offered(tool, client)}
+    return ToolSet(MappingProxyType(kept))

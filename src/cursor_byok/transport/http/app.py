@@ -5,16 +5,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cursor_byok.llm.provider import ModelRouter
+from cursor_byok.runtime.accounting import Pricing
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
+from cursor_byok.transport.dialect.tool_base import Tool
 from cursor_byok.transport.http.aux_rpcs import ModelEntry
 from cursor_byok.transport.http.connection_limits import ConnectionLimits
 from cursor_byok.transport.http.health import CachedCheck
@@ -36,6 +38,7 @@ from cursor_byok.transport.sessions.memory_budget import (
     DEFAULT_TOTAL_BYTES,
     MemoryBudget,
 )
+from cursor_byok.transport.sessions.owners import ModelGate
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.sink import OutputSink
 
@@ -68,6 +71,7 @@ class Processes(Protocol):
         *,
         retry: RetryPolicy | None,
         metrics: Metrics,
+        pricing: Pricing | None = None,
     ) -> Runner: ...
 
     def hub(self, runner: Runner, sink: OutputSink, **options: Any) -> SessionHub: ...
@@ -96,12 +100,20 @@ def build_service(
     blob_wait_s: float = BLOB_WAIT_S,
     kv_wait_s: float | None = None,
     processes: Processes | None = None,
+    resolve_model: Callable[[str], str | None] = lambda model: model,
+    server_tools: Sequence[Tool] = (),
+    pricing: Pricing | None = None,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
-    `guards.HostCheck`); None answers every name. The memory budget is one
+    `guards.HostCheck`); None answers every name. `access_token` is the
+    administrator's; users' own tokens are looked up in `store`, and
+    `resolve_model` names the configured model a requested name is served by
+    (what a user's allowed models are checked against), and `pricing` what
+    usage and budgets know of it (`runtime.accounting`). The memory budget is one
     for the whole server: sessions, their buffered appends, stashed output
     and append bodies being read. `processes` is given where several server
-    processes share the store (`cluster.processes.for_store`)."""
+    processes share the store (`cluster.processes.for_store`). `server_tools`:
+    the tools the configuration adds (`[web]`: web search and fetch)."""
     metrics = Metrics()
 
     def dropped(kind: str, _size: int) -> None:
@@ -110,9 +122,9 @@ def build_service(
     budget = MemoryBudget(memory_budget_bytes, request_memory_bytes, on_drop=dropped)
     sink = OutputSink(budget=budget)
     if processes is not None:
-        runner = processes.runner(store, llm, sink, retry=retry, metrics=metrics)
+        runner = processes.runner(store, llm, sink, retry=retry, metrics=metrics, pricing=pricing)
     else:
-        runner = Runner(store, llm, sink, retry=retry, metrics=metrics)
+        runner = Runner(store, llm, sink, retry=retry, metrics=metrics, pricing=pricing)
     hub_options: dict[str, Any] = {
         "context_window": context_window,
         "compact_at": compact_at,
@@ -121,6 +133,8 @@ def build_service(
         "context_wait_s": context_wait_s,
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
+        "models": ModelGate(store.user_by_id, resolve_model),
+        "server_tools": server_tools,
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)
@@ -167,6 +181,7 @@ def build_service(
         body_timeout_s=body_timeout_s,
         max_append_bytes=max_append_bytes,
         database_reachable=CachedCheck(database_reachable),
+        users=store,
     )
     return Service(server, runner, hub, metrics)
 

@@ -72,6 +72,20 @@ class AuxRpcs:
         self.default_model = default_model
         self.http2 = http2
 
+    def only(self, allowed: tuple[str, ...]) -> AuxRpcs:
+        """The same RPCs for a user who may use `allowed` alone: the lists
+        show only those, and the default is the configured one if allowed,
+        else the first allowed."""
+
+        def models() -> list[ModelEntry]:
+            return [entry for entry in self.models() if entry.name in allowed]
+
+        def default_model() -> str | None:
+            default = self.default_model()
+            return default if default in allowed else None
+
+        return AuxRpcs(models, default_model, self.http2)
+
     def routes(self) -> dict[str, Handler]:
         return {
             "/aiserver.v1.NetworkService/IsConnected": self.is_connected,

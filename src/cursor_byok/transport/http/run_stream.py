@@ -20,12 +20,13 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from cursor_byok.runtime.observe import Metrics, StageClock
+from cursor_byok.store.owners import scoped
 from cursor_byok.transport.connect.codec import (
     Codec,
     CodecError,
@@ -224,10 +225,11 @@ class RunHandler:
         self.max_message_bytes = max_message_bytes
         self.outbox_limit = outbox_limit
 
-    def open(self) -> Session:
-        """A session for a new stream, read from now on (so the memory budget
-        never drops it meanwhile); OverBudget when there is no room."""
-        session = self.hub.session(f"run-{uuid.uuid4().hex}")
+    def open(self, owner: int, headers: Mapping[str, str] | None = None) -> Session:
+        """A session for `owner`'s new stream (`headers`: its request's), read
+        from now on (so the memory budget never drops it meanwhile);
+        OverBudget when there is no room."""
+        session = self.hub.session(scoped(owner, f"run-{uuid.uuid4().hex}"), headers)
         session.outbox.limit = self.outbox_limit
         self.hub.reader_attached(session)
         return session

@@ -12,7 +12,6 @@ module routes over bare ASGI.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -20,6 +19,8 @@ from typing import Any
 from google.protobuf.message import Message
 
 from cursor_byok.runtime.observe import Metrics
+from cursor_byok.store.base import User, Users
+from cursor_byok.store.owners import scoped
 from cursor_byok.transport.connect.codec import (
     Codec,
     CodecError,
@@ -47,6 +48,7 @@ from cursor_byok.transport.dialect.ids import invalid_id, is_valid_id
 from cursor_byok.transport.http import late_data
 from cursor_byok.transport.http.append_body import read_append
 from cursor_byok.transport.http.aux_rpcs import AuxRpcs, ModelEntry
+from cursor_byok.transport.http.callers import Authenticator
 from cursor_byok.transport.http.health import DatabaseReachable, reply_health
 from cursor_byok.transport.http.run_stream import (
     RUN,
@@ -104,8 +106,11 @@ class CursorServer:
         body_timeout_s: float = BODY_TIMEOUT_S,
         max_append_bytes: int = MAX_APPEND_BYTES,
         database_reachable: DatabaseReachable | None = None,
+        users: Users | None = None,
     ) -> None:
+        """`access_token`: the administrator's; `users`: whose tokens else."""
         self.hub = hub
+        self.authenticator = Authenticator(access_token, users)
         self.max_append_bytes = max_append_bytes
         self.database_reachable = database_reachable
         self.host_allowed = host_allowed
@@ -123,9 +128,8 @@ class CursorServer:
         self.on_shutdown = on_shutdown
         self.http2 = http2
         self.run = RunHandler(hub, self.metrics, heartbeat_s, max_append_bytes)
-        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = AuxRpcs(
-            models, default_model, http2
-        ).routes()
+        self.aux = AuxRpcs(models, default_model, http2)
+        self.unary: dict[str, Callable[[bytes, ContentType], Message]] = self.aux.routes()
         self.counted_paths = frozenset((*self.unary, RUN_SSE, BIDI_APPEND, RUN, "/metrics"))
         """The paths the request counter names; any other is counted as `other`."""
 
@@ -166,7 +170,7 @@ class CursorServer:
         if scope["method"] == "GET" and path == "/metrics":
             if not self.metrics_public:
                 try:
-                    self._authorize(headers)
+                    await self.authenticator.administrator(headers, scope.get("query_string"))
                 except RequestError as refused:
                     await _error_reply(send, refused.error, refused.status)
                     return
@@ -187,24 +191,25 @@ class CursorServer:
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")
             return
         try:
-            self._authorize(headers)
+            caller = await self.authenticator.caller(headers, scope.get("query_string"))
             if scope["method"] != "POST":
                 raise RequestError(WireError(Code.UNIMPLEMENTED, f"{scope['method']} {path}"), 405)
             content_type = parse_content_type(headers.get("content-type"))
             if self.shutting_down and path in (RUN_SSE, BIDI_APPEND, RUN):
                 raise RequestError(WireError(Code.UNAVAILABLE, "the server is shutting down"))
             if path == RUN_SSE:
-                await self._run_sse(headers, content_type, receive, send)
+                await self._run_sse(caller, headers, content_type, receive, send)
                 return
             if path == RUN:
-                await self._run(headers, scope.get("http_version", "1.1"), receive, send)
+                await self._run(caller, headers, scope.get("http_version", "1.1"), receive, send)
                 return
             if content_type is None:
                 raise _unsupported(headers)
             if path == BIDI_APPEND:
-                await self._bidi_append(receive, headers, content_type, send)
+                await self._bidi_append(caller, receive, headers, content_type, send)
                 return
-            handler = self.unary.get(path)
+            unary = self.unary if caller.models is None else self.aux.only(caller.models).routes()
+            handler = unary.get(path)
             with Reservation(self.hub.budget) as held:
                 body = await self._body(receive, headers, held)
                 if handler is None:
@@ -249,24 +254,18 @@ class CursorServer:
         plural = "" if streams == 1 else "s"
         log.info("shutting down: ended %d open stream%s with a retryable error", streams, plural)
 
-    def _authorize(self, headers: Mapping[str, str]) -> None:
-        if self.access_token is None:
-            return
-        presented = headers.get("authorization", "")
-        scheme, _, token = presented.partition(" ")
-        ok = scheme.lower() == "bearer" and hmac.compare_digest(
-            token.strip().encode(), self.access_token.encode()
-        )
-        if not ok:
-            raise RequestError(WireError(Code.UNAUTHENTICATED, "missing or wrong access token"))
-
     async def _body(self, receive: Receive, headers: Mapping[str, str], held: Reservation) -> bytes:
         return await read_body(receive, headers, self.max_body_bytes, self.body_timeout_s, held)
 
     # -- BidiAppend ------------------------------------------------------------------------
 
     async def _bidi_append(
-        self, receive: Receive, headers: Mapping[str, str], content_type: ContentType, send: Send
+        self,
+        caller: User,
+        receive: Receive,
+        headers: Mapping[str, str],
+        content_type: ContentType,
+        send: Send,
     ) -> None:
         """200 for every append that was read: a failed append makes the
         official client abort the run. Only a body too big, too slow or with
@@ -283,19 +282,25 @@ class CursorServer:
         except RequestError as refused:
             request_id = headers.get("x-request-id", "")
             if is_valid_id(request_id):
-                await self.hub.append_refused(request_id, refused.error.message)
+                await self.hub.append_refused(scoped(caller.id, request_id), refused.error.message)
             raise
         if isinstance(append, str):
             self.hub.counters.undecodable_appends += 1
             log.info("an append was ignored: %s", append)
         elif append is not None:
-            await self.hub.append(append.request_id, append.seqno, append.payload)
+            key = scoped(caller.id, append.request_id)  # another user's id is one never seen
+            await self.hub.append(key, append.seqno, append.payload, headers)
         await _unary_reply(send, bidi_pb2.BidiAppendResponse(), content_type)
 
     # -- Run (HTTP/2) ------------------------------------------------------------------------
 
     async def _run(
-        self, headers: Mapping[str, str], http_version: str, receive: Receive, send: Send
+        self,
+        caller: User,
+        headers: Mapping[str, str],
+        http_version: str,
+        receive: Receive,
+        send: Send,
     ) -> None:
         if not self.http2:
             raise RequestError(WireError(Code.UNIMPLEMENTED, "Run is off here (server.http2)"))
@@ -309,7 +314,7 @@ class CursorServer:
                 WireError(Code.UNIMPLEMENTED, "gRPC needs HTTP/2; over HTTP/1.1 use gRPC-Web")
             )
         try:
-            session = self.run.open()
+            session = self.run.open(caller.id, headers)
         except OverBudget as no_room:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
         self.open_streams += 1
@@ -322,6 +327,7 @@ class CursorServer:
 
     async def _run_sse(
         self,
+        caller: User,
         headers: Mapping[str, str],
         content_type: ContentType | None,
         receive: Receive,
@@ -343,11 +349,12 @@ class CursorServer:
         if not is_valid_id(request.request_id):
             malformed = invalid_id("request_id")
             raise RequestError(WireError(Code.INVALID_ARGUMENT, malformed))
-        gone = self.hub.sessions.gone(request.request_id)
+        key = scoped(caller.id, request.request_id)  # another user's id is one never seen
+        gone = self.hub.sessions.gone(key)
         if gone is not None:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, f"request dropped: {gone}"))
         try:
-            session = self.hub.session(request.request_id)
+            session = self.hub.session(key, headers)
         except OverBudget as no_room:
             raise RequestError(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))) from None
         finished = session.ended and session.outbox.empty()

@@ -3,7 +3,8 @@
 A tool may take several execs (an edit reads, then writes) and one exec may
 answer in many messages (a shell streams its output). The tracker keeps each
 asked exec until its final answer and says what a client message leads to;
-the session sends and submits what it says.
+the session sends and submits what it says. It also remembers the tool
+calls whose run was cut off and that are not asked again on this stream.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class PendingExec:
     exec_id: str
     shell: ShellCollector | None = None
     memo: dict[str, Any] = field(default_factory=dict)
+    pieces: int = 0
+    """Pieces of output taken so far (each a loop input of its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,11 @@ class SendNext:
 
 @dataclass(frozen=True, slots=True)
 class MoreToCome:
-    """A piece of a streamed answer; nothing to do yet."""
+    """A piece of a streamed answer: `output` is what it brought to keep
+    with the running call (empty: nothing to keep)."""
+
+    pending: PendingExec | None = None
+    output: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +74,28 @@ class ExecTracker:
     def __init__(self, numbers: Callable[[], int]) -> None:
         self._numbers = numbers
         self._pending: dict[str, PendingExec] = {}
+        self.interrupted: set[str] = set()
+        """Operations whose run was cut off: they are never asked here."""
+        self.safe: set[str] = set()
+        """Operations another stream of this process asked without their
+        running (or harmlessly): asking them here is no second run."""
 
     def __len__(self) -> int:
         return len(self._pending)
 
     def asked(self, operation_id: str) -> bool:
+        """Asked on this stream (or cut off, and so never to be asked)."""
+        if operation_id in self.interrupted:
+            return True
         return any(p.operation_id == operation_id for p in self._pending.values())
+
+    def pending(self) -> list[PendingExec]:
+        return list(self._pending.values())
+
+    def forget(self, pending: PendingExec) -> None:
+        """Stop waiting for `pending` (what comes for it is unknown now)."""
+        if self._pending.get(pending.exec_id) is pending:
+            del self._pending[pending.exec_id]
 
     def start(self, call: ToolCall, tool: NativeTool, operation_id: str) -> pb.ExecServerMessage:
         """Register a tool call and return its first exec request."""
@@ -91,7 +114,7 @@ class ExecTracker:
             return Unknown()
         final = pending.shell.feed(message) if pending.shell else message
         if final is None:
-            return MoreToCome()
+            return MoreToCome(pending, pending.shell.fresh if pending.shell else "")
         step = pending.tool.step(pending.call, final, pending.memo)
         if isinstance(step, NextExec):
             del self._pending[pending.exec_id]

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import assert_never
 
@@ -26,17 +26,17 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
 from cursor_byok.transport.dialect import dialect, input_ids
+from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
-from cursor_byok.transport.dialect.tools import ToolOutcome
+from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
-from cursor_byok.transport.sessions.exec_tracker import (
-    Finished,
-    MoreToCome,
-    SendNext,
-    Unknown,
+from cursor_byok.transport.sessions.handover import (
+    begin_turn,
+    resume_turn,
+    settle_execs,
+    take_over,
 )
-from cursor_byok.transport.sessions.handover import resume_turn, take_over
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
@@ -44,11 +44,14 @@ from cursor_byok.transport.sessions.memory_budget import (
     OverBudget,
     budget_key,
 )
-from cursor_byok.transport.sessions.over_budget import failed_in_place
+from cursor_byok.transport.sessions.over_budget import fail_the_tool
+from cursor_byok.transport.sessions.owners import ModelGate, owned
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
+from cursor_byok.transport.sessions.tool_runs import ToolRuns
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +71,17 @@ class SessionHub:
         context_wait_s: float = CONTEXT_WAIT_S,
         blob_wait_s: float = BLOB_WAIT_S,
         kv_wait_s: float | None = None,
+        models: ModelGate | None = None,
+        server_tools: Sequence[Tool] = (),
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
-        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`)."""
+        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
+        models each user may start a turn with (None: any); `server_tools`:
+        the tools the configuration adds (web search and fetch), offered to
+        the runs whose client can take them."""
         self.runner = runner
+        self.models = models or ModelGate()
+        self.server_tools = tuple(server_tools)
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
@@ -85,10 +95,14 @@ class SessionHub:
         self._blob_wait_s = blob_wait_s
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
+        self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
+        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms)
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
+        session.on_cut_off = self.tools.cut_off
+        session.server_runs = ServerRuns(self._tool_host)
         session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
         if refused is not None:
@@ -101,10 +115,13 @@ class SessionHub:
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    def session(self, request_id: str) -> Session:
-        """The request id's session, made on first use; OverBudget if there is no room."""
+    def session(self, request_id: str, headers: Mapping[str, str] | None = None) -> Session:
+        """The request id's session, made on first use; OverBudget if there is
+        no room. `headers`: a request's, which may say which client it is."""
         session = self.sessions.session(request_id)
         self.budget.touch(budget_key(request_id))
+        if headers is not None:
+            session.client_headers = ClientHeaders.of(headers) or session.client_headers
         return session
 
     def _dropped(self, session: Session, reason: str) -> None:
@@ -118,7 +135,7 @@ class SessionHub:
         wait for input that will never come."""
         session.failed = reason
         self.budget.refund(budget_key(session.request_id), session.inbox.clear())
-        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.request_id}: {reason}")
+        error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.client_id}: {reason}")
         conversation_id = session.conversation_id
         if (
             conversation_id is None
@@ -183,10 +200,11 @@ class SessionHub:
     def _release(self, session: Session, conversation_id: str) -> None:
         self.sink.release(conversation_id, session)
 
-    def _spawn(self, coroutine: Coroutine[object, object, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._done)
+        return task
 
     def _done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -206,12 +224,14 @@ class SessionHub:
 
     # -- appends ---------------------------------------------------------------------------
 
-    async def append(self, request_id: str, seqno: int, payload: bytes) -> None:
-        """Take one BidiAppend. Never raises for bad client data: the official
-        client aborts the whole run on a failed append."""
+    async def append(
+        self, request_id: str, seqno: int, payload: bytes, headers: Mapping[str, str] | None = None
+    ) -> None:
+        """Take one BidiAppend (`headers`: its request's). Never raises for bad
+        client data: the official client aborts the whole run on a failed append."""
         gone = self.sessions.gone(request_id)
         try:
-            session = self.session(request_id) if gone is None else None
+            session = self.session(request_id, headers) if gone is None else None
         except OverBudget as no_room:
             gone = str(no_room)
             session = None
@@ -231,7 +251,8 @@ class SessionHub:
             grown = session.inbox.pending_bytes - held
             if grown > 0:
                 refused = self.budget.charge(budget_key(request_id), grown)
-                if refused is not None and self._fail_the_tool(session, seqno, payload, refused):
+                if refused is not None and fail_the_tool(session, seqno, payload, refused):
+                    self.counters.over_budget_appends += 1
                     grown = session.inbox.pending_bytes - held
                     refused = self.budget.charge(budget_key(request_id), grown)
                 if refused is not None:
@@ -251,24 +272,6 @@ class SessionHub:
                     what = f"append {number} of request {request_id}"
                     log_not_applied(log, session.conversation_id, what, error)
 
-    def _fail_the_tool(self, session: Session, seqno: int, payload: bytes, refused: str) -> bool:
-        """A tool's result too big to wait in the inbox: a small error stands
-        in its place, so that tool call fails and the turn goes on. False
-        when the append is no tool's result."""
-        stand_in = failed_in_place(seqno, payload, refused)
-        if stand_in is None or seqno not in session.inbox.pending:
-            return False
-        session.inbox.replace(seqno, stand_in)
-        self.counters.over_budget_appends += 1
-        log.warning(
-            "request %s: append %d, a tool's result, was over the memory budget (%s); "
-            "that tool call fails",
-            session.request_id,
-            seqno,
-            refused,
-        )
-        return True
-
     async def append_refused(self, request_id: str, reason: str) -> None:
         """An append of `request_id` was refused (too big, or no room): the
         client stops appending after it, so every tool call waiting on this
@@ -280,7 +283,7 @@ class SessionHub:
         session.refused = reason
         async with session.lock:
             for step in session.execs.abandon(text):
-                await self._exec_step(session, step)
+                await self.tools.step(session, step)
 
     async def _deliver(self, session: Session, seqno: int, data: bytes) -> None:
         began = time.perf_counter_ns()
@@ -290,14 +293,20 @@ class SessionHub:
             self.counters.undecodable_appends += 1
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
-        event = dialect.decode_client_message(message, session.request_id, self._now_ms())
+        headers = session.client_headers
+        event = dialect.decode_client_message(
+            message, session.client_id, self._now_ms(), headers, self.server_tools
+        )
         self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
                 input_id = input_ids.run_id(session.request_id, message.run_request)
-                await self._run_started(session, event, input_id)
+                if (refused := await self.models.refusal(session.request_id, event)) is not None:
+                    session.put(EndOfStream(refused))
+                    return
+                await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                await self._exec_step(session, session.execs.reply(number, exec_id, reply))
+                await self.tools.step(session, session.execs.reply(number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -307,7 +316,7 @@ class SessionHub:
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
                 if not session.context_requests.answer(number, None):
-                    await self._exec_step(session, session.execs.thrown(number, error))
+                    await self.tools.step(session, session.execs.thrown(number, error))
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)
@@ -317,6 +326,9 @@ class SessionHub:
             case dialect.FollowUp(message=user, original=typed):
                 input_id = input_ids.message_id_of(session.request_id, data)
                 await self._follow_up(session, user, typed, input_id)
+            case dialect.QueryAnswered(number=number, response=response):
+                if not session.server_runs.queries.answer_any(number, response):
+                    self.counters.ignored_messages += 1
             case dialect.KvAnswered(number=number):
                 if not session.kv.answered(number):
                     self.counters.late_kv_answers += 1
@@ -333,10 +345,7 @@ class SessionHub:
                 assert_never(event)
 
     async def _submit(self, session: Session, input_id: str, input_: Input) -> Outcome | None:
-        if session.conversation_id is None:
-            self.counters.late_appends += 1
-            return None
-        return await self.runner.submit(session.conversation_id, input_id, input_)
+        return await self.tools.submit(session, input_id, input_)
 
     async def _follow_up(
         self, session: Session, user: UserMessage, typed: pb.UserMessage, fallback: str
@@ -345,9 +354,10 @@ class SessionHub:
         when it enters history, once; a resend of one taken before is not
         taken, nor acknowledged, again."""
         typed_list = session.context.typed
-        typed_list.append(typed)
+        if typed.message_id:  # echoed when it enters history (`QueuedEntered`)
+            typed_list.append(typed)
         input_id = input_ids.user_message_id(typed) or fallback
-        outcome = await self._submit(session, input_id, UserInput(user))
+        outcome = await self._submit(session, input_id, UserInput(user, typed.message_id))
         if (outcome is None or outcome.duplicate) and typed in typed_list:
             typed_list.remove(typed)
 
@@ -357,15 +367,15 @@ class SessionHub:
             return
         conversation_id = event.conversation_id
         session.conversation_id = conversation_id
-        session.tools = event.tools
+        session.tools, session.capabilities = event.tools, event.capabilities
         start = event.start
         previous = self.sink.serve(conversation_id, session)
+        unsent: set[str] = set()
         if isinstance(previous, Session) and start is None:
-            take_over(session, previous)  # a resume plays the rest of the old stream's turn
+            unsent = take_over(session, previous)  # a resume plays the rest of the old turn
         else:
-            session.context.turn.begin(event.user_message, event.prior_turns, session.request_id)
-            session.context.context_window = self._context_window(event.model)
-            session.context.characters.update(event.characters)
+            begin_turn(session, event, self._context_window(event.model))
+        cut_off = settle_execs(session, previous, unsent) if isinstance(previous, Session) else []
         if isinstance(previous, Session):
             previous.put(EndOfStream())  # a newer stream took the conversation over
         if isinstance(start, Start) and start.settings is not None:
@@ -384,6 +394,10 @@ class SessionHub:
         # Output produced while no stream served the conversation goes first.
         for item in self.sink.take_stash(conversation_id):
             session.deliver(conversation_id, item)
+        for run in cut_off:  # may have run: never asked twice
+            await self.tools.interrupt(
+                session, conversation_id, run.call, run.tool, run.operation_id
+            )
         if not session.ended:
             # A summary asked for when there is nothing to summarize leaves
             # the conversation idle: the resume below ends the stream.
@@ -409,34 +423,13 @@ class SessionHub:
         if requests.canceled is not None:
             session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
+        now, headers = self._now_ms(), session.client_headers
         started = decode_run_request(
-            event.run, session.request_id, self._now_ms(), context, asked=True, blobs=blobs
+            event.run, session.client_id, now, context, True, blobs, headers, self.server_tools
         )
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:
-            await self._run_started(session, started, input_id)
-
-    async def _exec_step(
-        self, session: Session, step: Finished | SendNext | MoreToCome | Unknown
-    ) -> None:
-        match step:
-            case Unknown():
-                self.counters.unknown_exec_results += 1
-            case MoreToCome():
-                pass
-            case SendNext(request=request):
-                session.put(pb.AgentServerMessage(exec_server_message=request))
-            case Finished(pending=pending, result=result, outcome=outcome):
-                session.put(
-                    dialect.encode_tool_completed(
-                        pending.call, pending.tool, result, session.context
-                    )
-                )
-                message = dialect.tool_result_message(pending.call, outcome, self._now_ms())
-                input_id = input_ids.tool_result_id(pending.operation_id)
-                await self._submit(session, input_id, ToolResult(message))
-            case _:
-                assert_never(step)
+            await self._run_started(session, owned(session.request_id, started), input_id)
 
 
 async def _discard(submit: Coroutine[object, object, object]) -> None:

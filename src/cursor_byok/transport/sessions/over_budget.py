@@ -12,8 +12,34 @@ tool call to fail; the hub ends the turn as before.
 
 from __future__ import annotations
 
+import logging
+from typing import TYPE_CHECKING
+
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+
+if TYPE_CHECKING:
+    from cursor_byok.transport.sessions.session import Session
+
+log = logging.getLogger(__name__)
+
+
+def fail_the_tool(session: Session, seqno: int, payload: bytes, refused: str) -> bool:
+    """A tool's result too big to wait in the inbox: a small error stands
+    in its place, so that tool call fails and the turn goes on. False
+    when the append is no tool's result."""
+    stand_in = failed_in_place(seqno, payload, refused)
+    if stand_in is None or seqno not in session.inbox.pending:
+        return False
+    session.inbox.replace(seqno, stand_in)
+    log.warning(
+        "request %s: append %d, a tool's result, was over the memory budget (%s); "
+        "that tool call fails",
+        session.request_id,
+        seqno,
+        refused,
+    )
+    return True
 
 
 def failed_in_place(seqno: int, payload: bytes, refused: str) -> bytes | None:

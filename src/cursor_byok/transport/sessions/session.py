@@ -3,7 +3,8 @@
 The session owns the one ordered send queue of its stream: the runner's
 output for the session's conversation reaches it through the `OutputSink`,
 is encoded here and queued, and only the RunSSE writer takes from the
-queue. Its exec tracker follows the tool calls the client runs.
+queue. Its exec tracker follows the tool calls the client runs; its server
+runs (`server_runs`), those the server runs itself.
 """
 
 from __future__ import annotations
@@ -16,20 +17,31 @@ from dataclasses import dataclass, field
 
 from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
+from cursor_byok.store.owners import client_id_of
 from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
-from cursor_byok.transport.dialect.tools import ToolOutcome, ToolSet
+from cursor_byok.transport.dialect.clients import (
+    CAUTIOUS,
+    UNKNOWN_CLIENT,
+    Capabilities,
+    ClientHeaders,
+)
+from cursor_byok.transport.dialect.interrupted import repeatable
+from cursor_byok.transport.dialect.tools import NativeTool, ServerTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.append_inbox import AppendInbox
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
 from cursor_byok.transport.sessions.request_context import BlobRequests, ContextRequests
+from cursor_byok.transport.sessions.server_runs import ServerRuns
 
 log = logging.getLogger(__name__)
 
 ToolFeedback = Callable[[str, CallClient, ToolOutcome], None]
 """Submit an outcome for a tool call the client was never asked to run."""
+CutOff = Callable[["Session", str, CallClient], None]
+"""Give a tool call that may have run already its result without a second run."""
 
 
 __all__ = ["EndOfStream", "QueueItem", "Session", "ToolFeedback"]
@@ -47,7 +59,13 @@ class Session:
     conversation_id: str | None = None
     context: dialect.StreamContext = field(default_factory=dialect.StreamContext)
     tools: ToolSet = field(default_factory=ToolSet.for_run)
+    client_headers: ClientHeaders = UNKNOWN_CLIENT
+    """Who the request's headers say the client is."""
+    capabilities: Capabilities = CAUTIOUS
+    """What the run's client can show and answer (set when its run starts)."""
     execs: ExecTracker = field(init=False)
+    server_runs: ServerRuns = field(default_factory=ServerRuns)
+    """The calls of tools the server runs itself (`server_runs`)."""
     context_requests: ContextRequests = field(default_factory=ContextRequests)
     blob_requests: BlobRequests = field(default_factory=BlobRequests)
     kv: KvAnswers = field(default_factory=KvAnswers)
@@ -64,10 +82,17 @@ class Session:
     more, so a tool call asked here could never be answered."""
     on_end: Callable[[Session], None] = lambda _session: None
     on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
+    on_cut_off: CutOff = lambda _session, _conversation_id, _command: None
 
     def __post_init__(self) -> None:
-        self.context.stream_id = self.request_id
+        self.context.stream_id = self.client_id
         self.execs = ExecTracker(self.context.exec_number)
+
+    @property
+    def client_id(self) -> str:
+        """The request id as the client knows it; `request_id` is the
+        server's key, in the owner's namespace (`store.owners`)."""
+        return client_id_of(self.request_id)
 
     def put(self, item: QueueItem) -> None:
         if self.ended:
@@ -99,11 +124,13 @@ class Session:
         The outbox is emptied in place: a writer parked on it stays the
         stream's writer."""
         self.outbox.clear()
-        self.context = dialect.StreamContext(stream_id=self.request_id)
+        self.context = dialect.StreamContext(stream_id=self.client_id)
         self.execs = ExecTracker(self.context.exec_number)
         self.context_requests = ContextRequests()
         self.blob_requests = BlobRequests()
         self.kv.clear()
+        self.server_runs.cancel_all()
+        self.server_runs = ServerRuns(self.server_runs.host)
         self.ended = False
         self.ended_at = None
 
@@ -127,6 +154,7 @@ class Session:
                     self.put(message)
                 self.end(conversation_id)
             case Failed() | Canceled():
+                self.server_runs.cancel_all()
                 self.end(conversation_id, dialect.error_for(item))
             case _:
                 self.show(item)  # typed: a new kind of output fails the type check here
@@ -146,14 +174,24 @@ class Session:
             outbox.add_tokens(tokens)
 
     def ask(self, conversation_id: str, command: CallClient) -> None:
-        """tool_call_started -> checkpoint -> exec request, once per stream."""
+        """tool_call_started -> checkpoint -> exec request, once per stream;
+        a tool the server runs itself is run instead (`server_runs`), again
+        too when asked again: nothing it did is committed before its result."""
         call = command.tool_call
         tool = self.tools.get(call.name)
         if tool is None:
             text = f"Unknown tool {call.name!r}; use one of the tools offered."
             self.feedback(conversation_id, command, ToolOutcome(text, True))
             return
+        if isinstance(tool, ServerTool):
+            if not self.server_runs.asked(command.operation_id):
+                self.server_runs.start(conversation_id, command, tool, self.context, self.put)
+            return
+        assert isinstance(tool, NativeTool)  # every other tool runs on the client
         if self.execs.asked(command.operation_id):
+            return
+        if command.again and not repeatable(call.name):
+            self.on_cut_off(self, conversation_id, command)  # it may have run: never twice
             return
         if self.refused is not None:
             text = f"The tool call could not be run: {self.refused}"

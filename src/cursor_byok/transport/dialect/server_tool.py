@@ -1,0 +1,104 @@
+"""Tools the server runs itself instead of asking the client.
+
+To-dos are written on the server (no exec exists for them); web search and
+fetch, and a question or a mode switch that waits on the user through an
+interaction query, are too. To the loop such a call is a tool call like any
+other: it emits `CallClient`, and the call's result comes back as one
+`ToolResult`, recorded, de-duplicated and resumed after a restart exactly
+as an exec's result is. Only the session (sessions/server_runs.py) tells
+the two apart: for a `ServerTool` it sends the started card, runs the tool,
+sends the completed card and submits the outcome.
+
+Adding one:
+
+    class WebFetch(ServerTool):
+        name, description, parameters = "WebFetch", "...", object_schema(...)
+        queries = ("web_fetch_request_query",)    # clients that cannot answer: not offered
+
+        def card(self, call, result=None) -> pb.ToolCall:
+            ...                                   # the card as started (result None)
+
+        async def run(self, call, context) -> ServerOutcome:
+            response = await context.ask(query, timeout_s=60)   # None: no answer in time
+            ...                                   # I/O of its own is fine: it is awaited
+            return ServerOutcome(card_with_result, ToolOutcome(text, is_error=False))
+
+and add it to `tools.BUILTIN`; `ToolSet.for_run` offers it to clients that
+draw its card and answer its queries (`clients.Capabilities`; a tool that
+needs more, say a switch of the request context, is gated there too). `run` is a
+task of the session's: it is canceled with the turn (a cancel, a failure, a
+new stream taking the turn over, which asks it again) and when the server
+shuts down, so it must hold nothing that outlives a cancel. An exception
+from `run` becomes an error result (`failed`). A tool that must ask before
+it shows its card (web search sends its approval query first) sets
+`started_first = False` and calls `context.started()` itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from cursor_byok.llm.types import ToolCall
+from cursor_byok.loop.state import ConversationState
+from cursor_byok.loop.todos import TodoItem
+from cursor_byok.transport.dialect.tool_base import Tool, ToolOutcome
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOutcome:
+    """What a server-run call comes to: the completed card, what the model
+    reads, and the conversation's to-do list when the call changed it."""
+
+    card: pb.ToolCall
+    outcome: ToolOutcome
+    todos: tuple[TodoItem, ...] | None = None
+
+
+class ToolContext(Protocol):
+    """What a running server tool may use (the session provides it)."""
+
+    @property
+    def conversation_id(self) -> str: ...
+
+    @property
+    def state(self) -> ConversationState:
+        """The committed state as it was when the call was asked."""
+        ...
+
+    def now_ms(self) -> int: ...
+
+    def send(self, message: pb.AgentServerMessage) -> None:
+        """Put a message on the client's stream (in order with the rest)."""
+        ...
+
+    def started(self) -> None:
+        """Send the call's started card now (for `started_first = False`)."""
+        ...
+
+    async def ask(
+        self, query: pb.InteractionQuery, timeout_s: float
+    ) -> pb.InteractionResponse | None:
+        """Send `query` (its id is filled in) and wait for the client's
+        answer: None when none came within `timeout_s` or the client failed.
+        The stream keeps its heartbeats meanwhile."""
+        ...
+
+
+class ServerTool(Tool):
+    """A tool the server runs: a definition, a card, and `run`."""
+
+    started_first = True
+    """Send the started card before `run` (else `run` calls `context.started()`)."""
+
+    def card(self, call: ToolCall, result: Any = None) -> pb.ToolCall:
+        """The card as started; the completed one comes with the outcome."""
+        raise NotImplementedError
+
+    async def run(self, call: ToolCall, context: ToolContext) -> ServerOutcome:
+        raise NotImplementedError
+
+    def failed(self, call: ToolCall, error: str) -> ServerOutcome:
+        """The outcome of a run that raised: the started card and the error."""
+        return ServerOutcome(self.card(call), ToolOutcome(f"The tool failed: {error}", True))

@@ -1,0 +1,201 @@
+"""Running the tools the server runs itself (`dialect.server_tool`).
+
+When the loop asks for a call of a `ServerTool`, the session does not send
+an exec: it sends the started card, runs the tool in a task of its own, and
+when the run is over sends the completed card and feeds the outcome back
+through the same door an exec's result comes in (`ServerToolHost.finish`:
+one `ToolResult` under the call's operation id). So history, the store's
+records, duplicates and a restart treat both alike: a result already
+committed is not taken twice, and a call asked again after a restart (or on
+a stream that took the turn over) runs again.
+
+A run may wait on the client through interaction queries (`context.ask`):
+the query goes out on the stream, the answer comes back as an
+`interaction_response` (`QueryAnswered`), and a bounded wait ends with None
+when no answer comes. The stream's writer keeps sending heartbeats
+meanwhile. Runs are canceled with the turn (a cancel or failure reaching the
+stream), when another stream takes the turn over (it asks the call again)
+and when the server shuts down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Protocol
+
+from cursor_byok.llm.types import ToolCall
+from cursor_byok.loop.commands import CallClient
+from cursor_byok.loop.inputs import ToolResult
+from cursor_byok.loop.state import ConversationState
+from cursor_byok.runtime.runner import Runner
+from cursor_byok.transport.dialect import dialect, input_ids
+from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.request_context import Answers
+
+log = logging.getLogger(__name__)
+
+
+class ServerToolHost(Protocol):
+    """What the session's server-run tools need from the server around them."""
+
+    async def state_of(self, conversation_id: str) -> ConversationState | None:
+        """The committed state (the runner's)."""
+        ...
+
+    async def finish(
+        self, conversation_id: str, operation_id: str, call: ToolCall, result: ServerOutcome
+    ) -> None:
+        """Feed a finished call's outcome back, as an exec's result is."""
+        ...
+
+    def spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
+        """Run `work` as a task the server cancels when it shuts down."""
+        ...
+
+    def now_ms(self) -> int: ...
+
+
+@dataclass(eq=False)
+class RunnerHost:
+    """The host the session hub gives its sessions: the runner's state, and
+    results submitted as the client's exec results are (`SessionHub`)."""
+
+    runner: Runner
+    spawn: Callable[[Coroutine[object, object, None]], asyncio.Task[None]]
+    now_ms: Callable[[], int]
+
+    async def state_of(self, conversation_id: str) -> ConversationState | None:
+        return await self.runner.state_of(conversation_id)
+
+    async def finish(
+        self, conversation_id: str, operation_id: str, call: ToolCall, result: ServerOutcome
+    ) -> None:
+        message = dialect.tool_result_message(call, result.outcome, self.now_ms())
+        input_id = input_ids.tool_result_id(operation_id)  # as an exec's result
+        await self.runner.submit(conversation_id, input_id, ToolResult(message, result.todos))
+
+
+class InteractionQueries(Answers[pb.InteractionResponse]):
+    """The interaction queries asked on one stream, by query id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next = 1
+
+    def ask(self, query: pb.InteractionQuery) -> pb.AgentServerMessage:
+        """The message to send (with the query's id filled in); `wait` then
+        waits for the answer."""
+        query.id = self._next
+        self._next += 1
+        self._expect(query.id)
+        return pb.AgentServerMessage(interaction_query=query)
+
+    def answer_any(self, number: int, response: pb.InteractionResponse) -> bool:
+        """Take an answer by its id; an answer with an id no query has (some
+        clients answer 0) goes to the one query waiting, if only one is."""
+        if self.answer(number, response):
+            return True
+        waiting = list(self._waiting)
+        return len(waiting) == 1 and self.answer(waiting[0], response)
+
+
+@dataclass(eq=False)
+class _Context:
+    """A `dialect.server_tool.ToolContext` for one run."""
+
+    conversation_id: str
+    state: ConversationState
+    call: ToolCall
+    tool: ServerTool
+    stream: dialect.StreamContext
+    send: Callable[[pb.AgentServerMessage], None]
+    queries: InteractionQueries
+    host: ServerToolHost
+    shown: bool = False
+
+    def now_ms(self) -> int:
+        return self.host.now_ms()
+
+    def started(self) -> None:
+        if not self.shown:
+            self.shown = True
+            self.send(dialect.tool_started(self.call, self.tool, self.stream))
+
+    async def ask(
+        self, query: pb.InteractionQuery, timeout_s: float
+    ) -> pb.InteractionResponse | None:
+        self.send(self.queries.ask(query))
+        return await self.queries.wait(query.id, timeout_s)
+
+
+class ServerRuns:
+    """The server-run calls of one stream, by operation id."""
+
+    def __init__(self, host: ServerToolHost | None = None) -> None:
+        self.host = host
+        self.queries = InteractionQueries()
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._done: set[str] = set()
+        """Calls run to their end on this stream: asked again, not run again."""
+
+    def __len__(self) -> int:
+        return len(self._running)
+
+    def asked(self, operation_id: str) -> bool:
+        return operation_id in self._running or operation_id in self._done
+
+    def start(
+        self,
+        conversation_id: str,
+        command: CallClient,
+        tool: ServerTool,
+        stream: dialect.StreamContext,
+        send: Callable[[pb.AgentServerMessage], None],
+    ) -> None:
+        """Run one call; its cards go out through `send`."""
+        if self.host is None:
+            raise RuntimeError("this session cannot run server tools")
+        run = self._run(conversation_id, command, tool, stream, send, self.host)
+        task = self.host.spawn(run)
+        self._running[command.operation_id] = task
+        task.add_done_callback(lambda _t: self._running.pop(command.operation_id, None))
+
+    async def _run(
+        self,
+        conversation_id: str,
+        command: CallClient,
+        tool: ServerTool,
+        stream: dialect.StreamContext,
+        send: Callable[[pb.AgentServerMessage], None],
+        host: ServerToolHost,
+    ) -> None:
+        call = command.tool_call
+        state = await host.state_of(conversation_id)
+        if state is None:
+            state = ConversationState(conversation_id)
+        context = _Context(conversation_id, state, call, tool, stream, send, self.queries, host)
+        if tool.started_first:
+            context.started()
+        try:
+            result = await tool.run(call, context)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.exception("server tool %s failed", tool.name)
+            result = tool.failed(call, str(error) or type(error).__name__)
+        context.started()  # a run that never showed its card still does, before the end
+        for message in dialect.tool_completed(call, result.card, stream):
+            send(message)
+        self._done.add(command.operation_id)
+        await host.finish(conversation_id, command.operation_id, call, result)
+
+    def cancel_all(self) -> None:
+        """The turn is over here (canceled, failed, or taken over): stop."""
+        for task in list(self._running.values()):
+            task.cancel()
+        self._running.clear()
+        self.queries.cancel("the turn ended")
