@@ -8,13 +8,20 @@ is read from the last `[bench ...]` marker in the request body:
                                 P ms (the offered load: P = 10 is 100 deltas/s)
   `[bench tool]`                a `read_file` tool call, at once; the request
                                 that carries its result gets a short text answer
+  `[bench tool calls=K batch=B]`  K tool calls in all, B to a response (the last
+                                response may have fewer), then the text answer:
+                                the calls made are the `tool` messages after the
+                                last user message
 Each delta's text is a 6-character token (`t0042 `): a client counts the
 deltas relayed to it by the length of the text it got.
 
 Every stream's deltas are due at fixed times from its start (no drift from
 late wake-ups), written by one timer for all streams: the provider spends
 as little CPU as it can, its CPU is not the server's (a real provider's is
-on another machine).
+on another machine). On a small shared machine it still slows the server
+when it works while the server does, so a request (the server sends the
+whole history in each) is read straight into its connection's buffer, and
+what to answer is found from the body's end, not by parsing it.
 """
 
 from __future__ import annotations
@@ -26,10 +33,14 @@ import heapq
 import itertools
 import json
 import re
+import socket
 import sys
 from dataclasses import dataclass, field
 
 TOKEN_CHARS = 6
+RCVLOWAT_MAX = 16 * 1024 * 1024
+BUFFER_BYTES = 256 * 1024
+"""A connection's buffer to begin with, and the room it keeps free to read into."""
 TICK_S = 0.001
 """The loop clock's step on uvloop."""
 _MARKER = re.compile(rb"\[bench ([^\]]*)\]")
@@ -83,24 +94,47 @@ def text_answer(deltas: int) -> list[bytes]:
     return [_ROLE, *(_chunk({"content": token(n)}) for n in range(deltas)), _STOP + _TAIL]
 
 
-def tool_call(call_id: str) -> bytes:
-    header = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "index": 0,
-                "id": call_id,
-                "type": "function",
-                "function": {"name": "read_file", "arguments": ""},
-            }
-        ],
-        "refusal": None,
-    }
-    parts = [_chunk(header)]
-    for piece in ('{"', "path", '":"', "notes", ".txt", '"}'):
-        parts.append(_chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+def tool_call(*call_ids: str) -> bytes:
+    """A response calling `read_file` once per id, as OpenAI streams parallel
+    calls: each call's header (the first with the role), then its arguments
+    in pieces."""
+    parts = []
+    for index, call_id in enumerate(call_ids):
+        function = {"name": "read_file", "arguments": ""}
+        header = {"index": index, "id": call_id, "type": "function", "function": function}
+        if index == 0:
+            first = {"role": "assistant", "content": None, "tool_calls": [header], "refusal": None}
+            parts.append(_chunk(first))
+        else:
+            parts.append(_chunk({"tool_calls": [header]}))
+        for piece in ('{"', "path", '":"', "notes", ".txt", '"}'):
+            parts.append(
+                _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            )
     return b"".join([*parts, _chunk({}, "tool_calls"), _TAIL])
+
+
+_USER = b'"role":"user"'
+_TOOL = b'"role":"tool"'
+
+
+def calls_made(body: bytearray, start: int, end: int) -> int:
+    """The tool results since the last user message in `body[start:end]`:
+    the calls of this turn. Read from the end of the canonical JSON (keys
+    sorted, no spaces), not by parsing it: the body carries the whole
+    history, and this process should spend as little CPU on it as it can
+    (its work is not the server's, but on a shared machine it slows the
+    server all the same)."""
+    return body.count(_TOOL, max(body.rfind(_USER, start, end), start), end)
+
+
+def last_marker(body: bytearray, start: int, end: int) -> bytes | None:
+    """The options of the last `[bench ...]` marker in `body[start:end]`."""
+    at = body.rfind(b"[bench ", start, end)
+    if at < 0:
+        return None
+    found = _MARKER.match(body, at, end)
+    return found.group(1) if found else None
 
 
 def _future() -> asyncio.Future[None]:
@@ -109,7 +143,7 @@ def _future() -> asyncio.Future[None]:
 
 @dataclass(eq=False)
 class _Stream:
-    writer: asyncio.StreamWriter
+    writer: asyncio.WriteTransport
     parts: list[bytes]
     pace_s: float
     start: float
@@ -163,56 +197,108 @@ class FakeProvider:
             heapq.heappush(heap, (due.start + due.index * due.pace_s, order, due))
         self._arm()
 
-    async def stream(self, writer: asyncio.StreamWriter, parts: list[bytes], pace_s: float) -> None:
+    def stream(self, writer: asyncio.WriteTransport, parts: list[bytes], pace_s: float) -> None:
+        """Write `parts` one every `pace_s`, the first at once."""
         now = asyncio.get_running_loop().time()
         due = _Stream(writer, parts, pace_s, now)
         heapq.heappush(self._heap, (now, next(self._order), due))
-        self._tick()  # the first part goes at once
-        await due.done
+        self._tick()
 
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while await self._one(reader, writer):
-                pass
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
-            return False  # the client closed an idle keep-alive connection
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        body = await reader.readexactly(length)
+    def answer(self, writer: asyncio.WriteTransport, body: bytearray, start: int, end: int) -> None:
+        """The response to the request whose body is `body[start:end]`."""
         writer.write(_HEAD)
-        markers = _MARKER.findall(body)
+        marker = last_marker(body, start, end)
         options = dict(
             item.split(b"=", 1) if b"=" in item else (item, b"")
-            for item in (markers[-1].split() if markers else [])
+            for item in (marker.split() if marker is not None else [])
         )
         if b"tool" in options:
-            after_tool = json.loads(body)["messages"][-1].get("role") == "tool"
-            writer.write(b"".join(text_answer(4)) if after_tool else tool_call(self._call_id()))
+            calls, batch = int(options.get(b"calls", b"1")), int(options.get(b"batch", b"1"))
+            left = calls - calls_made(body, start, end)
+            if left <= 0:
+                writer.write(b"".join(text_answer(4)))
+            else:
+                writer.write(tool_call(*(self._call_id() for _ in range(min(batch, left)))))
         else:
             deltas = int(options.get(b"deltas", b"10"))
             pace_s = float(options.get(b"pace_ms", b"10")) / 1000
-            await self.stream(writer, text_answer(deltas), pace_s)
-        await writer.drain()
-        return True
+            self.stream(writer, text_answer(deltas), pace_s)
 
     def _call_id(self) -> str:
         return f"call_bench_{next(self._calls)}"
 
 
+class Connection(asyncio.BufferedProtocol):
+    """One client connection: requests (HTTP/1.1, keep-alive, one at a
+    time) are read straight into one buffer, kept for the connection and
+    grown to the largest request, so a long history's body costs the
+    kernel's copy into it and nothing more."""
+
+    def __init__(self, provider: FakeProvider) -> None:
+        self.provider = provider
+        self.buffer = bytearray(BUFFER_BYTES)
+        self.used = 0
+        self.searched = 0
+        """Where the search for the end of the head goes on from."""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.lowat = 1
+
+    def _wake_at(self, missing: int) -> None:
+        """Be woken only once the rest of the body is in (SO_RCVLOWAT): on
+        loopback the sender's kernel work includes waking the reader, each
+        time a piece arrives, which a remote provider's reading would not
+        cost the server."""
+        lowat = min(missing, RCVLOWAT_MAX)
+        if lowat == self.lowat or self.transport is None:
+            return
+        sock = self.transport.get_extra_info("socket")
+        with contextlib.suppress(OSError, AttributeError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, lowat)
+            self.lowat = lowat
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if len(self.buffer) - self.used < BUFFER_BYTES:
+            self.buffer.extend(bytes(len(self.buffer)))  # twice as big
+        return memoryview(self.buffer)[self.used :]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.used += nbytes
+        while self._request():
+            pass
+
+    def _request(self) -> bool:
+        """Answer the request the buffer holds whole, if it does."""
+        buffer = self.buffer
+        head_end = buffer.find(b"\r\n\r\n", max(self.searched - 3, 0), self.used)
+        if head_end < 0:
+            self.searched = self.used
+            return False
+        length = 0
+        for line in bytes(buffer[:head_end]).split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        start, end = head_end + 4, head_end + 4 + length
+        if self.used < end:
+            self._wake_at(end - self.used)
+            return False
+        self._wake_at(1)
+        assert self.transport is not None
+        self.provider.answer(self.transport, buffer, start, end)
+        rest = self.used - end
+        buffer[:rest] = buffer[end : self.used]
+        self.used, self.searched = rest, 0
+        return rest > 0
+
+
 async def main() -> None:
     provider = FakeProvider()
-    server = await asyncio.start_server(provider.handle, "127.0.0.1", 0, backlog=4096)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: Connection(provider), "127.0.0.1", 0, backlog=4096)
     print(server.sockets[0].getsockname()[1], flush=True)
     # Runs until the parent closes our stdin.
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)

@@ -13,9 +13,17 @@ It reads one JSON command a line on stdin and answers with one JSON line:
       streams back to back, their starts spread over one stream's length;
       it answers the streams begun while all N were open and the deltas
       per second that arrived meanwhile (`rate`).
-  {"op": "turn", "conversation": C, "turn": K, "url": server URL}
-      one turn of a tool session through the server: the model calls read_file,
-      the client answers, the model answers in text.
+  {"op": "turn", "conversation": C, "turn": K, "url": server URL,
+   "tool_calls": N, "batch": B, "clock": false}
+      one turn of a tool session through the server: the model calls read_file
+      (N times in all, B calls to a response; 1 and 1 unless given), the
+      client answers each, the model answers in text. As the official client
+      does, the run request carries the last checkpoint the conversation's
+      earlier turns got (`conversation_state`). With `clock`, the server's
+      CPU and stage clocks are read from its /metrics at each exec request,
+      once its checkpoint has come and the server waits for the client
+      (`exec_clocks`), with the stream's bytes received since the last one
+      (`exec_bytes`).
 
 Both modes share this code, its minimal HTTP/1.1 client and its pools of warm
 keep-alive connections (one pool per address, kept across commands). The only
@@ -151,6 +159,8 @@ class Stream:
     gaps_ms: list[float] = field(default_factory=list)
     append_s: float = 0.0
     """From the clock's start to the run request's append answered (RunSSE)."""
+    exec_clocks: list[tuple[float, dict[str, float]]] = field(default_factory=list)
+    exec_bytes: list[int] = field(default_factory=list)
     error: str | None = None
 
     def got(self, now: float, text_chars: int, sent: float) -> None:
@@ -201,23 +211,50 @@ async def direct_stream(pool: Pool, deltas: int, pace_ms: float, tag: str) -> St
 # -- through the server --------------------------------------------------------------
 
 
-def run_request(text: str, conversation_id: str, turn: int) -> pb.AgentClientMessage:
+def run_request(
+    text: str, conversation_id: str, turn: int, state: bytes | None = None
+) -> pb.AgentClientMessage:
     """A run request as the IDE sends it, its request context included (a run
     without one makes the server ask for it and wait, as for the CLI's print
-    mode, which is not what this bench measures)."""
+    mode, which is not what this bench measures), and `state`, the last
+    checkpoint the conversation got, as its `conversation_state`."""
     context = pb.RequestContext(env=pb.RequestContextEnv(shell="bash", os_version="linux"))
-    return pb.AgentClientMessage(
-        run_request=pb.AgentRunRequest(
-            conversation_id=conversation_id,
-            action=pb.ConversationAction(
-                user_message_action=pb.UserMessageAction(
-                    user_message=pb.UserMessage(text=text, message_id=f"m{turn}"),
-                    request_context=context,
-                )
-            ),
-            requested_model=pb.RequestedModel(model_id="bench"),
-        )
+    run = pb.AgentRunRequest(
+        conversation_id=conversation_id,
+        action=pb.ConversationAction(
+            user_message_action=pb.UserMessageAction(
+                user_message=pb.UserMessage(text=text, message_id=f"m{turn}"),
+                request_context=context,
+            )
+        ),
+        requested_model=pb.RequestedModel(model_id="bench"),
     )
+    if state is not None:
+        run.conversation_state.ParseFromString(state)
+    return pb.AgentClientMessage(run_request=run)
+
+
+Clock = Callable[[], Awaitable[tuple[float, dict[str, float]]]]
+"""Reads the server's CPU clock and stage clocks (seconds)."""
+
+
+async def read_clocks(url: str) -> tuple[float, dict[str, float]]:
+    """One GET of the server's /metrics: its exact CPU clock and its stage clock."""
+    pool = Pool(url)
+    reader, writer = await asyncio.open_connection(pool.host, pool.port)
+    head = f"GET /metrics HTTP/1.1\r\nhost: {pool.host}:{pool.port}\r\nconnection: close\r\n\r\n"
+    writer.write(head.encode())
+    reply = await reader.read()
+    writer.close()
+    cpu, stages = None, {}
+    for line in reply.decode().splitlines():
+        if line.startswith("cursor_byok_process_cpu_seconds "):
+            cpu = float(line.split()[1])
+        elif line.startswith('cursor_byok_stage_seconds_total{stage="'):
+            stages[line.split('"', 2)[1]] = float(line.rsplit(" ", 1)[1])
+    if cpu is None:
+        raise RuntimeError("no cursor_byok_process_cpu_seconds in /metrics")
+    return cpu, stages
 
 
 def exec_answers(request: pb.ExecServerMessage) -> list[pb.AgentClientMessage]:
@@ -253,12 +290,25 @@ async def append(pool: Pool, request_id: str, seqno: int, message: pb.AgentClien
         raise RuntimeError(f"BidiAppend {seqno}: HTTP {status}")
 
 
-async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) -> Stream:
+async def server_turn(
+    pool: Pool,
+    text: str,
+    conversation_id: str,
+    turn: int,
+    state: bytes | None = None,
+    keep: Callable[[bytes], None] | None = None,
+    clock: Clock | None = None,
+) -> Stream:
     """One turn: open RunSSE, append the run request (the clock starts), read
     to the end of the stream, answering exec requests on the way. As the
     official client does, the stream is read while the append is under way:
-    a delta that comes before the append's answer is seen when it comes."""
+    a delta that comes before the append's answer is seen when it comes.
+    `state` goes with the run request; `keep` is given each checkpoint; with
+    `clock`, an exec request is answered once the checkpoint after it came,
+    the server's clocks read first (`Stream.exec_clocks`)."""
     seen = Stream()
+    waiting: pb.ExecServerMessage | None = None
+    received = 0
     request_id = f"req-{conversation_id}-{turn}"
     conn = pool.take()
     appending: asyncio.Task[None] | None = None
@@ -270,14 +320,25 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
         sent = time.perf_counter()
 
         async def first_append() -> None:
-            await append(pool, request_id, 0, run_request(text, conversation_id, turn))
+            await append(pool, request_id, 0, run_request(text, conversation_id, turn, state))
             seen.append_s = time.perf_counter() - sent
+
+        async def answer(request: pb.ExecServerMessage) -> None:
+            nonlocal seqno, received
+            if clock is not None:
+                seen.exec_clocks.append(await clock())
+                seen.exec_bytes.append(received)
+                received = 0
+            for reply in exec_answers(request):
+                await append(pool, request_id, seqno, reply)
+                seqno += 1
 
         appending = asyncio.create_task(first_append())
         seqno = 1
         decoder = EnvelopeDecoder()
         async for now, chunk in conn.chunks():
             chars = 0
+            received += len(chunk)
             for envelope in decoder.feed(chunk):
                 payload = envelope.message()
                 if envelope.is_end_stream:
@@ -293,9 +354,18 @@ async def server_turn(pool: Pool, text: str, conversation_id: str, turn: int) ->
                         chars += len(update.text_delta.text)
                 elif top == "exec_server_message":
                     await appending  # exec answers follow the run request
-                    for answer in exec_answers(message.exec_server_message):
-                        await append(pool, request_id, seqno, answer)
-                        seqno += 1
+                    if waiting is not None:
+                        await answer(waiting)
+                    waiting = message.exec_server_message
+                    if clock is None:
+                        await answer(waiting)
+                        waiting = None
+                elif top == "conversation_checkpoint_update":
+                    if keep is not None:
+                        keep(message.conversation_checkpoint_update.SerializeToString())
+                    if waiting is not None:  # the checkpoint after the exec request
+                        await answer(waiting)
+                        waiting = None
                 elif top == "kv_server_message":
                     await appending
                     await append(pool, request_id, seqno, kv_reply(message.kv_server_message))
@@ -379,6 +449,8 @@ class Client:
         self.provider = Pool(provider_url)
         self.servers: dict[str, Pool] = {}
         self.h2: dict[str, H2Pool] = {}
+        self.checkpoints: dict[str, bytes] = {}
+        """Each conversation's last checkpoint, sent back with its next run."""
 
     def server(self, url: str) -> Pool:
         if url not in self.servers:
@@ -447,10 +519,17 @@ class Client:
         }
 
     async def turn(self, command: dict[str, Any]) -> dict[str, Any]:
-        turn = command["turn"]
-        text = f"[bench tool] turn {turn}: what is in notes.txt now?"
-        pool = self.server(command["url"])
-        seen = await server_turn(pool, text, command["conversation"], turn)
+        turn, conversation, url = command["turn"], command["conversation"], command["url"]
+        calls, batch = command.get("tool_calls", 1), command.get("batch", 1)
+        text = f"[bench tool calls={calls} batch={batch}] turn {turn}: what is in notes.txt now?"
+        pool = self.server(url)
+
+        def keep(checkpoint: bytes) -> None:
+            self.checkpoints[conversation] = checkpoint
+
+        state = self.checkpoints.get(conversation)
+        clock: Clock | None = (lambda: read_clocks(url)) if command.get("clock") else None
+        seen = await server_turn(pool, text, conversation, turn, state, keep, clock)
         return asdict(seen)
 
 

@@ -5,7 +5,9 @@ A call in a long agent session follows the previous one by an assistant
 message and its tool result, so each timed call is made on a warm render
 cache, as a real one is: a fresh conversation renders the history up to the
 previous call (untimed), then the call under test is timed, from
-`build_request` to the request bytes (`encode_body`). The history is a tool
+`build_request` to the request body in the parts it is sent in
+(`encode_body_parts`), its history grown as the loop grows it (a
+`SharedTuple`). The history is a tool
 session: turns of one user message, twelve tool exchanges (signed thinking,
 text, a call, a ~1.5 KB result) and a closing answer, all made by the model
 being called, so signatures are replayed. No network.
@@ -22,6 +24,7 @@ cached (a call outside a conversation renders everything):
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -35,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers import anthropic, gemini, openai_chat, openai_responses
-from cursor_byok.llm.providers.common import encode_body
+from cursor_byok.llm.providers.common import encode_body, encode_body_parts
+from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
@@ -139,14 +143,21 @@ def timed_call(
     """Microseconds of one call at `size` messages, the cache warmed (untimed)
     by the previous call of a fresh conversation when `warm`."""
     session = f"bench-{time.perf_counter_ns()}" if warm else None
+    history = SharedTuple(messages[: size - 2])
     if warm:
-        previous = RequestMessages(SYSTEM, tuple(messages[: size - 2]), TOOLS)
-        encode_body(build(spec, previous, CallContext("w", session)))
-    request = RequestMessages(SYSTEM, tuple(messages[:size]), TOOLS)
+        previous = RequestMessages(SYSTEM, history, TOOLS)
+        encode_body_parts(build(spec, previous, CallContext("w", session)))
+    request = RequestMessages(SYSTEM, history + tuple(messages[size - 2 : size]), TOOLS)
     context = CallContext("c", session)
-    start = time.perf_counter()
-    encode_body(build(spec, request, context))
-    return (time.perf_counter() - start) * 1e6
+    # The untimed warm-up made thousands of objects: a collection of them
+    # would land in the timed call, the more the longer the history.
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        encode_body_parts(build(spec, request, context))
+        return (time.perf_counter() - start) * 1e6
+    finally:
+        gc.enable()
 
 
 def check_same_bytes(build: Build, spec: ModelSpec, messages: list[Message]) -> None:

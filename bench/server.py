@@ -46,6 +46,15 @@ client), begun once the rounds above are over and their processes gone:
                                 (the model request's messages), join (its body's
                                 bytes), relay (the output encoded and written)
   db_bytes_per_turn_ratio_200_over_5   database growth per turn, same windows
+and, with --tool-calls-per-turn K, from one turn of K tool calls (--tool-batch B
+to a model response; B = 3) on a fresh `serve` of its own, per step (one model
+call and its B tool calls, the server's clocks read at each exec request while
+the server waits for the client), medians of W steps: early = steps 3..2+W,
+late = the last W:
+  step_cpu_ms[early], step_cpu_ms[late], step_cpu_ratio_late_over_early
+  step_stage_ms[late][STAGE]
+  step_client_bytes[early], step_client_bytes[late]   what the client received
+                                per step (cards, checkpoints, blobs)
 With several --stacks / --clients, every candidate serves at once and each
 round visits all of them in turn; the first candidate's figures use the names
 above, the comparison follows as a table.
@@ -54,6 +63,7 @@ above, the comparison follows as a table.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import os
@@ -65,7 +75,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +91,9 @@ WINDOW = 20
 """Turns per window of the tool session: early = turns 5..4+WINDOW, late = the last."""
 STAGES = ("decode", "load", "transition", "commit", "render", "join", "relay")
 """The server's stage clock (`cursor_byok_stage_seconds_total`), in its order."""
+TOOL_BATCH = 3
+"""Tool calls to a model response in the long turn (--tool-calls-per-turn):
+200 calls are 67 model calls, within the loop's 100 a turn."""
 STEADY_TURNS = 4
 """Streams per slot in a steady round: the first and last are ramps, the
 middle ones run with all N open."""
@@ -166,6 +179,25 @@ def cpu_s(pid: int) -> float:
     """utime + stime of a process, all its threads, from /proc (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_ns(pid: int) -> int | None:
+    """The CPU time of a process's threads in nanoseconds, from the
+    scheduler's own accounting (/proc/PID/task/*/schedstat, Linux): exact,
+    and read without asking the process anything. None where it is not kept."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        except (OSError, ValueError, IndexError):
+            return None
+    return total
 
 
 # -- the processes --------------------------------------------------------------------
@@ -435,39 +467,73 @@ def side_name(server: Server, path: str) -> str:
 
 
 @dataclass
-class Track:
-    """One server's turns of a tool session: per turn, its CPU from its own
-    exact clock (read from /metrics between turns, the cost of one read
-    taken off), its stage clock's time per stage, and the database bytes
-    added."""
+class Meter:
+    """One server's clocks as last read: its CPU time, its stage clock, its
+    database's size, read after every turn, so each turn's figures are what
+    changed during it, whichever conversation it was. The CPU time is the
+    scheduler's count of the server's threads (`run_ns`): it asks the
+    server nothing, and it is read again after the stage clock's /metrics
+    read, so that read's own CPU is in no turn. Where the scheduler keeps no
+    count, the server's own clock is read from /metrics instead, the cost
+    of one read taken off."""
 
     server: Server
-    conversation: str
-    cpu_s: dict[int, float] = field(default_factory=dict)
-    stage_s: dict[int, dict[str, float]] = field(default_factory=dict)
-    db_bytes: dict[int, int] = field(default_factory=dict)
     read_cost: float = 0.0
     clock: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)
     size: int = 0
+    scheduled: bool = False
 
     def begin(self) -> None:
-        reads = [self.server.precise_cpu_s() for _ in range(6)]
-        self.read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
-        (self.clock, self.stages), self.size = self.server.clocks(), self.server.db_bytes()
+        assert self.server.process is not None
+        self.scheduled = run_ns(self.server.process.pid) is not None
+        if not self.scheduled:
+            reads = [self.server.precise_cpu_s() for _ in range(6)]
+            self.read_cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
+        self.stages, self.size = self.server.clocks()[1], self.server.db_bytes()
+        self.clock = self._cpu_s()
+
+    def _cpu_s(self) -> float:
+        assert self.server.process is not None
+        ran = run_ns(self.server.process.pid) if self.scheduled else None
+        return ran / 1e9 if ran is not None else self.server.precise_cpu_s()
+
+    def since(self) -> tuple[float, dict[str, float], int]:
+        """CPU, stage times and database bytes since the last read."""
+        if self.scheduled:
+            now = self._cpu_s()
+            staged, grown = self.server.clocks()[1], self.server.db_bytes()
+            spent, after = now - self.clock, self._cpu_s()
+        else:
+            (now, staged), grown = self.server.clocks(), self.server.db_bytes()
+            spent = after = now
+            spent = now - self.clock - self.read_cost
+        stages = {k: v - self.stages.get(k, 0.0) for k, v in staged.items()}
+        added = grown - self.size
+        self.clock, self.stages, self.size = after, staged, grown
+        return spent, stages, added
+
+
+@dataclass
+class Track:
+    """The turns of one conversation on a server: per turn, its CPU from
+    the server's own exact clock, its stage clock's time per stage, and the
+    database bytes added."""
+
+    meter: Meter
+    conversation: str
+    cpu_s: dict[int, float] = field(default_factory=dict)
+    stage_s: dict[int, dict[str, float]] = field(default_factory=dict)
+    db_bytes: dict[int, int] = field(default_factory=dict)
 
     def turn(self, client: LineProcess, turn: int) -> None:
-        server = self.server
+        server = self.meter.server
         seen = client.ask(
             {"op": "turn", "conversation": self.conversation, "turn": turn, "url": server.url}
         )
         if seen["error"]:
             raise RuntimeError(f"tool session {self.conversation}, turn {turn}: {seen['error']}")
-        (now, staged), grown = server.clocks(), server.db_bytes()
-        self.cpu_s[turn] = now - self.clock - self.read_cost
-        self.stage_s[turn] = {k: v - self.stages.get(k, 0.0) for k, v in staged.items()}
-        self.db_bytes[turn] = grown - self.size
-        self.clock, self.stages, self.size = now, staged, grown
+        self.cpu_s[turn], self.stage_s[turn], self.db_bytes[turn] = self.meter.since()
 
     def cpu_ms(self, turns: range) -> float:
         """The median turn of `turns`: a turn that met a WAL checkpoint or a
@@ -486,15 +552,13 @@ class Track:
 
 @dataclass
 class Session:
-    """A tool session of `turns` turns on one fresh server (`old`), alone:
-    its early and late windows give the figures. Then, as a check on the
-    machine's load, the first turns of the same session on a second fresh
-    server (`young`), its early window run turn by turn alternating with
-    `window` more turns of `old` (`after`), so that both meet the same load
-    (as the rounds' paired sides do). Not the main figure: a turn that
-    alternates with another process pays for it (caches, scheduling), on
-    both sides alike, which pulls the ratio towards 1 and would hide
-    growth."""
+    """A tool session of `turns` turns (`old`) on one fresh server, whose
+    last `window` turns alternate, turn by turn, with the turns 5..4+window
+    of a new conversation on the same server (`young`; its turns 1-4 come
+    just before): the late and the early window meet the same machine at
+    the same moment, in the same process, so a change in the machine's load
+    (other processes come and go on a shared machine) moves both alike.
+    Database growth is counted per turn, the conversation's own."""
 
     turns: int
     window: int
@@ -509,11 +573,6 @@ class Session:
     def late(self) -> range:
         return range(self.turns - self.window + 1, self.turns + 1)
 
-    @property
-    def after(self) -> range:
-        """The turns after the session, alternating with `young`'s early window."""
-        return range(self.turns + 1, self.turns + self.window + 1)
-
 
 def session_turns(turns: int, window: int) -> None:
     """The session needs its two windows apart: turns 5.. and the last ones."""
@@ -522,27 +581,116 @@ def session_turns(turns: int, window: int) -> None:
 
 
 def fresh_session(turns: int, window: int, workdir: Path) -> tuple[str, Session]:
-    """The tool session on `serve` processes of their own, started for it:
+    """The tool session on a `serve` process of its own, started for it:
     nothing the server did before (the relay rounds) warms or loads it."""
     workdir.mkdir(parents=True)
     with processes(STACKS[:1], CLIENTS[:1], workdir) as (client, servers):
-        old = servers[0]
-        young = Server(old.stack, old.client, workdir / "young", old.provider_url)
-        try:
-            session = Session(turns, window, Track(old, "session"), Track(young, "young"))
-            session.old.begin()
-            for turn in range(1, turns + 1):  # the figures: the session alone
-                session.old.turn(client, turn)
-            young.start()
-            session.young.begin()
-            for turn in range(1, session.early[0]):
-                session.young.turn(client, turn)
-            for late, early in zip(session.after, session.early, strict=True):
-                session.old.turn(client, late)
-                session.young.turn(client, early)
-        finally:
-            young.stop()
-        return old.name, session
+        meter = Meter(servers[0])
+        session = Session(turns, window, Track(meter, "session"), Track(meter, "young"))
+        meter.begin()
+        late = session.late
+        for turn in range(1, late[0]):  # the history grows, alone
+            session.old.turn(client, turn)
+        for turn in range(1, session.early[0]):
+            session.young.turn(client, turn)
+        for old, young in zip(late, session.early, strict=True):
+            session.old.turn(client, old)
+            session.young.turn(client, young)
+        return servers[0].name, session
+
+
+@dataclass
+class LongTurn:
+    """One turn of `calls` tool calls, `batch` to a model response, on a
+    fresh server: the server's clocks at each exec request, when it waits
+    for the client, with the bytes the client got since the one before.
+    A step is a model call and its `batch` tool calls: from the first exec
+    request of one response to the first of the next."""
+
+    calls: int
+    batch: int
+    window: int
+    read_cost: float
+    clocks: list[tuple[float, dict[str, float]]]
+    received: list[int]
+
+    @property
+    def steps(self) -> int:
+        """Whole steps measured (the last response's calls start no new one)."""
+        return (len(self.clocks) - 1) // self.batch
+
+    @property
+    def early(self) -> range:
+        return range(2, 2 + self.window)
+
+    @property
+    def late(self) -> range:
+        return range(self.steps - self.window, self.steps)
+
+    def cpu_ms(self, step: int) -> float:
+        begin, end = self.clocks[step * self.batch][0], self.clocks[(step + 1) * self.batch][0]
+        return (end - begin - self.batch * self.read_cost) * 1000
+
+    def stage_ms(self, step: int, stage: str) -> float:
+        begin, end = self.clocks[step * self.batch][1], self.clocks[(step + 1) * self.batch][1]
+        return (end.get(stage, 0.0) - begin.get(stage, 0.0)) * 1000
+
+    def client_bytes(self, step: int) -> int:
+        return sum(self.received[step * self.batch + 1 : (step + 1) * self.batch + 1])
+
+    def median(self, steps: range, figure: Callable[[int], float]) -> float:
+        return float(statistics.median(figure(step) for step in steps))
+
+
+def fresh_long_turn(calls: int, batch: int, window: int, workdir: Path) -> tuple[str, LongTurn]:
+    """One turn of `calls` tool calls on a `serve` process of its own."""
+    workdir.mkdir(parents=True)
+    with processes(STACKS[:1], CLIENTS[:1], workdir) as (client, servers):
+        server = servers[0]
+        reads = [server.precise_cpu_s() for _ in range(6)]
+        cost = statistics.median(b - a for a, b in itertools.pairwise(reads))
+        seen = client.ask(
+            {
+                "op": "turn",
+                "conversation": "long",
+                "turn": 1,
+                "url": server.url,
+                "tool_calls": calls,
+                "batch": batch,
+                "clock": True,
+            }
+        )
+        if seen["error"]:
+            raise RuntimeError(f"the long turn: {seen['error']}")
+        clocks = [(cpu, stages) for cpu, stages in seen["exec_clocks"]]
+        turn = LongTurn(calls, batch, window, cost, clocks, seen["exec_bytes"])
+        if turn.steps < 2 + 2 * window:
+            raise SystemExit(f"{calls} tool calls, {batch} a step, have no two windows of {window}")
+        return server.name, turn
+
+
+def stage_of(turn: LongTurn, stage: str, step: int) -> float:
+    return turn.stage_ms(step, stage)
+
+
+def long_turn_lines(name: str, turn: LongTurn) -> Iterator[str]:
+    early, late = turn.early, turn.late
+    yield (
+        f"# one turn of {turn.calls} tool calls on a fresh {name}, {turn.batch} to a model "
+        f"response; per step (a model call and its {turn.batch} calls), medians of "
+        f"{turn.window} steps: early = steps {early[0] + 1}-{early[-1] + 1}, "
+        f"late = steps {late[0] + 1}-{late[-1] + 1} of {turn.steps}"
+    )
+    cpu_early, cpu_late = turn.median(early, turn.cpu_ms), turn.median(late, turn.cpu_ms)
+    yield f"step_cpu_ms[early] = {cpu_early:.2f}"
+    yield f"step_cpu_ms[late] = {cpu_late:.2f}"
+    yield f"step_cpu_ratio_late_over_early = {cpu_late / cpu_early:.2f}"
+    for stage in STAGES:
+        timed = functools.partial(stage_of, turn, stage)
+        was, now = turn.median(early, timed), turn.median(late, timed)
+        yield f"step_stage_ms[late][{stage}] = {now:.3f}  # early {was:.3f}, {now - was:+.3f}"
+    yield f"step_client_bytes[early] = {turn.median(early, turn.client_bytes):.0f}"
+    yield f"step_client_bytes[late] = {turn.median(late, turn.client_bytes):.0f}"
 
 
 # -- reporting ------------------------------------------------------------------------
@@ -632,32 +780,28 @@ def report(
 
 def session_lines(name: str, session: Session) -> Iterator[str]:
     early, late, old, young = session.early, session.late, session.old, session.young
-    spans = f"early = turns {early[0]}-{early[-1]}, late = turns {late[0]}-{late[-1]}"
     yield (
         f"# tool session on a fresh {name}: {session.turns} turns, each a read_file call and "
-        f"an answer; medians of {session.window} turns: {spans}"
+        f"an answer, the client sending back its last checkpoint as official clients do; "
+        f"medians of {session.window} turns: late = its turns {late[0]}-{late[-1]}, "
+        f"alternating turn by turn with early = turns {early[0]}-{early[-1]} of a new "
+        "conversation on the same server"
     )
-    cpu_early, cpu_late = old.cpu_ms(early), old.cpu_ms(late)
+    cpu_early, cpu_late = young.cpu_ms(early), old.cpu_ms(late)
     yield f"turn_cpu_ms[early] = {cpu_early:.2f}"
     yield f"turn_cpu_ms[late] = {cpu_late:.2f}"
-    yield f"turn_cpu_ratio_200_over_5 = {cpu_late / cpu_early:.2f}"
+    yield f"turn_cpu_ratio_{session.turns}_over_5 = {cpu_late / cpu_early:.2f}"
+    if session.turns != TURNS:
+        yield f"turn_cpu_ratio_200_over_5 = {cpu_late / cpu_early:.2f}  # the name scripts read"
     yield f"turn_cpu_ratio_late_over_early = {cpu_late / cpu_early:.2f}"
     yield (
-        f"# cheapest turn: early {old.cheapest_ms(early):.2f} ms, "
-        f"late {old.cheapest_ms(late):.2f} ms"
+        f"# cheapest turn: early {young.cheapest_ms(early):.2f} ms, "
+        f"late {old.cheapest_ms(late):.2f} ms; the session's own turns "
+        f"{early[0]}-{early[-1]} (alone, while it grew): {old.cpu_ms(early):.2f} ms"
     )
-    after = session.after
-    yield (
-        f"# paired: turns {after[0]}-{after[-1]} alternating with the early window "
-        "on a second fresh server"
-    )
-    paired_early, paired_late = young.cpu_ms(early), old.cpu_ms(after)
-    yield f"turn_cpu_ms[early][paired] = {paired_early:.2f}"
-    yield f"turn_cpu_ms[late][paired] = {paired_late:.2f}"
-    yield f"turn_cpu_ratio_late_over_early[paired] = {paired_late / paired_early:.2f}"
     yield "# per stage (server wall time, ms per turn, medians): late (early, late - early)"
     for stage in STAGES:
-        was, now = old.stage_ms(early, stage), old.stage_ms(late, stage)
+        was, now = young.stage_ms(early, stage), old.stage_ms(late, stage)
         yield f"turn_stage_ms[late][{stage}] = {now:.3f}  # early {was:.3f}, {now - was:+.3f}"
     db_early, db_late = old.db_bytes_per_turn(early), old.db_bytes_per_turn(late)
     yield f"db_bytes_per_turn[early] = {db_early:.0f}, db_bytes_per_turn[late] = {db_late:.0f}"
@@ -706,10 +850,13 @@ def run(
     steady_turns: int = STEADY_TURNS,
     baseline_src: Path | None = None,
     window: int = WINDOW,
+    tool_calls: int = 0,
+    tool_batch: int = TOOL_BATCH,
 ) -> None:
     """The whole benchmark; `keep` keeps the servers' folders (logs, databases);
     `baseline_src` serves another tree's package beside this one's. No
-    `levels`: the tool session alone (`turns` of them, 0: none)."""
+    `levels`: the tool session alone (`turns` of them, 0: none). `tool_calls`:
+    also one turn of that many tool calls (`tool_batch` to a response)."""
     rounds = rounds or ROUNDS
     if turns:
         session_turns(turns, window)
@@ -748,6 +895,11 @@ def run(
         # The rounds' processes are gone: the session has the machine to itself.
         session = fresh_session(turns, window, workdir / "session") if turns else None
         report(results, servers, session, 1000 / pace_ms, out, steady)
+        if tool_calls:
+            long_window = min(window, (tool_calls // tool_batch - 3) // 2)
+            named = fresh_long_turn(tool_calls, tool_batch, long_window, workdir / "long")
+            for text in long_turn_lines(*named):
+                print(text, file=out, flush=True)
     finally:
         if keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -778,6 +930,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--session-only", action="store_true", help="the tool session alone, no relay rounds"
+    )
+    parser.add_argument(
+        "--tool-calls-per-turn",
+        type=int,
+        default=0,
+        help="also one turn of this many tool calls, per step (0: none)",
+    )
+    parser.add_argument(
+        "--tool-batch",
+        type=int,
+        default=TOOL_BATCH,
+        help="tool calls to a model response in that turn",
     )
     parser.add_argument(
         "--stacks",
@@ -851,6 +1015,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         steady_turns=args.steady_turns,
         baseline_src=args.baseline_src,
         window=args.window,
+        tool_calls=args.tool_calls_per_turn,
+        tool_batch=args.tool_batch,
     )
 
 

@@ -72,6 +72,7 @@ LOOP_MAY_USE_FROM_LLM = {
     "cursor_byok.llm.types",
     "cursor_byok.llm.events",
     "cursor_byok.llm.serialize",
+    "cursor_byok.llm.shared_tuple",  # the history's sequence: plain data, no I/O
 }
 
 LOOP_FORBIDDEN_TOP_LEVEL = {

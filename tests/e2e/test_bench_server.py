@@ -16,7 +16,6 @@ SESSION_KEYS = [
     "turn_cpu_ms[late]",
     "turn_cpu_ratio_200_over_5",
     "turn_cpu_ratio_late_over_early",
-    "turn_cpu_ratio_late_over_early[paired]",
     *(
         f"turn_stage_ms[late][{stage}]"
         for stage in ("decode", "load", "transition", "commit", "render", "join", "relay")
@@ -46,19 +45,35 @@ def test_the_server_benchmark_completes_and_prints_every_key() -> None:
 
 
 def test_the_tool_session_runs_alone_on_its_windows() -> None:
-    """`--session-only`: a fresh server, the two windows apart, every stage
-    of a late turn timed (the server's stage clock reached the bench)."""
+    """`--session-only`: a fresh server, the late window alternating with
+    the early one, every stage of a late turn timed (the server's stage
+    clock reached the bench)."""
     out = io.StringIO()
     bench.run(levels=(), turns=14, window=3, out=out)
     text = out.getvalue()
-    assert "early = turns 5-7, late = turns 12-14" in text, text
-    assert "paired: turns 15-17 alternating" in text, text
+    assert "late = its turns 12-14, alternating turn by turn with early = turns 5-7" in text
     assert "# N=" not in text, text  # no relay rounds
     for key in SESSION_KEYS:
         number(key, text)
     assert number("turn_cpu_ms[late]", text) > 0, text
     for stage in ("decode", "transition", "commit", "render", "join", "relay"):
         assert number(f"turn_stage_ms[late][{stage}]", text) > 0, text
+
+
+def test_a_long_turn_is_measured_per_step() -> None:
+    """`--tool-calls-per-turn`: one turn of many tool calls on a fresh
+    server, the server's clocks read at each exec request; every step's
+    figures are printed, and the client got its checkpoints meanwhile."""
+    out = io.StringIO()
+    bench.run(levels=(), turns=0, window=3, tool_calls=30, tool_batch=3, out=out)
+    text = out.getvalue()
+    assert "one turn of 30 tool calls" in text, text
+    assert "early = steps 3-5, late = steps 7-9 of 9" in text, text
+    for key in ("step_cpu_ms[early]", "step_cpu_ms[late]", "step_cpu_ratio_late_over_early"):
+        assert number(key, text) > 0, text
+    for stage in ("transition", "commit", "render", "join", "relay"):
+        assert number(f"step_stage_ms[late][{stage}]", text) > 0, text
+    assert number("step_client_bytes[late]", text) > 0, text
 
 
 def test_a_session_too_short_for_two_windows_is_refused() -> None:

@@ -9,6 +9,7 @@ test_two_server_processes.py runs the second server as a process of its own."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -69,7 +70,7 @@ async def tool_turn(reader: str, appenders: list[str], codec: str, seed: int) ->
     return [kind(item) for item in stream.received]
 
 
-def without_times(messages: tuple[Message, ...]) -> list[Message]:
+def without_times(messages: Sequence[Message]) -> list[Message]:
     """The messages but for the clock times of the user's message and the tool
     result, taken when they arrive and so different in every run."""
     timed = (UserMessage, ToolResultMessage)

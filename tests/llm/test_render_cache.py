@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
@@ -21,6 +21,7 @@ from cursor_byok.llm.providers import anthropic, gemini, openai_chat, openai_res
 from cursor_byok.llm.providers.common import encode_body
 from cursor_byok.llm.providers.render_cache import FrozenMessage, RenderCache, is_cut, last_cut
 from cursor_byok.llm.serialize import canonical_dumps
+from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import (
     AssistantContent,
     AssistantMessage,
@@ -126,23 +127,28 @@ def sent(body: dict[str, Any]) -> bytes:
     return encode_body(body)
 
 
-def cold(adapter: Adapter, history: tuple[Message, ...]) -> bytes:
+def cold(adapter: Adapter, history: Sequence[Message]) -> bytes:
     """The request rendered from scratch (a call outside a conversation)."""
     return encode_body(adapter.build(RequestMessages("be brief", history, TOOLS), None))
 
 
-def warm(adapter: Adapter, history: tuple[Message, ...], session: str) -> bytes:
+def warm(adapter: Adapter, history: Sequence[Message], session: str) -> bytes:
     context = CallContext(call_id="x", session_id=session)
     return sent(adapter.build(RequestMessages("be brief", history, TOOLS), context))
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS, ids=str)
 @pytest.mark.parametrize("seed", range(8))
-def test_cached_rendering_sends_the_bytes_a_fresh_one_sends(adapter: Adapter, seed: int) -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["tuple", "shared"])
+def test_cached_rendering_sends_the_bytes_a_fresh_one_sends(
+    adapter: Adapter, seed: int, shared: bool
+) -> None:
+    """Histories as tuples, and as the loop grows them (a `SharedTuple`,
+    which the cache sees extend the cached one without comparing items)."""
     rng = random.Random(seed)
-    history: tuple[Message, ...] = ()
+    history: SharedTuple[Message] | tuple[Message, ...] = SharedTuple() if shared else ()
     pending: list[str] = []
-    session = f"conversation-{adapter}-{seed}"
+    session = f"conversation-{adapter}-{seed}-{shared}"
     for n in range(60):
         history = history + tuple(_step(rng, n, pending, adapter))
         fresh = cold(adapter, history)
@@ -242,6 +248,20 @@ def test_anthropic_markers_move_without_touching_the_cached_messages() -> None:
         assert warm(ANTHROPIC, history, "marked") == fresh
         markers.append(fresh.count(b"cache_control"))
     assert markers[0] >= 1 and all(m == markers[0] for m in markers)
+
+
+def test_a_marker_on_a_message_the_spool_holds_is_sent() -> None:
+    """Anthropic also marks the previous request's end when the new messages
+    hold more blocks than its lookback reaches: there, that is the first
+    message, whose bytes the spool holds unmarked."""
+    history = SharedTuple[Message]([user("read them all " + "x" * 20_000)])
+    assert warm(ANTHROPIC, history, "far") == cold(ANTHROPIC, history)
+    ids = [f"c{i}" for i in range(12)]
+    exchange = (ANTHROPIC.own(*(tool_call(i) for i in ids)), *(result(i, "y" * 2000) for i in ids))
+    history = history + exchange
+    fresh = cold(ANTHROPIC, history)
+    assert fresh.count(b"cache_control") == 2
+    assert warm(ANTHROPIC, history, "far") == fresh
 
 
 def test_a_cached_message_refuses_changes_and_a_caller_replaces_it() -> None:

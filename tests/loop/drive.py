@@ -3,7 +3,7 @@ everything, so tests can assert on emitted events and commands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cursor_byok.llm.events import ResponseEvent
@@ -41,5 +41,5 @@ class Trace:
         return result
 
     @property
-    def messages(self) -> tuple[object, ...]:
+    def messages(self) -> Sequence[object]:
         return self.state.committed.messages

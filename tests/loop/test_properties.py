@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -90,7 +91,7 @@ def test_history_only_grows_by_whole_messages_that_came_in_complete(
                 offered.append(message)
             case Cancel():
                 pass
-    previous: tuple[object, ...] = ()
+    previous: Sequence[object] = ()
     seen_done: set[int] = set()
     for step in trace.transitions:
         messages = step.state.committed.messages

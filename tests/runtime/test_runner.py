@@ -66,7 +66,7 @@ class Harness:
         self.sink = RecordingSink()
         self.runner = Runner(self.store, self.llm, self.sink, retry=FAST)
 
-    def history(self, conversation_id: str = "c") -> tuple[object, ...]:
+    def history(self, conversation_id: str = "c") -> Sequence[object]:
         loaded = self.store.load(conversation_id)
         assert loaded is not None
         return loaded.state.messages

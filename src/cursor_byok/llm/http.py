@@ -16,9 +16,10 @@ only says whether a retry can help and how long the provider asked to wait.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -49,13 +50,55 @@ class UpstreamError:
     retry_after: float | None = None
 
 
+Buffer = bytes | memoryview
+
+SMALL_PART = 64 * 1024
+"""Parts of a body below this are joined with their neighbours: a write per
+part costs more than copying a few small ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class BodyParts:
+    """A request body in parts, written one after the other, never joined:
+    a model request carries the conversation's whole history, which the
+    render cache keeps as a few large chunks (`providers/spool.py`).
+    `of` joins the small parts that lie between the large ones."""
+
+    parts: tuple[Buffer, ...]
+    size: int
+
+    @classmethod
+    def of(cls, pieces: Iterable[Buffer]) -> BodyParts:
+        parts: list[Buffer] = []
+        small: list[Buffer] = []
+        size = 0
+        for piece in pieces:
+            size += len(piece)
+            if len(piece) < SMALL_PART:
+                small.append(piece)
+                continue
+            if small:
+                parts.append(b"".join(small))
+                small = []
+            parts.append(piece)
+        if small:
+            parts.append(b"".join(small))
+        return cls(tuple(parts), size)
+
+    def joined(self) -> bytes:
+        """The body as one `bytes` (a copy, unless it is one part already)."""
+        if len(self.parts) == 1 and isinstance(self.parts[0], bytes):
+            return self.parts[0]
+        return b"".join(self.parts)
+
+
 @dataclass(frozen=True, slots=True)
 class HTTPRequest:
     """One provider request as an adapter builds it: sent exactly as given."""
 
     url: str
     headers: Mapping[str, str]
-    body: bytes
+    body: bytes | BodyParts
 
 
 class TransportError(Exception):
@@ -160,10 +203,12 @@ class HTTPClient:
 
         if self._session is None or self._session.closed:
             self._session = self._open_session()
+        body = request.body
+        data = body if isinstance(body, bytes) else _parts_payload()(body)
         try:
             response = await self._session.post(
                 URL(request.url, encoded=True),
-                data=request.body,
+                data=data,
                 headers=dict(request.headers),
                 allow_redirects=False,
             )
@@ -180,6 +225,42 @@ class HTTPClient:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+@functools.cache
+def _parts_payload() -> type[aiohttp.payload.Payload]:
+    """aiohttp's payload for a `BodyParts` (made on first use, as aiohttp
+    is imported): its size is known, so it goes with a content-length."""
+    from aiohttp import payload  # noqa: PLC0415
+
+    class PartsPayload(payload.Payload):
+        _autoclose = True
+        _value: BodyParts
+
+        def __init__(self, body: BodyParts) -> None:
+            super().__init__(body)
+            self._size = body.size
+
+        def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+            return self._value.joined().decode(encoding, errors)
+
+        async def as_bytes(self, encoding: str = "utf-8", errors: str = "strict") -> bytes:
+            return self._value.joined()
+
+        async def write(self, writer: aiohttp.abc.AbstractStreamWriter) -> None:
+            await self.write_with_length(writer, None)
+
+        async def write_with_length(
+            self, writer: aiohttp.abc.AbstractStreamWriter, content_length: int | None
+        ) -> None:
+            left = self._value.size if content_length is None else content_length
+            for part in self._value.parts:
+                if left <= 0:
+                    return
+                await writer.write(part if len(part) <= left else part[:left])
+                left -= len(part)
+
+    return PartsPayload
 
 
 def _body_error(exc: Exception, read_timeout: float) -> Exception:

@@ -192,7 +192,8 @@ class RequestMessages:
     `system_prompt` and `tools` are rebuilt for every request."""
 
     system_prompt: str | None
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
+    """A tuple, or the loop's history as it is (a `SharedTuple`): never changed."""
     tools: tuple[ToolDefinition, ...] = ()
     extended: bool = True
     """Whether a later request extends this one. False for a compaction's

@@ -8,7 +8,7 @@ queued user messages, call and turn counters) is here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, assert_never
 
 from cursor_byok.llm.serialize import (
@@ -119,7 +119,7 @@ def state_to_json(state: ConversationState) -> dict[str, JSONValue]:
     return {**state_fields(state), "settings": settings_to_json(state.settings)}
 
 
-def state_from_json(doc: Mapping[str, Any], messages: tuple[Message, ...]) -> ConversationState:
+def state_from_json(doc: Mapping[str, Any], messages: Sequence[Message]) -> ConversationState:
     try:
         settings = doc["settings"]
         waiting = doc["waiting"]

@@ -16,6 +16,8 @@ provider counts for one (`IMAGE_TOKENS`), not its base64 length.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cursor_byok.llm.serialize import message_bytes
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -59,7 +61,7 @@ def image_data_chars(message: Message) -> tuple[int, int]:
     return len(images), sum(len(image.data) for image in images)
 
 
-def _tokens(messages: tuple[Message, ...]) -> int:
+def _tokens(messages: Sequence[Message]) -> int:
     size = images = 0
     for message in messages:
         count, chars = image_data_chars(message)
@@ -69,7 +71,7 @@ def _tokens(messages: tuple[Message, ...]) -> int:
 
 
 def estimated_tokens(
-    window: tuple[Message, ...], system_prompt: str | None, tools: tuple[ToolDefinition, ...]
+    window: Sequence[Message], system_prompt: str | None, tools: tuple[ToolDefinition, ...]
 ) -> int:
     """About how many tokens a request with `window` will take."""
     for index in range(len(window) - 1, -1, -1):

@@ -8,6 +8,7 @@ and never becomes history. Only a `done` event's complete message is appended
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -77,8 +78,10 @@ class Compaction:
 class ConversationState:
     """The committed state of one conversation.
 
-    `messages` only ever grows by whole messages; `messages_hash` is the
-    chain hash of `messages`, extended on every append. `call_seq` and
+    `messages` only ever grows by whole messages (appended as a
+    `SharedTuple`, so an append costs what it appends; any sequence is
+    taken, a tuple as well); `messages_hash` is the chain hash of
+    `messages`, extended on every append. `call_seq` and
     `turn_seq` make call and operation ids deterministic on replay.
     `turn_calls` counts the model calls of the current turn, so the per-turn
     limit holds across a restart. `resets` are the indexes of compaction
@@ -89,7 +92,7 @@ class ConversationState:
 
     conversation_id: str
     turn_seq: int = 0
-    messages: tuple[Message, ...] = ()
+    messages: Sequence[Message] = ()
     messages_hash: str = EMPTY_MESSAGES_HASH
     status: Status = Status.READY
     settings: TurnSettings = field(default_factory=TurnSettings)
@@ -119,8 +122,9 @@ class ConversationState:
         return self.resets[-1] if self.resets else 0
 
     @property
-    def window(self) -> tuple[Message, ...]:
-        """The messages requests send: all of them, or those from the last reset."""
+    def window(self) -> Sequence[Message]:
+        """The messages requests send: all of them, or those from the last
+        reset (a view, not a copy, of a `SharedTuple`)."""
         start = self.window_start
         return self.messages[start:] if start else self.messages
 

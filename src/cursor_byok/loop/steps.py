@@ -13,6 +13,7 @@ from typing import Any, assert_never
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, TextDelta, TextEnd, TextStart
 from cursor_byok.llm.serialize import extend_messages_hash, message_hash, messages_hash
+from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import (
     AssistantMessage,
     Message,
@@ -109,13 +110,15 @@ def append(
     state: ConversationState, messages: tuple[Message, ...], **changes: Any
 ) -> ConversationState:
     """`state` with `messages` added to history and any other `changes` made
-    with them (one copy of the state, not one per change)."""
+    with them (one copy of the state, not one per change). The history is a
+    `SharedTuple`: the append costs what it appends, not what came before."""
     if not messages:
         return replace(state, **changes) if changes else state
     chain = state.messages_hash
     for message in messages:
         chain = extend_messages_hash(chain, message_hash(message))
-    return replace(state, messages=state.messages + messages, messages_hash=chain, **changes)
+    grown = SharedTuple.of(state.messages) + messages
+    return replace(state, messages=grown, messages_hash=chain, **changes)
 
 
 def ignore(state: RuntimeState, reason: str) -> Transition:

@@ -117,8 +117,9 @@ STAGES = ("decode", "load", "transition", "commit", "render", "join", "relay")
 """The stages of a turn `StageClock` times: a client message decoded (the
 transport), the store read for an input (load), the loop's `transition` as
 the worker applies an input, the commit awaited, the model request's
-messages rendered and its body joined into bytes (the provider adapter),
-and the output encoded and written to the client's stream (relay)."""
+messages rendered and its body encoded into the parts it is sent in (join;
+the provider adapter), and the output encoded and written to the client's
+stream (relay)."""
 
 
 class StageClock:

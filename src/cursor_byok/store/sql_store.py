@@ -22,6 +22,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from cursor_byok.llm.serialize import canonical_dumps, canonical_loads, message_from_json
+from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.codec import state_from_json
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState
@@ -120,7 +121,8 @@ UPSERT_OPERATION = (
 
 
 def _decode_state(row: Any, rows: list[dict[str, Any] | bytes]) -> Loaded:
-    messages = tuple(
+    # A shared tuple from the start: the loop appends to it without a copy.
+    messages = SharedTuple(
         message_from_json(r if isinstance(r, dict) else canonical_loads(r)) for r in rows
     )
     return Loaded(state_from_json(canonical_loads(row[1]), messages), row[0])

@@ -16,6 +16,7 @@ cache.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -155,7 +156,7 @@ def render_messages(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
     return out
 
 
-def _thinking_can_continue(messages: list[dict[str, Any]]) -> bool:
+def _thinking_can_continue(messages: Sequence[dict[str, Any]]) -> bool:
     """With thinking on, Anthropic requires the last assistant message, when
     it called tools, to start with its thinking. One that does not (made by
     another model, or before thinking was turned on) is answered without

@@ -33,7 +33,7 @@ costs the same at message 50 and at message 5,000.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
 from typing import Any
 
 EPHEMERAL: dict[str, Any] = {"type": "ephemeral"}
@@ -118,7 +118,7 @@ def _block(messages: Sequence[dict[str, Any]], at: Position) -> Any:
     return messages[at[0]]["content"][at[1]]
 
 
-def _mark(messages: list[dict[str, Any]], at: Position) -> None:
+def _mark(messages: MutableSequence[dict[str, Any]], at: Position) -> None:
     """Replace the message holding `at` by a copy with that block marked."""
     index, position = at
     content = list(messages[index]["content"])
@@ -128,7 +128,7 @@ def _mark(messages: list[dict[str, Any]], at: Position) -> None:
 
 def place_breakpoints(
     fixed: Sequence[list[dict[str, Any]]],
-    messages: list[dict[str, Any]],
+    messages: MutableSequence[dict[str, Any]],
     minimum: int,
     extended: bool = True,
 ) -> int:

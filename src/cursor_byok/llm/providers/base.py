@@ -14,7 +14,7 @@ from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.events import ResponseStream
 from cursor_byok.llm.http import HTTPClient, HTTPRequest, make_client
 from cursor_byok.llm.provider import CallContext, ModelSpec
-from cursor_byok.llm.providers.common import encode_body
+from cursor_byok.llm.providers.common import encode_body_parts
 from cursor_byok.llm.stream import SSEResponseStream, StreamParser
 from cursor_byok.llm.types import RequestMessages
 
@@ -60,11 +60,11 @@ class SSEAdapter:
         }
         timed = ctx.timed
         if timed is None:
-            return HTTPRequest(self.url(), headers, encode_body(self.body(ctx, request)))
+            return HTTPRequest(self.url(), headers, encode_body_parts(self.body(ctx, request)))
         began = time.perf_counter_ns()
         body = self.body(ctx, request)
         rendered = time.perf_counter_ns()
-        data = encode_body(body)
+        data = encode_body_parts(body)
         timed("render", rendered - began)
         timed("join", time.perf_counter_ns() - rendered)
         return HTTPRequest(self.url(), headers, data)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import jiter
 
+from cursor_byok.llm.http import BodyParts, Buffer
 from cursor_byok.llm.providers.render_cache import FrozenMessage, encoded_items
+from cursor_byok.llm.providers.spool import RenderedHistory
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import ImageContent, ToolCall, ToolDefinition
 
@@ -53,22 +55,48 @@ def encode_body(body: dict[str, Any]) -> bytes:
     elsewhere (tool schemas, tool-call arguments) and their key order differs
     between a value built in memory and the same value reloaded from the
     store; a resumed or retried call must send the very same bytes."""
+    return encode_body_parts(body).joined()
+
+
+def encode_body_parts(body: dict[str, Any]) -> BodyParts:
+    """`encode_body(body)` as the parts it is sent in: a rendered history's
+    spooled bytes are not copied into one buffer (see `spool.py`)."""
     frozen = {key for key, value in body.items() if _has_frozen(value)}
-    return _with_cached_items(body, frozen) if frozen else canonical_dumps(body)
+    if not frozen:
+        return BodyParts.of((canonical_dumps(body),))
+    return BodyParts.of(_with_cached_items(body, frozen))
 
 
 def _has_frozen(value: Any) -> bool:
-    return type(value) is list and any(type(item) is FrozenMessage for item in value)
+    return type(value) is RenderedHistory or (
+        type(value) is list and any(type(item) is FrozenMessage for item in value)
+    )
 
 
-def _with_cached_items(body: dict[str, Any], frozen: set[str]) -> bytes:
-    """`canonical_dumps(body)`, byte for byte, with each frozen item's kept
-    bytes reused (the rendered history, tool definitions; keys in sorted
-    order, compact separators): the other fields are encoded a run of
-    neighbouring keys at a time. The history's bytes are copied once, into
-    the body: at a long history's size, each extra copy of it costs more
-    than the Python work per item."""
-    pieces: list[bytes] = []
+def _items(items: Sequence[Any]) -> list[Buffer]:
+    """`items`' canonical bytes with a comma after each. Items and
+    separators are interleaved by slice assignment: no Python step per
+    item beyond reading its bytes."""
+    run: list[Buffer] = [b","] * (2 * len(items))
+    run[0::2] = encoded_items(items)
+    return run
+
+
+def _history(value: list[Any] | RenderedHistory) -> list[Buffer]:
+    """A list's items, a comma after each: a rendered history's cached ones
+    as its spool's chunks, the others one by one."""
+    if type(value) is RenderedHistory:
+        return value.parts(_items)
+    return _items(value)
+
+
+def _with_cached_items(body: dict[str, Any], frozen: set[str]) -> list[Buffer]:
+    """`canonical_dumps(body)`, byte for byte, in pieces, with each frozen
+    item's kept bytes reused (the rendered history, tool definitions; keys
+    in sorted order, compact separators): the other fields are encoded a
+    run of neighbouring keys at a time. The history's bytes are not copied:
+    its spool's chunks are pieces of their own."""
+    pieces: list[Buffer] = []
     plain: dict[str, Any] = {}
     for key in sorted(body):
         value = body[key]
@@ -79,19 +107,19 @@ def _with_cached_items(body: dict[str, Any], frozen: set[str]) -> bytes:
             pieces += (canonical_dumps(plain)[1:-1], b",")
             plain = {}
         pieces.append(canonical_dumps(key) + b":[")
-        # Items and separators interleaved by slice assignment: no Python
-        # step per item beyond reading its bytes.
-        run = [b","] * (2 * len(value))
-        run[0::2] = encoded_items(value)
+        run = _history(value)
+        if run:
+            last = run[-1]  # a comma, alone or ending a spool's chunk
+            run[-1] = last[:-1]
         pieces += run
-        pieces[-1] = b"],"
+        pieces.append(b"],")
     if plain:
         pieces.append(canonical_dumps(plain)[1:-1])
     else:
         pieces[-1] = b"]"
     pieces[0] = b"{" + pieces[0]
     pieces.append(b"}")
-    return b"".join(pieces)
+    return pieces
 
 
 def arguments_text(call: ToolCall) -> str:

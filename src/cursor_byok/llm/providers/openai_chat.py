@@ -206,16 +206,15 @@ def build_request(
 ) -> dict[str, Any]:
     compat = compat_for(spec.provider)
     plan = request_thinking(spec, API)
-    messages: list[dict[str, Any]] = []
+    head: list[dict[str, Any]] = []
     if request.system_prompt is not None:
         role = "developer" if compat.developer_role and plan.level else "system"
-        messages.append({"role": role, "content": request.system_prompt})
-    messages.extend(
-        RENDERED.render(
-            cache_key(API, spec, ctx),
-            request.messages,
-            lambda part: render_messages(spec, replace(request, messages=tuple(part)), compat),
-        )
+        head.append({"role": role, "content": request.system_prompt})
+    messages = RENDERED.render(
+        cache_key(API, spec, ctx),
+        request.messages,
+        lambda part: render_messages(spec, replace(request, messages=tuple(part)), compat),
+        head,
     )
     body: dict[str, Any] = {"model": spec.model, "messages": messages, "stream": True}
     if compat.usage_in_streaming:

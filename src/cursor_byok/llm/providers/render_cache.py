@@ -21,22 +21,29 @@ case: a call renders just its new messages), and up to the last cut it
 contained otherwise. A `HistoryRepair` changes how everything before it
 renders, so a cut is only taken after the last repair. Entries are bounded
 (least recently used go). What is handed out are the cached messages
-themselves, as `FrozenMessage`s that keep their own JSON bytes: a caller that
-marks a message (cache breakpoints) replaces it in its own list with a
-marked copy.
+themselves, as `FrozenMessage`s, in a `RenderedHistory`: a caller that
+marks a message (cache breakpoints) replaces it there with a marked copy.
+
+The rendered messages up to the cut are kept as a `SharedTuple` and their
+bytes in a `Spool` (`spool.py`), both extended by what a call adds, so a
+call costs what it adds, and its body is written from the spool's chunks.
+A history that is itself a `SharedTuple` (the loop's) tells in O(1) that it
+extends the cached one.
 """
 
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, MutableSequence, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
 from cursor_byok.llm.provider import CallContext, ModelSpec
+from cursor_byok.llm.providers.spool import RenderedHistory, Spool
 from cursor_byok.llm.serialize import canonical_dumps
+from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import (
     AssistantMessage,
     HistoryRepair,
@@ -92,13 +99,23 @@ def _encode_item(item: Any) -> bytes:
     return item.encoded() if type(item) is FrozenMessage else canonical_dumps(item)
 
 
+def _spooled(item: FrozenMessage) -> bytes:
+    """The item's bytes, handed to a spool: the item lets go of its own copy
+    (a body covered by the spool never asks it; another makes it again)."""
+    data = item.encoded()
+    item._encoded = None
+    return data
+
+
 @dataclass(slots=True)
 class _Entry:
     messages: Sequence[Message]
     cut: int
-    rendered: Rendered
+    rendered: SharedTuple[FrozenMessage]
     """`messages[:cut]`, rendered."""
-    tail: Rendered
+    spool: Spool
+    """The bytes of `rendered`."""
+    tail: list[FrozenMessage]
     """`messages[cut:]`, rendered."""
 
 
@@ -171,8 +188,17 @@ def last_cut(messages: Sequence[Message], start: int) -> int:
     return start
 
 
-def _frozen(rendered: Rendered) -> Rendered:
+def _frozen(rendered: Rendered) -> list[FrozenMessage]:
     return [FrozenMessage(m) for m in rendered]
+
+
+def _listed(
+    head: Sequence[Any],
+    rendered: SharedTuple[FrozenMessage],
+    spool: Spool,
+    tail: list[FrozenMessage],
+) -> RenderedHistory:
+    return RenderedHistory(head, rendered, spool, tail)
 
 
 class RenderCache:
@@ -185,47 +211,63 @@ class RenderCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def render(self, key: Hashable | None, messages: Sequence[Message], render: Render) -> Rendered:
-        """`render(messages)`, rendering only what the cached rendering lacks."""
+    def render(
+        self,
+        key: Hashable | None,
+        messages: Sequence[Message],
+        render: Render,
+        head: Sequence[Any] = (),
+    ) -> MutableSequence[Any]:
+        """`head` then `render(messages)`, rendering only what the cached
+        rendering lacks: a `RenderedHistory`, or a list for a call outside
+        a conversation (nothing cached)."""
         if key is None:
-            return render(messages)
+            return [*head, *render(messages)]
         entry = self._entries.get(key)
-        start, prefix = 0, list[dict[str, Any]]()
+        start, prefix, spool = 0, SharedTuple[FrozenMessage](), Spool()
         if entry is not None:
             end = len(entry.messages)
             if len(messages) == end and _starts_with(messages, entry.messages, end):
                 self._entries.move_to_end(key)
-                return entry.rendered + entry.tail  # the same request again
-            start, prefix = _reusable(messages, entry)
-        if any(isinstance(m, HistoryRepair) for m in islice(messages, start, None)):
-            start, prefix = 0, []  # a new repair re-renders what precedes it
+                return _listed(head, entry.rendered, entry.spool, entry.tail)  # the same again
+            start, prefix, spool = _reusable(messages, entry)
+        if any(isinstance(m, HistoryRepair) for m in messages[start:]):
+            start, prefix, spool = 0, SharedTuple(), Spool()  # a new repair re-renders it all
         cut = last_cut(messages, start)
         if cut > start:
-            prefix = prefix + _frozen(render(messages[start:cut]))
+            added = _frozen(render(messages[start:cut]))
+            prefix = prefix + added
+            spool = spool.extended(map(_spooled, added))
         tail = _frozen(render(messages[cut:]))
-        self._entries[key] = _Entry(messages, cut, prefix, tail)
+        self._entries[key] = _Entry(messages, cut, prefix, spool, tail)
         self._entries.move_to_end(key)
         while len(self._entries) > self._limit:
             self._entries.popitem(last=False)
-        return prefix + tail
+        return _listed(head, prefix, spool, tail)
 
 
-def _reusable(messages: Sequence[Message], entry: _Entry) -> tuple[int, Rendered]:
+def _reusable(
+    messages: Sequence[Message], entry: _Entry
+) -> tuple[int, SharedTuple[FrozenMessage], Spool]:
     """How much of `entry` renders the start of `messages`: all of it when
     `messages` extends its history at a cut, up to its cut when `messages`
     extends only that far, nothing otherwise."""
     end = len(entry.messages)
     extended = len(messages) > end and _starts_with(messages, entry.messages, end)
     if extended and is_cut(messages, end):
-        return end, entry.rendered + entry.tail
+        spool = entry.spool.extended(map(_spooled, entry.tail))
+        return end, entry.rendered + entry.tail, spool
     if _starts_with(messages, entry.messages, entry.cut):
-        return entry.cut, entry.rendered
-    return 0, []
+        return entry.cut, entry.rendered, entry.spool
+    return 0, SharedTuple(), Spool()
 
 
 def _starts_with(messages: Sequence[Message], prefix: Sequence[Message], count: int) -> bool:
     """Whether `messages` starts with the first `count` of `prefix`: the same
-    objects (an identity test, not a comparison of contents)."""
+    objects (an identity test, not a comparison of contents; O(1) for the
+    loop's history, a `SharedTuple`)."""
+    if isinstance(messages, SharedTuple):
+        return messages.extends(prefix, count)
     if len(messages) < count:
         return False
     return all(map(operator.is_, islice(messages, count), islice(prefix, count)))

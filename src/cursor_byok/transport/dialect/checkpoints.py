@@ -34,10 +34,15 @@ def blob_id(data: bytes) -> bytes:
 class TurnBlobs:
     """The blobs of the turn one stream plays, and which the client has."""
 
-    prior_turns: list[bytes] = field(default_factory=list)
+    prior_turns: tuple[bytes, ...] = ()
+    """The turns the client sent back, as decoded (a tuple of bytes: not
+    copied again, and nothing for the garbage collector to walk)."""
     user_message: bytes | None = None
     request_id: str = ""
     steps: list[bytes] = field(default_factory=list)
+    made: tuple[int, bytes] | None = None
+    """(steps, blob id) of the turn's blob as last made: a checkpoint that
+    adds no step (the one naming a pending call) names the same blob."""
     unsent: dict[bytes, bytes] = field(default_factory=dict)
     sent: set[bytes] = field(default_factory=set)
     next_kv: int = 1
@@ -62,9 +67,10 @@ class TurnBlobs:
     ) -> None:
         """A run starts: the turns the client sent back come first; a new
         user message opens a turn of its own (a resume adds none)."""
-        self.prior_turns = list(prior_turns)
+        self.prior_turns = tuple(prior_turns)
         self.request_id = request_id
         self.steps = []
+        self.made = None
         if user is None:
             self.user_message = None
             return
@@ -91,6 +97,16 @@ class TurnBlobs:
                 case "blob_id_with_data" if image.blob_id_with_data.data:
                     image.blob_id = self._keep(image.blob_id_with_data.data)
         return kept
+
+    def release(self) -> None:
+        """The stream has ended: no checkpoint follows, so the turns the
+        client sent back (one id per turn of the conversation) and the
+        turn's steps go. An ended session is kept a while for a reconnect;
+        a long conversation's sessions would otherwise each keep its turns."""
+        self.prior_turns = ()
+        self.user_message = None
+        self.steps = []
+        self.made = None
 
     def kv_number(self) -> int:
         """The id of a KV request of this stream (the client's answer names it)."""
@@ -128,11 +144,23 @@ class TurnBlobs:
     def turns(self) -> list[bytes]:
         if self.user_message is None:
             return list(self.prior_turns)
+        return [*self.prior_turns, self._turn()]
+
+    def _turn(self) -> bytes:
+        """The blob id of this turn's structure, made again only when a step
+        was added (the structure names every step: its bytes grow with the
+        turn, a new blob each time)."""
+        made = self.made
+        if made is not None and made[0] == len(self.steps):
+            return made[1]
+        assert self.user_message is not None
         turn = pb.AgentConversationTurnStructure(
             user_message=self.user_message, steps=self.steps, request_id=self.request_id
         )
         structure = pb.ConversationTurnStructure(agent_conversation_turn=turn)
-        return [*self.prior_turns, self._keep(structure.SerializeToString())]
+        found = self._keep(structure.SerializeToString())
+        self.made = (len(self.steps), found)
+        return found
 
     def flush(self) -> list[pb.AgentServerMessage]:
         """`set_blob_args` for every blob the client does not have yet."""

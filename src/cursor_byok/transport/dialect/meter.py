@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from cursor_byok.llm.serialize import message_bytes
@@ -72,7 +72,7 @@ def history_characters(state: ConversationState) -> dict[str, int]:
     }
 
 
-def _conversation_characters(conversation_id: str, rest: tuple[Message, ...]) -> int:
+def _conversation_characters(conversation_id: str, rest: Sequence[Message]) -> int:
     """The sum of `message_characters` over `rest`, adding only the messages
     since the conversation's last run: history only grows, so a window that
     starts and reaches on with the same message objects as the last one

@@ -300,7 +300,6 @@ class SessionHub:
         event = dialect.decode_client_message(
             message, session.client_id, self._now_ms(), headers, self.server_tools
         )
-        input_id = input_ids.message_id_of(session.request_id, data)
         self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
@@ -325,9 +324,11 @@ class SessionHub:
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)
                 if not session.blob_requests.cancel(reason) and not held:
+                    input_id = input_ids.message_id_of(session.request_id, data)
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed, input_id=named):
-                await self._follow_up(session, user, typed, named or input_id)
+                input_id = named or input_ids.message_id_of(session.request_id, data)
+                await self._follow_up(session, user, typed, input_id)
             case dialect.QueryAnswered(number=number, response=response):
                 if not session.server_runs.queries.answer_any(number, response):
                     self.counters.late_query_answers += 1  # taken once, never twice

@@ -103,6 +103,7 @@ class Session:
         if isinstance(item, EndOfStream):
             self.ended = True
             self.ended_at = time.monotonic()
+            self.context.turn.release()
             self.on_end(self)
 
     def idle(self) -> bool:
