@@ -18,9 +18,10 @@ from tests.runtime.web.sites import Site
 
 @pytest.fixture
 async def provider() -> AsyncIterator[LoopbackServer]:
+    reply = ok_reply()  # first: it skips without ../shared, before a socket is open
     server = LoopbackServer()
     await server.start()
-    server.replies = [ok_reply()]
+    server.replies = [reply]
     yield server
     await server.stop()
 
