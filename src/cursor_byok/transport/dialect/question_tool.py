@@ -21,7 +21,6 @@ same id, and an answer to the first asking still finds it.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cursor_byok.llm.types import JSONObject, ToolCall
@@ -31,7 +30,7 @@ from cursor_byok.transport.dialect.server_tool import (
     ToolContext,
     query_id,
 )
-from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap, object_schema
+from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap, list_value, object_schema
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 OTHER = "__freeform_other__"
@@ -66,16 +65,6 @@ def _text(value: Any) -> str:
     return ""
 
 
-def _list(value: Any) -> list[Any]:
-    """A list as given; one some models send as a JSON string."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return []
-    return value if isinstance(value, list) else []
-
-
 def _flag(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("true", "yes", "1")
@@ -95,7 +84,7 @@ def question_args(arguments: JSONObject, strict: bool = True) -> pb.AskQuestionA
     else what can be read of it (for a card while arguments stream)."""
     args = pb.AskQuestionArgs(title=_text(arguments.get("title")))
     args.run_async = _flag(arguments.get("run_async"))
-    entries = _list(arguments.get("questions"))
+    entries = list_value(arguments.get("questions"))
     if strict and not entries:
         raise QuestionError("`questions` is empty: give at least one question")
     if strict and len(entries) > MAX_QUESTIONS:
@@ -108,7 +97,7 @@ def question_args(arguments: JSONObject, strict: bool = True) -> pb.AskQuestionA
         prompt = _text(entry.get("prompt")) or _text(entry.get("question"))
         if strict and not prompt:
             raise QuestionError(f"question {number} has no prompt")
-        options = [_option(n, o) for n, o in enumerate(_list(entry.get("options")), 1)]
+        options = [_option(n, o) for n, o in enumerate(list_value(entry.get("options")), 1)]
         if strict and len(options) > MAX_OPTIONS:
             raise QuestionError(f"question {number}: at most {MAX_OPTIONS} options")
         if strict and any(not option.label for option in options):

@@ -16,7 +16,6 @@ and one more definition would ride on every request.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cursor_byok.llm.types import JSONObject, ToolCall
@@ -31,7 +30,7 @@ from cursor_byok.loop.todos import (
     write,
 )
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool, ToolContext
-from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap, object_schema
+from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap, list_value, object_schema
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 STATUS_PB = {
@@ -78,17 +77,6 @@ def model_text(todos: tuple[TodoItem, ...]) -> str:
     return cap("\n\n".join(parts))
 
 
-def _items(arguments: JSONObject) -> list[Any]:
-    """The written items as given; a list some models send as a JSON string."""
-    found = arguments.get("todos")
-    if isinstance(found, str):
-        try:
-            found = json.loads(found)
-        except ValueError:
-            return []
-    return found if isinstance(found, list) else []
-
-
 def _merge(arguments: JSONObject) -> bool:
     flag = arguments.get("merge", True)
     if isinstance(flag, str):
@@ -109,7 +97,7 @@ def changes(arguments: JSONObject) -> list[TodoChange]:
     if "todos" not in arguments:
         raise TodoError("`todos` is missing: give the list of to-dos to write")
     found: list[TodoChange] = []
-    for number, entry in enumerate(_items(arguments), 1):
+    for number, entry in enumerate(list_value(arguments.get("todos")), 1):
         if not isinstance(entry, dict):
             raise TodoError(f"to-do {number} is not an object with id, content and status")
         status = None
@@ -161,7 +149,7 @@ class TodoWrite(ServerTool):
         """The call as written (statuses read leniently, unknown ones left out)."""
         del result
         args = pb.UpdateTodosArgs(merge=_merge(call.arguments))
-        for entry in _items(call.arguments):
+        for entry in list_value(call.arguments.get("todos")):
             if isinstance(entry, dict):
                 word = _text(entry.get("status"))
                 status = parse_status(word) if word is not None else None

@@ -10,6 +10,7 @@ branch per tool. A result's text for the model is capped at
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,16 @@ def cap(text: str) -> str:
         return text
     cut = len(text) - MAX_RESULT_CHARS
     return text[:MAX_RESULT_CHARS] + f"\n[output truncated: {cut} more characters not shown]"
+
+
+def list_value(value: Any) -> list[Any]:
+    """A list argument as given; some models send one as a JSON string."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    return value if isinstance(value, list) else []
 
 
 def str_arg(arguments: JSONObject, key: str, default: str = "") -> str:
