@@ -29,6 +29,7 @@ from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.server_tool import QueryWaits
+from cursor_byok.transport.dialect.subagent_child import ParentHeaders
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
@@ -47,6 +48,7 @@ from cursor_byok.transport.sessions.memory_budget import (
 )
 from cursor_byok.transport.sessions.over_budget import fail_the_tool
 from cursor_byok.transport.sessions.owners import ModelGate, owned
+from cursor_byok.transport.sessions.parent_links import parent_of
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
@@ -125,6 +127,7 @@ class SessionHub:
         self.budget.touch(budget_key(request_id))
         if headers is not None:
             session.client_headers = ClientHeaders.of(headers) or session.client_headers
+            session.parent = ParentHeaders.of(headers) or session.parent
         return session
 
     def _dropped(self, session: Session, reason: str) -> None:
@@ -386,7 +389,10 @@ class SessionHub:
         if isinstance(start, Start) and start.settings is not None:
             window = session.context.context_window
             settings = replace(
-                start.settings, context_window=window, compact_share=self._compact_at
+                start.settings,
+                context_window=window,
+                compact_share=self._compact_at,
+                parent=parent_of(session, self.sessions.get),
             )
             start = replace(start, settings=settings)
         new_turn = isinstance(start, Start)
