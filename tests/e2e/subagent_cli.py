@@ -99,6 +99,8 @@ class SubagentCli(OfficialCli):
         self.children: list[Child] = []
         self.child_spoke = asyncio.Event()
         """Set when a child run's model first says something."""
+        self.heartbeats_waiting = 0
+        """Heartbeats on the parent's stream while a child run was going."""
         self.aborted: list[int] = []
         """Exec ids the server aborted."""
         self._request_id = ""
@@ -118,6 +120,9 @@ class SubagentCli(OfficialCli):
 
     def _take(self, item: pb.AgentServerMessage, turn: CliTurn, appender: Appender) -> None:
         self._request_id = turn.request_id
+        waiting = any(child.turn is None for child in self.children)
+        if waiting and item.interaction_update.HasField("heartbeat"):
+            self.heartbeats_waiting += 1
         if item.HasField("exec_server_control_message"):
             aborted = item.exec_server_control_message.abort.id
             self.aborted.append(aborted)

@@ -143,7 +143,7 @@ async def test_one_subagent_runs_on_the_client_as_a_turn_of_its_own(tmp_path: Pa
         PARENT: [uses(task("t1", subagent_type="explore")), answer("a() returns 1.")],
         "agent-t1": [uses(read("r1", "a.py")), answer("a.py: a() returns 1 (line 2).")],
     }
-    async with rig(tmp_path, scripts) as r:
+    async with rig(tmp_path, scripts, delay=0.02) as r:
         turn = await r.parent()
         [child] = r.cli.children
         parent_requests, child_requests = r.requests(PARENT), r.requests("agent-t1")
@@ -164,11 +164,13 @@ async def test_one_subagent_runs_on_the_client_as_a_turn_of_its_own(tmp_path: Pa
     assert args.readonly and args.prompt == "Task t1"
     assert args.parent_conversation_id == args.root_parent_conversation_id == PARENT
     assert turn.order.index("tool_call_started") < turn.order.index("exec_server_message")
+    assert r.cli.heartbeats_waiting > 0, "the parent's stream stays alive while the child runs"
     # The child: its own conversation, the explore tools and prompt, no parent history.
     assert child.agent_id == "agent-t1" and child.turn is not None and child.turn.error is None
     assert offered(child_requests[0]) == {"read_file", "grep", "glob", "list_dir"}
     assert "You are a subagent" in child_requests[0]["systemPrompt"]
     assert "You are a subagent" not in parent_requests[0]["systemPrompt"]
+    assert "ask mode" not in child_requests[0]["systemPrompt"]
     assert r.models("agent-t1") == ["big", "big"]
     assert all(SECRET not in json.dumps(req) for req in child_requests)
     assert extends(child_requests) and extends(parent_requests)
