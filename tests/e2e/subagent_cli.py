@@ -99,6 +99,9 @@ class SubagentCli(OfficialCli):
         self.children: list[Child] = []
         self.child_spoke = asyncio.Event()
         """Set when a child run's model first says something."""
+        self.queued: set[str] = set()
+        """Task call ids answered at once as queued behind earlier work
+        (`QUEUED_FOLLOW_UP`): their subagent never starts."""
         self.heartbeats_waiting = 0
         """Heartbeats on the parent's stream while a child run was going."""
         self.aborted: list[int] = []
@@ -148,6 +151,14 @@ class SubagentCli(OfficialCli):
         self._by_exec[request.id] = child
         assert self.appender is not None
         appender = self.appender
+        if args.tool_call_id in self.queued:
+            queued = pb.SubagentSuccess(
+                agent_id=agent_id, background_reason=pb.SUBAGENT_BACKGROUND_REASON_QUEUED_FOLLOW_UP
+            )
+            appender.send(exec_reply(request, subagent_result=pb.SubagentResult(success=queued)))
+            appender.send(stream_close(request.id))
+            self.children.remove(child)
+            return []
         if args.run_in_background:
             moved = pb.SubagentSuccess(
                 agent_id=agent_id, background_reason=pb.SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST

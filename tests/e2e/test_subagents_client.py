@@ -356,3 +356,45 @@ async def test_each_subagent_gets_its_model_in_order(tmp_path: Path) -> None:
     execs = [e.subagent_args.model_id for e in turn.execs if e.HasField("subagent_args")]
     assert execs == ["big", "tiny", "small"], "no exec for the unknown model"
     assert results[3].startswith("Error: unknown model 'gpt-99'")
+
+
+async def test_a_subagent_queued_behind_earlier_work_is_an_error_that_says_so(
+    tmp_path: Path,
+) -> None:
+    scripts = {PARENT: [uses(task("q1")), answer("It is busy.")]}
+    async with rig(tmp_path, scripts) as r:
+        r.cli.queued.add("q1")
+        turn = await r.parent()
+        [result] = tool_results(r.requests(PARENT)[1])
+    [completed] = cards(turn, "tool_call_completed")
+    assert "still running" in completed.result.error.error
+    assert result.startswith("Error: the subagent is still running")
+
+
+async def test_the_users_own_subagent_runs_with_its_prompt_model_and_permissions(
+    tmp_path: Path,
+) -> None:
+    reviewer = pb.CustomSubagent(
+        name="reviewer",
+        description="Reviews a change strictly.",
+        prompt="Be strict: list every risk you see.",
+        model="tiny",
+        permission_mode=pb.CUSTOM_SUBAGENT_PERMISSION_MODE_READONLY,
+    )
+    scripts = {
+        PARENT: [uses(task("u1", subagent_type="reviewer")), answer("Reviewed.")],
+        "agent-u1": [answer("No risks.")],
+    }
+    async with rig(tmp_path, scripts) as r:
+        r.cli.context.custom_subagents.append(reviewer)
+        turn = await r.parent()
+        parent_request, child_request = r.requests(PARENT)[0], r.requests("agent-u1")[0]
+        models = r.models("agent-u1")
+    assert turn.error is None
+    [tool] = [t for t in parent_request["tools"] if t["name"] == "Task"]
+    assert "reviewer" in tool["parameters"]["properties"]["subagent_type"]["enum"]
+    [started] = cards(turn, "tool_call_started")
+    assert started.args.subagent_type.custom.name == "reviewer"
+    assert models == ["tiny"]
+    assert "Be strict: list every risk you see." in child_request["systemPrompt"]
+    assert offered(child_request) == {"read_file", "grep", "glob", "list_dir", "read_lints"}
