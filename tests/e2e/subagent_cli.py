@@ -19,6 +19,7 @@ run.
 from __future__ import annotations
 
 import asyncio
+import urllib.parse
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from cursor_byok.llm.serialize import request_bytes
 from cursor_byok.llm.types import RequestMessages
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import Appender, CliTurn, OfficialCli, user_message
+from tests.e2e.raw_h2 import RawH2, RawStream
 from tests.fakes import ScriptedStream
 
 IDE_HEADERS = {"x-cursor-client-type": "ide", "x-cursor-client-version": "3.14.7"}
@@ -99,6 +101,10 @@ class SubagentCli(OfficialCli):
         self.children: list[Child] = []
         self.child_spoke = asyncio.Event()
         """Set when a child run's model first says something."""
+        self.over_http2 = False
+        """Run each child over HTTP/2 (`AgentService/Run`) instead of RunSSE;
+        such a child only answers (its script calls no tool)."""
+        self.http2_children: list[RawStream] = []
         self.queued: set[str] = set()
         """Task call ids answered at once as queued behind earlier work
         (`QUEUED_FOLLOW_UP`): their subagent never starts."""
@@ -173,6 +179,9 @@ class SubagentCli(OfficialCli):
     async def _run_child(
         self, child: Child, answer_to: Appender | None, request: pb.ExecServerMessage
     ) -> None:
+        if self.over_http2:
+            await self._run_child_h2(child, answer_to, request)
+            return
         args = child.args
         client = ChildCli(self.base_url, self.codec, self.workspace, self.context)
         await client.client.close()
@@ -208,6 +217,40 @@ class SubagentCli(OfficialCli):
             result = pb.SubagentResult(success=success)
         answer_to.send(exec_reply(request, subagent_result=result))
         answer_to.send(stream_close(request.id))
+
+    async def _run_child_h2(
+        self, child: Child, answer_to: Appender | None, request: pb.ExecServerMessage
+    ) -> None:
+        """The child as one `Run` stream: the run request, the KV answers,
+        its end; the parent then hears its text."""
+        where = urllib.parse.urlsplit(self.base_url)
+        assert where.hostname and where.port
+        h2 = await RawH2.connect(where.hostname, where.port)
+        try:
+            stream = h2.open(extra=list(child.headers.items()))
+            self.http2_children.append(stream)
+            run = pb.AgentRunRequest(
+                conversation_id=child.agent_id,
+                action=user_message(child.args.prompt, self.context),
+                requested_model=pb.RequestedModel(model_id=child.args.model_id),
+                subagent_type_name=child.args.subagent_type,
+            )
+            await h2.send(stream, pb.AgentClientMessage(run_request=run))
+            await h2.until(stream, "turn_ended", within=20)
+            for message in stream.messages:  # the stream's end waits for these
+                if message.HasField("kv_server_message"):
+                    done = pb.KvClientMessage(
+                        id=message.kv_server_message.id, set_blob_result=pb.SetBlobResult()
+                    )
+                    await h2.send(stream, pb.AgentClientMessage(kv_client_message=done))
+            await h2.until_end(stream, within=20)
+        finally:
+            await h2.close()
+        if answer_to is not None:
+            success = pb.SubagentSuccess(agent_id=child.agent_id, final_message=stream.text())
+            result = pb.SubagentResult(success=success)
+            answer_to.send(exec_reply(request, subagent_result=result))
+            answer_to.send(stream_close(request.id))
 
     def _stop(self, child: Child) -> None:
         """The parent's exec was aborted: cancel the child's run."""

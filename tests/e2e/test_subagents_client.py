@@ -398,3 +398,21 @@ async def test_the_users_own_subagent_runs_with_its_prompt_model_and_permissions
     assert models == ["tiny"]
     assert "Be strict: list every risk you see." in child_request["systemPrompt"]
     assert offered(child_request) == {"read_file", "grep", "glob", "list_dir", "read_lints"}
+
+
+async def test_a_child_run_over_http2_is_served_and_linked_to_its_parent(tmp_path: Path) -> None:
+    scripts = {
+        PARENT: [uses(task("h1", subagent_type="generalPurpose")), answer("Done.")],
+        "agent-h1": [answer("Answered over HTTP/2.")],
+    }
+    async with rig(tmp_path, scripts) as r:
+        r.cli.over_http2 = True
+        turn = await r.parent()
+        [result] = tool_results(r.requests(PARENT)[1])
+        loaded = r.store.load("agent-h1")
+        [child] = r.cli.http2_children
+    assert turn.error is None and child.end == {}
+    assert "<response>\nAnswered over HTTP/2.\n</response>" in result
+    assert loaded is not None and loaded.state.settings.parent is not None
+    parent = loaded.state.settings.parent
+    assert (parent.conversation_id, parent.tool_call_id) == (PARENT, "h1")
