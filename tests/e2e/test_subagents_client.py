@@ -187,6 +187,7 @@ async def test_one_subagent_runs_on_the_client_as_a_turn_of_its_own(tmp_path: Pa
     assert "Agent ID: agent-t1" in result
     state = turn.checkpoints[-1].subagent_states["agent-t1"]
     assert state.subagent_type.HasField("explore") and state.model_id == "big"
+    assert 0 < state.created_timestamp_ms <= state.last_used_timestamp_ms
     assert turn.text.endswith("a() returns 1.")
     # `show` puts the child under its parent's Task call, and names the parent.
     lines = shown.getvalue().splitlines()
