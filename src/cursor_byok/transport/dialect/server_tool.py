@@ -31,7 +31,12 @@ new stream taking the turn over, which asks it again) and when the server
 shuts down, so it must hold nothing that outlives a cancel. An exception
 from `run` becomes an error result (`failed`). A tool that must ask before
 it shows its card (web search sends its approval query first) sets
-`started_first = False` and calls `context.started()` itself.
+`started_first = False` and calls `context.started()` itself. A tool
+that asks the client to run an exec of its own (the Task tool's
+`subagent_args`) is given an `ExecContext`: `exec` sends it once per key,
+`exec_result` waits for the answer, and the end of the turn aborts it. A
+tool made for each run from its request (Task) has `for_run`
+(`run_request` binds it).
 """
 
 from __future__ import annotations
