@@ -29,6 +29,7 @@ from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.server_tool import QueryWaits
+from cursor_byok.transport.dialect.subagent_child import ParentHeaders
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
@@ -47,6 +48,7 @@ from cursor_byok.transport.sessions.memory_budget import (
 )
 from cursor_byok.transport.sessions.over_budget import fail_the_tool
 from cursor_byok.transport.sessions.owners import ModelGate, owned
+from cursor_byok.transport.sessions.parent_links import parent_of
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
@@ -125,6 +127,7 @@ class SessionHub:
         self.budget.touch(budget_key(request_id))
         if headers is not None:
             session.client_headers = ClientHeaders.of(headers) or session.client_headers
+            session.parent = ParentHeaders.of(headers) or session.parent
         return session
 
     def _dropped(self, session: Session, reason: str) -> None:
@@ -309,7 +312,8 @@ class SessionHub:
                     return
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                await self.tools.step(session, session.execs.reply(number, exec_id, reply))
+                if not session.server_runs.execs.answer(number, reply):
+                    await self.tools.step(session, session.execs.reply(number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -318,7 +322,8 @@ class SessionHub:
                 if not session.blob_requests.answer(number, found):
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
-                if not session.context_requests.answer(number, None):
+                taken = session.context_requests.answer(number, None)
+                if not taken and not session.server_runs.execs.answer(number, error):
                     await self.tools.step(session, session.execs.thrown(number, error))
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.
@@ -384,7 +389,10 @@ class SessionHub:
         if isinstance(start, Start) and start.settings is not None:
             window = session.context.context_window
             settings = replace(
-                start.settings, context_window=window, compact_share=self._compact_at
+                start.settings,
+                context_window=window,
+                compact_share=self._compact_at,
+                parent=parent_of(session, self.sessions.get),
             )
             start = replace(start, settings=settings)
         new_turn = isinstance(start, Start)
