@@ -30,7 +30,8 @@ _INSERT = (
 )
 
 
-def _user(row: Any) -> User:
+def user_of_row(row: Any) -> User:
+    """A user from a row of `USER_COLUMNS`."""
     models = None if row[3] is None else tuple(str(m) for m in json.loads(row[3]))
     return User(
         id=int(row[0]),
@@ -43,6 +44,14 @@ def _user(row: Any) -> User:
         last_used_at_ms=None if row[7] is None else int(row[7]),
         revoked_at_ms=None if row[8] is None else int(row[8]),
     )
+
+
+def _signed_out(db: Executor, name: str) -> User:
+    """The user whose token just changed, their dashboard sessions ended
+    with it (`store.ui_sessions`)."""
+    user = user_of_row(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+    db.execute("DELETE FROM dashboard_sessions WHERE user_id = ?", (user.id,))
+    return user
 
 
 def _now_ms() -> int:
@@ -72,22 +81,22 @@ class UserRows(ABC):
             row = (name, False, token_id, token_hash, listed, budget_usd, budget_period, _now_ms())
             if db.execute(_INSERT, row).rowcount != 1:
                 raise UserExists(f"a user named {name!r} exists already")
-            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return user_of_row(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
 
     def users(self) -> list[User]:
         with self._read() as db:
             rows = db.execute(f"{_SELECT} ORDER BY is_admin DESC, user_id").fetchall()
-        return [_user(row) for row in rows]
+        return [user_of_row(row) for row in rows]
 
     def user(self, name: str) -> User | None:
         with self._read() as db:
             row = db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else user_of_row(row)
 
     def user_by_id(self, user_id: int) -> User | None:
         with self._read() as db:
             row = db.execute(f"{_SELECT} WHERE user_id = ?", (user_id,)).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else user_of_row(row)
 
     def token_holder(self, token_id: str) -> tuple[User, str] | None:
         with self._read() as db:
@@ -104,7 +113,7 @@ class UserRows(ABC):
             " WHERE token_id = ? AND revoked_at_ms IS NULL",
             (token_id,),
         ).fetchone()
-        return None if row is None or row[9] is None else (_user(row), str(row[9]))
+        return None if row is None or row[9] is None else (user_of_row(row), str(row[9]))
 
     def set_token(self, name: str, token_id: str, token_hash: str) -> User | None:
         with self._transaction() as db:
@@ -115,7 +124,7 @@ class UserRows(ABC):
             )
             if changed.rowcount != 1:
                 return None
-            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return _signed_out(db, name)
 
     def revoke(self, name: str) -> User | None:
         with self._transaction() as db:
@@ -126,7 +135,7 @@ class UserRows(ABC):
             )
             if changed.rowcount != 1:
                 return None
-            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return _signed_out(db, name)
 
     def set_budget(
         self, name: str, budget_usd: float | None, period: BudgetPeriod | None
@@ -138,7 +147,7 @@ class UserRows(ABC):
             )
             if changed.rowcount != 1:
                 return None
-            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return user_of_row(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
 
     def touch_user(self, user_id: int, when_ms: int) -> None:
         with self._transaction(flush=False) as db:

@@ -1,0 +1,99 @@
+"""The dashboard's sign-in sessions, in the database every server process
+shares (a part of `SQLStore`), so a browser signed in on one process is
+signed in on all of them, behind a load balancer without sticky sessions.
+
+Only a SHA-256 of a session id is stored: whoever reads the database or a
+backup holds no cookie that works. A user's session names their token's
+public id and is found only while that token is still theirs and not
+revoked (checked in the same read); revoking or rotating the token also
+deletes their sessions (`user_rows`). Expired sessions are deleted as new
+ones open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from cursor_byok.store.base import User
+from cursor_byok.store.executor import Executor
+from cursor_byok.store.user_rows import USER_COLUMNS, user_of_row
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """A live session: its user (as the database has them now), the token's
+    public id it was opened with (None: the administrator's, by the
+    configured token) and when it ends."""
+
+    user: User
+    token_id: str | None
+    expires_at_ms: int
+
+
+class Sessions(Protocol):
+    """Dashboard sessions shared by every process (`store.ui_sessions`)."""
+
+    def open_session(
+        self, session_hash: str, user_id: int, token_id: str | None, now_ms: int, expires_ms: int
+    ) -> None:
+        """Store a new session (and drop those expired by `now_ms`)."""
+        ...
+
+    def find_session(self, session_hash: str, now_ms: int) -> StoredSession | None:
+        """The session, if it has not expired and its token still works."""
+        ...
+
+    def close_session(self, session_hash: str) -> None: ...
+
+
+def session_hash(session_id: str) -> str:
+    """What the database keeps of a session id (a cookie's random value)."""
+    return hashlib.sha256(session_id.encode()).hexdigest()
+
+
+_USER_COLUMNS = ", ".join(f"u.{name.strip()}" for name in USER_COLUMNS.split(","))
+
+
+class SessionRows(ABC):
+    """`Sessions` over the shared SQL."""
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Executor]: ...
+
+    @abstractmethod
+    def _transaction(self, flush: bool = True) -> AbstractContextManager[Executor]: ...
+
+    def open_session(
+        self, session_hash: str, user_id: int, token_id: str | None, now_ms: int, expires_ms: int
+    ) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM dashboard_sessions WHERE expires_at_ms < ?", (now_ms,))
+            db.execute(
+                "INSERT INTO dashboard_sessions (session_hash, user_id, token_id, expires_at_ms)"
+                " VALUES (?, ?, ?, ?)",
+                (session_hash, user_id, token_id, expires_ms),
+            )
+
+    def find_session(self, session_hash: str, now_ms: int) -> StoredSession | None:
+        with self._read() as db:
+            row = db.execute(
+                f"SELECT s.token_id, s.expires_at_ms, u.token_id, {_USER_COLUMNS}"
+                " FROM dashboard_sessions s JOIN users u ON u.user_id = s.user_id"
+                " WHERE s.session_hash = ?",
+                (session_hash,),
+            ).fetchone()
+        if row is None or int(row[1]) < now_ms:
+            return None
+        user = user_of_row(row[3:])
+        token_id = None if row[0] is None else str(row[0])
+        if token_id is not None and (row[2] != token_id or user.revoked):
+            return None
+        return StoredSession(user, token_id, int(row[1]))
+
+    def close_session(self, session_hash: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM dashboard_sessions WHERE session_hash = ?", (session_hash,))
