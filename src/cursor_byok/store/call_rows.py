@@ -16,7 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import astuple, dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from cursor_byok.store.executor import Executor
 
@@ -84,10 +84,14 @@ def _row(row: Any) -> ModelCallRow:
         int(row[7]),
         None if row[8] is None else int(row[8]),
         int(row[9]),
-        *(int(value) for value in row[10:15]),
-        cost_usd=None if row[15] is None else float(row[15]),
-        outcome=row[16],
-        error=row[17],
+        int(row[10]),
+        int(row[11]),
+        int(row[12]),
+        int(row[13]),
+        int(row[14]),
+        None if row[15] is None else float(row[15]),
+        cast(CallOutcome, row[16]),
+        None if row[17] is None else str(row[17]),
     )
 
 

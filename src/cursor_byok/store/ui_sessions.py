@@ -12,48 +12,12 @@ ones open.
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import Protocol
 
-from cursor_byok.store.base import User
 from cursor_byok.store.executor import Executor
+from cursor_byok.store.ui_session_api import StoredSession
 from cursor_byok.store.user_rows import USER_COLUMNS, user_of_row
-
-
-@dataclass(frozen=True, slots=True)
-class StoredSession:
-    """A live session: its user (as the database has them now), the token's
-    public id it was opened with (None: the administrator's, by the
-    configured token) and when it ends."""
-
-    user: User
-    token_id: str | None
-    expires_at_ms: int
-
-
-class Sessions(Protocol):
-    """Dashboard sessions shared by every process (`store.ui_sessions`)."""
-
-    def open_session(
-        self, session_hash: str, user_id: int, token_id: str | None, now_ms: int, expires_ms: int
-    ) -> None:
-        """Store a new session (and drop those expired by `now_ms`)."""
-        ...
-
-    def find_session(self, session_hash: str, now_ms: int) -> StoredSession | None:
-        """The session, if it has not expired and its token still works."""
-        ...
-
-    def close_session(self, session_hash: str) -> None: ...
-
-
-def session_hash(session_id: str) -> str:
-    """What the database keeps of a session id (a cookie's random value)."""
-    return hashlib.sha256(session_id.encode()).hexdigest()
-
 
 _USER_COLUMNS = ", ".join(f"u.{name.strip()}" for name in USER_COLUMNS.split(","))
 
