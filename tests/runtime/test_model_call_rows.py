@@ -108,16 +108,20 @@ async def test_a_canceled_call_has_its_row_and_a_refused_one_none(make: Make) ->
     ana = h.user("ana", budget=0.000001, period="day")
     conversation = scoped(ana, "c")
     await h.runner.submit(conversation, "req:0", start("go"))
-    while not h.llm.requests:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(_requested(h), 5)
     await h.runner.submit(conversation, "stop:0", Cancel("stop"))
     await h.sink.wait_for(conversation, Canceled)
     (canceled,) = h.store.model_calls(conversation)
     assert canceled.outcome == "canceled" and canceled.cost_usd is None
     assert canceled.duration_ms >= 0 and canceled.user_id == ana
-    # what the canceled call held is not spent: but its tokens are unknown,
-    # so the next call is refused by the budget only once something is spent
+    # a call the budget refuses (another call holds it all) is never made
     h.store.reserve_budget("hold", ana, 1.0, 0, 2**62)
     await h.runner.submit(conversation, "req:1", start("again"))
     await h.sink.wait_for(conversation, Failed)
     assert len(h.store.model_calls(conversation)) == 1
+
+
+async def _requested(h: Harness) -> None:
+    """Until the model was asked (the scripted model keeps no event to wait on)."""
+    while not h.llm.requests:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)

@@ -47,9 +47,9 @@ def attempt_rows(
     its reader measured; `state` is the conversation after its end."""
     user, model = whose
     event = None
-    if isinstance(input_, LLMEvent) and input_.call_id == ended.call_id:
-        if isinstance(input_.event, DoneEvent | ErrorEvent):
-            event = input_.event
+    ends = isinstance(input_, LLMEvent) and input_.call_id == ended.call_id
+    if ends and isinstance(input_, LLMEvent) and isinstance(input_.event, DoneEvent | ErrorEvent):
+        event = input_.event
     if event is not None and event.message.provider == SERVER and not retried:
         return []  # never sent: a budget's refusal or a server's notice
     step = len(state.messages) - (1 if ended.assistant is not None else 0)

@@ -114,7 +114,7 @@ class CallRows(ABC):
         """Inside the commit of a call's end: its attempts, each once."""
         for row in rows:
             cut = row.error[:ERROR_CHARS] if row.error is not None else None
-            db.execute(INSERT_MODEL_CALL, astuple(row)[:-1] + (cut,))
+            db.execute(INSERT_MODEL_CALL, (*astuple(row)[:-1], cut))
 
     @staticmethod
     def _note_model(db: Executor, conversation_id: str, model: str, owner: int, when: int) -> None:
