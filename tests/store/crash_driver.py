@@ -8,7 +8,8 @@ history as hex, the number of store writes made, and the usage recorded
 (JSON: each row's user, model, calls and tokens, the budget
 reservations left, and each model call's rows without their timings).
 With KILL_AT=k the process SIGKILLs itself at store write step k: step 3n
-is just before the n-th write, 3n+1 inside its transaction with every statement run but not committed, 3n+2 just after it.
+is just before the n-th write, 3n+1 inside its transaction with every
+statement run but not committed, 3n+2 just after it.
 In the `reads` scenario the conversation is a user's with a budget, so
 each model call's budget reservation is a write of its own.
 
