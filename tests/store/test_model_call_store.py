@@ -13,7 +13,7 @@ from cursor_byok.loop import CallLLM, transition
 from cursor_byok.runtime.records import call_record
 from cursor_byok.store import postgres_schema
 from cursor_byok.store.base import CallStatus, CallStatusUpdate
-from cursor_byok.store.call_rows import ModelCallRow
+from cursor_byok.store.call_rows import CallOutcome, ModelCallRow
 from cursor_byok.store.migrations import MIGRATIONS
 from cursor_byok.store.sql_store import SQLStore
 from cursor_byok.store.tokens import new_token
@@ -32,7 +32,7 @@ def planned(store: SQLStore, key: str, model: str = "sonnet") -> str:
     return command.call_id
 
 
-def attempt(call_id: str, number: int, outcome: str, cost: float | None) -> ModelCallRow:
+def attempt(call_id: str, number: int, outcome: CallOutcome, cost: float | None) -> ModelCallRow:
     return ModelCallRow(
         call_id, number, "c", "c:turn:1", 1, "sonnet", 1, 1_000 * number, 40, 90,
         10, 5, 2, 1, 3, cost, outcome, "overloaded" if outcome == "retried" else None,

@@ -118,7 +118,7 @@ class Dashboard:
             return _html(send, status, html)
 
         if method == "POST" and path == "/ui/logout":
-            self.sign_ins.close(_cookie(headers) or "")
+            await self.sign_ins.close(_cookie(headers) or "")
             await _redirect(send, "/ui/login", _set_cookie(_over_tls(scope, headers), "", 0))
         elif method == "GET" and path in ("/ui", "/ui/"):
             now_ms = int(time.time() * 1000)
@@ -200,7 +200,8 @@ class Dashboard:
         except RequestError:
             await _html(send, 401, _login_page("That token is not valid here.", expected))
             return
-        session_id = self.sign_ins.open(user, None if user.is_admin else token_id_of(token))
+        token_id = None if user.is_admin else token_id_of(token)
+        session_id = await self.sign_ins.open(user, token_id)
         await _redirect(send, "/ui/", _set_cookie(_over_tls(scope, headers), session_id, None))
 
 
