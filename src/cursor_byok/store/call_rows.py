@@ -16,7 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import astuple, dataclass
-from typing import Any, Literal, Protocol, cast
+from typing import Any, ClassVar, Literal, Protocol, cast
 
 from cursor_byok.store.executor import Executor
 
@@ -95,6 +95,17 @@ def _row(row: Any) -> ModelCallRow:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class UnrecordedCall:
+    """A call with no rows: in flight, or ended before rows were kept."""
+
+    call_id: str
+    model: str
+    status: str
+    attempts: int
+    error: str | None
+
+
 class CallLog(Protocol):
     """What the store keeps of each model call (`store.call_rows`)."""
 
@@ -102,9 +113,15 @@ class CallLog(Protocol):
         """The conversation's call rows, in the order they started."""
         ...
 
+    def unrecorded_calls(self, conversation_id: str) -> list[UnrecordedCall]:
+        """The conversation's calls that have no rows, in the order planned."""
+        ...
+
 
 class CallRows(ABC):
     """`CallLog` over the shared SQL."""
+
+    insertion_order: ClassVar[str] = ""
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Executor]: ...
@@ -129,3 +146,14 @@ class CallRows(ABC):
                 (conversation_id,),
             ).fetchall()
         return [_row(row) for row in rows]
+
+    def unrecorded_calls(self, conversation_id: str) -> list[UnrecordedCall]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT call_id, model, status, attempts, error FROM llm_calls l"
+                " WHERE conversation_id = ? AND NOT EXISTS"
+                " (SELECT 1 FROM model_calls m WHERE m.call_id = l.call_id)"
+                f" ORDER BY {self.insertion_order}",
+                (conversation_id,),
+            ).fetchall()
+        return [UnrecordedCall(str(r[0]), str(r[1]), str(r[2]), int(r[3]), r[4]) for r in rows]

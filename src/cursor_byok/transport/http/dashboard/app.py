@@ -25,13 +25,10 @@ from cursor_byok.store.owners import client_id_of
 from cursor_byok.store.tokens import new_token, token_id_of
 from cursor_byok.transport.connect.request_body import RequestError
 from cursor_byok.transport.http.callers import Authenticator, credentials_in_url
-from cursor_byok.transport.http.dashboard.conversations import (
-    conversations_page,
-    page_key,
-    timeline,
-)
+from cursor_byok.transport.http.dashboard.conversations import conversations_page, page_key
 from cursor_byok.transport.http.dashboard.layout import hidden_csrf, page
 from cursor_byok.transport.http.dashboard.sign_ins import SignIn, SignIns, csrf_matches
+from cursor_byok.transport.http.dashboard.timeline import timeline
 from cursor_byok.transport.http.dashboard.views import overview, users_page
 from cursor_byok.transport.http.stream_writer import Send
 
