@@ -13,6 +13,7 @@ the history index where it branched off or was started."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -76,7 +77,8 @@ def timeline(store: Store, viewer: User, ident: str) -> str | None:
     entries.sort(key=lambda entry: entry.at)  # stable: the order given at one index
     parts = [
         f"<p>{whose}Status {escape(state.status.value)}, {len(state.messages)} messages, "
-        f"{len(calls)} model calls, version {loaded.version}.</p><h2>Timeline</h2>"
+        f"{len(calls)} model call attempt{'' if len(calls) == 1 else 's'}, "
+        f"version {loaded.version}.</p><h2>Timeline</h2>"
     ]
     waiting = iter(entries)
     pending = next(waiting, None)
@@ -125,16 +127,23 @@ def _call(call: ModelCallRow) -> str:
         ("reasoning", f"{call.reasoning:,}"),
         ("cost", cost),
     )
-    body = "".join(f'<td class=n data-figure="{name}">{value}</td>' for name, value in cells)
+    body = "".join(
+        f'<td{"" if name == "outcome" else " class=n"} data-figure="{name}">{value}</td>'
+        for name, value in cells
+    )
     return (
         f'<table class=call id="call-{escape(call.call_id)}-{call.attempt}">'
         f"<tr><th colspan=9>Model call {escape(call.call_id)}, attempt {call.attempt}: "
-        f"{escape(call.model)}, started {when(call.started_at_ms)} UTC{failed}</th></tr>"
+        f"{escape(call.model)}, started {_second(call.started_at_ms)} UTC{failed}</th></tr>"
         "<tr><th>Outcome</th><th class=n>First token</th><th class=n>Duration</th>"
         "<th class=n>Input</th><th class=n>Output</th><th class=n>Cache read</th>"
         "<th class=n>Cache write</th><th class=n>Reasoning</th><th class=n>Cost</th></tr>"
         f"<tr>{body}</tr></table>"
     )
+
+
+def _second(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000))
 
 
 def _reset() -> str:
