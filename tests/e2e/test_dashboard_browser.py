@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import replace
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
