@@ -6,8 +6,8 @@ socket, signed in as the administrator (everyone's numbers) and as a user:
 the overview, the users page, the first conversations page, the 20th
 (1,000 conversations deep (keyset paging: no cost for depth), one filtered by
 model (and, for the administrator, by a user and a model), a conversation's
-timeline, and the timeline of a conversation of 500 turns with 600 model call
-attempts. Prints, per backend, each page's
+timeline, and the first and last pages of the timeline of a conversation of
+500 turns (1,000 messages) with 600 model call attempts. Prints, per backend, each page's
 median and, over every page request,
 
   ui_page_p95_ms[100000] = X
@@ -215,6 +215,7 @@ async def measure(name: str, store: SQLStore) -> None:
                 pages["users"] = "/ui/users"
                 pages["conversations_user_model"] = "/ui/conversations?user=u7&model=gemini"
                 pages["conversation_long"] = f"/ui/conversations/{scoped(2, 'conv-long')}"
+            pages["conversation_long_latest"] = pages["conversation_long"] + "?from=800"
             for page, path in pages.items():
                 times = []
                 for _ in range(ROUNDS):

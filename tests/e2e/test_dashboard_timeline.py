@@ -2,12 +2,14 @@
 real socket and a real SQLite file: every model call attempt (a retried one
 too) with its figures as the database has them, just before the answer it
 brought; and, for a conversation whose history holds them, tool calls and
-results, a history repair and a compaction, each where it happened."""
+results, a history repair and a compaction, each where it happened, on
+one page or read a page at a time."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from html import unescape
 from pathlib import Path
 
 import aiohttp
@@ -27,6 +29,7 @@ from cursor_byok.loop import ConversationState, Status
 from cursor_byok.runtime.records import call_record
 from cursor_byok.store.base import CallStatus, CallStatusUpdate
 from cursor_byok.store.call_rows import ModelCallRow
+from cursor_byok.transport.http.dashboard import timeline as timeline_module
 from cursor_byok.transport.http.dashboard.timeline import SHOWN_CHARS
 from tests.e2e.dashboard_client import Browser, text_of
 from tests.e2e.users import ADMIN_TOKEN, Team, team, to_the_end
@@ -91,7 +94,7 @@ async def test_each_attempt_of_a_call_is_shown_with_the_databases_figures(
 
 
 async def test_tool_calls_repairs_and_compactions_are_where_they_happened(
-    t: Team, http: aiohttp.ClientSession
+    t: Team, http: aiohttp.ClientSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     key = "conv-steps"
     messages: tuple[Message, ...] = (
@@ -137,6 +140,26 @@ async def test_tool_calls_repairs_and_compactions_are_where_they_happened(
     at = [words.index(mark) for mark in marks]
     assert at == sorted(at), [m for m, _ in sorted(zip(marks, at, strict=True), key=lambda p: p[1])]
     assert figures(page, f"{key}:call:1", 1)["duration"] == "345 ms"
+    # Two messages a page: the pages, read in turn, show the same, once.
+    monkeypatch.setattr(timeline_module, "PAGE_MESSAGES", 2)
+    pages = []
+    path: str | None = f"/ui/conversations/{key}"
+    while path is not None:
+        status, page, _ = await admin.get(path)
+        assert status == 200
+        pages.append(page)
+        later = re.search(r'href="([^"]*)">Later', page)
+        path = None if later is None else unescape(later.group(1))
+    assert len(pages) == 3 and "messages 5 to 6 of 6" in text_of(pages[-1])
+    joined = " ".join(
+        text_of(re.sub(r"<p>(<span class=meta>messages|<a ).*?</p>", "", p)) for p in pages
+    )
+    at = [joined.index(mark) for mark in marks]
+    assert at == sorted(at)
+    assert (
+        joined.count(f"Model call {key}:call:1,") == joined.count(f"Model call {key}:call:2,") == 1
+    )
+    assert joined.count("Compaction: requests start here") == 1
 
 
 def _request(messages: tuple[Message, ...]) -> RequestMessages:

@@ -17,6 +17,7 @@ from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.call_rows import CallLog, ModelCallRow
 from cursor_byok.store.owners import ADMIN_USER_ID
+from cursor_byok.store.timeline_api import Timelines
 from cursor_byok.store.ui_session_api import Sessions
 from cursor_byok.store.usage import Accounts, BudgetPeriod, CallUsage
 
@@ -291,7 +292,7 @@ class StagedBatch(Protocol):
         ...
 
 
-class Store(Users, Accounts, CallLog, Sessions, Protocol):
+class Store(Users, Accounts, CallLog, Sessions, Timelines, Protocol):
     serial_writer: bool
     """Whether commits are serialized on one connection anyway (SQLite), so
     that batching them (`commit_batch`) costs no parallelism."""

@@ -53,13 +53,13 @@ class ModelCallRow:
     error: str | None = None
 
 
-_COLUMNS = (
+CALL_COLUMNS = (
     "call_id, attempt, conversation_id, turn_id, step, model, user_id, started_at_ms, ttft_ms,"
     " duration_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,"
     " reasoning_tokens, cost_usd, outcome, error"
 )
 INSERT_MODEL_CALL = (
-    f"INSERT INTO model_calls ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    f"INSERT INTO model_calls ({CALL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT (call_id, attempt) DO NOTHING"
 )
 NOTE_MODEL = (
@@ -72,7 +72,8 @@ ERROR_CHARS = 500
 """How much of an error's text a row keeps."""
 
 
-def _row(row: Any) -> ModelCallRow:
+def call_of_row(row: Any) -> ModelCallRow:
+    """A row of `CALL_COLUMNS`."""
     return ModelCallRow(
         str(row[0]),
         int(row[1]),
@@ -110,7 +111,8 @@ class CallLog(Protocol):
     """What the store keeps of each model call (`store.call_rows`)."""
 
     def model_calls(self, conversation_id: str) -> list[ModelCallRow]:
-        """The conversation's call rows, in the order they started."""
+        """The conversation's call rows, in the history's order (by the
+        index of the answer each brought), then in the order they started."""
         ...
 
     def unrecorded_calls(self, conversation_id: str) -> list[UnrecordedCall]:
@@ -141,11 +143,11 @@ class CallRows(ABC):
     def model_calls(self, conversation_id: str) -> list[ModelCallRow]:
         with self._read() as db:
             rows = db.execute(
-                f"SELECT {_COLUMNS} FROM model_calls WHERE conversation_id = ?"
-                " ORDER BY started_at_ms, call_id, attempt",
+                f"SELECT {CALL_COLUMNS} FROM model_calls WHERE conversation_id = ?"
+                " ORDER BY step, started_at_ms, call_id, attempt",
                 (conversation_id,),
             ).fetchall()
-        return [_row(row) for row in rows]
+        return [call_of_row(row) for row in rows]
 
     def unrecorded_calls(self, conversation_id: str) -> list[UnrecordedCall]:
         with self._read() as db:

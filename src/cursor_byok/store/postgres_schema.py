@@ -149,7 +149,7 @@ MIGRATIONS: tuple[str, ...] = (
         cost_usd DOUBLE PRECISION, outcome TEXT NOT NULL, error TEXT,
         PRIMARY KEY (call_id, attempt)
     );
-    CREATE INDEX model_calls_by_conversation ON model_calls (conversation_id, started_at_ms);
+    CREATE INDEX model_calls_by_conversation ON model_calls (conversation_id, step, started_at_ms);
     CREATE TABLE conversation_models (
         conversation_id TEXT NOT NULL, model TEXT NOT NULL, owner BIGINT NOT NULL,
         last_call_ms BIGINT NOT NULL, PRIMARY KEY (conversation_id, model)

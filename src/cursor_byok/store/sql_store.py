@@ -59,6 +59,7 @@ from cursor_byok.store.rows import (
     request_part_rows,
     state_bytes,
 )
+from cursor_byok.store.timeline_reads import TimelineReads
 from cursor_byok.store.ui_sessions import SessionRows
 from cursor_byok.store.usage_rows import UsageRows
 from cursor_byok.store.user_rows import UserRows
@@ -139,7 +140,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(UserRows, UsageRows, ConversationPages, CallRows, SessionRows, ABC):
+class SQLStore(UserRows, UsageRows, ConversationPages, CallRows, SessionRows, TimelineReads, ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False

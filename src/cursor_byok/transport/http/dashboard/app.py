@@ -134,7 +134,9 @@ class Dashboard:
             await shown("Conversations", body)
         elif method == "GET" and path.startswith("/ui/conversations/"):
             ident = unquote(path.removeprefix("/ui/conversations/"))
-            body_or_none = await asyncio.to_thread(timeline, self.store, user, ident)
+            start = dict(parse_qsl(query.decode("latin-1"))).get("from", "0")
+            first = int(start) if start.isdigit() and len(start) < 10 else 0
+            body_or_none = await asyncio.to_thread(timeline, self.store, user, ident, first)
             if body_or_none is None:
                 await shown("Not found", "<p>No conversation by that id.</p>", 404)
             else:

@@ -4,7 +4,9 @@ attempt, with its time to first token, duration, tokens and cost) just
 before the answer it brought, and the steps the loop recorded: a history
 repair (a `HistoryRepair` message) and a compaction (a reset: requests
 start from its summary on). Read from the store the way `cursor-byok show`
-reads it, in a worker thread.
+reads it, in a worker thread, a page of `PAGE_MESSAGES` at a time (read
+alone: `store.timeline_reads`), so a long conversation's page costs what a
+short one's does.
 
 Forks (branches of a conversation) and subagents (child conversations)
 join the timeline through `related_entries`, one hook: each is an entry at
@@ -17,6 +19,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
+from urllib.parse import quote
 
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -36,6 +39,9 @@ from cursor_byok.transport.http.dashboard.layout import when
 
 SHOWN_CHARS = 4000
 """How much of one message's text the timeline shows."""
+PAGE_MESSAGES = 200
+"""Messages on one page of a timeline (and the model calls, resets and
+related conversations among them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,41 +63,66 @@ def related_entries(store: Store, viewer: User, key: str) -> Sequence[Entry]:
     return ()
 
 
-def timeline(store: Store, viewer: User, ident: str) -> str | None:
-    """One conversation, or None when the viewer has none by that id: a
-    user's id is read in their own namespace (another's is simply missing),
-    the administrator's is the stored key."""
+def timeline(store: Store, viewer: User, ident: str, start: int = 0) -> str | None:
+    """One conversation's messages from index `start` on (`PAGE_MESSAGES`
+    of them), or None when the viewer has none by that id: a user's id is
+    read in their own namespace (another's is simply missing), the
+    administrator's is the stored key."""
     key = ident if viewer.is_admin else scoped(viewer.id, ident)
-    loaded = store.load(key)
-    if loaded is None:
+    window = store.timeline_window(key, start, PAGE_MESSAGES)
+    if window is None:
         return None
-    state = loaded.state
+    start = window.start
+    stop = start + len(window.messages)
     owner = store.user_by_id(owner_of(key)) if viewer.is_admin else None
     whose = "" if owner is None else f"User {escape(owner.name)}. "
-    calls = store.model_calls(key)
+    attempts = window.call_count
     entries = [
-        *(Entry(call.step, _call(call)) for call in calls),
-        *(Entry(index, _reset()) for index in state.resets),
+        *(Entry(call.step, _call(call)) for call in window.calls),
+        *(Entry(index, _reset()) for index in window.resets if start <= index < stop),
         *related_entries(store, viewer, key),
     ]
     entries.sort(key=lambda entry: entry.at)  # stable: the order given at one index
+    pager = _pager(ident, start, window.message_count)
     parts = [
-        f"<p>{whose}Status {escape(state.status.value)}, {len(state.messages)} messages, "
-        f"{len(calls)} model call attempt{'' if len(calls) == 1 else 's'}, "
-        f"version {loaded.version}.</p><h2>Timeline</h2>"
+        f"<p>{whose}Status {escape(window.status)}, {window.message_count} messages, "
+        f"{attempts} model call attempt{'' if attempts == 1 else 's'}, "
+        f"version {window.version}.</p><h2>Timeline</h2>{pager}"
     ]
     waiting = iter(entries)
     pending = next(waiting, None)
-    for index, message in enumerate(state.messages):
+    for index, message in enumerate(window.messages, start):
         while pending is not None and pending.at <= index:
-            parts.append(pending.html)
+            if pending.at >= start:
+                parts.append(pending.html)
             pending = next(waiting, None)
         parts.append(_message(message))
-    while pending is not None:
-        parts.append(pending.html)
+    last_page = stop == window.message_count
+    while pending is not None and (last_page or pending.at < stop):
+        if pending.at >= start:
+            parts.append(pending.html)
         pending = next(waiting, None)
-    parts.append(_unrecorded(store.unrecorded_calls(key)))
+    if last_page:
+        parts.append(_unrecorded(store.unrecorded_calls(key)))
+    parts.append(pager)
     return "".join(parts)
+
+
+def _pager(ident: str, start: int, count: int) -> str:
+    """Links to the other pages of a timeline longer than one."""
+    if count <= PAGE_MESSAGES:
+        return ""
+    path = f"/ui/conversations/{quote(ident, safe='')}"
+    links = [f"<span class=meta>messages {start + 1} to {min(start + PAGE_MESSAGES, count)} "
+             f"of {count}</span>"]  # fmt: skip
+    if start > 0:
+        links.append(f'<a href="{path}">First</a>')
+        links.append(f'<a href="{path}?from={max(0, start - PAGE_MESSAGES)}">Earlier</a>')
+    if start + PAGE_MESSAGES < count:
+        links.append(f'<a href="{path}?from={start + PAGE_MESSAGES}">Later</a>')
+        last = (count - 1) // PAGE_MESSAGES * PAGE_MESSAGES
+        links.append(f'<a href="{path}?from={last}">Latest</a>')
+    return f"<p>{' '.join(links)}</p>"
 
 
 def _unrecorded(calls: Sequence[UnrecordedCall]) -> str:
