@@ -149,11 +149,9 @@ def long_conversation(store: SQLStore, now_ms: int) -> None:
         attempts = 2 if turn % 5 == 0 else 1
         for attempt in range(1, attempts + 1):
             outcome = "ok" if attempt == attempts else "retried"
-            rows.append(
-                (call_id, attempt, key, f"{key}:turn:{turn + 1}", 2 * turn + 1, "sonnet", 2,
-                 now_ms + turn * 10 + attempt, 300, 2000, 9000, 700, 40000, 2000, 100, 0.25,
-                 outcome)
-            )  # fmt: skip
+            turn_id, started = f"{key}:turn:{turn + 1}", now_ms + turn * 10 + attempt
+            head = (call_id, attempt, key, turn_id, 2 * turn + 1, "sonnet", 2, started)
+            rows.append((*head, 300, 2000, 9000, 700, 40000, 2000, 100, 0.25, outcome))
     with store._transaction() as db:
         # the oldest of u0's: the pages' first links stay the short ones
         oldest = now_ms - (CONVERSATIONS + 1) * 1000

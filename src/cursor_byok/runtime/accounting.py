@@ -11,9 +11,9 @@ at the output rate: an upper bound, so concurrent calls can never add up to
 more than one call past the budget.
 
 When a call ends, what it used (from the response, priced by the adapter)
-is recorded with the commit of its end (`usage_of`, then
-`Store.commit_input`), which also settles its reservation; `landed` counts
-it in /metrics once that commit is in.
+is recorded with the commit of its end (`ended`: its usage and a row per
+attempt, then `Store.commit_input`), which also settles its reservation;
+`landed` counts it in /metrics once that commit is in.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ from functools import partial
 from cursor_byok.llm.events import DoneEvent, ErrorEvent
 from cursor_byok.llm.models import Price
 from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, SERVER, server_error
+from cursor_byok.loop.commands import Transition
 from cursor_byok.loop.inputs import Input, LLMEvent
 from cursor_byok.loop.records import CallEnded, Record
 from cursor_byok.loop.state import ConversationState
-from cursor_byok.runtime.call_log import Attempt, attempt_rows
+from cursor_byok.runtime.call_log import Attempt, CallEnd, attempt_rows
 from cursor_byok.runtime.observe import Metrics, logfmt
 from cursor_byok.runtime.records import ThreadIO
 from cursor_byok.store.base import Store, User
@@ -164,6 +165,11 @@ class Accounting:
             call.retried.append(Attempt(call.started_ms, ttft_ms, duration_ms, error))
             call.started_ms = int(time.time() * 1000)
 
+    def ended(self, conversation_id: str, input_: Input, step: Transition) -> CallEnd:
+        """What the commit of `step` records of the call it ends, if any."""
+        rows = self.attempts_of(input_, step.records, step.state.committed)
+        return CallEnd(self.usage_of(conversation_id, input_, step.records), rows)
+
     def attempts_of(
         self, input_: Input, records: Sequence[Record], state: ConversationState
     ) -> tuple[ModelCallRow, ...]:
@@ -217,10 +223,11 @@ class Accounting:
             duration_ms=call.duration_ms,
         )
 
-    def landed(self, usage: CallUsage | None, rows: Sequence[ModelCallRow] = ()) -> None:
+    def landed(self, ended: CallEnd) -> None:
         """A commit is in: if it ended a call, count its usage in /metrics."""
-        for row in rows:
+        for row in ended.attempts:
             self._forget(row.call_id)
+        usage = ended.usage
         if usage is None:
             return
         self._forget(usage.call_id)

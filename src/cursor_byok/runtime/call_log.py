@@ -19,8 +19,18 @@ from cursor_byok.loop.inputs import Input, LLMEvent
 from cursor_byok.loop.records import CallEnded
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.call_rows import CallOutcome, ModelCallRow
+from cursor_byok.store.usage import CallUsage
 
 _OUTCOMES: dict[str, CallOutcome] = {"committed": "ok", "failed": "error", "canceled": "canceled"}
+
+
+@dataclass(frozen=True, slots=True)
+class CallEnd:
+    """What a commit records of the call it ends (`runtime.accounting`):
+    the usage to add to its user's day, and a row per attempt."""
+
+    usage: CallUsage | None = None
+    attempts: tuple[ModelCallRow, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import CallLLM, Transition
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
+from cursor_byok.runtime.call_log import CallEnd
 from cursor_byok.runtime.observe import StageClock
 from cursor_byok.store.base import (
     CallStatus,
@@ -98,8 +99,7 @@ def planned_commit(
     step: Transition,
     checked: bool,
     light: bool = False,
-    usage: CallUsage | None = None,
-    attempts: Sequence[ModelCallRow] = (),
+    ended: CallEnd | None = None,
 ) -> CommitRequest:
     """The commit of one transition: its state, its command as the input's
     result and the rows its records name. The commit that plans a model call
@@ -107,8 +107,9 @@ def planned_commit(
     one (a piece of a running tool's output: a crash keeps it, a power cut
     may lose the last pieces, and a flush per piece would cost a disk write
     for every line a command prints). `usage` goes with the end of the call
-    the input ended (`runtime.accounting`), and so do its `attempts`' rows."""
+    the input `ended` (`runtime.accounting`), and so do its attempts' rows."""
     conversation_id = step.state.committed.conversation_id
+    usage, attempts = (ended.usage, ended.attempts) if ended is not None else (None, ())
     calls, operations = store_records(conversation_id, step.records, usage, attempts)
     return CommitRequest(
         input_id,

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from cursor_byok.store.base import User
+from typing import Protocol
 
 
 @dataclass(frozen=True, slots=True)
 class StoredSession:
-    """A live session: its user (as the database has them now), the token's
-    public id it was opened with (None: the administrator's, by the
-    configured token) and when it ends."""
+    """A live session: its user, the token's public id it was opened with
+    (None: the administrator's, by the configured token; otherwise still
+    that user's token, not revoked) and when it ends."""
 
-    user: User
+    user_id: int
     token_id: str | None
     expires_at_ms: int
 

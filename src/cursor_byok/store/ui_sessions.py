@@ -17,9 +17,6 @@ from contextlib import AbstractContextManager
 
 from cursor_byok.store.executor import Executor
 from cursor_byok.store.ui_session_api import StoredSession
-from cursor_byok.store.user_rows import USER_COLUMNS, user_of_row
-
-_USER_COLUMNS = ", ".join(f"u.{name.strip()}" for name in USER_COLUMNS.split(","))
 
 
 class SessionRows(ABC):
@@ -45,18 +42,13 @@ class SessionRows(ABC):
     def find_session(self, session_hash: str, now_ms: int) -> StoredSession | None:
         with self._read() as db:
             row = db.execute(
-                f"SELECT s.token_id, s.expires_at_ms, u.token_id, {_USER_COLUMNS}"
-                " FROM dashboard_sessions s JOIN users u ON u.user_id = s.user_id"
-                " WHERE s.session_hash = ?",
-                (session_hash,),
+                "SELECT s.user_id, s.token_id, s.expires_at_ms FROM dashboard_sessions s"
+                " JOIN users u ON u.user_id = s.user_id WHERE s.session_hash = ?"
+                " AND s.expires_at_ms >= ? AND (s.token_id IS NULL"
+                " OR (u.token_id = s.token_id AND u.revoked_at_ms IS NULL))",
+                (session_hash, now_ms),
             ).fetchone()
-        if row is None or int(row[1]) < now_ms:
-            return None
-        user = user_of_row(row[3:])
-        token_id = None if row[0] is None else str(row[0])
-        if token_id is not None and (row[2] != token_id or user.revoked):
-            return None
-        return StoredSession(user, token_id, int(row[1]))
+        return None if row is None else StoredSession(int(row[0]), row[1], int(row[2]))
 
     def close_session(self, session_hash: str) -> None:
         with self._transaction() as db:

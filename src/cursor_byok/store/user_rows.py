@@ -30,8 +30,7 @@ _INSERT = (
 )
 
 
-def user_of_row(row: Any) -> User:
-    """A user from a row of `USER_COLUMNS`."""
+def _user(row: Any) -> User:
     models = None if row[3] is None else tuple(str(m) for m in json.loads(row[3]))
     return User(
         id=int(row[0]),
@@ -49,7 +48,7 @@ def user_of_row(row: Any) -> User:
 def _signed_out(db: Executor, name: str) -> User:
     """The user whose token just changed, their dashboard sessions ended
     with it (`store.ui_sessions`)."""
-    user = user_of_row(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+    user = _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
     db.execute("DELETE FROM dashboard_sessions WHERE user_id = ?", (user.id,))
     return user
 
@@ -81,22 +80,22 @@ class UserRows(ABC):
             row = (name, False, token_id, token_hash, listed, budget_usd, budget_period, _now_ms())
             if db.execute(_INSERT, row).rowcount != 1:
                 raise UserExists(f"a user named {name!r} exists already")
-            return user_of_row(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
 
     def users(self) -> list[User]:
         with self._read() as db:
             rows = db.execute(f"{_SELECT} ORDER BY is_admin DESC, user_id").fetchall()
-        return [user_of_row(row) for row in rows]
+        return [_user(row) for row in rows]
 
     def user(self, name: str) -> User | None:
         with self._read() as db:
             row = db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone()
-        return None if row is None else user_of_row(row)
+        return None if row is None else _user(row)
 
     def user_by_id(self, user_id: int) -> User | None:
         with self._read() as db:
             row = db.execute(f"{_SELECT} WHERE user_id = ?", (user_id,)).fetchone()
-        return None if row is None else user_of_row(row)
+        return None if row is None else _user(row)
 
     def token_holder(self, token_id: str) -> tuple[User, str] | None:
         with self._read() as db:
@@ -113,7 +112,7 @@ class UserRows(ABC):
             " WHERE token_id = ? AND revoked_at_ms IS NULL",
             (token_id,),
         ).fetchone()
-        return None if row is None or row[9] is None else (user_of_row(row), str(row[9]))
+        return None if row is None or row[9] is None else (_user(row), str(row[9]))
 
     def set_token(self, name: str, token_id: str, token_hash: str) -> User | None:
         with self._transaction() as db:
@@ -147,7 +146,7 @@ class UserRows(ABC):
             )
             if changed.rowcount != 1:
                 return None
-            return user_of_row(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
 
     def touch_user(self, user_id: int, when_ms: int) -> None:
         with self._transaction(flush=False) as db:

@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cursor_byok.store.base import StoreError, User
-from cursor_byok.store.ui_session_api import Sessions, session_hash
+from cursor_byok.store.base import Store, StoreError, User
+from cursor_byok.store.ui_session_api import StoredSession, session_hash
 
 SESSION_TTL_S = 12 * 3600.0
 """How long a sign-in lasts."""
@@ -44,7 +44,7 @@ class SignIns:
 
     def __init__(
         self,
-        sessions: Sessions,
+        sessions: Store,
         ttl_s: float = SESSION_TTL_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -74,14 +74,21 @@ class SignIns:
             return None
         now_ms = int(self._clock() * 1000)
         try:
-            found = await asyncio.to_thread(
-                self._sessions.find_session, session_hash(session_id), now_ms
-            )
+            found = await asyncio.to_thread(self._read, session_hash(session_id), now_ms)
         except StoreError:
             return None
         if found is None:
             return None
-        return SignIn(found.user, found.token_id, csrf_of(session_id), found.expires_at_ms)
+        session, user = found
+        return SignIn(user, session.token_id, csrf_of(session_id), session.expires_at_ms)
+
+    def _read(self, hashed: str, now_ms: int) -> tuple[StoredSession, User] | None:
+        """The session and its user as the database has them now."""
+        session = self._sessions.find_session(hashed, now_ms)
+        if session is None:
+            return None
+        user = self._sessions.user_by_id(session.user_id)
+        return None if user is None else (session, user)
 
 
 def csrf_of(session_id: str) -> str:

@@ -113,8 +113,8 @@ def _pager(ident: str, start: int, count: int) -> str:
     if count <= PAGE_MESSAGES:
         return ""
     path = f"/ui/conversations/{quote(ident, safe='')}"
-    links = [f"<span class=meta>messages {start + 1} to {min(start + PAGE_MESSAGES, count)} "
-             f"of {count}</span>"]  # fmt: skip
+    shown = f"messages {start + 1} to {min(start + PAGE_MESSAGES, count)} of {count}"
+    links = [f"<span class=meta>{shown}</span>"]
     if start > 0:
         links.append(f'<a href="{path}">First</a>')
         links.append(f'<a href="{path}?from={max(0, start - PAGE_MESSAGES)}">Earlier</a>')
