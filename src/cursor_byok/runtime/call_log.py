@@ -56,10 +56,7 @@ def attempt_rows(
     last attempt started at `started_ms` and took `timed` (ttft, duration) as
     its reader measured; `state` is the conversation after its end."""
     user, model = whose
-    event = None
-    ends = isinstance(input_, LLMEvent) and input_.call_id == ended.call_id
-    if ends and isinstance(input_, LLMEvent) and isinstance(input_.event, DoneEvent | ErrorEvent):
-        event = input_.event
+    event = _end_event(input_, ended.call_id)
     if event is not None and event.message.provider == SERVER and not retried:
         return []  # never sent: a budget's refusal or a server's notice
     step = len(state.messages) - (1 if ended.assistant is not None else 0)
@@ -99,6 +96,16 @@ def attempt_rows(
         )
     )
     return rows
+
+
+def _end_event(input_: Input, call_id: str) -> DoneEvent | ErrorEvent | None:
+    """The event that ended the call, when `input_` carries it (a cancel
+    ends a call without one)."""
+    if isinstance(input_, LLMEvent) and input_.call_id == call_id:
+        event = input_.event
+        if isinstance(event, DoneEvent | ErrorEvent):
+            return event
+    return None
 
 
 def _with(

@@ -9,7 +9,7 @@ alone: `store.timeline_reads`), so a long conversation's page costs what a
 short one's does.
 
 Forks (branches of a conversation) and subagents (child conversations)
-join the timeline through `related_entries`, one hook: each is an entry at
+join the timeline through `forks_and_subagents`, one hook: each is an entry at
 the history index where it branched off or was started."""
 
 from __future__ import annotations
@@ -54,12 +54,16 @@ class Entry:
     html: str
 
 
-def related_entries(store: Store, viewer: User, key: str) -> Sequence[Entry]:
-    """The hook for forks and subagents: the entries that name the
-    conversations branched from `key` (at the message they branch after)
-    and the child conversations its turns started (at the tool call that
-    started each), with links the viewer may follow. Nothing records either
-    yet, so there are none."""
+def forks_and_subagents(
+    store: Store, viewer: User, key: str, start: int, stop: int
+) -> Sequence[Entry]:
+    """The hook for forks and subagents: entries, at history indexes from
+    `start` up to `stop` (the page shown), that name the conversations
+    branched from `key` (at the message they branch after) and the child
+    conversations its turns started (at the tool call that started each),
+    with links the viewer may follow (another user's are not theirs to see).
+    Runs in the page's worker thread. Nothing records either yet, so there
+    are none."""
     return ()
 
 
@@ -80,7 +84,7 @@ def timeline(store: Store, viewer: User, ident: str, start: int = 0) -> str | No
     entries = [
         *(Entry(call.step, _call(call)) for call in window.calls),
         *(Entry(index, _reset()) for index in window.resets if start <= index < stop),
-        *related_entries(store, viewer, key),
+        *forks_and_subagents(store, viewer, key, start, stop),
     ]
     entries.sort(key=lambda entry: entry.at)  # stable: the order given at one index
     pager = _pager(ident, start, window.message_count)
