@@ -77,7 +77,7 @@ def test_a_session_opened_by_one_store_is_found_by_another(backend: Backend) -> 
         made = new_token()
         ana = one.add_user("ana", made.token_id, made.token_hash)
         one.open_session(session_hash("s-ana"), ana.id, made.token_id, 1_000, 5_000)
-        one.open_session(session_hash("s-admin"), 1, None, 1_000, 5_000)
+        one.open_session(session_hash("s-admin"), 1, "admin:mark", 1_000, 5_000)
         found = two.find_session(session_hash("s-ana"), 2_000)
         assert found is not None and found.user_id == ana.id
         assert found.token_id == made.token_id
@@ -97,7 +97,7 @@ def test_a_session_opened_by_one_store_is_found_by_another(backend: Backend) -> 
         two.close_session(session_hash("s-admin"))
         assert one.find_session(session_hash("s-admin"), 2_000) is None
         # a new session sweeps the expired ones
-        one.open_session(session_hash("s-late"), 1, None, 10_000, 20_000)
+        one.open_session(session_hash("s-late"), 1, "admin:mark", 10_000, 20_000)
         assert _rows(backend, "SELECT count(*) FROM dashboard_sessions") == [(1,)]
     finally:
         one.close()

@@ -197,7 +197,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE dashboard_sessions (
         session_hash  TEXT PRIMARY KEY,
         user_id       INTEGER NOT NULL,
-        token_id      TEXT,
+        token_id      TEXT NOT NULL,
         expires_at_ms INTEGER NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX dashboard_sessions_by_user ON dashboard_sessions (user_id);

@@ -163,7 +163,7 @@ MIGRATIONS: tuple[str, ...] = (
         FROM llm_calls l JOIN conversations c ON c.conversation_id = l.conversation_id
         GROUP BY l.conversation_id, l.model, c.owner;
     CREATE TABLE dashboard_sessions (
-        session_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL, token_id TEXT,
+        session_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL, token_id TEXT NOT NULL,
         expires_at_ms BIGINT NOT NULL
     );
     CREATE INDEX dashboard_sessions_by_user ON dashboard_sessions (user_id);

@@ -10,12 +10,12 @@ from typing import Protocol
 
 @dataclass(frozen=True, slots=True)
 class StoredSession:
-    """A live session: its user, the token's public id it was opened with
-    (None: the administrator's, by the configured token; otherwise still
-    that user's token, not revoked) and when it ends."""
+    """A live session: its user, what it keeps of the token it was opened
+    with (a user's token's public id, still theirs and not revoked; for the
+    administrator, a mark of the configured token to compare) and its end."""
 
     user_id: int
-    token_id: str | None
+    token_id: str
     expires_at_ms: int
 
 
@@ -23,7 +23,7 @@ class Sessions(Protocol):
     """Dashboard sessions shared by every process (`store.ui_sessions`)."""
 
     def open_session(
-        self, session_hash: str, user_id: int, token_id: str | None, now_ms: int, expires_ms: int
+        self, session_hash: str, user_id: int, token_id: str, now_ms: int, expires_ms: int
     ) -> None:
         """Store a new session (and drop those expired by `now_ms`)."""
         ...

@@ -6,8 +6,9 @@ Only a SHA-256 of a session id is stored: whoever reads the database or a
 backup holds no cookie that works. A user's session names their token's
 public id and is found only while that token is still theirs and not
 revoked (checked in the same read); revoking or rotating the token also
-deletes their sessions (`user_rows`). Expired sessions are deleted as new
-ones open.
+deletes their sessions (`user_rows`). The administrator's names a slow
+hash of the configured token, which the dashboard compares with its own.
+Expired sessions are deleted as new ones open.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class SessionRows(ABC):
     def _transaction(self, flush: bool = True) -> AbstractContextManager[Executor]: ...
 
     def open_session(
-        self, session_hash: str, user_id: int, token_id: str | None, now_ms: int, expires_ms: int
+        self, session_hash: str, user_id: int, token_id: str, now_ms: int, expires_ms: int
     ) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM dashboard_sessions WHERE expires_at_ms < ?", (now_ms,))
@@ -44,11 +45,11 @@ class SessionRows(ABC):
             row = db.execute(
                 "SELECT s.user_id, s.token_id, s.expires_at_ms FROM dashboard_sessions s"
                 " JOIN users u ON u.user_id = s.user_id WHERE s.session_hash = ?"
-                " AND s.expires_at_ms >= ? AND (s.token_id IS NULL"
+                " AND s.expires_at_ms >= ? AND (u.is_admin"
                 " OR (u.token_id = s.token_id AND u.revoked_at_ms IS NULL))",
                 (session_hash, now_ms),
             ).fetchone()
-        return None if row is None else StoredSession(int(row[0]), row[1], int(row[2]))
+        return None if row is None else StoredSession(int(row[0]), str(row[1]), int(row[2]))
 
     def close_session(self, session_hash: str) -> None:
         with self._transaction() as db:

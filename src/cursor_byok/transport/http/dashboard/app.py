@@ -71,7 +71,7 @@ class Dashboard:
         self.store = store
         self.authenticator = authenticator
         self.in_flight = in_flight
-        self.sign_ins = SignIns(store)
+        self.sign_ins = SignIns(store, authenticator.administrator_mark)
 
     async def __call__(
         self, scope: Mapping[str, Any], receive: Receive, send: Send, headers: Mapping[str, str]

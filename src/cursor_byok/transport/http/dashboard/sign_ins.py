@@ -7,7 +7,8 @@ holds the id, never a token.
 A user's session remembers their token's public id and is found only while
 that token is still theirs and not revoked, so a token revoked or rotated
 (by any process, or `cursor-byok users`) ends its sessions at their next
-request. The administrator's session ends when it expires or at sign-out.
+request. The administrator's session ends when it expires, at sign-out, or
+when the configured access token changes (it keeps a slow hash of it).
 A session's CSRF token is derived from its id (an HMAC), so it is stored
 nowhere and is the same on every process."""
 
@@ -30,11 +31,11 @@ SESSION_TTL_S = 12 * 3600.0
 
 @dataclass(frozen=True, slots=True)
 class SignIn:
-    """One signed-in browser: the user, their token's public id (None for
-    the administrator), the CSRF token its forms carry, and its end (ms)."""
+    """One signed-in browser: the user, what the session keeps of their token
+    (`store.ui_sessions`), the CSRF token its forms carry, and its end (ms)."""
 
     user: User
-    token_id: str | None
+    token_id: str
     csrf: str
     expires_at_ms: int
 
@@ -45,22 +46,30 @@ class SignIns:
     def __init__(
         self,
         sessions: Store,
+        admin_mark: Callable[[], str],
         ttl_s: float = SESSION_TTL_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._sessions = sessions
+        self._admin_mark = admin_mark
+        """The configured administrator's token's mark (slow the first time:
+        called in worker threads only)."""
         self._ttl_s = ttl_s
         self._clock = clock
 
     async def open(self, user: User, token_id: str | None) -> str:
-        """A new session for `user`; its id, for the cookie."""
+        """A new session for `user` (the administrator's: `token_id` None);
+        its id, for the cookie."""
         session_id = secrets.token_urlsafe(32)
         now_ms = int(self._clock() * 1000)
         expires_ms = now_ms + int(self._ttl_s * 1000)
-        opened = self._sessions.open_session
-        await asyncio.to_thread(
-            opened, session_hash(session_id), user.id, token_id, now_ms, expires_ms
-        )
+
+        def opened() -> None:
+            kept = token_id if token_id is not None else self._admin_mark()
+            hashed = session_hash(session_id)
+            self._sessions.open_session(hashed, user.id, kept, now_ms, expires_ms)
+
+        await asyncio.to_thread(opened)
         return session_id
 
     async def close(self, session_id: str) -> None:
@@ -88,7 +97,9 @@ class SignIns:
         if session is None:
             return None
         user = self._sessions.user_by_id(session.user_id)
-        return None if user is None else (session, user)
+        if user is None or (user.is_admin and session.token_id != self._admin_mark()):
+            return None  # the administrator's token changed since
+        return session, user
 
 
 def csrf_of(session_id: str) -> str:
