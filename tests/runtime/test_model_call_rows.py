@@ -101,10 +101,17 @@ async def test_a_failed_call_and_an_unpriced_model_say_so(make: Make) -> None:
     assert failed.step == 3  # no answer was added: it would have been message 3
 
 
-async def test_a_canceled_call_has_its_row_and_a_refused_one_none(make: Make) -> None:
-    h = make([])
-    h.llm = PausingLLM([stream_of(assistant(TextContent("slow")))], pause_at=2)
-    h.runner._reader.llm = h.llm
+async def test_a_canceled_call_has_its_row_and_a_refused_one_none(tmp_path: Path) -> None:
+    slow = PausingLLM([stream_of(assistant(TextContent("slow")))], pause_at=2)
+    h = Harness(tmp_path / "db.sqlite3", [], slow)
+    try:
+        await _cancel_then_refuse(h)
+    finally:
+        await h.runner.close()
+        h.store.close()
+
+
+async def _cancel_then_refuse(h: Harness) -> None:
     ana = h.user("ana", budget=0.000001, period="day")
     conversation = scoped(ana, "c")
     await h.runner.submit(conversation, "req:0", start("go"))
