@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import sqlite3
 from collections.abc import Callable
 from hashlib import sha256
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from cursor_byok.llm.images import TEXT_ONLY_NOTE
 from cursor_byok.llm.types import AssistantMessage
@@ -137,21 +139,26 @@ async def test_a_text_only_model_gets_a_note_for_the_image_it_read(tmp_path: Pat
     assert tool["content"].endswith(TEXT_ONLY_NOTE)
 
 
-async def test_an_image_over_the_providers_limit_gets_a_note(tmp_path: Path) -> None:
+async def test_an_image_over_the_providers_limit_is_sent_scaled_down(tmp_path: Path) -> None:
     """A 4 MB PNG is 5.3 MB of base64, above the 5 MB Anthropic takes for
-    one image: the request goes out with a note, and is not refused."""
+    one image: it reaches the model scaled down and within the limit (never
+    a request the provider refuses), and the next request carries the very
+    same bytes."""
     big = png(2000, 2000, noise=True)
     (tmp_path / "workspace").mkdir()
     (tmp_path / "workspace" / "shot.png").write_bytes(big)
-    async with server_for(CLAUDE, claude_reads(READ_SHOT), tmp_path) as server:
+    replies = [*claude_reads(READ_SHOT), Reply(wire.anthropic([wire.Text("Still grey.")]))]
+    async with server_for(CLAUDE, replies, tmp_path) as server:
         turn = await server.turn("r-1", "What is in shot.png?")
+        await server.turn("r-2", "And again?")
         received = server.provider.received
     assert turn.end.error is None, turn.end
     body = check_request("anthropic", received[1].body, CLAUDE.model)
-    assert images_in(anthropic_carried(body)) == []
-    [result] = body["messages"][-1]["content"]
-    assert "above the 5.0 MB this model's API takes for one image" in result["content"]
-    assert len(received[1].body) < 100_000
+    [(_, mime, data)] = images_in(anthropic_carried(body))
+    assert mime == "image/png" and len(data) <= 5 * 1024 * 1024
+    width, height = Image.open(io.BytesIO(base64.b64decode(data))).size
+    assert width == height < 2000
+    assert data.encode() in received[-1].body  # the same bytes, not resized anew
 
 
 # -- the official CLI's client -------------------------------------------------------------

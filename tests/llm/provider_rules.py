@@ -6,10 +6,13 @@ the rule's name."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 from collections import Counter
 from typing import Any
+
+from PIL import Image
 
 from cursor_byok.llm.images import RULES, sniff_mime
 from cursor_byok.llm.limits import known_limits
@@ -41,18 +44,33 @@ def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
     return body
 
 
+MAX_SIDE = {"anthropic-messages": 8000}
+"""Pixels on either side of one image: Anthropic rejects larger ones."""
+MANY_IMAGES = {"anthropic-messages": (20, 2000)}
+"""Anthropic: in a request of more than 20 images, at most 2000 px a side."""
+
+
 def _images(api: str, images: list[tuple[str, str]]) -> None:
     """Every image (declared type, base64 data) is one the API takes: its
-    declared type is its real one, and it is within the size and count limits."""
+    declared type is its real one, and it is within the size, dimension and
+    count limits (its dimensions read from its header by Pillow)."""
     rules = RULES[api]
     assert len(images) <= rules.max_count, f"more than {rules.max_count} images"
     assert sum(len(d) for _, d in images) <= rules.max_total_chars, "too many image bytes"
+    side = MAX_SIDE.get(api)
+    many, many_side = MANY_IMAGES.get(api, (len(images), 0))
+    if len(images) > many:
+        side = many_side
     for mime, data in images:
         assert len(data) <= rules.max_chars, f"an image over {rules.max_chars} characters"
-        real = sniff_mime(base64.b64decode(data, validate=True))
+        raw = base64.b64decode(data, validate=True)
+        real = sniff_mime(raw)
         assert real is not None, "image data that is no PNG, JPEG, GIF or WebP image"
         assert mime == real, f"an image declared {mime} that is {real}"
         assert mime in IMAGE_TYPES[api], f"an image of a type the API does not take: {mime}"
+        if side is not None:
+            width, height = Image.open(io.BytesIO(raw)).size
+            assert max(width, height) <= side, f"an image of {width}x{height}, above {side} px"
 
 
 def _data_url(url: str) -> tuple[str, str]:

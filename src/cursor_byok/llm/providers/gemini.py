@@ -18,10 +18,11 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
+from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
-from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key, image_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -132,11 +133,13 @@ def _function_response(message: ToolResultMessage, nested: bool) -> dict[str, An
     return {"functionResponse": part}
 
 
-def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
+def render_contents(
+    spec: ModelSpec, request: RequestMessages, left_out: frozenset[int] | None = None
+) -> list[dict[str, Any]]:
     """`contents` with consecutive function responses merged into one turn;
     for a model before Gemini 3, the images of those responses follow in a
     user turn of their own (one that mixes them in is refused)."""
-    target = Target(API, spec.provider, spec.model, takes_images(spec, "gemini"))
+    target = Target(API, spec.provider, spec.model, takes_images(spec, "gemini"), left_out)
     history = prepare_history(request.messages, target, normalize_id)
     nested = nests_tool_images(spec.model)
     out: list[dict[str, Any]] = []
@@ -170,10 +173,11 @@ def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
+    left_out = oldest_left_out(request.messages, API, takes_images(spec, "gemini"))
     contents = RENDERED.render(
-        cache_key(API, spec, ctx),
+        image_key(cache_key(API, spec, ctx), left_out),
         request.messages,
-        lambda part: render_contents(spec, replace(request, messages=tuple(part))),
+        lambda part: render_contents(spec, replace(request, messages=tuple(part)), left_out),
     )
     body: dict[str, Any] = {"contents": contents}
     if request.system_prompt is not None:

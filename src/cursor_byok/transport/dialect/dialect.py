@@ -29,7 +29,7 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.images import tool_image
+from cursor_byok.llm.image_fit import tool_image
 from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
 from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (

@@ -17,11 +17,10 @@ then asks for it (`request_context_args`) and decodes again with the answer.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cursor_byok.llm.images import not_an_image_note, sniff_mime
+from cursor_byok.llm.image_fit import attached_image
 from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
 from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
@@ -392,12 +391,5 @@ def _attached_image(
             data = blobs.get(blob) if blob else None
     if not data:
         return TextContent(NOT_FETCHED)
-    return _image_block(data, image.mime_type)
-
-
-def _image_block(data: bytes, claimed: str) -> TextContent | ImageContent:
-    """An attached image, typed by its bytes; a note when they are no image."""
-    mime = sniff_mime(data)
-    if mime is None:
-        return TextContent(not_an_image_note(claimed))
-    return ImageContent(base64.b64encode(data).decode("ascii"), mime)
+    # Typed by its bytes, fitted to the providers' limits (`image_fit`).
+    return attached_image(data, image.mime_type)
