@@ -330,6 +330,7 @@ def tool_completed(
     the card also becomes a step of the turn's blobs."""
     for data in blobs:
         context.turn.keep(data)
+    checkpoints.note_completed(context.turn, call.id, card)
     stored = context.turn.flush()
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(

@@ -98,6 +98,10 @@ class RunStarted:
     """What the client can show and answer (its tools are already chosen by it)."""
     prior_todos: tuple[bytes, ...] = ()
     """The to-do blob ids of the checkpoint the client sent back (it has them)."""
+    prior_plan: bytes = b""
+    """The plan's blob id in that checkpoint (`checkpoints.TurnBlobs.carry_state`)."""
+    prior_answered: tuple[str, ...] = ()
+    """The questions it lists as answered, and one this run answers later."""
     mode: str = "agent"
     """The conversation's mode for this run (`modes`)."""
 
@@ -179,6 +183,7 @@ def decode_run_request(
     action = run.action
     branch = action.WhichOneof("action")
     todos = tuple(run.conversation_state.todos)
+    plan, answered = _carried(run)
     if branch == "summarize_action":
         caps = capabilities(client, run)
         tools = ToolSet.for_run(client=caps, extra=extra)
@@ -213,6 +218,8 @@ def decode_run_request(
             capabilities=caps,
             prior_todos=todos,
             mode=mode,
+            prior_plan=plan,
+            prior_answered=answered,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -251,7 +258,19 @@ def decode_run_request(
         capabilities=caps,
         prior_todos=todos,
         mode=mode,
+        prior_plan=plan,
+        prior_answered=answered,
     )
+
+
+def _carried(run: pb.AgentRunRequest) -> tuple[bytes, tuple[str, ...]]:
+    """The plan and answered questions the client's checkpoint names, with
+    the question whose answer this run brings (a later answer)."""
+    state = run.conversation_state
+    answered = list(state.completed_ask_question_tool_call_ids)
+    if run.action.HasField("async_ask_question_completion_action"):
+        answered.append(run.action.async_ask_question_completion_action.original_tool_call_id)
+    return state.plan, tuple(answered)
 
 
 def _opening_message(
