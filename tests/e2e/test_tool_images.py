@@ -30,7 +30,7 @@ from tests.e2e.independent_cli import CODECS
 from tests.e2e.independent_cli import OfficialCli as IndependentCli
 from tests.e2e.official_cli import CliTurn, OfficialCli, user_message
 from tests.e2e.provider_turns import ModelUnderTest, server_for
-from tests.e2e.test_official_cli import clean
+from tests.e2e.test_official_cli import card_of, clean
 from tests.e2e.test_provider_round_trips import CASES as ROUND_TRIP_CASES
 from tests.e2e.test_provider_round_trips import ApiCase
 from tests.e2e.test_restart import start_serve
@@ -206,7 +206,7 @@ async def test_mcp_images_reach_the_model_and_text_stays_text(tmp_path: Path) ->
     by its bytes, after the tool's text."""
     call = wire.Call("toolu_mcp", "mcp_shots_take", {})
     context = pb.RequestContext(env=pb.RequestContextEnv(shell="bash"), tools=[SHOTS])
-    turn, _cli, received = await run_official(
+    turn, cli, received = await run_official(
         tmp_path,
         claude_reads(call),
         user_message("Take the screenshots.", context),
@@ -214,6 +214,17 @@ async def test_mcp_images_reach_the_model_and_text_stays_text(tmp_path: Path) ->
         mcp_images={"shots-take": [PICTURE, GIF]},
     )
     clean(turn)
+    # The card shows the MCP result as the client returned it, each image's
+    # bytes inline: `McpImageContent` has no blob-id form (unlike the read
+    # card's `data_blob_id`), and the official server's MCP card mirrors the
+    # client's result. No image is put in the client's KV store for it.
+    card = card_of(turn, "tool_call_completed").mcp_tool_call
+    shown = [item.image for item in card.result.success.content if item.HasField("image")]
+    assert [(i.data, i.mime_type) for i in shown] == [
+        (PICTURE, "image/jpeg"),
+        (GIF, "image/jpeg"),
+    ]
+    assert not any(blob in (PICTURE, GIF) for blob in cli.blobs.values())
     body = check_request("anthropic", received[1].body, CLAUDE.model)
     assert anthropic_carried(body) == [
         ("result", "toolu_mcp", "shots-take ran"),
