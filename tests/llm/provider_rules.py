@@ -297,6 +297,7 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
             assert "thinkingBudget" not in thinking, f"{model} takes thinkingLevel"
             if limits.levels and "thinkingLevel" in thinking:
                 assert thinking["thinkingLevel"] in limits.levels
+    _gemini_search(body, model)
     contents = body["contents"]
     nested = [
         part
@@ -338,3 +339,40 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
         assert [r["name"] for r in responses] == [c["name"] for c in calls]
         if all("id" in c for c in calls):
             assert [r.get("id") for r in responses] == [c["id"] for c in calls]
+
+
+PART_KINDS = frozenset(
+    {"text", "inlineData", "functionCall", "functionResponse", "toolCall", "toolResponse"}
+)
+"""What a part may hold (besides `thought` and `thoughtSignature`)."""
+
+
+def _gemini_search(body: dict[str, Any], model: str) -> None:
+    """Google Search grounding: `google_search` beside function declarations
+    only from Gemini 3 on, with `includeServerSideToolInvocations`; the
+    search's `toolCall` / `toolResponse` parts go back in model turns, each
+    response after its call; grounding metadata is no part."""
+    tools = body.get("tools", [])
+    for tool in tools:
+        assert set(tool) <= {"functionDeclarations", "google_search"}, f"unknown tool {tool}"
+    search = any("google_search" in tool for tool in tools)
+    functions = any("functionDeclarations" in tool for tool in tools)
+    major = re.match(r"gemini-(\d+)", model)
+    if search and functions:
+        assert major is not None and int(major.group(1)) >= 3, (
+            "google_search beside function declarations is taken from Gemini 3 on"
+        )
+        assert body.get("toolConfig", {}).get("includeServerSideToolInvocations") is True, (
+            "combining built-in tools and functions needs includeServerSideToolInvocations"
+        )
+    called: set[str] = set()
+    for content in body["contents"]:
+        for part in content["parts"]:
+            kinds = set(part) - {"thought", "thoughtSignature"}
+            assert len(kinds) == 1 and kinds <= PART_KINDS, f"not a part: {sorted(part)}"
+            if "toolCall" in part:
+                assert content["role"] == "model", "a toolCall part is the model's"
+                called.add(part["toolCall"]["id"])
+            if "toolResponse" in part:
+                assert content["role"] == "model", "a toolResponse part goes with its call"
+                assert part["toolResponse"]["id"] in called, "a toolResponse without its toolCall"

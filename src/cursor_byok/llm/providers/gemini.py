@@ -7,6 +7,20 @@ Gemini 3 requires one on every function call, so calls made by another
 model carry the documented skip sentinel instead. Images a tool returned go
 inside the function response from Gemini 3 on, in a turn after it before.
 Usage counts cached tokens inside `promptTokenCount`; we subtract them.
+
+Grounding with Google Search (`[web] provider_search`): from Gemini 3 on
+the `google_search` tool may sit beside function declarations, with
+`toolConfig.includeServerSideToolInvocations` (ai.google.dev, "Combine
+built-in tools and function calling"), and it takes the WebSearch tool's
+place. The response then carries the search as `toolCall` and
+`toolResponse` parts, which the API asks to be sent back in the next turns
+with the rest of the model's content, and the candidate's
+`groundingMetadata` (the queries, and a `web {uri, title}` per source).
+Each is kept whole as a `ProviderBlock`, the parts replayed as they came
+(byte-stable), the metadata never sent back (it is no part): it is what
+the search card and `show` list (`provider_search`). Gemini 2 takes
+`google_search` only without function declarations, so there the
+WebSearch tool stays a function, served by the `[web]` backend.
 """
 
 from __future__ import annotations
@@ -30,6 +44,7 @@ from cursor_byok.llm.types import (
     AssistantMessage,
     DoneReason,
     ImageContent,
+    ProviderBlock,
     RequestMessages,
     TextContent,
     ThinkingContent,
@@ -100,6 +115,10 @@ def _model_parts(message: AssistantMessage, same: bool, model: str) -> list[dict
                 elif not same and needs_call_signature(model):
                     part["thoughtSignature"] = SKIP_SIGNATURE
                 parts.append(part)
+            case ProviderBlock(raw=raw):  # its own API's only (prepare_history)
+                doc = json.loads(raw)
+                if GROUNDING not in doc:  # the metadata is no part: never sent back
+                    parts.append(doc)
     return parts
 
 
@@ -112,6 +131,16 @@ def nests_tool_images(model: str) -> bool:
 
 
 TOOL_IMAGES_NOTE = "Attached image(s) from tool result:"
+
+GROUNDING = "groundingMetadata"
+"""The key of the block that keeps a response's grounding metadata."""
+SEARCH_TOOL: dict[str, Any] = {"google_search": {}}
+"""Gemini's own search, offered in place of the WebSearch tool (Gemini 3 on)."""
+
+
+def searches_itself(model: str) -> bool:
+    """Whether the model takes `google_search` beside function declarations."""
+    return nests_tool_images(model)
 
 
 def _inline(image: ImageContent) -> dict[str, Any]:
@@ -182,19 +211,21 @@ def build_request(
     body: dict[str, Any] = {"contents": contents}
     if request.system_prompt is not None:
         body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}
-    if request.tools:
-        body["tools"] = [
-            {
-                "functionDeclarations": [
-                    {
-                        "name": t.name,
-                        "description": t.description,
-                        "parametersJsonSchema": t.parameters,
-                    }
-                    for t in request.tools
-                ]
-            }
+    native = searches_itself(spec.model)
+    search = native and any(t.native == "web_search" for t in request.tools)
+    functions = [t for t in request.tools if not (native and t.native == "web_search")]
+    tools: list[dict[str, Any]] = []
+    if functions:
+        declared = [
+            {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
+            for t in functions
         ]
+        tools.append({"functionDeclarations": declared})
+    if search:
+        tools.append(dict(SEARCH_TOOL))
+        body["toolConfig"] = {"includeServerSideToolInvocations": True}
+    if tools:
+        body["tools"] = tools
     plan = request_thinking(spec, "gemini")
     config: dict[str, Any] = {"maxOutputTokens": plan.max_output}
     # Never both: Gemini rejects a request carrying a level and a budget.
@@ -214,12 +245,13 @@ _FINISH: dict[str, DoneReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
 class GeminiStreamParser:
     """Each chunk is a whole `GenerateContentResponse`; usage is cumulative."""
 
-    __slots__ = ("_bad_finish", "_finished", "assembler")
+    __slots__ = ("_bad_finish", "_finished", "_grounding", "assembler")
 
     def __init__(self, assembler: Assembler) -> None:
         self.assembler = assembler
         self._finished = False
         self._bad_finish: str | None = None
+        self._grounding: dict[str, Any] | None = None
 
     def on_event(self, event: SSEEvent) -> None:
         chunk = loads(event.data)
@@ -239,6 +271,9 @@ class GeminiStreamParser:
         for candidate in (chunk.get("candidates") or ())[:1]:
             for part in (candidate.get("content") or {}).get("parts") or ():
                 self._part(part)
+            grounding = candidate.get(GROUNDING)
+            if isinstance(grounding, dict) and grounding:
+                self._grounding = grounding  # the last one is the whole response's
             finish = candidate.get("finishReason")
             if finish:
                 self._finished = True
@@ -256,12 +291,17 @@ class GeminiStreamParser:
         elif self._bad_finish is not None:
             asm.fail(UpstreamError(f"the model stopped: {self._bad_finish}"))
         elif self._finished:
+            if self._grounding is not None:
+                asm.add_block(ProviderBlock(API, _raw({GROUNDING: self._grounding})))
             asm.finish()
         else:
             asm.fail(UpstreamError("the stream ended without a finish reason", retryable=True))
 
     def _part(self, part: dict[str, Any]) -> None:
         asm = self.assembler
+        if "toolCall" in part or "toolResponse" in part:
+            asm.add_block(ProviderBlock(API, _raw(part)))  # its search, as it came
+            return
         signature = part.get("thoughtSignature")
         call = part.get("functionCall")
         if isinstance(call, dict):
@@ -294,6 +334,10 @@ class GeminiStreamParser:
         counts.output = (usage.get("candidatesTokenCount") or 0) + thoughts
         counts.reasoning = thoughts
         counts.total = usage.get("totalTokenCount")
+
+
+def _raw(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- client -------------------------------------------------------------------
