@@ -112,6 +112,8 @@ class StreamContext:
     mode: str = "agent"
     """The conversation's mode (`modes`): the run's, or the one a switch the
     user approved made; every checkpoint names it."""
+    project_folder: str = ""
+    """The client's folder for the project (`RunStarted.project_folder`)."""
 
     def current_model_call(self) -> str:
         """The id cards carry. A stream opened by a resume may re-send a pending

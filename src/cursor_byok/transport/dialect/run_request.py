@@ -102,6 +102,9 @@ class RunStarted:
     """The plan's blob id in that checkpoint (`checkpoints.TurnBlobs.carry_state`)."""
     prior_answered: tuple[str, ...] = ()
     """The questions it lists as answered, and one this run answers later."""
+    project_folder: str = ""
+    """The client's folder for this project (`RequestContextEnv.project_folder`,
+    outside the workspace): where a server tool may write a file for it."""
     mode: str = "agent"
     """The conversation's mode for this run (`modes`)."""
 
@@ -260,6 +263,7 @@ def decode_run_request(
         mode=mode,
         prior_plan=plan,
         prior_answered=answered,
+        project_folder=context.env.project_folder,
     )
 
 

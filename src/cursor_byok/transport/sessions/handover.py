@@ -88,6 +88,8 @@ def begin_turn(session: Session, event: RunStarted, window: int) -> None:
     context.context_window = window
     context.characters.update(event.characters)
     context.mode = event.mode
+    if event.project_folder:
+        context.project_folder = event.project_folder
 
 
 def name_model_call(session: Session) -> None:

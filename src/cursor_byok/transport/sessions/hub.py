@@ -309,7 +309,8 @@ class SessionHub:
                     return
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                await self.tools.step(session, session.execs.reply(number, exec_id, reply))
+                if not session.server_runs.writes.answer(number, reply):  # a tool's own file
+                    await self.tools.step(session, session.execs.reply(number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -318,7 +319,8 @@ class SessionHub:
                 if not session.blob_requests.answer(number, found):
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
-                if not session.context_requests.answer(number, None):
+                answered = session.server_runs.writes.answer(number, None)
+                if not answered and not session.context_requests.answer(number, None):
                     await self.tools.step(session, session.execs.thrown(number, error))
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.

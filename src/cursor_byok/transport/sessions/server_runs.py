@@ -86,6 +86,17 @@ class RunnerHost:
         await self.runner.submit(conversation_id, input_id, ToolResult(message, result.todos))
 
 
+class FileWrites(Answers[pb.ExecClientMessage]):
+    """The files server tools had the client write on one stream, by exec
+    number (`write_args` execs of their own, apart from the tool calls)."""
+
+    def ask(self, number: int, args: pb.WriteArgs) -> pb.AgentServerMessage:
+        """The exec request to send; `wait` then waits for its result."""
+        self._expect(number)
+        request = pb.ExecServerMessage(id=number, exec_id=f"server-write-{number}", write_args=args)
+        return pb.AgentServerMessage(exec_server_message=request)
+
+
 class InteractionQueries(Answers[pb.InteractionResponse]):
     """The interaction queries asked on one stream, by query id."""
 
@@ -131,6 +142,7 @@ class _Context:
     host: ServerToolHost
     client: Capabilities = CAUTIOUS
     shown: bool = False
+    writes: FileWrites = field(default_factory=FileWrites)
 
     def answers(self, query: str) -> bool:
         return self.client.answers(query)
@@ -157,6 +169,19 @@ class _Context:
         self.send(self.queries.ask(query))
         return await self.queries.wait(query.id, timeout_s)
 
+    @property
+    def project_folder(self) -> str:
+        return self.stream.project_folder
+
+    async def write(self, path: str, text: str, timeout_s: float) -> pb.WriteResult | None:
+        number = self.stream.exec_number()
+        args = pb.WriteArgs(path=path, file_text=text, tool_call_id=self.call.id)
+        self.send(self.writes.ask(number, args))
+        reply = await self.writes.wait(number, timeout_s)
+        if reply is None or reply.WhichOneof("message") != "write_result":
+            return None
+        return reply.write_result
+
 
 class ServerRuns:
     """The server-run calls of one stream, by operation id."""
@@ -164,6 +189,7 @@ class ServerRuns:
     def __init__(self, host: ServerToolHost | None = None) -> None:
         self.host = host
         self.queries = InteractionQueries()
+        self.writes = FileWrites()
         self._running: dict[str, asyncio.Task[None]] = {}
         self._done: set[str] = set()
         """Calls run to their end on this stream: asked again, not run again."""
@@ -209,6 +235,7 @@ class ServerRuns:
         context = _Context(
             conversation_id, state, call, tool, stream, send, self.queries, host, client
         )
+        context.writes = self.writes
         if tool.started_first:
             context.started()
         try:
@@ -232,3 +259,4 @@ class ServerRuns:
             task.cancel()
         self._running.clear()
         self.queries.cancel("the turn ended")
+        self.writes.cancel("the turn ended")
