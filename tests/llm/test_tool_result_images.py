@@ -30,6 +30,7 @@ from cursor_byok.llm.providers.gemini import GeminiLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import (
+    ImageContent,
     Message,
     RequestMessages,
     TextContent,
@@ -241,26 +242,28 @@ async def test_each_api_gets_the_image_a_tool_returned_in_its_own_form(
     assert await _sent(server, case, messages) == raw
 
 
-BIG_PHOTO = functools.cache(lambda: photo(2100, 800, "PNG"))
+BIG_PHOTO = functools.cache(lambda: photo(2400, 1600, "PNG"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 async def test_an_image_over_the_limits_is_sent_scaled_down(
     server: LoopbackServer, case: Case
 ) -> None:
-    """A PNG of 2100x800 pixels whose base64 is above Anthropic's 5 MB (and
+    """A PNG of 2400x1600 pixels whose base64 is above Anthropic's 5 MB (and
     above its 2000 px in a request of many images) reaches every API scaled
     down and within its rules, never as a request the provider refuses;
     sent again, the same bytes."""
     big = BIG_PHOTO()
     assert len(base64.b64encode(big)) > 5 * MIB
+    fitted = tool_image(big)
+    assert isinstance(fitted, ImageContent)
     provider = "google" if case.api == "gemini" else case.api.split("-")[0]
     messages = history(API_NAMES[case.api], provider, case.model, big)
     raw = await _sent(server, case, messages)
     body = check_request(case.api, raw, case.model)
     [(_, mime, data)] = [c for c in case.carried(body) if c[0] == "image"]
-    assert mime == "image/png"
-    assert Image.open(io.BytesIO(base64.b64decode(data))).size == (2000, 762)
+    assert (mime, data) == (fitted.mime_type, fitted.data)
+    assert Image.open(io.BytesIO(base64.b64decode(data))).size == (2000, 1333)
     assert await _sent(server, case, messages) == raw
 
 

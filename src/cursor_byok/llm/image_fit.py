@@ -25,10 +25,12 @@ what all of them take whatever the count: its long edge at most 2000 px
 it would see is lost) and at most 3.75 MiB of bytes. 1568 px is not
 enforced: the other APIs use more. An image within both is kept byte for
 byte, never decoded; one past them is scaled down (Lanczos) and encoded
-again in its own format (a GIF as a PNG of its first frame), smaller in
-steps until it fits. The result goes into history, so it is stored once
-by its hash like any image (`store/images.py`) and sent as the same bytes
-on every later call: nothing is resized per call.
+again in its own format (a GIF as a PNG of its first frame; an image
+without transparency that is still too heavy at 2000 px is photographic,
+and becomes a JPEG, as the CLI makes every image), smaller until it fits.
+The result goes into history, so it is stored once by its hash like any
+image (`store/images.py`) and sent as the same bytes on every later call:
+nothing is resized per call.
 
 The header is read before any pixel: an image of more than `MAX_PIXELS`
 (a decompression bomb: a small file of huge dimensions) is refused with a
@@ -61,11 +63,15 @@ decoding one costs up to 4 bytes a pixel."""
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
-SHRINK = 0.75
-"""Each step's scale when the encoded image is still too big."""
+SHRINK = 0.9
+"""The largest scale of a step when the encoded image is still too big."""
 STEPS = 8
 
 JPEG_QUALITY = 85
+
+PNG_LEVEL = 3
+"""zlib's level for a PNG made again: a third of the default's time for
+pixels that do not compress (about as small, often smaller)."""
 
 _FORMATS = {PNG: "PNG", JPEG: "JPEG", GIF: "GIF", WEBP: "WEBP"}
 
@@ -104,7 +110,7 @@ def fit(data: bytes, mime: str) -> Fitted | Refused:
     if max(width, height) <= MAX_EDGE and len(data) <= MAX_BYTES:
         return Fitted(data, mime)
     try:
-        return _resized(image, mime, width, height)
+        return _resized(image, mime, width, height, len(data))
     except (OSError, SyntaxError, ValueError):
         return Refused(
             f"[an image was left out: its {width}x{height} {fmt} data could not be decoded]"
@@ -119,9 +125,13 @@ def _bomb_note(size: int, width: int = 0, height: int = 0) -> str:
     )
 
 
-def _resized(image: Image.Image, mime: str, width: int, height: int) -> Fitted | Refused:
+def _resized(
+    image: Image.Image, mime: str, width: int, height: int, weight: int
+) -> Fitted | Refused:
     """Scaled into `MAX_EDGE` and encoded again, smaller in steps until it
-    is within `MAX_BYTES`. Deterministic: the same input gives the same bytes."""
+    is within `MAX_BYTES` (`weight`: the bytes it came as, which tell ahead
+    when its own format cannot fit). Deterministic: the same input gives
+    the same bytes."""
     scale = min(1.0, MAX_EDGE / max(width, height))
     if mime == JPEG:
         # Decode at a fraction of the size where the scale allows (less memory).
@@ -135,17 +145,30 @@ def _resized(image: Image.Image, mime: str, width: int, height: int) -> Fitted |
         loaded = loaded.convert("RGB")
     width, height = loaded.size
     scale = min(1.0, MAX_EDGE / max(width, height))
+    if mime != JPEG and not _has_alpha(loaded) and weight * scale * scale > MAX_BYTES:
+        mime, loaded = JPEG, loaded.convert("RGB")  # far too heavy: see below
     for _ in range(STEPS):
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
         shrunk = loaded if size == loaded.size else loaded.resize(size, Image.Resampling.LANCZOS)
         encoded = _encode(shrunk, mime)
+        if len(encoded) > MAX_BYTES and mime != JPEG and not _has_alpha(shrunk):
+            # Photographic content (a screenshot compresses far below this):
+            # JPEG, what the CLI makes of every image, fits at this size.
+            mime, loaded = JPEG, loaded.convert("RGB")
+            shrunk = shrunk.convert("RGB")
+            encoded = _encode(shrunk, mime)
         if len(encoded) <= MAX_BYTES:
             return Fitted(encoded, mime, resized=True)
-        scale *= SHRINK
+        # Smaller by what the size says is needed (bytes go with the area).
+        scale *= min(SHRINK, 0.95 * (MAX_BYTES / len(encoded)) ** 0.5)  # at least 10%
     return Refused(
         f"[an image was left out: at {width}x{height} pixels it stays above "
         f"{MAX_BYTES // 1024} KiB however far it is scaled down]"
     )
+
+
+def _has_alpha(image: Image.Image) -> bool:
+    return image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
 
 
 def _encode(image: Image.Image, mime: str) -> bytes:
@@ -156,7 +179,7 @@ def _encode(image: Image.Image, mime: str) -> bytes:
         case "image/webp":
             image.save(out, "WEBP", quality=JPEG_QUALITY, method=4)
         case _:
-            image.save(out, "PNG")
+            image.save(out, "PNG", compress_level=PNG_LEVEL)
     return out.getvalue()
 
 
