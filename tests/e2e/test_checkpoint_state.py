@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cursor_byok.client.client import CODECS
+from cursor_byok.transport.dialect.question_tool import question_args
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import NEWER, choose, never, user_message
 from tests.e2e.test_official_cli import answer, clean, rig, uses
@@ -69,3 +70,29 @@ async def test_a_question_answered_later_is_listed_once_its_answer_arrives(
     clean(second)
     assert list(first.checkpoints[-1].completed_ask_question_tool_call_ids) == []
     assert list(second.checkpoints[-1].completed_ask_question_tool_call_ids) == ["call_ask_2"]
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_question_answered_later_on_the_live_stream_is_listed(
+    tmp_path: Path, codec: str
+) -> None:
+    done = pb.AsyncAskQuestionCompletionAction(
+        original_tool_call_id="call_ask_2",
+        original_args=question_args(LATER.arguments),
+        result=pb.AskQuestionResult(
+            success=pb.AskQuestionSuccess(
+                answers=[pb.AskQuestionSuccess.Answer(question_id="db", selected_option_ids=["pg"])]
+            )
+        ),
+    )
+    action = pb.ConversationAction(async_ask_question_completion_action=done)
+    typed = pb.AgentClientMessage(conversation_action=action)
+    scripts = [uses(LATER), answer("PostgreSQL, noted.")]
+    async with rig(tmp_path, codec, scripts) as r:
+        as_build(r.cli, NEWER, never)
+        r.cli.later = choose(db=["pg"])
+        turn = await r.cli.run(
+            user_message("set up the service", r.cli.context), "sonnet", during=[typed]
+        )
+    clean(turn)
+    assert list(turn.checkpoints[-1].completed_ask_question_tool_call_ids) == ["call_ask_2"]

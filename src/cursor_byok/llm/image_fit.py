@@ -143,6 +143,8 @@ def _resized(
         mime = PNG
     elif mime == JPEG and loaded.mode not in ("RGB", "L"):
         loaded = loaded.convert("RGB")
+    elif loaded.mode in ("P", "1"):  # Pillow scales these by nearest pixel: colours first
+        loaded = loaded.convert("RGBA" if _has_alpha(loaded) else "RGB")
     width, height = loaded.size
     scale = min(1.0, MAX_EDGE / max(width, height))
     if mime != JPEG and not _has_alpha(loaded) and weight * scale * scale > MAX_BYTES:

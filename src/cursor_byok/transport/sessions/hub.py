@@ -329,6 +329,7 @@ class SessionHub:
                     input_id = input_ids.message_id_of(session.request_id, data)
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed, input_id=named):
+                session.context.turn.add_answered(event.answers)  # checkpoints list it
                 input_id = named or input_ids.message_id_of(session.request_id, data)
                 await self._follow_up(session, user, typed, input_id)
             case dialect.QueryAnswered(number=number, response=response):
