@@ -145,6 +145,10 @@ async def test_the_search_is_offered_kept_and_replayed_as_it_came(
     assert replayed["role"] == "model"
     assert replayed["parts"] == [CALL_PART, RESPONSE_PART, {"text": text.text}]
     assert b"groundingMetadata" not in server.received[1].body
+    # Another model gets the answer's text alone (the parts carry this one's signature).
+    await call(server, "gemini-3-flash-preview", follow)
+    other = check_request("gemini", server.received[3].body, "gemini-3-flash-preview")
+    assert other["contents"][1]["parts"] == [{"text": text.text}]
 
 
 async def test_gemini_2_keeps_the_web_search_function(server: LoopbackServer) -> None:

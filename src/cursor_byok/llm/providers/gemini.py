@@ -17,10 +17,12 @@ place. The response then carries the search as `toolCall` and
 with the rest of the model's content, and the candidate's
 `groundingMetadata` (the queries, and a `web {uri, title}` per source).
 Each is kept whole as a `ProviderBlock`, the parts replayed as they came
-(byte-stable), the metadata never sent back (it is no part): it is what
-the search card and `show` list (`provider_search`). Gemini 2 takes
-`google_search` only without function declarations, so there the
-WebSearch tool stays a function, served by the `[web]` backend.
+(byte-stable) to the model that made them (they carry its signature;
+another model gets the answer's text), the metadata never sent back (it
+is no part): it is what the search card and `show` list
+(`provider_search`). Gemini 2 takes `google_search` only without function
+declarations, so there the WebSearch tool stays a function, served by the
+`[web]` backend.
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ def _model_parts(message: AssistantMessage, same: bool, model: str) -> list[dict
                 elif not same and needs_call_signature(model):
                     part["thoughtSignature"] = SKIP_SIGNATURE
                 parts.append(part)
-            case ProviderBlock(raw=raw):  # its own API's only (prepare_history)
+            case ProviderBlock(raw=raw) if same:  # signed by this very model
                 doc = json.loads(raw)
                 if GROUNDING not in doc:  # the metadata is no part: never sent back
                     parts.append(doc)
