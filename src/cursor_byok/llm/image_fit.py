@@ -32,6 +32,9 @@ The result goes into history, so it is stored once by its hash like any
 image (`store/images.py`) and sent as the same bytes on every later call:
 nothing is resized per call.
 
+The work takes up to a few hundred milliseconds of CPU for a large image
+(bench/image_fit.py), so the session layer calls it in a worker thread.
+
 The header is read before any pixel: an image of more than `MAX_PIXELS`
 (a decompression bomb: a small file of huge dimensions) is refused with a
 note and never decoded, and Pillow's own guard (`MAX_IMAGE_PIXELS`) is set

@@ -287,6 +287,20 @@ def _opening_message(
     return pb.UserMessage(text=content if isinstance(content, str) else EXECUTE_PLAN_TEXT)
 
 
+def carries_images(message: pb.AgentClientMessage) -> bool:
+    """Whether decoding `message` fits attached images (`llm.image_fit`: up
+    to a few hundred ms of CPU each), work for a worker thread rather than
+    the event loop."""
+    match message.WhichOneof("message"):
+        case "run_request":
+            user = _action_user(message.run_request.action)
+        case "conversation_action":
+            user = _action_user(message.conversation_action)
+        case _:
+            return False
+    return user is not None and len(user.selected_context.selected_images) > 0
+
+
 def _action_user(action: pb.ConversationAction) -> pb.UserMessage | None:
     """The user's own message in an action that opens a turn, if it has one."""
     match action.WhichOneof("action"):

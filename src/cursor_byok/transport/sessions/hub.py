@@ -27,7 +27,12 @@ from cursor_byok.transport.connect.codec import Codec, CodecError, decode_messag
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
 from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
-from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
+from cursor_byok.transport.dialect.run_request import (
+    Refused,
+    RunStarted,
+    carries_images,
+    decode_run_request,
+)
 from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -297,9 +302,11 @@ class SessionHub:
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
         headers = session.client_headers
-        event = dialect.decode_client_message(
-            message, session.client_id, self._now_ms(), headers, self.server_tools
-        )
+        decode = (message, session.client_id, self._now_ms(), headers, self.server_tools)
+        if carries_images(message):  # fitting images: off the event loop
+            event = await asyncio.to_thread(dialect.decode_client_message, *decode)
+        else:
+            event = dialect.decode_client_message(*decode)
         self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
@@ -430,9 +437,8 @@ class SessionHub:
             session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
         now, headers = self._now_ms(), session.client_headers
-        started = decode_run_request(
-            event.run, session.client_id, now, context, True, blobs, headers, self.server_tools
-        )
+        decode = (event.run, session.client_id, now, context, True, blobs, headers)
+        started = await asyncio.to_thread(decode_run_request, *decode, self.server_tools)
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:
             await self._run_started(session, owned(session.request_id, started), input_id)
