@@ -159,6 +159,11 @@ async def test_an_image_over_the_providers_limit_is_sent_scaled_down(tmp_path: P
     assert mime == "image/jpeg" and len(data) <= 5 * 1024 * 1024
     assert Image.open(io.BytesIO(base64.b64decode(data))).size == (2000, 2000)
     assert data.encode() in received[-1].body  # the same bytes, not resized anew
+    # Stored once by the hash of the bytes sent, as any image is; the original never.
+    stored_once(tmp_path / "db.sqlite3", base64.b64decode(data))
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        hashes = [r[0] for r in db.execute("SELECT sha256 FROM images")]
+    assert hashes == [sha256(base64.b64decode(data)).hexdigest()]
 
 
 # -- the official CLI's client -------------------------------------------------------------
