@@ -123,6 +123,18 @@ class ToolContext(Protocol):
         The stream keeps its heartbeats meanwhile."""
         ...
 
+    @property
+    def project_folder(self) -> str:
+        """The client's folder for the project, outside the workspace (empty
+        when the client named none): where `write` may put a file for it."""
+        ...
+
+    async def write(self, path: str, text: str, timeout_s: float) -> pb.WriteResult | None:
+        """Have the client write `text` to `path` (a `write_args` exec of the
+        tool's own, not a tool call): its result, or None when none came
+        within `timeout_s`."""
+        ...
+
 
 @runtime_checkable
 class ExecContext(ToolContext, Protocol):
