@@ -15,6 +15,7 @@ from typing import Protocol
 
 from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.state import ConversationState
+from cursor_byok.store.forks import Branches
 from cursor_byok.store.owners import ADMIN_USER_ID
 from cursor_byok.store.usage import Accounts, BudgetPeriod, CallUsage
 
@@ -241,6 +242,9 @@ class CommitRequest:
     operations: Sequence[ClientOperationRecord] = ()
     flush: bool = True
     checked: bool = False
+    forks: Sequence[tuple[str, int]] = ()
+    """(parent, point) when this commit makes the conversation a branch
+    (`store.forks`): listed in the same transaction."""
 
     def arguments(
         self,
@@ -287,7 +291,7 @@ class StagedBatch(Protocol):
         ...
 
 
-class Store(Users, Accounts, Protocol):
+class Store(Users, Accounts, Branches, Protocol):
     serial_writer: bool
     """Whether commits are serialized on one connection anyway (SQLite), so
     that batching them (`commit_batch`) costs no parallelism."""

@@ -151,6 +151,30 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX budget_reservations_by_user ON budget_reservations (user_id, expires_at_ms);
     ALTER TABLE llm_calls ADD COLUMN usage_day TEXT;
     """,
+    # 6: rewinds (store/forks.py): the branches a rewind made of a
+    # conversation, and where each turn the client holds stood when it
+    # ended (its blob id, hex). Both are only appended to.
+    """
+    CREATE TABLE forks (
+        branch        TEXT PRIMARY KEY,
+        root          TEXT NOT NULL,
+        parent        TEXT NOT NULL,
+        point         INTEGER NOT NULL,
+        input_id      TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX forks_by_root ON forks (root, created_at_ms);
+    CREATE TABLE turn_marks (
+        root          TEXT NOT NULL,
+        turn_blob     TEXT NOT NULL,
+        branch        TEXT NOT NULL,
+        turn_number   INTEGER NOT NULL,
+        message_count INTEGER NOT NULL,
+        todos_json    BLOB NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (root, turn_blob, branch, message_count)
+    ) WITHOUT ROWID;
+    """,
 )
 
 

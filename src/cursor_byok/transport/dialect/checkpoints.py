@@ -50,6 +50,8 @@ class TurnBlobs:
     """The conversation's to-dos, each a blob id of a serialized `TodoItem`."""
     todo_lists: int = 0
     """How many lists `set_todos` named (a newer one is never replaced by an older)."""
+    named: tuple[bytes, ...] | None = None
+    """The turns the last checkpoint of this run named (None: none yet)."""
 
     def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
         """Name the to-do list of the checkpoint the client sent (it holds
@@ -71,6 +73,7 @@ class TurnBlobs:
         self.request_id = request_id
         self.steps = []
         self.made = None
+        self.named = None
         if user is None:
             self.user_message = None
             return
@@ -141,6 +144,11 @@ class TurnBlobs:
                     pb.ConversationStep(assistant_message=pb.AssistantMessage(text=block.text))
                 )
 
+    def held(self) -> tuple[bytes, ...]:
+        """The turns of the newest state the client holds: the last
+        checkpoint sent, else the state it sent (where a rewind finds it)."""
+        return self.prior_turns if self.named is None else self.named
+
     def turns(self) -> list[bytes]:
         if self.user_message is None:
             return list(self.prior_turns)
@@ -197,7 +205,9 @@ def checkpoint(
     message = pb.AgentServerMessage()
     message.CopyFrom(meter_checkpoint)
     state = message.conversation_checkpoint_update
-    state.turns.extend(blobs.turns())
+    turns = blobs.turns()
+    state.turns.extend(turns)
+    blobs.named = tuple(turns)
     state.todos.extend(blobs.todos)
     state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
     if mode:

@@ -101,6 +101,9 @@ class RunStarted:
     """The to-do blob ids of the checkpoint the client sent back (it has them)."""
     mode: str = "agent"
     """The conversation's mode for this run (`modes`)."""
+    client_turns: tuple[bytes, ...] | None = None
+    """The turns of the `conversation_state` the client sent (None: it sent
+    none, as the built-in clients do): where in history it stands (`loop.forks`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +183,15 @@ def decode_run_request(
     action = run.action
     branch = action.WhichOneof("action")
     todos = tuple(run.conversation_state.todos)
+    prior = tuple(run.conversation_state.turns)
+    held = prior if run.HasField("conversation_state") else None
     if branch == "summarize_action":
         caps = capabilities(client, run)
         tools = ToolSet.for_run(client=caps, extra=extra)
         summarize = Compact()
+        model = _requested_model(run)
         return RunStarted(
-            conversation_id, summarize, tools, _requested_model(run), capabilities=caps
+            conversation_id, summarize, tools, model, capabilities=caps, client_turns=held
         )
     if branch not in STARTING_ACTIONS and branch not in RESUMING_ACTIONS:
         return Refused(refused_error(str(branch)))
@@ -203,7 +209,6 @@ def decode_run_request(
     )
     if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
         tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
-    prior = tuple(run.conversation_state.turns)
     if branch in RESUMING_ACTIONS:
         return RunStarted(
             conversation_id,
@@ -214,6 +219,7 @@ def decode_run_request(
             capabilities=caps,
             prior_todos=todos,
             mode=mode,
+            client_turns=held,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -252,6 +258,7 @@ def decode_run_request(
         capabilities=caps,
         prior_todos=todos,
         mode=mode,
+        client_turns=held,
     )
 
 
