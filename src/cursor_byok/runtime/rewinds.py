@@ -95,7 +95,8 @@ class Rewinds:
         parent = await self._runner.state_of(fork.parent)
         if parent is None:  # listed a moment ago: never gone, but never a crash either
             return fork.parent
-        await self._runner.submit(branch, fork_input_id(input_id), Fork(parent, fork.point, fork.todos))
+        fork_input = Fork(parent, fork.point, fork.todos)
+        await self._runner.submit(branch, fork_input_id(input_id), fork_input)
         self._count("fork")
         log.info(logfmt("conversation_forked", parent=fork.parent, point=fork.point, branch=branch))
         return branch
