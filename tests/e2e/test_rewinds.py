@@ -12,6 +12,9 @@ still holding it goes on there."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from hashlib import sha256
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -108,3 +111,80 @@ async def test_a_rewind_sends_the_model_the_kept_prefix_and_the_new_message(
     assert root is not None and len(root.state.messages) == 6
     assert [(f.parent, f.point) for f in forks] == [("conv-r", 2 * back_to)]
     assert isinstance(forks[0], ForkRow) and forks[0].branch.startswith("conv-r~")
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_window_still_holding_the_longer_history_goes_on_there(
+    tmp_path: Path, codec: str
+) -> None:
+    """Two windows on one chat: one rewinds to the second message, the other
+    still holds all three turns. Each goes on where it stands, each again."""
+    async with window(tmp_path, codec) as (server, cli):
+        held = await three_turns(cli)
+        longer = cli.checkpoint
+        cli.checkpoint = held[1]
+        await say(cli, "instead of the second")  # request 3: a branch
+        branch_state = cli.checkpoint
+        cli.checkpoint = longer
+        await say(cli, "a fourth question")  # request 4: the old branch
+        cli.checkpoint = branch_state
+        await say(cli, "more on the branch")  # request 5: the branch again
+        asked = [said(json.loads(r.body)) for r in server.provider.received]
+        forks = server.store.forks("conv-r")
+        root = server.store.load("conv-r")
+        branch = server.store.load(forks[0].branch)
+    assert len(asked) == 6 and len(forks) == 1
+    assert asked[4] == [
+        "user: first question",
+        "assistant: answer 0",
+        "user: second question",
+        "assistant: answer 1",
+        "user: third question",
+        "assistant: answer 2",
+        "user: a fourth question",
+    ]
+    assert asked[5] == [
+        "user: first question",
+        "assistant: answer 0",
+        "user: instead of the second",
+        "assistant: answer 3",
+        "user: more on the branch",
+    ]
+    assert root is not None and len(root.state.messages) == 8
+    assert branch is not None and len(branch.state.messages) == 6
+
+
+async def test_an_unrecognisable_state_is_answered_as_before_and_counted(
+    tmp_path: Path,
+) -> None:
+    """Turns this server never made (another server's, or marks lost to a
+    crash): the run goes on the conversation as it stands, one log line and
+    a count on /metrics, never an error."""
+    async with window(tmp_path, "proto") as (server, cli):
+        await three_turns(cli)
+        foreign = pb.ConversationTurnStructure().SerializeToString() + b"elsewhere"
+        cli.blobs[sha256(foreign).digest()] = foreign  # a turn another server made
+        cli.checkpoint = pb.ConversationStateStructure(turns=[sha256(foreign).digest()])
+        await say(cli, "where were we?")
+        asked = [said(json.loads(r.body)) for r in server.provider.received]
+        scraped = (await cli.client.get("/metrics")).text
+        forks = server.store.forks("conv-r")
+    assert asked[3][:-1] == asked[2] + ["assistant: answer 2"]
+    assert forks == []
+    assert 'cursor_byok_rewinds_total{outcome="unrecognised"} 1.0' in scraped
+
+
+async def test_show_lists_the_branches_a_rewind_made(tmp_path: Path) -> None:
+    async with window(tmp_path, "proto") as (server, cli):
+        held = await three_turns(cli)
+        cli.checkpoint = held[2]
+        await say(cli, "not the third")
+        branch = server.store.forks("conv-r")[0].branch
+    database = str(tmp_path / "db.sqlite3")
+    command = [sys.executable, "-m", "cursor_byok", "show", "--database", database]
+    root = subprocess.run([*command, "conv-r"], capture_output=True, text=True, check=False)
+    forked = subprocess.run([*command, branch], capture_output=True, text=True, check=False)
+    assert root.returncode == 0 and forked.returncode == 0, (root.stderr, forked.stderr)
+    assert "branches: 1" in root.stdout and f"{branch}  from conv-r after message 4" in root.stdout
+    assert "forked from conv-r after message 4" in forked.stdout
+    assert "not the third" in forked.stdout and "not the third" not in root.stdout
