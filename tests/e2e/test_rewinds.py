@@ -11,12 +11,14 @@ still holding it goes on there."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
-from hashlib import sha256
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -182,8 +184,9 @@ async def test_show_lists_the_branches_a_rewind_made(tmp_path: Path) -> None:
         branch = server.store.forks("conv-r")[0].branch
     database = str(tmp_path / "db.sqlite3")
     command = [sys.executable, "-m", "cursor_byok", "show", "--database", database]
-    root = subprocess.run([*command, "conv-r"], capture_output=True, text=True, check=False)
-    forked = subprocess.run([*command, branch], capture_output=True, text=True, check=False)
+    run = partial(subprocess.run, capture_output=True, text=True, check=False, timeout=60)
+    root = await asyncio.to_thread(run, [*command, "conv-r"])
+    forked = await asyncio.to_thread(run, [*command, branch])
     assert root.returncode == 0 and forked.returncode == 0, (root.stderr, forked.stderr)
     assert "branches: 1" in root.stdout and f"{branch}  from conv-r after message 4" in root.stdout
     assert "forked from conv-r after message 4" in forked.stdout
