@@ -128,6 +128,10 @@ class Rewinds:
         except Exception:
             log.warning("conversation %s: could not note where its turn ended", key, exc_info=True)
 
+    async def marked(self, key: str) -> None:
+        """Wait for the marks of `key`'s conversation still being written."""
+        await self._marked(root_of(key))
+
     async def _marked(self, root: str) -> None:
         pending = self._marking.get(root)
         if pending:
