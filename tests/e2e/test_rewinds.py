@@ -24,10 +24,15 @@ from typing import Any
 
 import pytest
 
+from cursor_byok.client.client import End, run_request
+from cursor_byok.client.run_client import RunStream
+from cursor_byok.llm.types import UserMessage
 from cursor_byok.store.forks import ForkRow
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.e2e.official_cli import CliTurn, OfficialCli, user_message
 from tests.e2e.provider_turns import ModelUnderTest, Server, server_for
+from tests.e2e.test_run_http2 import answer as h2_answer
+from tests.e2e.test_run_http2 import is_end, running
 from tests.llm.loopback import Reply
 from tests.llm.wire_streams import Text, chat
 
@@ -191,3 +196,44 @@ async def test_show_lists_the_branches_a_rewind_made(tmp_path: Path) -> None:
     assert "branches: 1" in root.stdout and f"{branch}  from conv-r after message 4" in root.stdout
     assert "forked from conv-r after message 4" in forked.stdout
     assert "not the third" in forked.stdout and "not the third" not in root.stdout
+
+
+def last_checkpoint(stream: RunStream) -> pb.ConversationStateStructure:
+    found = [
+        i.conversation_checkpoint_update
+        for i in stream.received
+        if isinstance(i, pb.AgentServerMessage) and i.HasField("conversation_checkpoint_update")
+    ]
+    return found[-1]
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_rewind_over_http2_run(tmp_path: Path, codec: str) -> None:
+    """The same on `AgentService/Run` (h2c): the state rides in the run request."""
+    scripts = [h2_answer("one"), h2_answer("two"), h2_answer("three")]
+    async with running(tmp_path, scripts, ("h2c", codec)) as run:
+        states = [pb.ConversationStateStructure()]
+        for text in ("first", "second", "instead"):
+            stream = await run.open()
+            message = run_request(text, "conv-h")
+            held = states[1] if text == "instead" else states[-1]  # back to the first turn's end
+            message.run_request.conversation_state.CopyFrom(held)
+            await stream.send(message)
+            end = await stream.until(is_end)
+            assert isinstance(end, End) and end.error is None
+            states.append(last_checkpoint(stream))
+        root = run.store.load("conv-h")
+        [fork] = run.store.forks("conv-h")
+        branch = run.store.load(fork.branch)
+    assert root is not None and branch is not None
+    assert [m.content for m in root.state.messages if isinstance(m, UserMessage)] == [
+        "first",
+        "second",
+    ]
+    assert [m.content for m in branch.state.messages if isinstance(m, UserMessage)] == [
+        "first",
+        "instead",
+    ]
+    asked = json.loads(run.llm.requests[2][1])["messages"]
+    assert fork.point == 2
+    assert [m["content"] for m in asked if m["role"] == "user"] == ["first", "instead"]
