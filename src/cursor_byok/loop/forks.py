@@ -1,13 +1,29 @@
 """Rewinds: a client that is behind the server's history starts a branch.
 
-Cursor's clients keep every checkpoint the server sent and send one back as
-`conversation_state` with each run. Restoring an earlier checkpoint, or
-editing an earlier message and sending it again, sends back the checkpoint
-that message was sent with: its `turns` (the blob ids of the turns the
-client holds, made by this server) are a strict prefix of what the server
-recorded. The answer is a fork: the conversation goes on in a branch whose
-history is the kept prefix; nothing stored changes, and the longer branch
-stays where it was for any window that still holds it.
+What the clients send. Cursor's clients keep every checkpoint the server
+sends (`conversation_checkpoint_update`) and send the latest back as the
+run's `conversation_state` (protocol/official-client.md, "Checkpoints, KV
+and resume"; reference.md §2.4). Its `turns` are blob ids, SHA-256 of the
+`ConversationTurnStructure` bytes this server made (user message, steps,
+request id: `transport/dialect/checkpoints.py`). The IDE also keeps one
+checkpoint per message it sent (its bubble checkpoints: `map<string,
+ConversationStateStructure> bubble_checkpoints` in `aiserver.v1`, in the
+schema extracted by burpheart/cursor-tap, `cursor_proto/aiserver_v1.proto`),
+and restoring a checkpoint, or editing an earlier message and sending it
+again, runs with the checkpoint that message was first sent with. A new
+chat's state is empty, and it is always sent (the official backend refuses
+a run without one, reference.md §2.2); so the edit of the first message
+arrives with no turns at all. (Inferred from the schema and the clients'
+rule of sending what they hold; no capture of a rewind is published.)
+
+The Rust cursor-byok does the like with a checkpoint tree of its own
+(parent links, each input pinned to its base checkpoint: research/peers.md
+§3.1); here a branch is a conversation of its own.
+
+So a run whose `turns` are a strict prefix of what the server recorded is
+a rewind, and the answer is a fork: the conversation goes on in a branch
+whose history is the kept prefix; nothing stored changes, and the longer
+branch stays where it was for any window that still holds it.
 
 Which turns a client holds is told by the last id of its `turns` (a turn's
 blob id names the turn's user message, steps and request id, so it fixes
