@@ -237,3 +237,33 @@ async def test_a_rewind_over_http2_run(tmp_path: Path, codec: str) -> None:
     asked = json.loads(run.llm.requests[2][1])["messages"]
     assert fork.point == 2
     assert [m["content"] for m in asked if m["role"] == "user"] == ["first", "instead"]
+
+
+async def test_a_turn_that_failed_before_any_checkpoint_stays_in_history(
+    tmp_path: Path,
+) -> None:
+    """The client's state is what it was before that turn (no checkpoint
+    came); its next message is no rewind: the failed message stays."""
+    refused = Reply(
+        b'{"error": {"message": "bad key"}}', status=401, content_type="application/json"
+    )
+    script = [*replies(1), refused, *replies(1)]
+    async with server_for(GPT, script, tmp_path) as server:
+        cli = OfficialCli(server.url, "proto", server.workspace)
+        try:
+            cli.checkpoint = pb.ConversationStateStructure()
+            await say(cli, "first question")
+            failed = await cli.run(user_message("second question", cli.context), "m", "conv-r")
+            assert failed.error is not None
+            await say(cli, "third question")
+        finally:
+            await cli.close()
+        asked = [said(json.loads(r.body)) for r in server.provider.received]
+        forks = server.store.forks("conv-r")
+    assert asked[-1] == [
+        "user: first question",
+        "assistant: answer 0",
+        "user: second question",
+        "user: third question",
+    ]
+    assert forks == []
