@@ -36,7 +36,7 @@ from tests.e2e.test_run_http2 import is_end, running
 from tests.llm.loopback import Reply
 from tests.llm.wire_streams import Text, chat
 
-GPT = ModelUnderTest("openai-chat", "gpt-4o")
+GPT = ModelUnderTest("openai-chat", "gpt-4o", vendor="openai")
 CODECS = ("proto", "json")
 
 
@@ -114,6 +114,8 @@ async def test_a_rewind_sends_the_model_the_kept_prefix_and_the_new_message(
     old, new = received[back_to].body, received[3].body
     cut = end_of_prefix(old, ["first question", "second question", "third question"][back_to])
     assert new[:cut] == old[:cut]
+    # ... and is named to it as the conversation it was forked from: one cache.
+    assert asked[3]["prompt_cache_key"] == asked[back_to]["prompt_cache_key"] == "conv-r"
     # Nothing stored changed: the longer history is still there, whole.
     assert root is not None and len(root.state.messages) == 6
     assert [(f.parent, f.point) for f in forks] == [("conv-r", 2 * back_to)]

@@ -376,10 +376,8 @@ class SessionHub:
             self._spawn(self._start_when_answered(session, event, input_id))
             return
         start, conversation_id = event.start, await placed(self.rewinds, event, input_id)
-        session.conversation_id, session.sent_state = (
-            conversation_id,
-            event.client_turns is not None,
-        )
+        session.conversation_id = conversation_id
+        session.sent_state = event.client_turns is not None
         session.tools, session.capabilities = event.tools, event.capabilities
         previous = self.sink.serve(conversation_id, session)
         unsent: set[str] = set()
