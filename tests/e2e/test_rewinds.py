@@ -29,12 +29,12 @@ from cursor_byok.client.run_client import RunStream
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.store.forks import ForkRow
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from tests.e2e.official_cli import CliTurn, OfficialCli, user_message
+from tests.e2e.official_cli import CliTurn, OfficialCli, resume, user_message
 from tests.e2e.provider_turns import ModelUnderTest, Server, server_for
 from tests.e2e.test_run_http2 import answer as h2_answer
 from tests.e2e.test_run_http2 import is_end, running
 from tests.llm.loopback import Reply
-from tests.llm.wire_streams import Text, chat
+from tests.llm.wire_streams import Call, Text, chat
 
 GPT = ModelUnderTest("openai-chat", "gpt-4o", vendor="openai")
 CODECS = ("proto", "json")
@@ -67,7 +67,7 @@ def said(body: dict[str, Any]) -> list[str]:
     """What each message of a request says, by role (the system prompt left out)."""
     out = []
     for message in body["messages"][1:]:
-        content = message["content"]
+        content = message["content"] or ""  # None beside tool calls
         text = content if isinstance(content, str) else "".join(p["text"] for p in content)
         out.append(f"{message['role']}: {text}")
     return out
@@ -269,3 +269,45 @@ async def test_a_turn_that_failed_before_any_checkpoint_stays_in_history(
         "user: third question",
     ]
     assert forks == []
+
+
+async def test_a_turn_on_a_branch_resumes_on_the_branch(tmp_path: Path) -> None:
+    """The connection drops while the branch's first turn waits on a read;
+    the resume (its state names the turn in flight, which has no mark) goes
+    on in the branch, not in the longer history."""
+    script = [*replies(3), Reply(chat([Call("call_a", "read_file", {"path": "a.txt"})]))]
+    script += [Reply(chat([Text("a.txt holds its contents")]))]
+    async with server_for(GPT, script, tmp_path) as server:
+        cli = OfficialCli(server.url, "proto", server.workspace)
+        try:
+            held = await three_turns(cli)
+            cli.checkpoint = held[1]
+            lost = await cli.run(
+                user_message("read a.txt instead", cli.context),
+                "m",
+                "conv-r",
+                drop_after="exec_server_message",
+            )
+            resumed = await cli.run(resume(), "m", "conv-r")
+        finally:
+            await cli.close()
+        asked = [said(json.loads(r.body)) for r in server.provider.received]
+        [fork] = server.store.forks("conv-r")
+        root = server.store.load("conv-r")
+        branch = server.store.load(fork.branch)
+    assert lost.dropped_stream and resumed.error is None and resumed.violations == []
+    assert [e.read_args.path for e in resumed.execs] == ["a.txt"]  # a read is asked again
+    assert asked[-1][:3] == [
+        "user: first question",
+        "assistant: answer 0",
+        "user: read a.txt instead",
+    ]
+    assert root is not None and len(root.state.messages) == 6
+    assert branch is not None and [type(m).__name__ for m in branch.state.messages] == [
+        "UserMessage",
+        "AssistantMessage",
+        "UserMessage",
+        "AssistantMessage",
+        "ToolResultMessage",
+        "AssistantMessage",
+    ]
