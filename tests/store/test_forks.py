@@ -17,6 +17,7 @@ from cursor_byok.store.base import CommitRequest, VersionConflict
 from cursor_byok.store.forks import branch_key, root_of
 from cursor_byok.store.sql_store import SQLStore
 from tests.factories import assistant, user
+from tests.store.conftest import Backend
 
 
 def stored(store: SQLStore, key: str = "conv") -> ConversationState:
@@ -89,3 +90,20 @@ def test_many_turns_are_looked_up_in_chunks(store: SQLStore, count: int) -> None
     blobs = [number.to_bytes(32, "big") for number in range(count)]
     store.mark_turn(blobs[-1], TurnMark("conv", count, 4), 1)
     assert list(store.turn_marks("conv", blobs)) == [blobs[-1]]
+
+
+def test_the_reads_before_a_run_answer_at_once_on_a_local_file(backend: Backend) -> None:
+    """SQLite answers on the caller's thread (as `lookup_now`); a networked
+    database says to ask in a worker thread (None)."""
+    store = backend.open()
+    try:
+        stored(store)
+        store.mark_turn(b"\x01" * 32, TurnMark("conv", 1, 2), 1)
+        now = store.branches_now("conv"), store.turn_marks_now("conv", [b"\x01" * 32])
+        if backend.name == "postgresql":
+            assert now == (None, None)
+        else:
+            assert now == (store.branches("conv"), store.turn_marks("conv", [b"\x01" * 32]))
+            assert len(now[0] or ()) == 1
+    finally:
+        store.close()

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from cursor_byok.loop.forks import Continue, ForkAt, TurnMark, fork_input_id, place
+from cursor_byok.loop.forks import NO_TURNS, Continue, ForkAt, TurnMark, fork_input_id, place
 from cursor_byok.loop.inputs import Fork, Input
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.observe import Metrics, logfmt
@@ -65,11 +65,18 @@ class Rewinds:
         to; a fork is made first when the client's state is behind."""
         root = root_of(key)
         await self._marked(root)
-        branches = await self._read(self._store.branches, root)
-        marks = {}
+        # Read on this thread when that costs no wait (a local file): a
+        # resume then takes its stream before the turn it resumes goes on.
+        branches = self._store.branches_now(root)
+        if branches is None:
+            branches = await self._read(self._store.branches, root)
+        marks: dict[bytes, TurnMark] = {}
         if turns is not None and branches:
-            wanted = list(turns[-1:]) if starting else list(turns)
-            marks = await self._read(self._store.turn_marks, root, wanted or [b""])
+            wanted = (list(turns[-1:]) if starting else list(turns)) or [NO_TURNS]
+            found = self._store.turn_marks_now(root, wanted)
+            if found is None:
+                found = await self._read(self._store.turn_marks, root, wanted)
+            marks = found
         placed = place(root, turns, starting, marks, branches, input_id)
         if isinstance(placed, ForkAt):
             keys = [b.key for b in branches]

@@ -79,7 +79,13 @@ class Branches(Protocol):
 
     def turn_marks(self, root: str, turn_blobs: Sequence[bytes]) -> dict[bytes, TurnMark]: ...
 
+    def turn_marks_now(
+        self, root: str, turn_blobs: Sequence[bytes]
+    ) -> dict[bytes, TurnMark] | None: ...
+
     def branches(self, root: str) -> list[Branch]: ...
+
+    def branches_now(self, root: str) -> list[Branch] | None: ...
 
     def forks(self, root: str) -> list[ForkRow]: ...
 
@@ -112,37 +118,57 @@ class ForkRows(ABC):
 
     def turn_marks(self, root: str, turn_blobs: Sequence[bytes]) -> dict[bytes, TurnMark]:
         """The latest mark of each id among `turn_blobs` that has one."""
+        with self._read() as db:
+            return self._turn_marks(db, root, turn_blobs)
+
+    def turn_marks_now(
+        self, root: str, turn_blobs: Sequence[bytes]
+    ) -> dict[bytes, TurnMark] | None:
+        """`turn_marks` on the caller's thread when that costs no wait (as
+        `Store.lookup_now`); None: ask `turn_marks` in a worker thread."""
+        return None
+
+    @staticmethod
+    def _turn_marks(db: Executor, root: str, turn_blobs: Sequence[bytes]) -> dict[bytes, TurnMark]:
         found: dict[bytes, tuple[int, TurnMark]] = {}
         wanted = list(dict.fromkeys(turn_blobs))
-        with self._read() as db:
-            for start in range(0, len(wanted), MARKS_PER_STATEMENT):
-                chunk = wanted[start : start + MARKS_PER_STATEMENT]
-                marks = ",".join("?" * len(chunk))
-                rows = db.execute(
-                    "SELECT turn_blob, branch, turn_number, message_count, todos_json,"
-                    " created_at_ms FROM turn_marks WHERE root = ?"
-                    f" AND turn_blob IN ({marks})",
-                    (root, *(blob.hex() for blob in chunk)),
-                ).fetchall()
-                for blob, branch, number, count, todos, created in rows:
-                    key = bytes.fromhex(blob)
-                    items = tuple(todo_from_json(t) for t in canonical_loads(bytes(todos)))
-                    latest = (created, count)
-                    if key not in found or latest > (found[key][0], found[key][1].message_count):
-                        found[key] = (created, TurnMark(branch, number, count, items))
+        for start in range(0, len(wanted), MARKS_PER_STATEMENT):
+            chunk = wanted[start : start + MARKS_PER_STATEMENT]
+            marks = ",".join("?" * len(chunk))
+            rows = db.execute(
+                "SELECT turn_blob, branch, turn_number, message_count, todos_json,"
+                " created_at_ms FROM turn_marks WHERE root = ?"
+                f" AND turn_blob IN ({marks})",
+                (root, *(blob.hex() for blob in chunk)),
+            ).fetchall()
+            for blob, branch, number, count, todos, created in rows:
+                key = bytes.fromhex(blob)
+                items = tuple(todo_from_json(t) for t in canonical_loads(bytes(todos)))
+                latest = (created, count)
+                if key not in found or latest > (found[key][0], found[key][1].message_count):
+                    found[key] = (created, TurnMark(branch, number, count, items))
         return {key: mark for key, (_, mark) in found.items()}
 
     def branches(self, root: str) -> list[Branch]:
         """The root (if stored) and every fork of it, with where each ends now."""
         with self._read() as db:
-            rows = db.execute(
-                "SELECT c.conversation_id, f.parent, coalesce(f.point, 0), c.message_count,"
-                " c.updated_at_ms, c.created_at_ms, coalesce(f.input_id, '')"
-                " FROM conversations c LEFT JOIN forks f ON f.branch = c.conversation_id"
-                " WHERE c.conversation_id = ? OR c.conversation_id IN"
-                " (SELECT branch FROM forks WHERE root = ?)",
-                (root, root),
-            ).fetchall()
+            return self._branches(db, root)
+
+    def branches_now(self, root: str) -> list[Branch] | None:
+        """`branches` on the caller's thread when that costs no wait; None:
+        ask `branches` in a worker thread."""
+        return None
+
+    @staticmethod
+    def _branches(db: Executor, root: str) -> list[Branch]:
+        rows = db.execute(
+            "SELECT c.conversation_id, f.parent, coalesce(f.point, 0), c.message_count,"
+            " c.updated_at_ms, c.created_at_ms, coalesce(f.input_id, '')"
+            " FROM conversations c LEFT JOIN forks f ON f.branch = c.conversation_id"
+            " WHERE c.conversation_id = ? OR c.conversation_id IN"
+            " (SELECT branch FROM forks WHERE root = ?)",
+            (root, root),
+        ).fetchall()
         return [Branch(*row) for row in rows]
 
     def forks(self, root: str) -> list[ForkRow]:
