@@ -40,6 +40,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/store_commit.py
 	$(PY) bench/tool_output.py
 	$(PY) bench/image_history.py
+	$(PY) bench/rewinds.py
 	$(PY) bench/parse_cost.py
 	$(PY) bench/render_cost.py
 	$(PY) bench/shell_parse.py

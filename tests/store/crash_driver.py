@@ -17,6 +17,10 @@ The client's part is played here too: it runs a "tool" by appending one line
 to TOOL_LOG (flushed and fsynced) and, asked again for an operation it has
 already run (the server resends after a restart), answers from that log.
 
+SCENARIO `fork`: after the two-tool turn a second turn, then the client
+rewinds to the end of the first and sends another message: a branch that
+keeps the first turn. It prints the branch's history and the forks too.
+
 SCENARIO `interrupted`: the first tool is a shell command whose run is cut
 off. The client sends two pieces of its output, each logged once the server
 took it (a piece the server never acknowledged is sent again after a
@@ -44,6 +48,7 @@ from cursor_byok.llm.types import AssistantMessage, RequestMessages, TextContent
 from cursor_byok.loop import CallClient, Final, Status, ToolInterrupted, ToolProgress, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
+from cursor_byok.runtime.rewinds import Rewinds
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
 from cursor_byok.store.database import parse_database
@@ -224,6 +229,25 @@ async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> No
     runner = Runner(store, llm, client, retry=RetryPolicy(3, 0.001, 0.01))
     await runner.recover()
     await runner.submit(conversation, "run:0", start("read a and b"))
+    await play(runner, client, conversation)
+    branch = await rewound(runner, store, client) if scenario == "fork" else None
+    await runner.close()
+    loaded = store.load(conversation)
+    assert loaded is not None
+    print(serialize_messages(loaded.state.messages).hex())
+    print(store.steps // 3)
+    print(usage_seen(opened))
+    if branch is not None:
+        forked = store.load(branch)
+        assert forked is not None
+        print(serialize_messages(forked.state.messages).hex())
+        rows = [[f.branch, f.parent, f.point] for f in store.forks(conversation)]
+        print(json.dumps(rows, separators=(",", ":")))
+    store.close()
+
+
+async def play(runner: Runner, client: Client, conversation: str) -> None:
+    """The client's part until the conversation's turn is final."""
     while True:
         state = await runner.state_of(conversation)
         assert state is not None
@@ -240,13 +264,28 @@ async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> No
             await runner.submit(conversation, f"client:{item.operation_id}", ToolResult(message))
         elif isinstance(item, Final):
             continue
-    await runner.close()
-    loaded = store.load(conversation)
-    assert loaded is not None
-    print(serialize_messages(loaded.state.messages).hex())
-    print(store.steps // 3)
-    print(usage_seen(opened))
-    store.close()
+
+
+async def rewound(runner: Runner, store: KillingStore, client: Client) -> str:
+    """The `fork` scenario after the first turn: each turn's end is marked
+    as the transport marks it (once, by the stream that played it: a mark a
+    crash lost stays lost), then the client goes back to the first turn's
+    checkpoint with a new message. Returns the branch."""
+    rewinds = Rewinds(store, runner)
+    first = await runner.state_of(CONVERSATION)
+    assert first is not None
+    if len(first.messages) == 5:  # the second turn has not begun
+        rewinds.mark_turn(CONVERSATION, b"turn-1", 1)
+        await rewinds.marked(CONVERSATION)
+    await runner.submit(CONVERSATION, "run:1", start("and then?"))
+    await play(runner, client, CONVERSATION)
+    second = await runner.state_of(CONVERSATION)
+    assert second is not None and len(second.messages) == 7
+    rewinds.mark_turn(CONVERSATION, b"turn-2", 2)
+    branch = await rewinds.place(CONVERSATION, (b"turn-1",), True, "run:2")
+    await runner.submit(branch, "run:2", start("read them again"))
+    await play(runner, client, branch)
+    return branch
 
 
 if __name__ == "__main__":

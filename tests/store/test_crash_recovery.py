@@ -156,3 +156,55 @@ def test_a_kill_at_any_write_of_a_cut_off_command_resumes_to_the_same_history(
     entries = [json.loads(line) for line in (tmp_path / "tools.log").read_text().splitlines()]
     runs = sorted(entry["op"] for entry in entries if "op" in entry)
     assert runs == ["crash:turn:1:call:1:tool:t1", "crash:turn:1:call:1:tool:t2"]
+
+
+ForkReference = tuple[str, int, str, str, str]
+"""An uninterrupted `fork` run: the root's history, writes, usage, the
+branch's history and the forks listed (`crash_driver`)."""
+
+
+@pytest.fixture(scope="module")
+def fork_reference(
+    new_database: NewDatabase, tmp_path_factory: pytest.TempPathFactory
+) -> ForkReference:
+    tmp = tmp_path_factory.mktemp("fork")
+    done = drive(tmp, new_database(tmp), scenario="fork")
+    assert done.returncode == 0, done.stderr
+    root, writes, usage, branch, forks = done.stdout.split()
+    return root, int(writes), usage, branch, forks
+
+
+def test_the_uninterrupted_rewind_keeps_both_branches(fork_reference: ForkReference) -> None:
+    root, writes, usage, branch, forks = fork_reference
+    said = [json.loads(line) for line in bytes.fromhex(root).splitlines()]
+    kept = [json.loads(line) for line in bytes.fromhex(branch).splitlines()]
+    assert len(said) == 7 and len(kept) == 7
+    assert kept[:5] == said[:5] and kept[5]["content"] == "read them again"
+    assert [(parent, point) for _, parent, point in json.loads(forks)] == [("crash", 5)]
+    # two commits and a mark a turn, the fork, the branch's two commits
+    assert writes == 10
+    assert json.loads(usage)["usage"][0][2] == 4  # four model calls, each counted once
+
+
+@pytest.mark.parametrize("kill_at", range(30))
+def test_a_kill_at_any_write_around_a_rewind_resumes_to_the_same_branches(
+    kill_at: int, new_database: NewDatabase, fork_reference: ForkReference, tmp_path: Path
+) -> None:
+    """Wherever the process dies (the marks of each turn's end, the fork's
+    commit, the branch's first turn), the root and the branch end up as an
+    uninterrupted run leaves them, each tool run once, each call counted once."""
+    assert kill_at < 3 * fork_reference[1]
+    database = new_database(tmp_path)
+    killed = drive(tmp_path, database, kill_at, "fork")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    resumed = drive(tmp_path, database, scenario="fork")
+    assert resumed.returncode == 0, resumed.stderr
+    root, _, usage, branch, forks = resumed.stdout.split()
+    assert (root, usage, branch, forks) == (
+        fork_reference[0],
+        fork_reference[2],
+        fork_reference[3],
+        fork_reference[4],
+    )
+    runs = [json.loads(line)["op"] for line in (tmp_path / "tools.log").read_text().splitlines()]
+    assert sorted(runs) == ["crash:turn:1:call:1:tool:t1", "crash:turn:1:call:1:tool:t2"]

@@ -162,6 +162,35 @@ def show_conversation(
         )
         for line in todo_lines(state.todos):
             printer.line(line)
+        for line in branch_lines(store, key):
+            printer.line(line)
     finally:
         store.close()
     return EXIT_OK
+
+
+def branch_lines(store: Store, key: str) -> list[str]:
+    """Where `key` was forked from, if it is a branch, and every branch of
+    its conversation (a rewind's, `loop.forks`), oldest first."""
+    import datetime  # noqa: PLC0415
+
+    from cursor_byok.store.forks import root_of  # noqa: PLC0415
+    from cursor_byok.store.owners import client_id_of  # noqa: PLC0415
+
+    forks = store.forks(root_of(key))
+    if not forks:
+        return []
+    lines = [
+        f"forked from {printable(client_id_of(f.parent))} after message {f.point}"
+        for f in forks
+        if f.branch == key
+    ]
+    lines.append(f"branches: {len(forks)} (a rewind continues the conversation in a branch)")
+    for fork in forks:
+        when = datetime.datetime.fromtimestamp(fork.created_at_ms / 1000, datetime.UTC)
+        lines.append(
+            f"  {printable(client_id_of(fork.branch))}  from {printable(client_id_of(fork.parent))}"
+            f" after message {fork.point}  {when:%Y-%m-%d %H:%M:%S} UTC"
+            + ("  (this one)" if fork.branch == key else "")
+        )
+    return lines

@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import ToolResultMessage, UserMessage
-from cursor_byok.loop.state import TurnSettings
+from cursor_byok.loop.state import ConversationState, TurnSettings
 from cursor_byok.loop.todos import TodoItem
 
 
@@ -83,6 +83,25 @@ class Compact:
     """The client asks to summarize the conversation now (`/compress`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Fork:
+    """Start this (new, empty) conversation as a branch of `parent`: the
+    first `point` of its messages, with the to-do list `todos` it had there
+    (`forks`). A client that rewound sends its next message here."""
+
+    parent: ConversationState
+    point: int
+    todos: tuple[TodoItem, ...] = ()
+
+
 Input: TypeAlias = (
-    Start | LLMEvent | ToolResult | UserInput | Cancel | Compact | ToolProgress | ToolInterrupted
+    Start
+    | LLMEvent
+    | ToolResult
+    | UserInput
+    | Cancel
+    | Compact
+    | ToolProgress
+    | ToolInterrupted
+    | Fork
 )

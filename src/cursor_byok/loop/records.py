@@ -50,4 +50,13 @@ class OperationChanged:
     result: ToolResultMessage | None = None
 
 
-Record: TypeAlias = CallPlanned | CallEnded | OperationChanged
+@dataclass(frozen=True, slots=True)
+class ForkMade:
+    """The conversation was made a branch of `parent`, keeping its first
+    `point` messages (the store lists a conversation's forks from these)."""
+
+    parent: str
+    point: int
+
+
+Record: TypeAlias = CallPlanned | CallEnded | OperationChanged | ForkMade

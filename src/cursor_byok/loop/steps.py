@@ -36,6 +36,7 @@ from cursor_byok.loop.compaction import over_threshold, summary_request
 from cursor_byok.loop.inputs import (
     Cancel,
     Compact,
+    Fork,
     Input,
     LLMEvent,
     Start,
@@ -134,7 +135,7 @@ def timestamp_of(input_: Input) -> int:
             return event.message.timestamp if isinstance(event, DoneEvent | ErrorEvent) else 0
         case Cancel(timestamp=timestamp) | ToolInterrupted(timestamp=timestamp):
             return timestamp
-        case Compact() | ToolProgress():
+        case Compact() | ToolProgress() | Fork():
             return 0
         case _:
             assert_never(input_)

@@ -41,6 +41,8 @@ The rules, top to bottom (seed §7.3, §10, §11):
     Cancel           idle               nothing to stop                         Ignored
     Compact          idle, >1 message   ask for a summary (emit SummaryStarted) CallLLM
     Compact          otherwise          nothing                                 Ignored
+    Fork             new conversation   the parent's first messages (forks.py)  WaitInput
+    Fork             otherwise          nothing                                 Ignored
     (any CallLLM)    request too big    ask for a summary first                 CallLLM
     LLMEvent         summary streaming  pass nothing on                         WaitInput
     LLMEvent done    summary            append it, record the reset; emit
@@ -84,9 +86,11 @@ from cursor_byok.loop.commands import (
     WaitInput,
 )
 from cursor_byok.loop.compaction import summary_message
+from cursor_byok.loop.forks import on_fork
 from cursor_byok.loop.inputs import (
     Cancel,
     Compact,
+    Fork,
     Input,
     LLMEvent,
     Start,
@@ -150,6 +154,8 @@ def transition(state: RuntimeState, input_: Input, hooks: Hooks = DEFAULT_HOOKS)
             return on_cancel(state, input_)
         case Compact():
             return _on_compact(state, input_, hooks)
+        case Fork():
+            return on_fork(state, input_)
         case _:
             assert_never(input_)
 

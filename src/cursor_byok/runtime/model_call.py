@@ -29,6 +29,7 @@ from cursor_byok.llm.provider import CallContext, ModelRouter
 from cursor_byok.llm.types import AssistantMessage, RequestMessages
 from cursor_byok.runtime.accounting import Accounting
 from cursor_byok.runtime.observe import CallWatch, Metrics
+from cursor_byok.store.forks import root_of
 from cursor_byok.store.owners import owner_of
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,9 @@ class CallReader:
     ) -> float | None:
         """One attempt: None once the call is over, else the wait before the next."""
         timed = self.metrics.stages.add if self.metrics is not None else None
-        context = CallContext(call.call_id, call.conversation_id, timed, call.user_id)
+        # A branch is named to the provider as its root: one prompt cache.
+        session = root_of(call.conversation_id)
+        context = CallContext(call.call_id, session, timed, call.user_id)
         stream = await self.llm.call(call.model, context, call.request)
         passed_on = False
         try:

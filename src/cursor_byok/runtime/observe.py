@@ -262,6 +262,13 @@ class Metrics:
             "KV requests (blobs stored on the client) still unanswered when their stream ended",
             registry=r,
         )
+        self.rewinds = Counter(
+            "cursor_byok_rewinds",
+            "Runs whose conversation state was behind the server's history (fork)"
+            " or named turns the server has no mark of (unrecognised)",
+            ["outcome"],
+            registry=r,
+        )
         self.users = UserCounters(r)
         self._prompt: dict[str, float] = {}
         self._cached: dict[str, float] = {}

@@ -22,7 +22,7 @@ from cursor_byok.llm.serialize import (
 from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import CallLLM, Transition
-from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
+from cursor_byok.loop.records import CallEnded, CallPlanned, ForkMade, OperationChanged, Record
 from cursor_byok.runtime.call_log import CallEnd
 from cursor_byok.runtime.observe import StageClock
 from cursor_byok.store.base import (
@@ -120,6 +120,7 @@ def planned_commit(
         operations,
         flush=not light and not isinstance(step.command, CallLLM),
         checked=checked,
+        forks=[(r.parent, r.point) for r in step.records if isinstance(r, ForkMade)],
     )
 
 
@@ -159,6 +160,8 @@ def store_records(
                         result=None if result is None else canonical_dumps(message_to_json(result)),
                     )
                 )
+            case ForkMade():
+                pass  # a row of its own (`CommitRequest.forks`)
             case _:
                 assert_never(record)
     return calls, operations

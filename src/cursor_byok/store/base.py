@@ -16,6 +16,7 @@ from typing import Protocol
 from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.store.call_rows import CallLog, ModelCallRow
+from cursor_byok.store.forks import Branches
 from cursor_byok.store.owners import ADMIN_USER_ID
 from cursor_byok.store.timeline_api import Timelines
 from cursor_byok.store.ui_session_api import Sessions
@@ -246,6 +247,9 @@ class CommitRequest:
     operations: Sequence[ClientOperationRecord] = ()
     flush: bool = True
     checked: bool = False
+    forks: Sequence[tuple[str, int]] = ()
+    """(parent, point) when this commit makes the conversation a branch
+    (`store.forks`): listed in the same transaction."""
 
     def arguments(
         self,
@@ -292,7 +296,7 @@ class StagedBatch(Protocol):
         ...
 
 
-class Store(Users, Accounts, CallLog, Sessions, Timelines, Protocol):
+class Store(Users, Accounts, CallLog, Sessions, Timelines, Branches, Protocol):
     serial_writer: bool
     """Whether commits are serialized on one connection anyway (SQLite), so
     that batching them (`commit_batch`) costs no parallelism."""

@@ -202,6 +202,30 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX dashboard_sessions_by_user ON dashboard_sessions (user_id);
     """,
+    # 7: rewinds (store/forks.py): the branches a rewind made of a
+    # conversation, and where each turn the client holds stood when it
+    # ended (its blob id, hex). Both are only appended to.
+    """
+    CREATE TABLE forks (
+        branch        TEXT PRIMARY KEY,
+        root          TEXT NOT NULL,
+        parent        TEXT NOT NULL,
+        point         INTEGER NOT NULL,
+        input_id      TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX forks_by_root ON forks (root, created_at_ms);
+    CREATE TABLE turn_marks (
+        root          TEXT NOT NULL,
+        turn_blob     TEXT NOT NULL,
+        branch        TEXT NOT NULL,
+        turn_number   INTEGER NOT NULL,
+        message_count INTEGER NOT NULL,
+        todos_json    BLOB NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (root, turn_blob, branch, message_count)
+    ) WITHOUT ROWID;
+    """,
 )
 
 

@@ -168,6 +168,21 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX dashboard_sessions_by_user ON dashboard_sessions (user_id);
     """,
+    # 10: SQLite's migration 7: the branches a rewind made, and where each
+    # turn the client holds stood when it ended.
+    """
+    CREATE TABLE forks (
+        branch TEXT PRIMARY KEY, root TEXT NOT NULL, parent TEXT NOT NULL,
+        point BIGINT NOT NULL, input_id TEXT NOT NULL, created_at_ms BIGINT NOT NULL
+    );
+    CREATE INDEX forks_by_root ON forks (root, created_at_ms);
+    CREATE TABLE turn_marks (
+        root TEXT NOT NULL, turn_blob TEXT NOT NULL, branch TEXT NOT NULL,
+        turn_number BIGINT NOT NULL, message_count BIGINT NOT NULL,
+        todos_json BYTEA NOT NULL, created_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (root, turn_blob, branch, message_count)
+    );
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

@@ -44,6 +44,7 @@ from cursor_byok.store.base import (
 from cursor_byok.store.call_rows import CallRows
 from cursor_byok.store.conversation_pages import ConversationPages
 from cursor_byok.store.executor import Executor
+from cursor_byok.store.forks import ForkRows
 from cursor_byok.store.history import StoredHead, new_message_rows
 from cursor_byok.store.images import load_rows, loaded_result, stored_result
 from cursor_byok.store.owners import owner_of
@@ -140,7 +141,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(UserRows, UsageRows, ConversationPages, CallRows, SessionRows, TimelineReads, ABC):
+class SQLStore(
+    UserRows, UsageRows, ConversationPages, CallRows, SessionRows, TimelineReads, ForkRows, ABC
+):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False
@@ -337,6 +340,8 @@ class SQLStore(UserRows, UsageRows, ConversationPages, CallRows, SessionRows, Ti
             self._upsert_llm_call(db, call)
         for operation in request.operations:
             self._upsert_operation(db, operation, now)
+        for parent, point in request.forks:
+            self._insert_fork(db, conversation_id, parent, point, input_id, now)
         return version
 
     def active_conversations(self) -> list[str]:

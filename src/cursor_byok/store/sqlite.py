@@ -15,10 +15,11 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
+from cursor_byok.loop.forks import Branch, TurnMark
 from cursor_byok.store.base import (
     BatchAnswer,
     CommitRequest,
@@ -29,6 +30,8 @@ from cursor_byok.store.base import (
 )
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
+
+T = TypeVar("T")
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
@@ -88,6 +91,26 @@ class SQLiteStore(SQLStore):
             return None
         try:
             return self._lookup(self._now, conversation_id, input_id)
+        except sqlite3.OperationalError:
+            return None
+        finally:
+            self._now_lock.release()
+
+    def branches_now(self, root: str) -> list[Branch] | None:
+        """As `lookup_now`: asked before every run whose client sent a state."""
+        return self._now_read(self._branches, root)
+
+    def turn_marks_now(
+        self, root: str, turn_blobs: Sequence[bytes]
+    ) -> dict[bytes, TurnMark] | None:
+        return self._now_read(self._turn_marks, root, turn_blobs)
+
+    def _now_read(self, read: Callable[..., T], *args: object) -> T | None:
+        """`read` on the connection of its own, never waited for (None)."""
+        if not self._now_lock.acquire(blocking=False):
+            return None
+        try:
+            return read(self._now, *args)
         except sqlite3.OperationalError:
             return None
         finally:

@@ -89,6 +89,9 @@ class TurnBlobs:
         if call_id and call_id not in self.answered:
             self.answered.append(call_id)
 
+    named: tuple[bytes, ...] | None = None
+    """The turns the last checkpoint of this run named (None: none yet)."""
+
     def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
         """Name the to-do list of the checkpoint the client sent (it holds
         those blobs) until `set_todos` names the committed one."""
@@ -109,6 +112,7 @@ class TurnBlobs:
         self.request_id = request_id
         self.steps = []
         self.made = None
+        self.named = None
         if user is None:
             self.user_message = None
             return
@@ -178,6 +182,11 @@ class TurnBlobs:
                 self.add_step(
                     pb.ConversationStep(assistant_message=pb.AssistantMessage(text=block.text))
                 )
+
+    def held(self) -> tuple[bytes, ...]:
+        """The turns of the newest state the client holds: the last
+        checkpoint sent, else the state it sent (where a rewind finds it)."""
+        return self.prior_turns if self.named is None else self.named
 
     def turns(self) -> list[bytes]:
         if self.user_message is None:
@@ -250,7 +259,9 @@ def checkpoint(
     message = pb.AgentServerMessage()
     message.CopyFrom(meter_checkpoint)
     state = message.conversation_checkpoint_update
-    state.turns.extend(blobs.turns())
+    turns = blobs.turns()
+    state.turns.extend(turns)
+    blobs.named = tuple(turns)
     state.todos.extend(blobs.todos)
     if blobs.plan:
         state.plan = blobs.plan

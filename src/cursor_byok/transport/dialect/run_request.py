@@ -25,6 +25,7 @@ from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
 from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError
+from cursor_byok.transport.dialect.bound_tools import bound_tools
 from cursor_byok.transport.dialect.carried import carried_state
 from cursor_byok.transport.dialect.clients import (
     CAUTIOUS,
@@ -111,6 +112,9 @@ class RunStarted:
     """The conversation's mode for this run (`modes`)."""
     prior_subagents: Mapping[str, pb.SubagentPersistedState] = field(default_factory=dict)
     """The subagents of the checkpoint the client sent back, by agent id."""
+    client_turns: tuple[bytes, ...] | None = None
+    """The turns of the `conversation_state` the client sent (None: it sent
+    none, as the built-in clients do): where in history it stands (`loop.forks`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +195,15 @@ def decode_run_request(
     branch = action.WhichOneof("action")
     todos = tuple(run.conversation_state.todos)
     plan, answered = carried_state(run)
+    prior = tuple(run.conversation_state.turns)
+    held = prior if run.HasField("conversation_state") else None
     if branch == "summarize_action":
         caps = capabilities(client, run)
-        tools = ToolSet.for_run(client=caps, extra=_bound(extra, run, None, caps, False))
+        tools = ToolSet.for_run(client=caps, extra=bound_tools(extra, run, None, caps, False))
         summarize = Compact()
+        model = _requested_model(run)
         return RunStarted(
-            conversation_id, summarize, tools, _requested_model(run), capabilities=caps
+            conversation_id, summarize, tools, model, capabilities=caps, client_turns=held
         )
     if branch not in STARTING_ACTIONS and branch not in RESUMING_ACTIONS:
         return Refused(refused_error(str(branch)))
@@ -210,11 +217,10 @@ def decode_run_request(
     mode = run_mode(run)
     looking = mode in LOOKING  # nothing that changes the workspace
     only = child_tools(run, context, READ_ONLY if looking else None)
-    extra = _bound(extra, run, context, caps, looking)
+    extra = bound_tools(extra, run, context, caps, looking)
     tools = ToolSet.for_run(definitions, only=only, client=caps, extra=extra)
     if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
         tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
-    prior = tuple(run.conversation_state.turns)
     subagents = dict(run.conversation_state.subagent_states)
     if branch in RESUMING_ACTIONS:
         return RunStarted(
@@ -229,6 +235,7 @@ def decode_run_request(
             prior_subagents=subagents,
             prior_plan=plan,
             prior_answered=answered,
+            client_turns=held,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -272,25 +279,8 @@ def decode_run_request(
         prior_plan=plan,
         prior_answered=answered,
         project_folder=context.env.project_folder,
+        client_turns=held,
     )
-
-
-def _bound(
-    extra: Sequence[Tool],
-    run: pb.AgentRunRequest,
-    context: pb.RequestContext | None,
-    client: Capabilities,
-    looking: bool,
-) -> list[Tool]:
-    """The configuration's tools as this run offers them: a tool made for
-    each run (`for_run`, the Task tool) is made here, or left out (None)."""
-    tools = []
-    for tool in extra:
-        for_run = getattr(tool, "for_run", None)
-        bound = for_run(run, context, client, looking) if for_run is not None else tool
-        if bound is not None:
-            tools.append(bound)
-    return tools
 
 
 def _opening_message(

@@ -14,6 +14,7 @@ from cursor_byok.runtime.accounting import Pricing
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
 from cursor_byok.runtime.outbound import Sink
+from cursor_byok.runtime.rewinds import Rewinds
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.base import Store, StoreError
 from cursor_byok.transport.dialect.server_tool import QueryWaits
@@ -139,6 +140,7 @@ def build_service(
         "query_waits": query_waits,
         "models": ModelGate(store.user_by_id, resolve_model),
         "server_tools": server_tools,
+        "rewinds": Rewinds(store, runner, metrics),
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)

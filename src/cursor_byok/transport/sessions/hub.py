@@ -16,12 +16,14 @@ import logging
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import assert_never
 
 from cursor_byok.llm.types import UserMessage
 from cursor_byok.loop.commands import CallClient, Canceled
 from cursor_byok.loop.inputs import Cancel, Input, Start, ToolResult, UserInput
 from cursor_byok.runtime.outcome import Outcome, log_not_applied
+from cursor_byok.runtime.rewinds import Rewinds
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.transport.connect.codec import Codec, CodecError, decode_message
 from cursor_byok.transport.connect.errors import Code, WireError, retryable
@@ -34,12 +36,7 @@ from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
 from cursor_byok.transport.sessions.decoding import decode_append
-from cursor_byok.transport.sessions.handover import (
-    begin_turn,
-    resume_turn,
-    settle_execs,
-    take_over,
-)
+from cursor_byok.transport.sessions.handover import begin_turn, resume_turn, settle_execs, take_over
 from cursor_byok.transport.sessions.kv_answers import KvAnswers
 from cursor_byok.transport.sessions.memory_budget import (
     SESSION_BYTES,
@@ -52,6 +49,7 @@ from cursor_byok.transport.sessions.owners import ModelGate, owned
 from cursor_byok.transport.sessions.parent_links import parent_of
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
+from cursor_byok.transport.sessions.rewound import note_turn_end, placed
 from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
@@ -78,14 +76,15 @@ class SessionHub:
         models: ModelGate | None = None,
         server_tools: Sequence[Tool] = (),
         query_waits: QueryWaits | None = None,
+        rewinds: Rewinds | None = None,
     ) -> None:
-        """`kv_wait_s`: how long a stream's end waits for the answers to its
-        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
-        models each user may start a turn with (None: any); `server_tools`:
-        the tools the configuration adds (web search and fetch), offered to
-        the runs whose client can take them; `query_waits`: how long a server
-        tool waits for a person's answer."""
+        """`kv_wait_s`: a stream's end waits this long for its KV answers
+        (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: who may use which
+        models (None: any); `server_tools`: the configuration's (web, Task),
+        for the clients that take them; `query_waits`: for a person's
+        answer; `rewinds`: where a run behind the history goes."""
         self.runner = runner
+        self.rewinds = rewinds
         self.models = models or ModelGate()
         self.server_tools = tuple(server_tools)
         self.sink = sink
@@ -108,6 +107,7 @@ class SessionHub:
         session = Session(request_id, self._feedback, self._release, self._clock)
         session.on_end, session.on_drop = self.sessions.ended, self._dropped
         session.on_cut_off = self.tools.cut_off
+        session.on_turn_end = partial(note_turn_end, self.rewinds)
         session.server_runs = ServerRuns(self._tool_host)
         session.kv = KvAnswers(self.counters, self._kv_wait_s)
         refused = self.budget.track(budget_key(request_id), session, "session", fixed=SESSION_BYTES)
@@ -373,10 +373,10 @@ class SessionHub:
         if event.needs_context or event.needs_blobs:
             self._spawn(self._start_when_answered(session, event, input_id))
             return
-        conversation_id = event.conversation_id
+        start, conversation_id = event.start, await placed(self.rewinds, event, input_id)
         session.conversation_id = conversation_id
+        session.sent_state = event.client_turns is not None
         session.tools, session.capabilities = event.tools, event.capabilities
-        start = event.start
         previous = self.sink.serve(conversation_id, session)
         unsent: set[str] = set()
         if isinstance(previous, Session) and start is None:

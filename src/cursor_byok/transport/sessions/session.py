@@ -86,6 +86,10 @@ class Session:
     on_end: Callable[[Session], None] = lambda _session: None
     on_drop: Callable[[Session, str], None] = lambda _session, _reason: None
     on_cut_off: CutOff = lambda _session, _conversation_id, _command: None
+    sent_state: bool = False
+    """The run's client sent a `conversation_state` (the official ones do)."""
+    on_turn_end: Callable[[Session, str], None] = lambda _session, _conversation_id: None
+    """Told as a turn this stream plays ends, after its last checkpoint (rewinds)."""
 
     def __post_init__(self) -> None:
         self.context.stream_id = self.client_id
@@ -155,9 +159,11 @@ class Session:
             case Final():
                 for message in dialect.encode_final(item, self.context):
                     self.put(message)
+                self.on_turn_end(self, conversation_id)
                 self.end(conversation_id)
             case Failed() | Canceled():
                 self.server_runs.cancel_all()
+                self.on_turn_end(self, conversation_id)
                 self.end(conversation_id, dialect.error_for(item))
             case _:
                 self.show(item)  # typed: a new kind of output fails the type check here
