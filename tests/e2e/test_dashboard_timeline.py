@@ -17,7 +17,12 @@ import pytest
 
 from cursor_byok.client.client import run_request
 from cursor_byok.llm.events import ErrorEvent, ResponseEvent, StartEvent
-from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH, extend_messages_hash, message_hash
+from cursor_byok.llm.serialize import (
+    EMPTY_MESSAGES_HASH,
+    extend_messages_hash,
+    message_hash,
+    messages_hash,
+)
 from cursor_byok.llm.types import (
     HistoryRepair,
     Message,
@@ -26,8 +31,9 @@ from cursor_byok.llm.types import (
     UserMessage,
 )
 from cursor_byok.loop import ConversationState, Status
+from cursor_byok.loop.forks import fork_state
 from cursor_byok.runtime.records import call_record
-from cursor_byok.store.base import CallStatus, CallStatusUpdate
+from cursor_byok.store.base import CallStatus, CallStatusUpdate, CommitRequest
 from cursor_byok.store.call_rows import ModelCallRow
 from cursor_byok.transport.http.dashboard import timeline as timeline_module
 from cursor_byok.transport.http.dashboard.timeline import SHOWN_CHARS
@@ -164,3 +170,35 @@ async def test_tool_calls_repairs_and_compactions_are_where_they_happened(
 
 def _request(messages: tuple[Message, ...]) -> RequestMessages:
     return RequestMessages("system", messages, ())
+
+
+async def test_a_rewind_s_branch_is_shown_where_it_branched_off_and_links_both_ways(
+    t: Team, http: aiohttp.ClientSession
+) -> None:
+    key = "conv-rewound"
+    messages: tuple[Message, ...] = (
+        UserMessage("First question.", timestamp=1),
+        assistant(TextContent("First answer.")),
+        UserMessage("Second question.", timestamp=3),
+        assistant(TextContent("Second answer.")),
+    )
+    root = ConversationState(key, 1, messages, messages_hash(messages), status=Status.FINAL)
+    t.store.commit_input("in-1", 0, root, None)
+    branch = fork_state(f"{key}~00000001", root, 2, ())
+    assert branch is not None
+    t.store.commit_batch([CommitRequest("fork:r", 0, branch, None, forks=[(key, 2)])])
+    admin = Browser(t.url, http)
+    await admin.sign_in(ADMIN_TOKEN)
+    status, page, _ = await admin.get(f"/ui/conversations/{key}")
+    assert status == 200
+    words = text_of(page)
+    at = [words.index(mark) for mark in ("First answer.", "Rewound here", "Second question.")]
+    assert at == sorted(at), words
+    assert f"branch {key}~00000001 , keeping the first 2 messages" in words
+    href = re.search(r'Rewound here: branch <a href="([^"]+)">', page)
+    assert href is not None
+    status, page, _ = await admin.get(unescape(href.group(1)))
+    assert status == 200
+    words = text_of(page)
+    assert f"A branch of {key} , keeping the first 2 messages" in words
+    assert "Second question." not in words and "First answer." in words

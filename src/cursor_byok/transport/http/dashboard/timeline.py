@@ -8,9 +8,9 @@ reads it, in a worker thread, a page of `PAGE_MESSAGES` at a time (read
 alone: `store.timeline_reads`), so a long conversation's page costs what a
 short one's does.
 
-Forks (branches of a conversation) and subagents (child conversations)
-join the timeline through `forks_and_subagents`, one hook: each is an entry at
-the history index where it branched off or was started."""
+Forks (branches a rewind made of a conversation) are entries at the
+history index where they branched off; subagents (child conversations)
+join through the same hook, `forks_and_subagents`."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ from cursor_byok.llm.types import (
 )
 from cursor_byok.store.base import Store, User
 from cursor_byok.store.call_rows import ModelCallRow, UnrecordedCall
-from cursor_byok.store.owners import owner_of, scoped
+from cursor_byok.store.forks import ForkRow, root_of
+from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.http.dashboard.layout import when
 
 SHOWN_CHARS = 4000
@@ -59,12 +60,28 @@ def forks_and_subagents(
 ) -> Sequence[Entry]:
     """The hook for forks and subagents: entries, at history indexes from
     `start` up to `stop` (the page shown), that name the conversations
-    branched from `key` (at the message they branch after) and the child
-    conversations its turns started (at the tool call that started each),
-    with links the viewer may follow (another user's are not theirs to see).
-    Runs in the page's worker thread. Nothing records either yet, so there
-    are none."""
-    return ()
+    branched from `key` (at the message they branch after) and, for a
+    branch, where it came from (at its start), with links the viewer may
+    follow (a branch is in its conversation's owner's namespace, so theirs).
+    Runs in the page's worker thread."""
+    entries = []
+    for fork in store.forks(root_of(key)):
+        if fork.parent == key and start <= fork.point <= stop:
+            entries.append(Entry(fork.point, _fork(viewer, fork, "Rewound here: branch")))
+        elif fork.branch == key and start == 0:
+            entries.append(Entry(0, _fork(viewer, fork, "A branch of")))
+    return entries
+
+
+def _fork(viewer: User, fork: ForkRow, words: str) -> str:
+    """One fork as the timeline shows it: a link to the other conversation."""
+    other = fork.branch if words.startswith("Rewound") else fork.parent
+    ident = other if viewer.is_admin else client_id_of(other)
+    link = f'<a href="/ui/conversations/{quote(ident, safe="")}">{escape(ident)}</a>'
+    return (
+        f"<p class=meta>{words} {link}, keeping the first {fork.point} "
+        f"message{'' if fork.point == 1 else 's'} ({when(fork.created_at_ms)} UTC).</p>"
+    )
 
 
 def timeline(store: Store, viewer: User, ident: str, start: int = 0) -> str | None:
