@@ -434,6 +434,7 @@ async def server_h2_turn(
             elif item.interaction_update.WhichOneof("message") == "text_delta":
                 chars = len(item.interaction_update.text_delta.text)
             seen.got(time.perf_counter(), chars, sent)
+        stream.end_request()  # the stream closed, its place on the connection free
         if item.error:
             raise RuntimeError(f"stream ended with {item.error}")
     except Exception as error:  # noqa: BLE001 (as above)

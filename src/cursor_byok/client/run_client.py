@@ -55,6 +55,15 @@ class RunStream(Stream):
             data = message.SerializeToString()
         await self.connection.send_data(self.stream_id, encode_envelope(data))
 
+    def end_request(self) -> None:
+        """Half-close the request stream (END_STREAM): nothing more will be
+        sent, so once the response has ended too the stream is closed and its
+        place among the connection's streams free."""
+        assert self.connection is not None
+        with contextlib.suppress(h2.exceptions.StreamClosedError):
+            self.connection.h2.end_stream(self.stream_id)
+            self.connection.flush()
+
     def reset(self) -> None:
         """Drop the stream as a client whose connection broke would (RST_STREAM)."""
         assert self.connection is not None
