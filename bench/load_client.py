@@ -406,6 +406,12 @@ class H2Pool:
                 self.connections.append(await H2Client.connect(self.url))
             if self.connections[index].closed:  # closed while idle: connect again
                 self.connections[index] = await H2Client.connect(self.url)
+            connection = self.connections[index].h2
+            # A slot's last stream may wait for the server's END_STREAM a
+            # moment after its end-of-stream message: wait for its place, as
+            # a client queues a stream over the server's limit.
+            while connection.open_outbound_streams >= STREAMS_PER_CONNECTION:
+                await asyncio.sleep(0.001)
             return await self.connections[index].open("proto")
 
     def new_round(self) -> None:
@@ -420,6 +426,7 @@ async def server_h2_turn(
     """One turn as one Run stream: the run request and the exec answers go up
     the request stream while the answer streams down."""
     seen = Stream()
+    stream: RunStream | None = None
     try:
         stream = await pool.open(slot)
         sent = time.perf_counter()
@@ -429,16 +436,19 @@ async def server_h2_turn(
             if item.WhichOneof("message") == "exec_server_message":
                 for answer in exec_answers(item.exec_server_message):
                     await stream.send(answer)
-            elif item.WhichOneof("message") == "kv_server_message":
+            elif item.WhichOneof("message") == "kv_server_message" and not stream.ended:
+                # (an answer the server stopped waiting for is not sent)
                 await stream.send(kv_reply(item.kv_server_message))
             elif item.interaction_update.WhichOneof("message") == "text_delta":
                 chars = len(item.interaction_update.text_delta.text)
             seen.got(time.perf_counter(), chars, sent)
-        stream.end_request()  # the stream closed, its place on the connection free
         if item.error:
             raise RuntimeError(f"stream ended with {item.error}")
     except Exception as error:  # noqa: BLE001 (as above)
         seen.error = f"{type(error).__name__}: {error}"
+    finally:
+        if stream is not None:
+            stream.end_request()  # the stream closed, its place on the connection free
     return seen
 
 

@@ -734,8 +734,9 @@ def report(
     first = servers[0].name if servers else ""
     for n, sides in levels.items():
         line(f"# N={n}: offered {n * offered:.0f} deltas/s")
-        for text in level_lines(n, sides, first):
-            line(text)
+        if first in sides:  # (not with --paths h2 alone)
+            for text in level_lines(n, sides, first):
+                line(text)
         if f"{first} h2" in sides:  # the same figures for the HTTP/2 path, suffixed [h2]
             for text in level_lines(n, sides, f"{first} h2", "[h2]"):
                 line(text)
@@ -745,8 +746,9 @@ def report(
             "offered throughout (starts spread over one stream's length, each slot's "
             "streams back to back); figures from the streams begun while all were open"
         )
-        for text in level_lines(n, sides, first, "[steady]"):
-            line(text)
+        if first in sides:
+            for text in level_lines(n, sides, first, "[steady]"):
+                line(text)
         if f"{first} h2" in sides:
             for text in level_lines(n, sides, f"{first} h2", "[h2][steady]"):
                 line(text)

@@ -59,6 +59,7 @@ from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
 from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame, RstStreamFrame
 
+from cursor_byok.transport.http.h2_send import DirectSend
 from cursor_byok.transport.http.late_data import DROPPED
 
 FLOOD_BUDGET = 200
@@ -120,9 +121,10 @@ class PatientConnection(h2.connection.H2Connection):
         return [], [event]
 
 
-class GuardedH2Protocol(H2Protocol):
+class GuardedH2Protocol(DirectSend, H2Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._direct_init()
         settings = self.connection.local_settings
         self.patient = PatientConnection(config=self.connection.config)
         self.connection = self.patient
