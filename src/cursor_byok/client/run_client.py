@@ -123,8 +123,16 @@ class H2Client:
             if chosen != "h2":
                 writer.close()
                 raise ConnectionError(f"the server chose {chosen!r} over TLS, not h2")
+        return cls.over(reader, writer, url.netloc)
+
+    @classmethod
+    def over(
+        cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, authority: str
+    ) -> H2Client:
+        """HTTP/2 on a connection already open (and, through a proxy's
+        tunnel, already TLS with ALPN h2) to `authority`."""
         client = cls(reader, writer)
-        client.authority = url.netloc
+        client.authority = authority
         client.h2.initiate_connection()
         client.flush()
         client.task = asyncio.create_task(client.read())
