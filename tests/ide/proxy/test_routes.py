@@ -30,7 +30,8 @@ from cursor_byok.ide.proxy.runner import (
 )
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import build_service
-from cursor_byok.transport.http.server import BIDI_APPEND, RUN, RUN_SSE
+from cursor_byok.transport.http.run_stream import RUN
+from cursor_byok.transport.http.server import BIDI_APPEND, RUN_SSE
 from tests.fakes import ScriptedLLM
 
 

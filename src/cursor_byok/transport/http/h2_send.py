@@ -33,7 +33,7 @@ import contextlib
 from typing import Any
 
 import h2.exceptions
-import priority
+import priority.priority
 from h2.connection import ConnectionState
 from h2.stream import StreamState
 from hypercorn.events import Closed
@@ -97,12 +97,10 @@ class DirectSend:
     async def _end(self, stream_id: int) -> None:
         """END_STREAM at once, as the send task would send it once the
         buffer is empty (it is), and the stream's buffer let go."""
-        try:
-            self.connection.end_stream(stream_id)
-        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
-            pass  # reset meanwhile: nothing to end
+        with contextlib.suppress(h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            self.connection.end_stream(stream_id)  # (reset meanwhile: nothing to end)
         del self.stream_buffers[stream_id]
-        with contextlib.suppress(priority.MissingStreamError):
+        with contextlib.suppress(priority.priority.MissingStreamError):
             self.priority.remove_stream(stream_id)
         await self._flush()
 
@@ -146,10 +144,8 @@ class DirectSend:
             return
         data = self.connection.data_to_send()
         if data:
-            try:
-                writer.write(data)
-            except (ConnectionError, RuntimeError):
-                pass  # the connection is going: its reader sees it closed
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                writer.write(data)  # (failing: the connection is going, its reader sees it)
 
     async def _flush(self) -> None:
         writer = self._direct_writer
