@@ -45,6 +45,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from h2_reader import FastH2Client
 
 from cursor_byok.client.client import End, kv_reply
 from cursor_byok.client.run_client import H2Client, RunStream
@@ -403,9 +406,9 @@ class H2Pool:
             index = (self.opened if slot is None else slot) // STREAMS_PER_CONNECTION
             self.opened += 1
             while len(self.connections) <= index:
-                self.connections.append(await H2Client.connect(self.url))
+                self.connections.append(await FastH2Client.connect(self.url))
             if self.connections[index].closed:  # closed while idle: connect again
-                self.connections[index] = await H2Client.connect(self.url)
+                self.connections[index] = await FastH2Client.connect(self.url)
             connection = self.connections[index].h2
             # A slot's last stream may wait for the server's END_STREAM a
             # moment after its end-of-stream message: wait for its place, as
