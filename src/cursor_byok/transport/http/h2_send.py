@@ -22,6 +22,8 @@ about 1.6x the HTTP/1.1 path's CPU per delta (README, "Performance"). Here:
   so bytes leave in the order they were framed. The frames the direct path
   makes are written once per event-loop pass (`call_soon`): the streams of
   a connection whose deltas arrived together go out in one write.
+- A WINDOW_UPDATE wakes the send task only for the streams that have
+  something queued.
 - Back-pressure as before: past `HIGH_WATER` bytes unsent the writer waits
   for the transport to drain.
 """
@@ -46,6 +48,11 @@ _DATA_NO_FLAGS = b"\x00\x00"
 """A frame header's type (DATA) and flags (none)."""
 
 
+def _queued(buffer: Any) -> bool:
+    """Whether a stream's send buffer holds bytes or an end to send."""
+    return bool(buffer.buffer or buffer._complete)
+
+
 def _stream_bytes(stream_id: int) -> bytes:
     return stream_id.to_bytes(4, "big")
 
@@ -59,6 +66,7 @@ class DirectSend:
     and written without the connection's send task where the windows allow."""
 
     connection: Any
+    has_data: Any
     priority: Any
     stream_buffers: dict[int, Any]
     send: Any
@@ -90,9 +98,7 @@ class DirectSend:
     def _idle_buffer(self, stream_id: int) -> Any:
         """The stream's send buffer if nothing is queued in it, else None."""
         buffer = self.stream_buffers.get(stream_id)
-        if buffer is None or buffer.buffer or buffer._complete:
-            return None
-        return buffer
+        return None if buffer is None or _queued(buffer) else buffer
 
     async def _end(self, stream_id: int) -> None:
         """END_STREAM at once, as the send task would send it once the
@@ -135,6 +141,22 @@ class DirectSend:
             queued += len(chunk).to_bytes(3, "big") + _DATA_NO_FLAGS + _stream_bytes(stream_id)
             queued += chunk
         return True
+
+    async def _window_updated(self, stream_id: int | None) -> None:
+        """Wake the send task for the streams that have something queued
+        (hypercorn wakes every stream of the connection on a connection-level
+        WINDOW_UPDATE, and the task then visits each to find nothing: at 100
+        streams, a few ms each time the client gives the window back)."""
+        if self._direct_writer is None:
+            await super()._window_updated(stream_id)  # type: ignore[misc]
+            return
+        buffers = self.stream_buffers
+        ids = buffers.keys() if stream_id is None or stream_id == 0 else (stream_id,)
+        waiting = [sid for sid in ids if (b := buffers.get(sid)) is not None and _queued(b)]
+        for sid in waiting:
+            self.priority.unblock(sid)
+        if waiting:
+            await self.has_data.set()
 
     def _write_framed(self) -> None:
         """Once per loop pass: what the direct path framed, in one write."""
