@@ -16,6 +16,7 @@ from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.http.http_server import MAX_CONCURRENT_STREAMS
+from cursor_byok.transport.http.late_data import DROPPED
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import assistant, stream_of
 from tests.fakes import ScriptedLLM
@@ -35,7 +36,7 @@ async def a_turn(stream: RunStream, n: int) -> End:
 
 async def test_turns_past_the_stream_limit_on_one_connection(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
-    scripts = [stream_of(assistant(TextContent(f"answer {n}")), chunk=4) for n in range(TURNS)]
+    scripts = [stream_of(assistant(TextContent(f"answer {n}")), chunk=4) for n in range(TURNS + 1)]
     service = build_service(
         store, ScriptedLLM(scripts), retry=RetryPolicy(1, 0.001, 0.01), heartbeat_s=0.5
     )
@@ -54,6 +55,14 @@ async def test_turns_past_the_stream_limit_on_one_connection(tmp_path: Path) -> 
                 end = await a_turn(stream, n)
                 assert end.error is None, (n, end.error)
                 texts.append(stream.text())
+            # DATA the client still sends on a stream the server has reset
+            # is dropped and counted; the connection goes on serving.
+            dropped = DROPPED.frames
+            assert client.h2.streams.get(1) is None or client.h2.streams[1].closed
+            client.writer.write(b"\x00\x00\x05\x00\x00\x00\x00\x00\x01" + b"\0" * 5)
+            last = await client.open("proto")
+            assert (await a_turn(last, TURNS)).error is None
+            assert DROPPED.frames == dropped + 1
             assert not client.closed
         finally:
             await client.close()
