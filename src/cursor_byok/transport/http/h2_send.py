@@ -5,7 +5,7 @@ hypercorn 0.18 sends every body write through one task per connection: the
 app's write is put in the stream's buffer, the task is woken, walks the
 priority tree, pops the buffer and writes one DATA frame to the socket under
 a lock, then walks the tree again to find it blocked. At 50 streams that was
-about 1.6x the HTTP/1.1 path's CPU per delta (README, "Performance"). Here:
+about 1.4x the HTTP/1.1 path's CPU per delta (README, "Performance"). Here:
 
 - A body write whose stream has nothing queued ahead of it and whose
   flow-control windows have room is framed at once, with no task, buffer
