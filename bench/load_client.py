@@ -7,8 +7,9 @@ It reads one JSON command a line on stdin and answers with one JSON line:
       from the fake provider (`direct`) or as a Cursor turn through the server:
       RunSSE + BidiAppend over HTTP/1.1 (`server`) or one `Run` stream over
       h2c (`server-h2`, up to 100 streams per connection). Answers per
-      stream: time to the first delta, the gaps between reads (HTTP/2: messages)
-      that carried deltas, how many deltas arrived, first/last arrival.
+      stream: time to the first delta, the gaps between reads (HTTP/2: the
+      messages one wake finds) that carried deltas, how many deltas arrived,
+      first/last arrival.
       With `"turns": K`, a steady load instead of a burst: N slots of K
       streams back to back, their starts spread over one stream's length;
       it answers the streams begun while all N were open and the deltas
@@ -434,19 +435,31 @@ async def server_h2_turn(
         stream = await pool.open(slot)
         sent = time.perf_counter()
         await stream.send(run_request(text, conversation_id, turn))
-        while not isinstance(item := await stream.next(within=300), End):
-            chars = 0
-            if item.WhichOneof("message") == "exec_server_message":
-                for answer in exec_answers(item.exec_server_message):
-                    await stream.send(answer)
-            elif item.WhichOneof("message") == "kv_server_message" and not stream.ended:
-                # (an answer the server stopped waiting for is not sent)
-                await stream.send(kv_reply(item.kv_server_message))
-            elif item.interaction_update.WhichOneof("message") == "text_delta":
-                chars = len(item.interaction_update.text_delta.text)
-            seen.got(time.perf_counter(), chars, sent)
-        if item.error:
-            raise RuntimeError(f"stream ended with {item.error}")
+        end: End | None = None
+        async with asyncio.timeout(300):
+            while end is None:
+                # What one wake finds, as one read of the HTTP/1.1 side: the
+                # messages of the DATA frames read together.
+                batch = [await stream.items.get()]
+                while not stream.items.empty():
+                    batch.append(stream.items.get_nowait())
+                now, chars = time.perf_counter(), 0
+                for item in batch:
+                    if isinstance(item, End):
+                        end = item
+                        break
+                    top = item.WhichOneof("message")
+                    if top == "exec_server_message":
+                        for answer in exec_answers(item.exec_server_message):
+                            await stream.send(answer)
+                    elif top == "kv_server_message" and not stream.ended:
+                        # (an answer the server stopped waiting for is not sent)
+                        await stream.send(kv_reply(item.kv_server_message))
+                    elif item.interaction_update.WhichOneof("message") == "text_delta":
+                        chars += len(item.interaction_update.text_delta.text)
+                seen.got(now, chars, sent)
+        if end.error:
+            raise RuntimeError(f"stream ended with {end.error}")
     except Exception as error:  # noqa: BLE001 (as above)
         seen.error = f"{type(error).__name__}: {error}"
     finally:
