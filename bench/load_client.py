@@ -433,6 +433,9 @@ async def server_h2_turn(
     stream: RunStream | None = None
     try:
         stream = await pool.open(slot)
+        # The clock starts as on the HTTP/1.1 side, where the run request is
+        # appended once RunSSE has answered: on a stream the server has taken.
+        await asyncio.wait_for(stream.responded.wait(), 300)
         sent = time.perf_counter()
         await stream.send(run_request(text, conversation_id, turn))
         end: End | None = None

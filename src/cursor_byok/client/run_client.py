@@ -46,6 +46,8 @@ class RunStream(Stream):
     decoder: EnvelopeDecoder = field(default_factory=EnvelopeDecoder)
     ended: bool = False
     refusal: bytes = b""
+    responded: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the response's headers (or the stream's end) have come."""
 
     async def send(self, message: pb.AgentClientMessage) -> None:
         assert self.connection is not None
@@ -90,6 +92,7 @@ class RunStream(Stream):
                 self.items.put_nowait(self.decode(payload))
 
     def finish(self, end: End) -> None:
+        self.responded.set()
         if not self.ended:
             self.ended = True
             self.items.put_nowait(end)
@@ -221,6 +224,7 @@ class H2Client:
                 stream.headers = {bytes(k).decode(): bytes(v).decode() for k, v in headers or []}
                 stream.status = int(stream.headers.get(":status", "0"))
                 stream.content_type = stream.headers.get("content-type", "")
+                stream.responded.set()
             case h2.events.DataReceived(data=data, flow_controlled_length=length):
                 if stream.paused:
                     stream.unread += length
