@@ -15,7 +15,9 @@ machine load hits both. Only model deltas are counted (the fake provider's
 tokens found in the text the client got), not heartbeats or other messages.
 
 Prints, from one run, per level N (the names are read by scripts):
-  added_ttft_p50_ms[N]          time to the first delta, p50, through - direct
+  added_ttft_p50_ms[N]          time to the first delta, p50, through - direct (through:
+                                from the run request, sent once the server has answered
+                                the stream, RunSSE's 200 or Run's response headers)
   added_gap_p99_ms[N]           gap between reads carrying deltas, p99, through - direct
   relay_cpu_us_per_delta[N]     server process CPU over the deltas it relayed
   relayed_deltas_per_s[N]       deltas reaching the clients per second (offered: N x 100)
