@@ -7,8 +7,9 @@ It reads one JSON command a line on stdin and answers with one JSON line:
       from the fake provider (`direct`) or as a Cursor turn through the server:
       RunSSE + BidiAppend over HTTP/1.1 (`server`) or one `Run` stream over
       h2c (`server-h2`, up to 100 streams per connection). Answers per
-      stream: time to the first delta, the gaps between reads (HTTP/2: messages)
-      that carried deltas, how many deltas arrived, first/last arrival.
+      stream: time to the first delta, the gaps between reads (HTTP/2: the
+      messages one wake finds) that carried deltas, how many deltas arrived,
+      first/last arrival.
       With `"turns": K`, a steady load instead of a burst: N slots of K
       streams back to back, their starts spread over one stream's length;
       it answers the streams begun while all N were open and the deltas
@@ -45,6 +46,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from h2_reader import FastH2Client
 
 from cursor_byok.client.client import End, kv_reply
 from cursor_byok.client.run_client import H2Client, RunStream
@@ -403,9 +407,15 @@ class H2Pool:
             index = (self.opened if slot is None else slot) // STREAMS_PER_CONNECTION
             self.opened += 1
             while len(self.connections) <= index:
-                self.connections.append(await H2Client.connect(self.url))
+                self.connections.append(await FastH2Client.connect(self.url))
             if self.connections[index].closed:  # closed while idle: connect again
-                self.connections[index] = await H2Client.connect(self.url)
+                self.connections[index] = await FastH2Client.connect(self.url)
+            connection = self.connections[index].h2
+            # A slot's last stream may wait for the server's END_STREAM a
+            # moment after its end-of-stream message: wait for its place, as
+            # a client queues a stream over the server's limit.
+            while connection.open_outbound_streams >= STREAMS_PER_CONNECTION:  # noqa: ASYNC110
+                await asyncio.sleep(0.001)  # (h2 tells a stream's close by this count alone)
             return await self.connections[index].open("proto")
 
     def new_round(self) -> None:
@@ -420,24 +430,44 @@ async def server_h2_turn(
     """One turn as one Run stream: the run request and the exec answers go up
     the request stream while the answer streams down."""
     seen = Stream()
+    stream: RunStream | None = None
     try:
         stream = await pool.open(slot)
+        # The clock starts as on the HTTP/1.1 side, where the run request is
+        # appended once RunSSE has answered: on a stream the server has taken.
+        await asyncio.wait_for(stream.responded.wait(), 300)
         sent = time.perf_counter()
         await stream.send(run_request(text, conversation_id, turn))
-        while not isinstance(item := await stream.next(within=300), End):
-            chars = 0
-            if item.WhichOneof("message") == "exec_server_message":
-                for answer in exec_answers(item.exec_server_message):
-                    await stream.send(answer)
-            elif item.WhichOneof("message") == "kv_server_message":
-                await stream.send(kv_reply(item.kv_server_message))
-            elif item.interaction_update.WhichOneof("message") == "text_delta":
-                chars = len(item.interaction_update.text_delta.text)
-            seen.got(time.perf_counter(), chars, sent)
-        if item.error:
-            raise RuntimeError(f"stream ended with {item.error}")
+        end: End | None = None
+        async with asyncio.timeout(300):
+            while end is None:
+                # What one wake finds, as one read of the HTTP/1.1 side: the
+                # messages of the DATA frames read together.
+                batch = [await stream.items.get()]
+                while not stream.items.empty():
+                    batch.append(stream.items.get_nowait())
+                now, chars = time.perf_counter(), 0
+                for item in batch:
+                    if isinstance(item, End):
+                        end = item
+                        break
+                    top = item.WhichOneof("message")
+                    if top == "exec_server_message":
+                        for answer in exec_answers(item.exec_server_message):
+                            await stream.send(answer)
+                    elif top == "kv_server_message" and not stream.ended:
+                        # (an answer the server stopped waiting for is not sent)
+                        await stream.send(kv_reply(item.kv_server_message))
+                    elif item.interaction_update.WhichOneof("message") == "text_delta":
+                        chars += len(item.interaction_update.text_delta.text)
+                seen.got(now, chars, sent)
+        if end.error:
+            raise RuntimeError(f"stream ended with {end.error}")
     except Exception as error:  # noqa: BLE001 (as above)
         seen.error = f"{type(error).__name__}: {error}"
+    finally:
+        if stream is not None:
+            stream.end_request()  # the stream closed, its place on the connection free
     return seen
 
 

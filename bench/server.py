@@ -15,10 +15,15 @@ machine load hits both. Only model deltas are counted (the fake provider's
 tokens found in the text the client got), not heartbeats or other messages.
 
 Prints, from one run, per level N (the names are read by scripts):
-  added_ttft_p50_ms[N]          time to the first delta, p50, through - direct
+  added_ttft_p50_ms[N]          time to the first delta, p50, through - direct (through:
+                                from the run request, sent once the server has answered
+                                the stream, RunSSE's 200 or Run's response headers)
   added_gap_p99_ms[N]           gap between reads carrying deltas, p99, through - direct
   relay_cpu_us_per_delta[N]     server process CPU over the deltas it relayed
   relayed_deltas_per_s[N]       deltas reaching the clients per second (offered: N x 100)
+The h2 path's figures follow suffixed [h2], and from the steady rounds:
+  h2_cpu_ratio[N][steady]       its CPU per delta over the HTTP/1.1 path's
+  h2_rate_ratio[N][steady]      its deltas per second over the HTTP/1.1 path's
 Those are burst rounds: a round opens its N streams at once. At N > 1 the
 same figures follow suffixed [steady], from steady rounds: N slots each run
 4 streams back to back (--steady-turns), their starts spread over one
@@ -722,6 +727,21 @@ def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> 
     yield f"relayed_deltas_per_s{label} = {rate:.0f} (direct {direct_rate:.0f})"
 
 
+def h2_ratio_lines(n: int, http1: Side, h2: Side) -> Iterator[str]:
+    """`Run` over HTTP/2 against RunSSE over HTTP/1.1 in the same steady
+    rounds: server CPU per delta (goal <= 1.15 at 50 streams) and deltas
+    relayed per second (goal >= 0.95 at 200)."""
+
+    def per_delta(side: Side) -> float:
+        return side.cpu_s / side.deltas if side.deltas else float("nan")
+
+    def rate(side: Side) -> float:
+        return statistics.fmean(side.rates) if side.rates else float("nan")
+
+    yield f"h2_cpu_ratio[{n}][steady] = {per_delta(h2) / per_delta(http1):.2f}"
+    yield f"h2_rate_ratio[{n}][steady] = {rate(h2) / rate(http1):.2f}"
+
+
 def report(
     levels: dict[int, dict[str, Side]],
     servers: Sequence[Server],
@@ -736,8 +756,9 @@ def report(
     first = servers[0].name if servers else ""
     for n, sides in levels.items():
         line(f"# N={n}: offered {n * offered:.0f} deltas/s")
-        for text in level_lines(n, sides, first):
-            line(text)
+        if first in sides:  # (not with --paths h2 alone)
+            for text in level_lines(n, sides, first):
+                line(text)
         if f"{first} h2" in sides:  # the same figures for the HTTP/2 path, suffixed [h2]
             for text in level_lines(n, sides, f"{first} h2", "[h2]"):
                 line(text)
@@ -747,11 +768,15 @@ def report(
             "offered throughout (starts spread over one stream's length, each slot's "
             "streams back to back); figures from the streams begun while all were open"
         )
-        for text in level_lines(n, sides, first, "[steady]"):
-            line(text)
+        if first in sides:
+            for text in level_lines(n, sides, first, "[steady]"):
+                line(text)
         if f"{first} h2" in sides:
             for text in level_lines(n, sides, f"{first} h2", "[h2][steady]"):
                 line(text)
+            if first in sides:
+                for text in h2_ratio_lines(n, sides[first], sides[f"{first} h2"]):
+                    line(text)
     names = [name for name in next(iter(levels.values()), {}) if name != "direct"]
     if len(names) > 1:
         line("# side by side (same rounds, alternating; N followed by s: steady rounds):")

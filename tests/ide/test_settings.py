@@ -4,6 +4,7 @@ refusals that change nothing."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -74,9 +75,33 @@ def test_setup_then_undo_restores_the_exact_bytes(home: Path) -> None:
 def test_setup_creates_a_missing_file_and_undo_removes_it(home: Path) -> None:
     path = settings_file(home, content=None)
     assert run("ide", "setup")[0] == 0
-    assert loads(path.read_text())["cursor.general.disableHttp2"] is True
+    assert "cursor.general.disableHttp2" not in loads(path.read_text())  # HTTP/2 stays on
     assert run("ide", "undo")[0] == 0
     assert not path.exists()
+
+
+def test_setup_over_an_earlier_one_turns_http2_back_on_and_undo_restores_the_bytes(
+    home: Path,
+) -> None:
+    """An earlier `ide setup` turned Cursor's HTTP/2 off (the proxy could not
+    carry `Run` then); setup now turns it back on, a user's own choice of it
+    stays, and undo still puts back the file from before the first setup."""
+    path = settings_file(home)
+    assert run("ide", "setup")[0] == 0
+    earlier = loads(path.read_text())
+    earlier["cursor.general.disableHttp2"] = True  # as the earlier version wrote it
+    path.write_text(json.dumps(earlier))
+    assert run("ide", "setup")[0] == 0
+    assert loads(path.read_text())["cursor.general.disableHttp2"] is False
+    assert run("ide", "undo")[0] == 0
+    assert path.read_bytes() == USER_FILE
+    own = USER_FILE.replace(b"{\n", b'{\n\t"cursor.general.disableHttp2": true,\n', 1)
+    path.write_bytes(own)  # the user's own choice, before any setup
+    assert run("ide", "setup")[0] == 0
+    assert run("ide", "setup")[0] == 0
+    assert loads(path.read_text())["cursor.general.disableHttp2"] is True
+    assert run("ide", "undo")[0] == 0
+    assert path.read_bytes() == own
 
 
 def test_an_unparseable_file_is_refused_and_left_alone(

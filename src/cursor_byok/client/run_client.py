@@ -46,6 +46,8 @@ class RunStream(Stream):
     decoder: EnvelopeDecoder = field(default_factory=EnvelopeDecoder)
     ended: bool = False
     refusal: bytes = b""
+    responded: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the response's headers (or the stream's end) have come."""
 
     async def send(self, message: pb.AgentClientMessage) -> None:
         assert self.connection is not None
@@ -54,6 +56,15 @@ class RunStream(Stream):
         else:
             data = message.SerializeToString()
         await self.connection.send_data(self.stream_id, encode_envelope(data))
+
+    def end_request(self) -> None:
+        """Half-close the request stream (END_STREAM): nothing more will be
+        sent, so once the response has ended too the stream is closed and its
+        place among the connection's streams free."""
+        assert self.connection is not None
+        with contextlib.suppress(h2.exceptions.StreamClosedError):
+            self.connection.h2.end_stream(self.stream_id)
+            self.connection.flush()
 
     def reset(self) -> None:
         """Drop the stream as a client whose connection broke would (RST_STREAM)."""
@@ -81,6 +92,7 @@ class RunStream(Stream):
                 self.items.put_nowait(self.decode(payload))
 
     def finish(self, end: End) -> None:
+        self.responded.set()
         if not self.ended:
             self.ended = True
             self.items.put_nowait(end)
@@ -114,8 +126,16 @@ class H2Client:
             if chosen != "h2":
                 writer.close()
                 raise ConnectionError(f"the server chose {chosen!r} over TLS, not h2")
+        return cls.over(reader, writer, url.netloc)
+
+    @classmethod
+    def over(
+        cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, authority: str
+    ) -> H2Client:
+        """HTTP/2 on a connection already open (and, through a proxy's
+        tunnel, already TLS with ALPN h2) to `authority`."""
         client = cls(reader, writer)
-        client.authority = url.netloc
+        client.authority = authority
         client.h2.initiate_connection()
         client.flush()
         client.task = asyncio.create_task(client.read())
@@ -204,6 +224,7 @@ class H2Client:
                 stream.headers = {bytes(k).decode(): bytes(v).decode() for k, v in headers or []}
                 stream.status = int(stream.headers.get(":status", "0"))
                 stream.content_type = stream.headers.get("content-type", "")
+                stream.responded.set()
             case h2.events.DataReceived(data=data, flow_controlled_length=length):
                 if stream.paused:
                     stream.unread += length

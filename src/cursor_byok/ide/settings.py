@@ -20,7 +20,7 @@ import platformdirs
 
 from cursor_byok.config.files import replace_whole
 from cursor_byok.config.settings import APP_NAME
-from cursor_byok.ide.jsonc import JsoncError, set_values
+from cursor_byok.ide.jsonc import JsoncError, loads, set_values
 
 
 class SettingsError(Exception):
@@ -49,12 +49,34 @@ def wanted_settings(proxy_url: str) -> dict[str, Any]:
     return {
         "http.proxy": proxy_url,
         "http.proxySupport": "override",
-        # Cursor's HTTP/2 path is the bidirectional `Run`, which this server
-        # does not speak yet; with HTTP/2 off Cursor uses RunSSE + BidiAppend.
-        "cursor.general.disableHttp2": True,
         # Trust certificates from the system store (where the proxy's CA goes).
         "http.experimental.systemCertificatesV2": True,
     }
+
+
+HTTP2_OFF = "cursor.general.disableHttp2"
+"""Set to true by `setup` while the proxy could not carry Cursor's HTTP/2
+`Run` stream; it now can, and Cursor's HTTP/2 stays as the user has it."""
+
+
+def _earlier_http2_off(saved: Saved, text: str) -> dict[str, Any]:
+    """HTTP/2 turned back on (the setting false) where an earlier `setup`
+    turned it off: the file has it true, its copy from before the first
+    `setup` did not. Nothing if the user had it so."""
+    if saved.read() is None or _value(text, HTTP2_OFF) is not True:
+        return {}
+    own = _read(saved.backup)
+    try:
+        theirs = _value(own.decode("utf-8"), HTTP2_OFF) if own else None
+    except (UnicodeDecodeError, JsoncError):
+        return {}
+    return {} if theirs is True else {HTTP2_OFF: False}
+
+
+def _value(text: str, key: str) -> Any:
+    """A top-level key's value in a settings text (None if none)."""
+    document = loads(text) if text.strip() else {}
+    return document.get(key) if isinstance(document, dict) else None
 
 
 def cursor_settings_path(
@@ -143,13 +165,15 @@ def setup(
         shown = redacted(proxy_url)
         raise SettingsError(f"expected a proxy URL like http://127.0.0.1:8418, got {shown!r}")
     original = _read(settings)
+    saved = Saved.of(settings, state_dir or default_state_dir())
     try:
         text = (original or b"").decode("utf-8")
-        updated = set_values(text, wanted_settings(proxy_url)).encode("utf-8")
+        again = _earlier_http2_off(saved, text)
+        updated = set_values(text, {**wanted_settings(proxy_url), **again}).encode("utf-8")
         if credentials is not None:
             proxy_url = with_credentials(proxy_url, credentials())
             parts = urlsplit(proxy_url)
-            updated = set_values(text, wanted_settings(proxy_url)).encode("utf-8")
+            updated = set_values(text, {**wanted_settings(proxy_url), **again}).encode("utf-8")
     except UnicodeDecodeError as error:
         raise SettingsError(f"{settings} is not UTF-8 text ({error.reason})") from error
     except JsoncError as error:
@@ -157,7 +181,6 @@ def setup(
             f"cannot parse {settings}: {error}. Fix it in Cursor (Preferences: Open User "
             "Settings (JSON)) and run 'cursor-byok ide setup' again; nothing was changed"
         ) from error
-    saved = Saved.of(settings, state_dir or default_state_dir())
     manifest = saved.read()
     if manifest is None:  # the first setup keeps the user's own file
         saved.manifest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -30,6 +30,7 @@ from cursor_byok.ide.proxy.runner import (
 )
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import build_service
+from cursor_byok.transport.http.run_stream import RUN
 from cursor_byok.transport.http.server import BIDI_APPEND, RUN_SSE
 from tests.fakes import ScriptedLLM
 
@@ -45,7 +46,7 @@ from tests.fakes import ScriptedLLM
         ("api2.cursor.sh", 443, "/aiserver.v1.AiService/NameAgent", Route.LOCAL),
         ("api2.cursor.sh", 443, "/agent.v1.AgentService/NameAgent", Route.LOCAL),
         ("api2.cursor.sh", 443, "/auth/full_stripe_profile", Route.CURSOR),
-        ("api2.cursor.sh", 443, "/agent.v1.AgentService/Run", Route.CURSOR),
+        ("api2.cursor.sh", 443, "/agent.v1.AgentService/Run", Route.LOCAL),
         ("api2.cursor.sh", 443, "/aiserver.v1.NetworkService/IsConnected", Route.CURSOR),
         ("cursor.sh", 443, "/agent.v1.AgentService/RunSSE", Route.LOCAL),
         ("cursor.sh.example.com", 443, "/agent.v1.AgentService/RunSSE", Route.OTHER),
@@ -61,7 +62,7 @@ def test_every_answered_path_is_served_by_the_server(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "db.sqlite3")
     try:
         server = build_service(store, ScriptedLLM([])).server
-        served = set(server.unary) | {RUN_SSE, BIDI_APPEND}
+        served = set(server.unary) | {RUN_SSE, BIDI_APPEND, RUN}
     finally:
         store.close()
     assert ANSWERED_PATHS - served == set()

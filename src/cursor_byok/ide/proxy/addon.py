@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from mitmproxy import http
+from mitmproxy.proxy import server_hooks
 
 from cursor_byok.ide.proxy.routes import Route, RoutingTable
 from cursor_byok.runtime.observe import logfmt
@@ -79,6 +80,18 @@ class Router:
         request.scheme = self.target.scheme
         request.host = self.target.host
         request.port = self.target.port
+        if request.http_version != "HTTP/1.1" and "content-length" not in request.headers:
+            # To the server the proxy speaks HTTP/1.1 (`server_connect`): a
+            # request body of unknown length, as an HTTP/2 `Run` stream's is,
+            # goes up chunked, each piece as it comes, while the answer
+            # streams down.
+            request.headers["transfer-encoding"] = "chunked"
+
+    def server_connect(self, data: server_hooks.ServerConnectionHookData) -> None:
+        """To this server, HTTP/1.1 alone: mitmproxy's HTTP/2 upstream
+        needs TLS, and a plain-text one is HTTP/1.1 anyway."""
+        if data.server.address == (self.target.host, self.target.port):
+            data.server.alpn_offers = (b"http/1.1",)
 
     def _note_refusal(self, flow: http.HTTPFlow) -> bool:
         """Whether the proxy refused the flow for want of its credentials

@@ -17,6 +17,8 @@ ANSWERED_PATHS = frozenset(
         # The agent turn over HTTP/1.1: the stream and the client's appends.
         "/agent.v1.AgentService/RunSSE",
         "/aiserver.v1.BidiService/BidiAppend",
+        # The agent turn over HTTP/2: one stream each way at once.
+        "/agent.v1.AgentService/Run",
         # The model picker: it must list the models this server serves.
         "/aiserver.v1.AiService/AvailableModels",
         "/agent.v1.AgentService/GetUsableModels",

@@ -21,6 +21,13 @@ event not named here is hypercorn's own handling.
   arrive and restarts it only when a stream closes, so one that sent the
   preface and nothing else was never closed. Here the timer is restarted as
   soon as the connection speaks HTTP/2 with no stream open.
+- A response that has ended while the client's request stream is still
+  open (a Run client need not half-close it): the stream would stay open on
+  both sides and hold one of the connection's MAX_CONCURRENT_STREAMS places
+  for ever, so after 100 turns the connection took no more. `LINGER_S`
+  after its end (room for answers the client sends late), such a stream is
+  reset with NO_ERROR (RFC 9113 section 8.1); DATA that still comes for it
+  is dropped by h2, acknowledged, and counted with the rest.
 - A client that closes its side: hypercorn noted it but kept the socket
   until its keep-alive timer ran out; here it is closed at once.
 - Floods: RST_STREAM (the 2023 "rapid reset" attack: HEADERS + RST_STREAM
@@ -34,6 +41,7 @@ event not named here is hypercorn's own handling.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import time
@@ -44,13 +52,14 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import hypercorn.protocol
-from h2.stream import StreamClosedBy
+from h2.stream import StreamClosedBy, StreamState
 from hypercorn.events import Closed, Event, Updated
 from hypercorn.protocol.events import Body, StreamClosed
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
-from hyperframe.frame import GoAwayFrame, HeadersFrame, RstStreamFrame
+from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame, RstStreamFrame
 
+from cursor_byok.transport.http.h2_send import DirectSend
 from cursor_byok.transport.http.late_data import DROPPED
 
 FLOOD_BUDGET = 200
@@ -58,6 +67,9 @@ FLOOD_BUDGET = 200
 within `FLOOD_WINDOW_S`: far more than a client cancelling turns and
 pinging needs, far fewer than a flood sends in a second."""
 FLOOD_WINDOW_S = 10.0
+LINGER_S = 2.0
+"""How long a stream whose response has ended may wait for the client to
+end its request side before the server resets it."""
 
 _FLOOD_EVENTS = (
     h2.events.StreamReset,
@@ -95,6 +107,12 @@ class PatientConnection(h2.connection.H2Connection):
         self._closed_streams[sid] = StreamClosedBy.SEND_RST_STREAM
         return [RstStreamFrame(sid, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)], []
 
+    def _handle_data_on_closed_stream(
+        self, events: list[Any], exc: h2.exceptions.StreamClosedError, frame: DataFrame
+    ) -> tuple[list[Any], list[Any]]:
+        DROPPED.frames += 1  # h2 acknowledges it and answers with RST_STREAM
+        return super()._handle_data_on_closed_stream(events, exc, frame)
+
     def _receive_goaway_frame(self, frame: GoAwayFrame) -> tuple[list[Any], list[Any]]:
         event = h2.events.ConnectionTerminated()
         event.error_code = h2.errors._error_code_from_int(frame.error_code)
@@ -103,9 +121,10 @@ class PatientConnection(h2.connection.H2Connection):
         return [], [event]
 
 
-class GuardedH2Protocol(H2Protocol):
+class GuardedH2Protocol(DirectSend, H2Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._direct_init()
         settings = self.connection.local_settings
         self.patient = PatientConnection(config=self.connection.config)
         self.connection = self.patient
@@ -114,6 +133,9 @@ class GuardedH2Protocol(H2Protocol):
         self.client_went_away = False
         self.flood: collections.deque[float] = collections.deque(maxlen=FLOOD_BUDGET + 1)
         self._refused_seen = 0
+        self._lingering: dict[int, float] = {}
+        """Streams whose response has ended, the client's side still open: when to reset each."""
+        self._linger_timer: asyncio.TimerHandle | None = None
 
     async def initiate(
         self, headers: list[tuple[bytes, bytes]] | None = None, settings: bytes | None = None
@@ -125,6 +147,9 @@ class GuardedH2Protocol(H2Protocol):
     async def handle(self, event: Event) -> None:
         await super().handle(event)
         if isinstance(event, Closed):
+            if self._linger_timer is not None:
+                self._linger_timer.cancel()
+                self._linger_timer = None
             # The client is gone: the socket is closed now. hypercorn would
             # close it only when its keep-alive timer ran out, holding the
             # connection (and its place among the port's) until then.
@@ -172,7 +197,44 @@ class GuardedH2Protocol(H2Protocol):
     async def stream_send(self, event: StreamEvent) -> None:
         await super().stream_send(event)
         if isinstance(event, StreamClosed):
+            self._linger(event.stream_id)
             await self._close_if_done()
+
+    def _linger(self, stream_id: int) -> None:
+        """A served stream whose response has ended while the client's side is
+        still open: reset it `LINGER_S` from now, unless the client ends it."""
+        if self._half_closed_local(stream_id):
+            loop = asyncio.get_running_loop()
+            self._lingering[stream_id] = loop.time() + LINGER_S
+            if self._linger_timer is None:
+                self._linger_timer = loop.call_at(loop.time() + LINGER_S, self._linger_due)
+
+    def _half_closed_local(self, stream_id: int) -> bool:
+        stream = self.connection.streams.get(stream_id)
+        return stream is not None and stream.state_machine.state is StreamState.HALF_CLOSED_LOCAL
+
+    def _linger_due(self) -> None:
+        self._linger_timer = None
+        if not self.closed:
+            self.task_group.spawn(self._reset_lingering)
+
+    async def _reset_lingering(self) -> None:
+        """The streams whose time is up reset (one write for all), the timer
+        re-armed for the next."""
+        now = asyncio.get_running_loop().time()
+        for stream_id, due in list(self._lingering.items()):
+            if due > now:
+                break  # in order of their ends
+            del self._lingering[stream_id]
+            if self._half_closed_local(stream_id):
+                with contextlib.suppress(h2.exceptions.ProtocolError):
+                    self.connection.reset_stream(stream_id, h2.errors.ErrorCodes.NO_ERROR)
+        if self.closed:
+            return
+        await self._flush()
+        if self._lingering and self._linger_timer is None:
+            first = next(iter(self._lingering.values()))
+            self._linger_timer = asyncio.get_running_loop().call_at(first, self._linger_due)
 
     @staticmethod
     def _floods(event: h2.events.Event) -> bool:

@@ -1,8 +1,8 @@
 """One plain-text port, two HTTP stacks: each connection goes to the one
 made for what its first bytes speak.
 
-HTTP/1.1 (RunSSE + BidiAppend, the IDE's path with HTTP/2 off, and every
-unary call) goes to uvicorn's httptools protocol: a C parser, and about a
+HTTP/1.1 (RunSSE + BidiAppend, the IDE's `Run` as the take-over proxy
+passes it on, and every unary call) goes to uvicorn's httptools protocol: a C parser, and about a
 quarter less server CPU per relayed delta at 200 streams than hypercorn's
 pure-Python h11 (README, "Performance"). A connection that opens with the
 HTTP/2 preface (h2c with prior knowledge: `Run`) goes to hypercorn, which
