@@ -50,6 +50,8 @@ class TurnBlobs:
     """The conversation's to-dos, each a blob id of a serialized `TodoItem`."""
     todo_lists: int = 0
     """How many lists `set_todos` named (a newer one is never replaced by an older)."""
+    subagents: dict[str, pb.SubagentPersistedState] = field(default_factory=dict)
+    """The server-run subagents' states by agent id (each with its own checkpoint)."""
 
     def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
         """Name the to-do list of the checkpoint the client sent (it holds
@@ -202,4 +204,6 @@ def checkpoint(
     state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
     if mode:
         state.mode = mode  # type: ignore[assignment]
+    for agent_id, kept in blobs.subagents.items():
+        state.subagent_states[agent_id].CopyFrom(kept)
     return [*blobs.flush(), message]

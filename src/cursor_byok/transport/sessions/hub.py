@@ -29,6 +29,7 @@ from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.server_tool import QueryWaits
+from cursor_byok.transport.dialect.task_server import ServerTask
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
@@ -52,6 +53,7 @@ from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_
 from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
+from cursor_byok.transport.sessions.subagents import Subagents
 from cursor_byok.transport.sessions.tool_runs import ToolRuns
 
 log = logging.getLogger(__name__)
@@ -75,13 +77,15 @@ class SessionHub:
         models: ModelGate | None = None,
         server_tools: Sequence[Tool] = (),
         query_waits: QueryWaits | None = None,
+        server_subagents: bool = False,
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
         KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
         models each user may start a turn with (None: any); `server_tools`:
         the tools the configuration adds (web search and fetch), offered to
         the runs whose client can take them; `query_waits`: how long a server
-        tool waits for a person's answer."""
+        tool waits for a person's answer; `server_subagents`: Task runs its
+        subagent here (`subagents`), for the clients that draw its card."""
         self.runner = runner
         self.models = models or ModelGate()
         self.server_tools = tuple(server_tools)
@@ -100,6 +104,9 @@ class SessionHub:
         self._tasks: set[asyncio.Task[None]] = set()
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
         self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits or QueryWaits())
+        self.subagents = Subagents(runner, sink, self._spawn)
+        if server_subagents:
+            self.server_tools = (*self.server_tools, ServerTask(self.subagents))
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
@@ -309,7 +316,8 @@ class SessionHub:
                     return
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                await self.tools.step(session, session.execs.reply(number, exec_id, reply))
+                # The stream's own exec, or one of its server-run subagents'.
+                await self.tools.step(*self.subagents.reply(session, number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -319,7 +327,7 @@ class SessionHub:
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
                 if not session.context_requests.answer(number, None):
-                    await self.tools.step(session, session.execs.thrown(number, error))
+                    await self.tools.step(*self.subagents.thrown(session, number, error))
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)

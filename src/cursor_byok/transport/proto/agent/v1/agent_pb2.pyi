@@ -27,6 +27,13 @@ class CursorRuleSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CURSOR_RULE_SOURCE_TEAM: _ClassVar[CursorRuleSource]
     CURSOR_RULE_SOURCE_USER: _ClassVar[CursorRuleSource]
 
+class CustomSubagentPermissionMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CUSTOM_SUBAGENT_PERMISSION_MODE_UNSPECIFIED: _ClassVar[CustomSubagentPermissionMode]
+    CUSTOM_SUBAGENT_PERMISSION_MODE_DEFAULT: _ClassVar[CustomSubagentPermissionMode]
+    CUSTOM_SUBAGENT_PERMISSION_MODE_READONLY: _ClassVar[CustomSubagentPermissionMode]
+    CUSTOM_SUBAGENT_PERMISSION_MODE_AGENT_ONLY: _ClassVar[CustomSubagentPermissionMode]
+
 class CustomModeSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     CUSTOM_MODE_SOURCE_UNSPECIFIED: _ClassVar[CustomModeSource]
@@ -121,6 +128,19 @@ class SimulatedMsgReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIMULATED_MSG_REASON_MARKDOWN_PROMPT_BUTTON: _ClassVar[SimulatedMsgReason]
     SIMULATED_MSG_REASON_USER_QUICK_ACTION: _ClassVar[SimulatedMsgReason]
 
+class SubagentBackgroundReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SUBAGENT_BACKGROUND_REASON_UNSPECIFIED: _ClassVar[SubagentBackgroundReason]
+    SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST: _ClassVar[SubagentBackgroundReason]
+    SUBAGENT_BACKGROUND_REASON_USER_REQUEST: _ClassVar[SubagentBackgroundReason]
+    SUBAGENT_BACKGROUND_REASON_QUEUED_FOLLOW_UP: _ClassVar[SubagentBackgroundReason]
+
+class SubagentExecutionEnvironment(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SUBAGENT_EXECUTION_ENVIRONMENT_UNSPECIFIED: _ClassVar[SubagentExecutionEnvironment]
+    SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL: _ClassVar[SubagentExecutionEnvironment]
+    SUBAGENT_EXECUTION_ENVIRONMENT_CLOUD: _ClassVar[SubagentExecutionEnvironment]
+
 class SubscriptionSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SUBSCRIPTION_SOURCE_UNSPECIFIED: _ClassVar[SubscriptionSource]
@@ -128,6 +148,12 @@ class SubscriptionSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SUBSCRIPTION_SOURCE_GITHUB: _ClassVar[SubscriptionSource]
     SUBSCRIPTION_SOURCE_LINEAR: _ClassVar[SubscriptionSource]
     SUBSCRIPTION_SOURCE_ORIGIN: _ClassVar[SubscriptionSource]
+
+class TaskMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TASK_MODE_UNSPECIFIED: _ClassVar[TaskMode]
+    TASK_MODE_AGENT: _ClassVar[TaskMode]
+    TASK_MODE_PLAN: _ClassVar[TaskMode]
 
 class ThinkingStyle(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -161,6 +187,10 @@ AGENT_MODE_CUSTOM: AgentMode
 CURSOR_RULE_SOURCE_UNSPECIFIED: CursorRuleSource
 CURSOR_RULE_SOURCE_TEAM: CursorRuleSource
 CURSOR_RULE_SOURCE_USER: CursorRuleSource
+CUSTOM_SUBAGENT_PERMISSION_MODE_UNSPECIFIED: CustomSubagentPermissionMode
+CUSTOM_SUBAGENT_PERMISSION_MODE_DEFAULT: CustomSubagentPermissionMode
+CUSTOM_SUBAGENT_PERMISSION_MODE_READONLY: CustomSubagentPermissionMode
+CUSTOM_SUBAGENT_PERMISSION_MODE_AGENT_ONLY: CustomSubagentPermissionMode
 CUSTOM_MODE_SOURCE_UNSPECIFIED: CustomModeSource
 CUSTOM_MODE_SOURCE_AGENT_SKILL: CustomModeSource
 CUSTOM_MODE_SOURCE_PLUGIN_SKILL: CustomModeSource
@@ -228,11 +258,21 @@ SIMULATED_MSG_REASON_GOAL_CONTINUATION: SimulatedMsgReason
 SIMULATED_MSG_REASON_PROJECT_KICKOFF: SimulatedMsgReason
 SIMULATED_MSG_REASON_MARKDOWN_PROMPT_BUTTON: SimulatedMsgReason
 SIMULATED_MSG_REASON_USER_QUICK_ACTION: SimulatedMsgReason
+SUBAGENT_BACKGROUND_REASON_UNSPECIFIED: SubagentBackgroundReason
+SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST: SubagentBackgroundReason
+SUBAGENT_BACKGROUND_REASON_USER_REQUEST: SubagentBackgroundReason
+SUBAGENT_BACKGROUND_REASON_QUEUED_FOLLOW_UP: SubagentBackgroundReason
+SUBAGENT_EXECUTION_ENVIRONMENT_UNSPECIFIED: SubagentExecutionEnvironment
+SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL: SubagentExecutionEnvironment
+SUBAGENT_EXECUTION_ENVIRONMENT_CLOUD: SubagentExecutionEnvironment
 SUBSCRIPTION_SOURCE_UNSPECIFIED: SubscriptionSource
 SUBSCRIPTION_SOURCE_SLACK: SubscriptionSource
 SUBSCRIPTION_SOURCE_GITHUB: SubscriptionSource
 SUBSCRIPTION_SOURCE_LINEAR: SubscriptionSource
 SUBSCRIPTION_SOURCE_ORIGIN: SubscriptionSource
+TASK_MODE_UNSPECIFIED: TaskMode
+TASK_MODE_AGENT: TaskMode
+TASK_MODE_PLAN: TaskMode
 THINKING_STYLE_UNSPECIFIED: ThinkingStyle
 THINKING_STYLE_DEFAULT: ThinkingStyle
 THINKING_STYLE_CODEX: ThinkingStyle
@@ -303,7 +343,7 @@ class TtftBreakdown(_message.Message):
     def __init__(self, server_first_token_ms: _Optional[float] = ..., pre_stream_setup_ms: _Optional[float] = ..., wait_for_first_event_ms: _Optional[float] = ..., provider_ttft_ms: _Optional[float] = ..., slow_pool_wait_ms: _Optional[float] = ...) -> None: ...
 
 class AgentRunRequest(_message.Message):
-    __slots__ = ("conversation_state", "action", "model_details", "mcp_tools", "conversation_id", "mcp_file_system_options", "skill_options", "custom_system_prompt", "requested_model", "suggest_next_prompt", "subagent_type_name", "exclude_workspace_context", "harness", "selected_subagent_models", "selected_subagent_model_details", "conversation_group_id", "pre_fetched_blobs", "dev_raw_model_slug", "client_supports_inline_images", "can_create_cloud_subagents", "suppress_subagent_progress_update_tool", "client_supports_send_to_user", "computer_use_coordinate_mode", "run_id", "agent_session_id", "client_supports_prompt_context_usage_rpc", "client_supports_routed_model_update", "client_supports_preview_card", "started_as_new_project", "first_project_onboarding")
+    __slots__ = ("conversation_state", "action", "model_details", "mcp_tools", "conversation_id", "mcp_file_system_options", "skill_options", "custom_system_prompt", "requested_model", "suggest_next_prompt", "subagent_type_name", "exclude_workspace_context", "harness", "selected_subagent_models", "selected_subagent_model_details", "conversation_group_id", "pre_fetched_blobs", "dev_raw_model_slug", "client_supports_inline_images", "subagent_model_overrides", "can_create_cloud_subagents", "suppress_subagent_progress_update_tool", "client_supports_send_to_user", "computer_use_coordinate_mode", "run_id", "agent_session_id", "client_supports_prompt_context_usage_rpc", "client_supports_routed_model_update", "client_supports_preview_card", "started_as_new_project", "first_project_onboarding")
     CONVERSATION_STATE_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     MODEL_DETAILS_FIELD_NUMBER: _ClassVar[int]
@@ -323,6 +363,7 @@ class AgentRunRequest(_message.Message):
     PRE_FETCHED_BLOBS_FIELD_NUMBER: _ClassVar[int]
     DEV_RAW_MODEL_SLUG_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SUPPORTS_INLINE_IMAGES_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_MODEL_OVERRIDES_FIELD_NUMBER: _ClassVar[int]
     CAN_CREATE_CLOUD_SUBAGENTS_FIELD_NUMBER: _ClassVar[int]
     SUPPRESS_SUBAGENT_PROGRESS_UPDATE_TOOL_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SUPPORTS_SEND_TO_USER_FIELD_NUMBER: _ClassVar[int]
@@ -353,6 +394,7 @@ class AgentRunRequest(_message.Message):
     pre_fetched_blobs: _containers.RepeatedCompositeFieldContainer[PreFetchedBlob]
     dev_raw_model_slug: str
     client_supports_inline_images: bool
+    subagent_model_overrides: _containers.RepeatedCompositeFieldContainer[SubagentModelOverride]
     can_create_cloud_subagents: bool
     suppress_subagent_progress_update_tool: bool
     client_supports_send_to_user: bool
@@ -364,7 +406,7 @@ class AgentRunRequest(_message.Message):
     client_supports_preview_card: bool
     started_as_new_project: bool
     first_project_onboarding: bool
-    def __init__(self, conversation_state: _Optional[_Union[ConversationStateStructure, _Mapping]] = ..., action: _Optional[_Union[ConversationAction, _Mapping]] = ..., model_details: _Optional[_Union[ModelDetails, _Mapping]] = ..., mcp_tools: _Optional[_Union[McpTools, _Mapping]] = ..., conversation_id: _Optional[str] = ..., mcp_file_system_options: _Optional[_Union[McpFileSystemOptions, _Mapping]] = ..., skill_options: _Optional[_Union[SkillOptions, _Mapping]] = ..., custom_system_prompt: _Optional[str] = ..., requested_model: _Optional[_Union[RequestedModel, _Mapping]] = ..., suggest_next_prompt: _Optional[bool] = ..., subagent_type_name: _Optional[str] = ..., exclude_workspace_context: _Optional[bool] = ..., harness: _Optional[str] = ..., selected_subagent_models: _Optional[_Iterable[_Union[RequestedModel, _Mapping]]] = ..., selected_subagent_model_details: _Optional[_Iterable[_Union[ModelDetails, _Mapping]]] = ..., conversation_group_id: _Optional[str] = ..., pre_fetched_blobs: _Optional[_Iterable[_Union[PreFetchedBlob, _Mapping]]] = ..., dev_raw_model_slug: _Optional[str] = ..., client_supports_inline_images: _Optional[bool] = ..., can_create_cloud_subagents: _Optional[bool] = ..., suppress_subagent_progress_update_tool: _Optional[bool] = ..., client_supports_send_to_user: _Optional[bool] = ..., computer_use_coordinate_mode: _Optional[str] = ..., run_id: _Optional[str] = ..., agent_session_id: _Optional[str] = ..., client_supports_prompt_context_usage_rpc: _Optional[bool] = ..., client_supports_routed_model_update: _Optional[bool] = ..., client_supports_preview_card: _Optional[bool] = ..., started_as_new_project: _Optional[bool] = ..., first_project_onboarding: _Optional[bool] = ...) -> None: ...
+    def __init__(self, conversation_state: _Optional[_Union[ConversationStateStructure, _Mapping]] = ..., action: _Optional[_Union[ConversationAction, _Mapping]] = ..., model_details: _Optional[_Union[ModelDetails, _Mapping]] = ..., mcp_tools: _Optional[_Union[McpTools, _Mapping]] = ..., conversation_id: _Optional[str] = ..., mcp_file_system_options: _Optional[_Union[McpFileSystemOptions, _Mapping]] = ..., skill_options: _Optional[_Union[SkillOptions, _Mapping]] = ..., custom_system_prompt: _Optional[str] = ..., requested_model: _Optional[_Union[RequestedModel, _Mapping]] = ..., suggest_next_prompt: _Optional[bool] = ..., subagent_type_name: _Optional[str] = ..., exclude_workspace_context: _Optional[bool] = ..., harness: _Optional[str] = ..., selected_subagent_models: _Optional[_Iterable[_Union[RequestedModel, _Mapping]]] = ..., selected_subagent_model_details: _Optional[_Iterable[_Union[ModelDetails, _Mapping]]] = ..., conversation_group_id: _Optional[str] = ..., pre_fetched_blobs: _Optional[_Iterable[_Union[PreFetchedBlob, _Mapping]]] = ..., dev_raw_model_slug: _Optional[str] = ..., client_supports_inline_images: _Optional[bool] = ..., subagent_model_overrides: _Optional[_Iterable[_Union[SubagentModelOverride, _Mapping]]] = ..., can_create_cloud_subagents: _Optional[bool] = ..., suppress_subagent_progress_update_tool: _Optional[bool] = ..., client_supports_send_to_user: _Optional[bool] = ..., computer_use_coordinate_mode: _Optional[str] = ..., run_id: _Optional[str] = ..., agent_session_id: _Optional[str] = ..., client_supports_prompt_context_usage_rpc: _Optional[bool] = ..., client_supports_routed_model_update: _Optional[bool] = ..., client_supports_preview_card: _Optional[bool] = ..., started_as_new_project: _Optional[bool] = ..., first_project_onboarding: _Optional[bool] = ...) -> None: ...
 
 class PrewarmRequest(_message.Message):
     __slots__ = ("model_details", "conversation_id", "conversation_state", "mcp_tools", "mcp_file_system_options", "best_of_n_group_id", "try_use_best_of_n_promotion", "custom_system_prompt", "requested_model", "suggest_next_prompt", "subagent_type_name", "exclude_workspace_context", "harness", "selected_subagent_models", "selected_subagent_model_details", "conversation_group_id", "pre_fetched_blobs", "client_supports_inline_images", "can_create_cloud_subagents", "suppress_subagent_progress_update_tool", "client_supports_send_to_user", "computer_use_coordinate_mode", "agent_session_id", "client_supports_prompt_context_usage_rpc", "client_supports_routed_model_update", "client_supports_preview_card", "started_as_new_project", "first_project_onboarding")
@@ -663,7 +705,7 @@ class InteractionUpdate(_message.Message):
     def __init__(self, text_delta: _Optional[_Union[TextDeltaUpdate, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStartedUpdate, _Mapping]] = ..., tool_call_completed: _Optional[_Union[ToolCallCompletedUpdate, _Mapping]] = ..., thinking_delta: _Optional[_Union[ThinkingDeltaUpdate, _Mapping]] = ..., thinking_completed: _Optional[_Union[ThinkingCompletedUpdate, _Mapping]] = ..., user_message_appended: _Optional[_Union[UserMessageAppendedUpdate, _Mapping]] = ..., partial_tool_call: _Optional[_Union[PartialToolCallUpdate, _Mapping]] = ..., token_delta: _Optional[_Union[TokenDeltaUpdate, _Mapping]] = ..., summary: _Optional[_Union[SummaryUpdate, _Mapping]] = ..., summary_started: _Optional[_Union[SummaryStartedUpdate, _Mapping]] = ..., summary_completed: _Optional[_Union[SummaryCompletedUpdate, _Mapping]] = ..., shell_output_delta: _Optional[_Union[ShellOutputDeltaUpdate, _Mapping]] = ..., heartbeat: _Optional[_Union[HeartbeatUpdate, _Mapping]] = ..., turn_ended: _Optional[_Union[TurnEndedUpdate, _Mapping]] = ..., tool_call_delta: _Optional[_Union[ToolCallDeltaUpdate, _Mapping]] = ..., step_started: _Optional[_Union[StepStartedUpdate, _Mapping]] = ..., step_completed: _Optional[_Union[StepCompletedUpdate, _Mapping]] = ..., prompt_suggestion: _Optional[_Union[PromptSuggestionUpdate, _Mapping]] = ..., post_request_prompt: _Optional[_Union[PostRequestPromptUpdate, _Mapping]] = ..., active_branch_change: _Optional[_Union[ActiveBranchChange, _Mapping]] = ..., feedback_request: _Optional[_Union[FeedbackRequestUpdate, _Mapping]] = ..., response_comparison: _Optional[_Union[ResponseComparisonUpdate, _Mapping]] = ..., context_injection_state: _Optional[_Union[ContextInjectionStateUpdate, _Mapping]] = ..., routed_model: _Optional[_Union[RoutedModelUpdate, _Mapping]] = ..., grok_bot_nudge: _Optional[_Union[GrokBotNudgeUpdate, _Mapping]] = ..., message_started_at_ms: _Optional[int] = ...) -> None: ...
 
 class ExecServerMessage(_message.Message):
-    __slots__ = ("id", "shell_args", "write_args", "delete_args", "grep_args", "read_args", "ls_args", "diagnostics_args", "request_context_args", "mcp_args", "shell_stream_args", "background_shell_spawn_args", "list_mcp_resources_exec_args", "read_mcp_resource_exec_args", "fetch_args", "write_shell_stdin_args", "redacted_read_args", "exec_id", "span_context", "accept_hook_additional_contexts", "machine_id")
+    __slots__ = ("id", "shell_args", "write_args", "delete_args", "grep_args", "read_args", "ls_args", "diagnostics_args", "request_context_args", "mcp_args", "shell_stream_args", "background_shell_spawn_args", "list_mcp_resources_exec_args", "read_mcp_resource_exec_args", "fetch_args", "write_shell_stdin_args", "subagent_args", "redacted_read_args", "exec_id", "span_context", "accept_hook_additional_contexts", "machine_id")
     ID_FIELD_NUMBER: _ClassVar[int]
     SHELL_ARGS_FIELD_NUMBER: _ClassVar[int]
     WRITE_ARGS_FIELD_NUMBER: _ClassVar[int]
@@ -680,6 +722,7 @@ class ExecServerMessage(_message.Message):
     READ_MCP_RESOURCE_EXEC_ARGS_FIELD_NUMBER: _ClassVar[int]
     FETCH_ARGS_FIELD_NUMBER: _ClassVar[int]
     WRITE_SHELL_STDIN_ARGS_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_ARGS_FIELD_NUMBER: _ClassVar[int]
     REDACTED_READ_ARGS_FIELD_NUMBER: _ClassVar[int]
     EXEC_ID_FIELD_NUMBER: _ClassVar[int]
     SPAN_CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -701,15 +744,16 @@ class ExecServerMessage(_message.Message):
     read_mcp_resource_exec_args: ReadMcpResourceExecArgs
     fetch_args: FetchArgs
     write_shell_stdin_args: WriteShellStdinArgs
+    subagent_args: SubagentArgs
     redacted_read_args: ReadArgs
     exec_id: str
     span_context: SpanContext
     accept_hook_additional_contexts: bool
     machine_id: str
-    def __init__(self, id: _Optional[int] = ..., shell_args: _Optional[_Union[ShellArgs, _Mapping]] = ..., write_args: _Optional[_Union[WriteArgs, _Mapping]] = ..., delete_args: _Optional[_Union[DeleteArgs, _Mapping]] = ..., grep_args: _Optional[_Union[GrepArgs, _Mapping]] = ..., read_args: _Optional[_Union[ReadArgs, _Mapping]] = ..., ls_args: _Optional[_Union[LsArgs, _Mapping]] = ..., diagnostics_args: _Optional[_Union[DiagnosticsArgs, _Mapping]] = ..., request_context_args: _Optional[_Union[RequestContextArgs, _Mapping]] = ..., mcp_args: _Optional[_Union[McpArgs, _Mapping]] = ..., shell_stream_args: _Optional[_Union[ShellArgs, _Mapping]] = ..., background_shell_spawn_args: _Optional[_Union[BackgroundShellSpawnArgs, _Mapping]] = ..., list_mcp_resources_exec_args: _Optional[_Union[ListMcpResourcesExecArgs, _Mapping]] = ..., read_mcp_resource_exec_args: _Optional[_Union[ReadMcpResourceExecArgs, _Mapping]] = ..., fetch_args: _Optional[_Union[FetchArgs, _Mapping]] = ..., write_shell_stdin_args: _Optional[_Union[WriteShellStdinArgs, _Mapping]] = ..., redacted_read_args: _Optional[_Union[ReadArgs, _Mapping]] = ..., exec_id: _Optional[str] = ..., span_context: _Optional[_Union[SpanContext, _Mapping]] = ..., accept_hook_additional_contexts: _Optional[bool] = ..., machine_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[int] = ..., shell_args: _Optional[_Union[ShellArgs, _Mapping]] = ..., write_args: _Optional[_Union[WriteArgs, _Mapping]] = ..., delete_args: _Optional[_Union[DeleteArgs, _Mapping]] = ..., grep_args: _Optional[_Union[GrepArgs, _Mapping]] = ..., read_args: _Optional[_Union[ReadArgs, _Mapping]] = ..., ls_args: _Optional[_Union[LsArgs, _Mapping]] = ..., diagnostics_args: _Optional[_Union[DiagnosticsArgs, _Mapping]] = ..., request_context_args: _Optional[_Union[RequestContextArgs, _Mapping]] = ..., mcp_args: _Optional[_Union[McpArgs, _Mapping]] = ..., shell_stream_args: _Optional[_Union[ShellArgs, _Mapping]] = ..., background_shell_spawn_args: _Optional[_Union[BackgroundShellSpawnArgs, _Mapping]] = ..., list_mcp_resources_exec_args: _Optional[_Union[ListMcpResourcesExecArgs, _Mapping]] = ..., read_mcp_resource_exec_args: _Optional[_Union[ReadMcpResourceExecArgs, _Mapping]] = ..., fetch_args: _Optional[_Union[FetchArgs, _Mapping]] = ..., write_shell_stdin_args: _Optional[_Union[WriteShellStdinArgs, _Mapping]] = ..., subagent_args: _Optional[_Union[SubagentArgs, _Mapping]] = ..., redacted_read_args: _Optional[_Union[ReadArgs, _Mapping]] = ..., exec_id: _Optional[str] = ..., span_context: _Optional[_Union[SpanContext, _Mapping]] = ..., accept_hook_additional_contexts: _Optional[bool] = ..., machine_id: _Optional[str] = ...) -> None: ...
 
 class ExecClientMessage(_message.Message):
-    __slots__ = ("id", "shell_result", "write_result", "delete_result", "grep_result", "read_result", "ls_result", "diagnostics_result", "request_context_result", "mcp_result", "shell_stream", "background_shell_spawn_result", "list_mcp_resources_exec_result", "read_mcp_resource_exec_result", "fetch_result", "write_shell_stdin_result", "redacted_read_result", "exec_id", "local_execution_time_ms", "hook_additional_contexts")
+    __slots__ = ("id", "shell_result", "write_result", "delete_result", "grep_result", "read_result", "ls_result", "diagnostics_result", "request_context_result", "mcp_result", "shell_stream", "background_shell_spawn_result", "list_mcp_resources_exec_result", "read_mcp_resource_exec_result", "fetch_result", "write_shell_stdin_result", "subagent_result", "redacted_read_result", "exec_id", "local_execution_time_ms", "hook_additional_contexts")
     ID_FIELD_NUMBER: _ClassVar[int]
     SHELL_RESULT_FIELD_NUMBER: _ClassVar[int]
     WRITE_RESULT_FIELD_NUMBER: _ClassVar[int]
@@ -726,6 +770,7 @@ class ExecClientMessage(_message.Message):
     READ_MCP_RESOURCE_EXEC_RESULT_FIELD_NUMBER: _ClassVar[int]
     FETCH_RESULT_FIELD_NUMBER: _ClassVar[int]
     WRITE_SHELL_STDIN_RESULT_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_RESULT_FIELD_NUMBER: _ClassVar[int]
     REDACTED_READ_RESULT_FIELD_NUMBER: _ClassVar[int]
     EXEC_ID_FIELD_NUMBER: _ClassVar[int]
     LOCAL_EXECUTION_TIME_MS_FIELD_NUMBER: _ClassVar[int]
@@ -746,11 +791,12 @@ class ExecClientMessage(_message.Message):
     read_mcp_resource_exec_result: ReadMcpResourceExecResult
     fetch_result: FetchResult
     write_shell_stdin_result: WriteShellStdinResult
+    subagent_result: SubagentResult
     redacted_read_result: ReadResult
     exec_id: str
     local_execution_time_ms: int
     hook_additional_contexts: _containers.RepeatedCompositeFieldContainer[HookAdditionalContext]
-    def __init__(self, id: _Optional[int] = ..., shell_result: _Optional[_Union[ShellResult, _Mapping]] = ..., write_result: _Optional[_Union[WriteResult, _Mapping]] = ..., delete_result: _Optional[_Union[DeleteResult, _Mapping]] = ..., grep_result: _Optional[_Union[GrepResult, _Mapping]] = ..., read_result: _Optional[_Union[ReadResult, _Mapping]] = ..., ls_result: _Optional[_Union[LsResult, _Mapping]] = ..., diagnostics_result: _Optional[_Union[DiagnosticsResult, _Mapping]] = ..., request_context_result: _Optional[_Union[RequestContextResult, _Mapping]] = ..., mcp_result: _Optional[_Union[McpResult, _Mapping]] = ..., shell_stream: _Optional[_Union[ShellStream, _Mapping]] = ..., background_shell_spawn_result: _Optional[_Union[BackgroundShellSpawnResult, _Mapping]] = ..., list_mcp_resources_exec_result: _Optional[_Union[ListMcpResourcesExecResult, _Mapping]] = ..., read_mcp_resource_exec_result: _Optional[_Union[ReadMcpResourceExecResult, _Mapping]] = ..., fetch_result: _Optional[_Union[FetchResult, _Mapping]] = ..., write_shell_stdin_result: _Optional[_Union[WriteShellStdinResult, _Mapping]] = ..., redacted_read_result: _Optional[_Union[ReadResult, _Mapping]] = ..., exec_id: _Optional[str] = ..., local_execution_time_ms: _Optional[int] = ..., hook_additional_contexts: _Optional[_Iterable[_Union[HookAdditionalContext, _Mapping]]] = ...) -> None: ...
+    def __init__(self, id: _Optional[int] = ..., shell_result: _Optional[_Union[ShellResult, _Mapping]] = ..., write_result: _Optional[_Union[WriteResult, _Mapping]] = ..., delete_result: _Optional[_Union[DeleteResult, _Mapping]] = ..., grep_result: _Optional[_Union[GrepResult, _Mapping]] = ..., read_result: _Optional[_Union[ReadResult, _Mapping]] = ..., ls_result: _Optional[_Union[LsResult, _Mapping]] = ..., diagnostics_result: _Optional[_Union[DiagnosticsResult, _Mapping]] = ..., request_context_result: _Optional[_Union[RequestContextResult, _Mapping]] = ..., mcp_result: _Optional[_Union[McpResult, _Mapping]] = ..., shell_stream: _Optional[_Union[ShellStream, _Mapping]] = ..., background_shell_spawn_result: _Optional[_Union[BackgroundShellSpawnResult, _Mapping]] = ..., list_mcp_resources_exec_result: _Optional[_Union[ListMcpResourcesExecResult, _Mapping]] = ..., read_mcp_resource_exec_result: _Optional[_Union[ReadMcpResourceExecResult, _Mapping]] = ..., fetch_result: _Optional[_Union[FetchResult, _Mapping]] = ..., write_shell_stdin_result: _Optional[_Union[WriteShellStdinResult, _Mapping]] = ..., subagent_result: _Optional[_Union[SubagentResult, _Mapping]] = ..., redacted_read_result: _Optional[_Union[ReadResult, _Mapping]] = ..., exec_id: _Optional[str] = ..., local_execution_time_ms: _Optional[int] = ..., hook_additional_contexts: _Optional[_Iterable[_Union[HookAdditionalContext, _Mapping]]] = ...) -> None: ...
 
 class ExecServerControlMessage(_message.Message):
     __slots__ = ("abort",)
@@ -791,7 +837,7 @@ class KvClientMessage(_message.Message):
     def __init__(self, id: _Optional[int] = ..., get_blob_result: _Optional[_Union[GetBlobResult, _Mapping]] = ..., set_blob_result: _Optional[_Union[SetBlobResult, _Mapping]] = ...) -> None: ...
 
 class ConversationStateStructure(_message.Message):
-    __slots__ = ("root_prompt_messages_json", "todos", "pending_tool_calls", "token_details", "summary", "plan", "turns", "previous_workspace_uris", "mode", "summary_archive", "file_states", "summary_archives", "turn_timings", "file_states_v2", "self_summary_count", "read_paths", "active_branch_name", "agent_type", "subagent_threads", "communicate_update_final_summary", "conversation_started_timestamp_ms", "conversation_started_time_zone", "communicate_update_completed_subtitle", "subagent_state_refs", "is_root_project_conversation", "completed_ask_question_tool_call_ids", "durable_skill_blocks", "durable_custom_mode_id", "message_count_at_last_compaction", "recent_user_message_ids", "recent_user_message_ids_older_turn_count")
+    __slots__ = ("root_prompt_messages_json", "todos", "pending_tool_calls", "token_details", "summary", "plan", "turns", "previous_workspace_uris", "mode", "summary_archive", "file_states", "summary_archives", "turn_timings", "file_states_v2", "subagent_states", "self_summary_count", "read_paths", "active_branch_name", "agent_type", "subagent_threads", "communicate_update_final_summary", "conversation_started_timestamp_ms", "conversation_started_time_zone", "communicate_update_completed_subtitle", "subagent_state_refs", "is_root_project_conversation", "completed_ask_question_tool_call_ids", "durable_skill_blocks", "durable_custom_mode_id", "message_count_at_last_compaction", "recent_user_message_ids", "recent_user_message_ids_older_turn_count")
     class FileStatesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -806,6 +852,13 @@ class ConversationStateStructure(_message.Message):
         key: str
         value: FileStateStructure
         def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[FileStateStructure, _Mapping]] = ...) -> None: ...
+    class SubagentStatesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: SubagentPersistedState
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[SubagentPersistedState, _Mapping]] = ...) -> None: ...
     class SubagentThreadsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -834,6 +887,7 @@ class ConversationStateStructure(_message.Message):
     SUMMARY_ARCHIVES_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMINGS_FIELD_NUMBER: _ClassVar[int]
     FILE_STATES_V2_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_STATES_FIELD_NUMBER: _ClassVar[int]
     SELF_SUMMARY_COUNT_FIELD_NUMBER: _ClassVar[int]
     READ_PATHS_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_BRANCH_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -865,6 +919,7 @@ class ConversationStateStructure(_message.Message):
     summary_archives: _containers.RepeatedScalarFieldContainer[bytes]
     turn_timings: _containers.RepeatedCompositeFieldContainer[StepTiming]
     file_states_v2: _containers.MessageMap[str, FileStateStructure]
+    subagent_states: _containers.MessageMap[str, SubagentPersistedState]
     self_summary_count: int
     read_paths: _containers.RepeatedScalarFieldContainer[str]
     active_branch_name: str
@@ -882,7 +937,7 @@ class ConversationStateStructure(_message.Message):
     message_count_at_last_compaction: int
     recent_user_message_ids: _containers.RepeatedScalarFieldContainer[str]
     recent_user_message_ids_older_turn_count: int
-    def __init__(self, root_prompt_messages_json: _Optional[_Iterable[bytes]] = ..., todos: _Optional[_Iterable[bytes]] = ..., pending_tool_calls: _Optional[_Iterable[str]] = ..., token_details: _Optional[_Union[ConversationTokenDetails, _Mapping]] = ..., summary: _Optional[bytes] = ..., plan: _Optional[bytes] = ..., turns: _Optional[_Iterable[bytes]] = ..., previous_workspace_uris: _Optional[_Iterable[str]] = ..., mode: _Optional[_Union[AgentMode, str]] = ..., summary_archive: _Optional[bytes] = ..., file_states: _Optional[_Mapping[str, bytes]] = ..., summary_archives: _Optional[_Iterable[bytes]] = ..., turn_timings: _Optional[_Iterable[_Union[StepTiming, _Mapping]]] = ..., file_states_v2: _Optional[_Mapping[str, FileStateStructure]] = ..., self_summary_count: _Optional[int] = ..., read_paths: _Optional[_Iterable[str]] = ..., active_branch_name: _Optional[str] = ..., agent_type: _Optional[str] = ..., subagent_threads: _Optional[_Mapping[str, str]] = ..., communicate_update_final_summary: _Optional[str] = ..., conversation_started_timestamp_ms: _Optional[int] = ..., conversation_started_time_zone: _Optional[str] = ..., communicate_update_completed_subtitle: _Optional[str] = ..., subagent_state_refs: _Optional[_Mapping[str, bytes]] = ..., is_root_project_conversation: _Optional[bool] = ..., completed_ask_question_tool_call_ids: _Optional[_Iterable[str]] = ..., durable_skill_blocks: _Optional[_Iterable[str]] = ..., durable_custom_mode_id: _Optional[str] = ..., message_count_at_last_compaction: _Optional[int] = ..., recent_user_message_ids: _Optional[_Iterable[str]] = ..., recent_user_message_ids_older_turn_count: _Optional[int] = ...) -> None: ...
+    def __init__(self, root_prompt_messages_json: _Optional[_Iterable[bytes]] = ..., todos: _Optional[_Iterable[bytes]] = ..., pending_tool_calls: _Optional[_Iterable[str]] = ..., token_details: _Optional[_Union[ConversationTokenDetails, _Mapping]] = ..., summary: _Optional[bytes] = ..., plan: _Optional[bytes] = ..., turns: _Optional[_Iterable[bytes]] = ..., previous_workspace_uris: _Optional[_Iterable[str]] = ..., mode: _Optional[_Union[AgentMode, str]] = ..., summary_archive: _Optional[bytes] = ..., file_states: _Optional[_Mapping[str, bytes]] = ..., summary_archives: _Optional[_Iterable[bytes]] = ..., turn_timings: _Optional[_Iterable[_Union[StepTiming, _Mapping]]] = ..., file_states_v2: _Optional[_Mapping[str, FileStateStructure]] = ..., subagent_states: _Optional[_Mapping[str, SubagentPersistedState]] = ..., self_summary_count: _Optional[int] = ..., read_paths: _Optional[_Iterable[str]] = ..., active_branch_name: _Optional[str] = ..., agent_type: _Optional[str] = ..., subagent_threads: _Optional[_Mapping[str, str]] = ..., communicate_update_final_summary: _Optional[str] = ..., conversation_started_timestamp_ms: _Optional[int] = ..., conversation_started_time_zone: _Optional[str] = ..., communicate_update_completed_subtitle: _Optional[str] = ..., subagent_state_refs: _Optional[_Mapping[str, bytes]] = ..., is_root_project_conversation: _Optional[bool] = ..., completed_ask_question_tool_call_ids: _Optional[_Iterable[str]] = ..., durable_skill_blocks: _Optional[_Iterable[str]] = ..., durable_custom_mode_id: _Optional[str] = ..., message_count_at_last_compaction: _Optional[int] = ..., recent_user_message_ids: _Optional[_Iterable[str]] = ..., recent_user_message_ids_older_turn_count: _Optional[int] = ...) -> None: ...
 
 class ConversationTokenDetails(_message.Message):
     __slots__ = ("used_tokens", "max_tokens", "breakdown", "prompt_context_usage_snapshot_blob_id")
@@ -971,7 +1026,7 @@ class InteractionResponse(_message.Message):
     def __init__(self, id: _Optional[int] = ..., web_search_request_response: _Optional[_Union[WebSearchRequestResponse, _Mapping]] = ..., ask_question_interaction_response: _Optional[_Union[AskQuestionInteractionResponse, _Mapping]] = ..., switch_mode_request_response: _Optional[_Union[SwitchModeRequestResponse, _Mapping]] = ..., create_plan_request_response: _Optional[_Union[CreatePlanRequestResponse, _Mapping]] = ..., web_fetch_request_response: _Optional[_Union[WebFetchRequestResponse, _Mapping]] = ...) -> None: ...
 
 class ToolCall(_message.Message):
-    __slots__ = ("shell_tool_call", "delete_tool_call", "glob_tool_call", "grep_tool_call", "read_tool_call", "update_todos_tool_call", "read_todos_tool_call", "edit_tool_call", "ls_tool_call", "read_lints_tool_call", "mcp_tool_call", "sem_search_tool_call", "create_plan_tool_call", "web_search_tool_call", "list_mcp_resources_tool_call", "read_mcp_resource_tool_call", "ask_question_tool_call", "fetch_tool_call", "switch_mode_tool_call", "write_shell_stdin_tool_call", "truncated_tool_call", "web_fetch_tool_call", "tool_call_id", "started_at_ms", "completed_at_ms")
+    __slots__ = ("shell_tool_call", "delete_tool_call", "glob_tool_call", "grep_tool_call", "read_tool_call", "update_todos_tool_call", "read_todos_tool_call", "edit_tool_call", "ls_tool_call", "read_lints_tool_call", "mcp_tool_call", "sem_search_tool_call", "create_plan_tool_call", "web_search_tool_call", "task_tool_call", "list_mcp_resources_tool_call", "read_mcp_resource_tool_call", "ask_question_tool_call", "fetch_tool_call", "switch_mode_tool_call", "write_shell_stdin_tool_call", "truncated_tool_call", "web_fetch_tool_call", "tool_call_id", "started_at_ms", "completed_at_ms")
     SHELL_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     DELETE_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     GLOB_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
@@ -986,6 +1041,7 @@ class ToolCall(_message.Message):
     SEM_SEARCH_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     CREATE_PLAN_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     WEB_SEARCH_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    TASK_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     LIST_MCP_RESOURCES_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     READ_MCP_RESOURCE_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     ASK_QUESTION_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
@@ -1011,6 +1067,7 @@ class ToolCall(_message.Message):
     sem_search_tool_call: SemSearchToolCall
     create_plan_tool_call: CreatePlanToolCall
     web_search_tool_call: WebSearchToolCall
+    task_tool_call: TaskToolCall
     list_mcp_resources_tool_call: ListMcpResourcesToolCall
     read_mcp_resource_tool_call: ReadMcpResourceToolCall
     ask_question_tool_call: AskQuestionToolCall
@@ -1022,7 +1079,7 @@ class ToolCall(_message.Message):
     tool_call_id: str
     started_at_ms: int
     completed_at_ms: int
-    def __init__(self, shell_tool_call: _Optional[_Union[ShellToolCall, _Mapping]] = ..., delete_tool_call: _Optional[_Union[DeleteToolCall, _Mapping]] = ..., glob_tool_call: _Optional[_Union[GlobToolCall, _Mapping]] = ..., grep_tool_call: _Optional[_Union[GrepToolCall, _Mapping]] = ..., read_tool_call: _Optional[_Union[ReadToolCall, _Mapping]] = ..., update_todos_tool_call: _Optional[_Union[UpdateTodosToolCall, _Mapping]] = ..., read_todos_tool_call: _Optional[_Union[ReadTodosToolCall, _Mapping]] = ..., edit_tool_call: _Optional[_Union[EditToolCall, _Mapping]] = ..., ls_tool_call: _Optional[_Union[LsToolCall, _Mapping]] = ..., read_lints_tool_call: _Optional[_Union[ReadLintsToolCall, _Mapping]] = ..., mcp_tool_call: _Optional[_Union[McpToolCall, _Mapping]] = ..., sem_search_tool_call: _Optional[_Union[SemSearchToolCall, _Mapping]] = ..., create_plan_tool_call: _Optional[_Union[CreatePlanToolCall, _Mapping]] = ..., web_search_tool_call: _Optional[_Union[WebSearchToolCall, _Mapping]] = ..., list_mcp_resources_tool_call: _Optional[_Union[ListMcpResourcesToolCall, _Mapping]] = ..., read_mcp_resource_tool_call: _Optional[_Union[ReadMcpResourceToolCall, _Mapping]] = ..., ask_question_tool_call: _Optional[_Union[AskQuestionToolCall, _Mapping]] = ..., fetch_tool_call: _Optional[_Union[FetchToolCall, _Mapping]] = ..., switch_mode_tool_call: _Optional[_Union[SwitchModeToolCall, _Mapping]] = ..., write_shell_stdin_tool_call: _Optional[_Union[WriteShellStdinToolCall, _Mapping]] = ..., truncated_tool_call: _Optional[_Union[TruncatedToolCall, _Mapping]] = ..., web_fetch_tool_call: _Optional[_Union[WebFetchToolCall, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., started_at_ms: _Optional[int] = ..., completed_at_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, shell_tool_call: _Optional[_Union[ShellToolCall, _Mapping]] = ..., delete_tool_call: _Optional[_Union[DeleteToolCall, _Mapping]] = ..., glob_tool_call: _Optional[_Union[GlobToolCall, _Mapping]] = ..., grep_tool_call: _Optional[_Union[GrepToolCall, _Mapping]] = ..., read_tool_call: _Optional[_Union[ReadToolCall, _Mapping]] = ..., update_todos_tool_call: _Optional[_Union[UpdateTodosToolCall, _Mapping]] = ..., read_todos_tool_call: _Optional[_Union[ReadTodosToolCall, _Mapping]] = ..., edit_tool_call: _Optional[_Union[EditToolCall, _Mapping]] = ..., ls_tool_call: _Optional[_Union[LsToolCall, _Mapping]] = ..., read_lints_tool_call: _Optional[_Union[ReadLintsToolCall, _Mapping]] = ..., mcp_tool_call: _Optional[_Union[McpToolCall, _Mapping]] = ..., sem_search_tool_call: _Optional[_Union[SemSearchToolCall, _Mapping]] = ..., create_plan_tool_call: _Optional[_Union[CreatePlanToolCall, _Mapping]] = ..., web_search_tool_call: _Optional[_Union[WebSearchToolCall, _Mapping]] = ..., task_tool_call: _Optional[_Union[TaskToolCall, _Mapping]] = ..., list_mcp_resources_tool_call: _Optional[_Union[ListMcpResourcesToolCall, _Mapping]] = ..., read_mcp_resource_tool_call: _Optional[_Union[ReadMcpResourceToolCall, _Mapping]] = ..., ask_question_tool_call: _Optional[_Union[AskQuestionToolCall, _Mapping]] = ..., fetch_tool_call: _Optional[_Union[FetchToolCall, _Mapping]] = ..., switch_mode_tool_call: _Optional[_Union[SwitchModeToolCall, _Mapping]] = ..., write_shell_stdin_tool_call: _Optional[_Union[WriteShellStdinToolCall, _Mapping]] = ..., truncated_tool_call: _Optional[_Union[TruncatedToolCall, _Mapping]] = ..., web_fetch_tool_call: _Optional[_Union[WebFetchToolCall, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., started_at_ms: _Optional[int] = ..., completed_at_ms: _Optional[int] = ...) -> None: ...
 
 class GetUsableModelsRequest(_message.Message):
     __slots__ = ("custom_model_ids",)
@@ -1690,6 +1747,38 @@ class CursorRuleTypeGlobal(_message.Message):
 class CursorRuleTypeManuallyAttached(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class CustomSubagent(_message.Message):
+    __slots__ = ("full_path", "name", "description", "tools", "model", "prompt", "permission_mode", "is_background", "plugin", "marketplace", "plugin_id", "marketplace_id", "force_default_model", "source")
+    FULL_PATH_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_MODE_FIELD_NUMBER: _ClassVar[int]
+    IS_BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_FIELD_NUMBER: _ClassVar[int]
+    MARKETPLACE_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_ID_FIELD_NUMBER: _ClassVar[int]
+    MARKETPLACE_ID_FIELD_NUMBER: _ClassVar[int]
+    FORCE_DEFAULT_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    full_path: str
+    name: str
+    description: str
+    tools: _containers.RepeatedScalarFieldContainer[str]
+    model: str
+    prompt: str
+    permission_mode: CustomSubagentPermissionMode
+    is_background: bool
+    plugin: str
+    marketplace: str
+    plugin_id: str
+    marketplace_id: str
+    force_default_model: bool
+    source: str
+    def __init__(self, full_path: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., model: _Optional[str] = ..., prompt: _Optional[str] = ..., permission_mode: _Optional[_Union[CustomSubagentPermissionMode, str]] = ..., is_background: _Optional[bool] = ..., plugin: _Optional[str] = ..., marketplace: _Optional[str] = ..., plugin_id: _Optional[str] = ..., marketplace_id: _Optional[str] = ..., force_default_model: _Optional[bool] = ..., source: _Optional[str] = ...) -> None: ...
 
 class CustomModeExitIntent(_message.Message):
     __slots__ = ("next_mode", "exited_mode")
@@ -3331,7 +3420,7 @@ class RepositoryIndexingInfo(_message.Message):
     def __init__(self, relative_workspace_path: _Optional[str] = ..., remote_urls: _Optional[_Iterable[str]] = ..., remote_names: _Optional[_Iterable[str]] = ..., repo_name: _Optional[str] = ..., repo_owner: _Optional[str] = ..., is_tracked: _Optional[bool] = ..., is_local: _Optional[bool] = ..., orthogonal_transform_seed: _Optional[float] = ..., workspace_uri: _Optional[str] = ..., path_encryption_key: _Optional[str] = ...) -> None: ...
 
 class RequestContext(_message.Message):
-    __slots__ = ("rules", "env", "repository_info", "tools", "conversation_notes_listing", "shared_notes_listing", "git_repos", "project_layouts", "mcp_instructions", "cloud_rule", "web_search_enabled", "skill_options", "repository_info_should_query_prod", "file_contents", "user_intent_summary", "mcp_file_system_options", "web_fetch_enabled", "hooks_additional_context", "commit_attribution_message", "pr_attribution_message", "agent_skills", "supports_mcp_auth", "git_repo_info_complete", "mcp_meta_tool_options", "read_lints_enabled", "mcp_info_complete", "non_file_rules", "rules_info_complete", "env_info_complete", "repository_info_complete", "custom_subagents_info_complete", "agent_skills_info_complete", "mcp_file_system_info_complete", "git_status_info_complete", "user_permissions_auto_run", "project_permissions_auto_run", "admin_permissions_auto_run", "disabled_team_rules", "search_conversations_enabled", "send_message_enabled", "admin_command_denylist")
+    __slots__ = ("rules", "env", "repository_info", "tools", "conversation_notes_listing", "shared_notes_listing", "git_repos", "project_layouts", "mcp_instructions", "cloud_rule", "web_search_enabled", "skill_options", "repository_info_should_query_prod", "file_contents", "user_intent_summary", "custom_subagents", "mcp_file_system_options", "web_fetch_enabled", "hooks_additional_context", "commit_attribution_message", "pr_attribution_message", "agent_skills", "supports_mcp_auth", "git_repo_info_complete", "mcp_meta_tool_options", "read_lints_enabled", "mcp_info_complete", "non_file_rules", "rules_info_complete", "env_info_complete", "repository_info_complete", "custom_subagents_info_complete", "agent_skills_info_complete", "mcp_file_system_info_complete", "git_status_info_complete", "user_permissions_auto_run", "project_permissions_auto_run", "admin_permissions_auto_run", "disabled_team_rules", "search_conversations_enabled", "send_message_enabled", "admin_command_denylist")
     class FileContentsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -3354,6 +3443,7 @@ class RequestContext(_message.Message):
     REPOSITORY_INFO_SHOULD_QUERY_PROD_FIELD_NUMBER: _ClassVar[int]
     FILE_CONTENTS_FIELD_NUMBER: _ClassVar[int]
     USER_INTENT_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_SUBAGENTS_FIELD_NUMBER: _ClassVar[int]
     MCP_FILE_SYSTEM_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     WEB_FETCH_ENABLED_FIELD_NUMBER: _ClassVar[int]
     HOOKS_ADDITIONAL_CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -3395,6 +3485,7 @@ class RequestContext(_message.Message):
     repository_info_should_query_prod: bool
     file_contents: _containers.ScalarMap[str, str]
     user_intent_summary: str
+    custom_subagents: _containers.RepeatedCompositeFieldContainer[CustomSubagent]
     mcp_file_system_options: McpFileSystemOptions
     web_fetch_enabled: bool
     hooks_additional_context: str
@@ -3421,7 +3512,7 @@ class RequestContext(_message.Message):
     search_conversations_enabled: bool
     send_message_enabled: bool
     admin_command_denylist: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, rules: _Optional[_Iterable[_Union[CursorRule, _Mapping]]] = ..., env: _Optional[_Union[RequestContextEnv, _Mapping]] = ..., repository_info: _Optional[_Iterable[_Union[RepositoryIndexingInfo, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[McpToolDefinition, _Mapping]]] = ..., conversation_notes_listing: _Optional[str] = ..., shared_notes_listing: _Optional[str] = ..., git_repos: _Optional[_Iterable[_Union[GitRepoInfo, _Mapping]]] = ..., project_layouts: _Optional[_Iterable[_Union[LsDirectoryTreeNode, _Mapping]]] = ..., mcp_instructions: _Optional[_Iterable[_Union[McpInstructions, _Mapping]]] = ..., cloud_rule: _Optional[str] = ..., web_search_enabled: _Optional[bool] = ..., skill_options: _Optional[_Union[SkillOptions, _Mapping]] = ..., repository_info_should_query_prod: _Optional[bool] = ..., file_contents: _Optional[_Mapping[str, str]] = ..., user_intent_summary: _Optional[str] = ..., mcp_file_system_options: _Optional[_Union[McpFileSystemOptions, _Mapping]] = ..., web_fetch_enabled: _Optional[bool] = ..., hooks_additional_context: _Optional[str] = ..., commit_attribution_message: _Optional[str] = ..., pr_attribution_message: _Optional[str] = ..., agent_skills: _Optional[_Iterable[_Union[AgentSkill, _Mapping]]] = ..., supports_mcp_auth: _Optional[bool] = ..., git_repo_info_complete: _Optional[bool] = ..., mcp_meta_tool_options: _Optional[_Union[McpMetaToolOptions, _Mapping]] = ..., read_lints_enabled: _Optional[bool] = ..., mcp_info_complete: _Optional[bool] = ..., non_file_rules: _Optional[_Iterable[_Union[CursorRule, _Mapping]]] = ..., rules_info_complete: _Optional[bool] = ..., env_info_complete: _Optional[bool] = ..., repository_info_complete: _Optional[bool] = ..., custom_subagents_info_complete: _Optional[bool] = ..., agent_skills_info_complete: _Optional[bool] = ..., mcp_file_system_info_complete: _Optional[bool] = ..., git_status_info_complete: _Optional[bool] = ..., user_permissions_auto_run: _Optional[_Union[PermissionsAutoRunInstructions, _Mapping]] = ..., project_permissions_auto_run: _Optional[_Union[PermissionsAutoRunInstructions, _Mapping]] = ..., admin_permissions_auto_run: _Optional[_Union[PermissionsAutoRunInstructions, _Mapping]] = ..., disabled_team_rules: _Optional[_Iterable[str]] = ..., search_conversations_enabled: _Optional[bool] = ..., send_message_enabled: _Optional[bool] = ..., admin_command_denylist: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, rules: _Optional[_Iterable[_Union[CursorRule, _Mapping]]] = ..., env: _Optional[_Union[RequestContextEnv, _Mapping]] = ..., repository_info: _Optional[_Iterable[_Union[RepositoryIndexingInfo, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[McpToolDefinition, _Mapping]]] = ..., conversation_notes_listing: _Optional[str] = ..., shared_notes_listing: _Optional[str] = ..., git_repos: _Optional[_Iterable[_Union[GitRepoInfo, _Mapping]]] = ..., project_layouts: _Optional[_Iterable[_Union[LsDirectoryTreeNode, _Mapping]]] = ..., mcp_instructions: _Optional[_Iterable[_Union[McpInstructions, _Mapping]]] = ..., cloud_rule: _Optional[str] = ..., web_search_enabled: _Optional[bool] = ..., skill_options: _Optional[_Union[SkillOptions, _Mapping]] = ..., repository_info_should_query_prod: _Optional[bool] = ..., file_contents: _Optional[_Mapping[str, str]] = ..., user_intent_summary: _Optional[str] = ..., custom_subagents: _Optional[_Iterable[_Union[CustomSubagent, _Mapping]]] = ..., mcp_file_system_options: _Optional[_Union[McpFileSystemOptions, _Mapping]] = ..., web_fetch_enabled: _Optional[bool] = ..., hooks_additional_context: _Optional[str] = ..., commit_attribution_message: _Optional[str] = ..., pr_attribution_message: _Optional[str] = ..., agent_skills: _Optional[_Iterable[_Union[AgentSkill, _Mapping]]] = ..., supports_mcp_auth: _Optional[bool] = ..., git_repo_info_complete: _Optional[bool] = ..., mcp_meta_tool_options: _Optional[_Union[McpMetaToolOptions, _Mapping]] = ..., read_lints_enabled: _Optional[bool] = ..., mcp_info_complete: _Optional[bool] = ..., non_file_rules: _Optional[_Iterable[_Union[CursorRule, _Mapping]]] = ..., rules_info_complete: _Optional[bool] = ..., env_info_complete: _Optional[bool] = ..., repository_info_complete: _Optional[bool] = ..., custom_subagents_info_complete: _Optional[bool] = ..., agent_skills_info_complete: _Optional[bool] = ..., mcp_file_system_info_complete: _Optional[bool] = ..., git_status_info_complete: _Optional[bool] = ..., user_permissions_auto_run: _Optional[_Union[PermissionsAutoRunInstructions, _Mapping]] = ..., project_permissions_auto_run: _Optional[_Union[PermissionsAutoRunInstructions, _Mapping]] = ..., admin_permissions_auto_run: _Optional[_Union[PermissionsAutoRunInstructions, _Mapping]] = ..., disabled_team_rules: _Optional[_Iterable[str]] = ..., search_conversations_enabled: _Optional[bool] = ..., send_message_enabled: _Optional[bool] = ..., admin_command_denylist: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RequestContextArgs(_message.Message):
     __slots__ = ("notes_session_id", "workspace_id", "read_only_pinned_tree_sha", "read_only_plugin_cache_root", "use_cached")
@@ -4465,6 +4556,180 @@ class StepTiming(_message.Message):
     timestamp_ms: int
     def __init__(self, duration_ms: _Optional[int] = ..., timestamp_ms: _Optional[int] = ...) -> None: ...
 
+class SubagentArgs(_message.Message):
+    __slots__ = ("tool_call_id", "subagent_type", "model_id", "prompt", "readonly", "resume_agent_id", "run_in_background", "parent_conversation_id", "interrupt", "mode", "fork_agent_id", "root_parent_conversation_id", "selected_context", "direct_meta_parent_child_subagent", "environment", "cloud_base_branch", "model_parameters")
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_ID_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    RESUME_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_IN_BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    PARENT_CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    FORK_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ROOT_PARENT_CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SELECTED_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    DIRECT_META_PARENT_CHILD_SUBAGENT_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
+    CLOUD_BASE_BRANCH_FIELD_NUMBER: _ClassVar[int]
+    MODEL_PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    tool_call_id: str
+    subagent_type: str
+    model_id: str
+    prompt: str
+    readonly: bool
+    resume_agent_id: str
+    run_in_background: bool
+    parent_conversation_id: str
+    interrupt: bool
+    mode: TaskMode
+    fork_agent_id: str
+    root_parent_conversation_id: str
+    selected_context: SelectedContext
+    direct_meta_parent_child_subagent: bool
+    environment: SubagentExecutionEnvironment
+    cloud_base_branch: str
+    model_parameters: _containers.RepeatedCompositeFieldContainer[RequestedModel.ModelParameterValue]
+    def __init__(self, tool_call_id: _Optional[str] = ..., subagent_type: _Optional[str] = ..., model_id: _Optional[str] = ..., prompt: _Optional[str] = ..., readonly: _Optional[bool] = ..., resume_agent_id: _Optional[str] = ..., run_in_background: _Optional[bool] = ..., parent_conversation_id: _Optional[str] = ..., interrupt: _Optional[bool] = ..., mode: _Optional[_Union[TaskMode, str]] = ..., fork_agent_id: _Optional[str] = ..., root_parent_conversation_id: _Optional[str] = ..., selected_context: _Optional[_Union[SelectedContext, _Mapping]] = ..., direct_meta_parent_child_subagent: _Optional[bool] = ..., environment: _Optional[_Union[SubagentExecutionEnvironment, str]] = ..., cloud_base_branch: _Optional[str] = ..., model_parameters: _Optional[_Iterable[_Union[RequestedModel.ModelParameterValue, _Mapping]]] = ...) -> None: ...
+
+class SubagentError(_message.Message):
+    __slots__ = ("agent_id", "error")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    error: str
+    def __init__(self, agent_id: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+
+class SubagentModelOverride(_message.Message):
+    __slots__ = ("subagent_type", "model", "inherit", "disabled")
+    SUBAGENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    INHERIT_FIELD_NUMBER: _ClassVar[int]
+    DISABLED_FIELD_NUMBER: _ClassVar[int]
+    subagent_type: str
+    model: RequestedModel
+    inherit: bool
+    disabled: bool
+    def __init__(self, subagent_type: _Optional[str] = ..., model: _Optional[_Union[RequestedModel, _Mapping]] = ..., inherit: _Optional[bool] = ..., disabled: _Optional[bool] = ...) -> None: ...
+
+class SubagentPersistedState(_message.Message):
+    __slots__ = ("conversation_state", "created_timestamp_ms", "last_used_timestamp_ms", "subagent_type", "model_id", "environment")
+    CONVERSATION_STATE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_TIMESTAMP_MS_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_TIMESTAMP_MS_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_ID_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
+    conversation_state: ConversationStateStructure
+    created_timestamp_ms: int
+    last_used_timestamp_ms: int
+    subagent_type: SubagentType
+    model_id: str
+    environment: SubagentExecutionEnvironment
+    def __init__(self, conversation_state: _Optional[_Union[ConversationStateStructure, _Mapping]] = ..., created_timestamp_ms: _Optional[int] = ..., last_used_timestamp_ms: _Optional[int] = ..., subagent_type: _Optional[_Union[SubagentType, _Mapping]] = ..., model_id: _Optional[str] = ..., environment: _Optional[_Union[SubagentExecutionEnvironment, str]] = ...) -> None: ...
+
+class SubagentResult(_message.Message):
+    __slots__ = ("success", "error")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    success: SubagentSuccess
+    error: SubagentError
+    def __init__(self, success: _Optional[_Union[SubagentSuccess, _Mapping]] = ..., error: _Optional[_Union[SubagentError, _Mapping]] = ...) -> None: ...
+
+class SubagentSuccess(_message.Message):
+    __slots__ = ("agent_id", "final_message", "tool_call_count", "background_reason", "transcript_path")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    FINAL_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_REASON_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_PATH_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    final_message: str
+    tool_call_count: int
+    background_reason: SubagentBackgroundReason
+    transcript_path: str
+    def __init__(self, agent_id: _Optional[str] = ..., final_message: _Optional[str] = ..., tool_call_count: _Optional[int] = ..., background_reason: _Optional[_Union[SubagentBackgroundReason, str]] = ..., transcript_path: _Optional[str] = ...) -> None: ...
+
+class SubagentType(_message.Message):
+    __slots__ = ("unspecified", "computer_use", "custom", "explore", "media_review", "bash", "browser_use", "shell", "vm_setup_helper", "debug", "cursor_guide", "watch_video")
+    UNSPECIFIED_FIELD_NUMBER: _ClassVar[int]
+    COMPUTER_USE_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_FIELD_NUMBER: _ClassVar[int]
+    EXPLORE_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_REVIEW_FIELD_NUMBER: _ClassVar[int]
+    BASH_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_USE_FIELD_NUMBER: _ClassVar[int]
+    SHELL_FIELD_NUMBER: _ClassVar[int]
+    VM_SETUP_HELPER_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_GUIDE_FIELD_NUMBER: _ClassVar[int]
+    WATCH_VIDEO_FIELD_NUMBER: _ClassVar[int]
+    unspecified: SubagentTypeUnspecified
+    computer_use: SubagentTypeComputerUse
+    custom: SubagentTypeCustom
+    explore: SubagentTypeExplore
+    media_review: SubagentTypeMediaReview
+    bash: SubagentTypeBash
+    browser_use: SubagentTypeBrowserUse
+    shell: SubagentTypeShell
+    vm_setup_helper: SubagentTypeVmSetupHelper
+    debug: SubagentTypeDebug
+    cursor_guide: SubagentTypeCursorGuide
+    watch_video: SubagentTypeWatchVideo
+    def __init__(self, unspecified: _Optional[_Union[SubagentTypeUnspecified, _Mapping]] = ..., computer_use: _Optional[_Union[SubagentTypeComputerUse, _Mapping]] = ..., custom: _Optional[_Union[SubagentTypeCustom, _Mapping]] = ..., explore: _Optional[_Union[SubagentTypeExplore, _Mapping]] = ..., media_review: _Optional[_Union[SubagentTypeMediaReview, _Mapping]] = ..., bash: _Optional[_Union[SubagentTypeBash, _Mapping]] = ..., browser_use: _Optional[_Union[SubagentTypeBrowserUse, _Mapping]] = ..., shell: _Optional[_Union[SubagentTypeShell, _Mapping]] = ..., vm_setup_helper: _Optional[_Union[SubagentTypeVmSetupHelper, _Mapping]] = ..., debug: _Optional[_Union[SubagentTypeDebug, _Mapping]] = ..., cursor_guide: _Optional[_Union[SubagentTypeCursorGuide, _Mapping]] = ..., watch_video: _Optional[_Union[SubagentTypeWatchVideo, _Mapping]] = ...) -> None: ...
+
+class SubagentTypeBash(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeBrowserUse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeComputerUse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeCursorGuide(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeCustom(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class SubagentTypeDebug(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeExplore(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeMediaReview(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeShell(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeUnspecified(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeVmSetupHelper(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SubagentTypeWatchVideo(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class SubmittedCustomMode(_message.Message):
     __slots__ = ("id", "label", "source", "source_path", "source_hash", "managed_skill_id", "plugin_id", "plugin_snapshot_token")
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -4585,6 +4850,78 @@ class SwitchModeToolCall(_message.Message):
     result: SwitchModeResult
     def __init__(self, args: _Optional[_Union[SwitchModeArgs, _Mapping]] = ..., result: _Optional[_Union[SwitchModeResult, _Mapping]] = ...) -> None: ...
 
+class TaskArgs(_message.Message):
+    __slots__ = ("description", "prompt", "subagent_type", "model", "resume", "agent_id", "attachments", "mode", "responding_to_message_ids", "environment")
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    RESUME_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTACHMENTS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    RESPONDING_TO_MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    prompt: str
+    subagent_type: SubagentType
+    model: str
+    resume: str
+    agent_id: str
+    attachments: _containers.RepeatedScalarFieldContainer[str]
+    mode: TaskMode
+    responding_to_message_ids: _containers.RepeatedScalarFieldContainer[str]
+    environment: SubagentExecutionEnvironment
+    def __init__(self, description: _Optional[str] = ..., prompt: _Optional[str] = ..., subagent_type: _Optional[_Union[SubagentType, _Mapping]] = ..., model: _Optional[str] = ..., resume: _Optional[str] = ..., agent_id: _Optional[str] = ..., attachments: _Optional[_Iterable[str]] = ..., mode: _Optional[_Union[TaskMode, str]] = ..., responding_to_message_ids: _Optional[_Iterable[str]] = ..., environment: _Optional[_Union[SubagentExecutionEnvironment, str]] = ...) -> None: ...
+
+class TaskError(_message.Message):
+    __slots__ = ("error",)
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    error: str
+    def __init__(self, error: _Optional[str] = ...) -> None: ...
+
+class TaskResult(_message.Message):
+    __slots__ = ("success", "error")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    success: TaskSuccess
+    error: TaskError
+    def __init__(self, success: _Optional[_Union[TaskSuccess, _Mapping]] = ..., error: _Optional[_Union[TaskError, _Mapping]] = ...) -> None: ...
+
+class TaskSuccess(_message.Message):
+    __slots__ = ("conversation_steps", "agent_id", "is_background", "duration_ms", "result_suffix", "background_reason", "transcript_path")
+    CONVERSATION_STEPS_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    IS_BACKGROUND_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_SUFFIX_FIELD_NUMBER: _ClassVar[int]
+    BACKGROUND_REASON_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_PATH_FIELD_NUMBER: _ClassVar[int]
+    conversation_steps: _containers.RepeatedCompositeFieldContainer[ConversationStep]
+    agent_id: str
+    is_background: bool
+    duration_ms: int
+    result_suffix: str
+    background_reason: SubagentBackgroundReason
+    transcript_path: str
+    def __init__(self, conversation_steps: _Optional[_Iterable[_Union[ConversationStep, _Mapping]]] = ..., agent_id: _Optional[str] = ..., is_background: _Optional[bool] = ..., duration_ms: _Optional[int] = ..., result_suffix: _Optional[str] = ..., background_reason: _Optional[_Union[SubagentBackgroundReason, str]] = ..., transcript_path: _Optional[str] = ...) -> None: ...
+
+class TaskToolCall(_message.Message):
+    __slots__ = ("args", "result", "cloud_agent_bc_id")
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    CLOUD_AGENT_BC_ID_FIELD_NUMBER: _ClassVar[int]
+    args: TaskArgs
+    result: TaskResult
+    cloud_agent_bc_id: str
+    def __init__(self, args: _Optional[_Union[TaskArgs, _Mapping]] = ..., result: _Optional[_Union[TaskResult, _Mapping]] = ..., cloud_agent_bc_id: _Optional[str] = ...) -> None: ...
+
+class TaskToolCallDelta(_message.Message):
+    __slots__ = ("interaction_update",)
+    INTERACTION_UPDATE_FIELD_NUMBER: _ClassVar[int]
+    interaction_update: InteractionUpdate
+    def __init__(self, interaction_update: _Optional[_Union[InteractionUpdate, _Mapping]] = ...) -> None: ...
+
 class TerminalMetadata(_message.Message):
     __slots__ = ("cwd", "last_commands", "last_modified_ms", "current_command")
     class Command(_message.Message):
@@ -4667,14 +5004,16 @@ class ToolCallCompletedUpdate(_message.Message):
     def __init__(self, call_id: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCall, _Mapping]] = ..., model_call_id: _Optional[str] = ...) -> None: ...
 
 class ToolCallDelta(_message.Message):
-    __slots__ = ("shell_tool_call_delta", "edit_tool_call_delta", "replace_env_tool_call_delta")
+    __slots__ = ("shell_tool_call_delta", "task_tool_call_delta", "edit_tool_call_delta", "replace_env_tool_call_delta")
     SHELL_TOOL_CALL_DELTA_FIELD_NUMBER: _ClassVar[int]
+    TASK_TOOL_CALL_DELTA_FIELD_NUMBER: _ClassVar[int]
     EDIT_TOOL_CALL_DELTA_FIELD_NUMBER: _ClassVar[int]
     REPLACE_ENV_TOOL_CALL_DELTA_FIELD_NUMBER: _ClassVar[int]
     shell_tool_call_delta: ShellToolCallDelta
+    task_tool_call_delta: TaskToolCallDelta
     edit_tool_call_delta: EditToolCallDelta
     replace_env_tool_call_delta: ReplaceEnvToolCallDelta
-    def __init__(self, shell_tool_call_delta: _Optional[_Union[ShellToolCallDelta, _Mapping]] = ..., edit_tool_call_delta: _Optional[_Union[EditToolCallDelta, _Mapping]] = ..., replace_env_tool_call_delta: _Optional[_Union[ReplaceEnvToolCallDelta, _Mapping]] = ...) -> None: ...
+    def __init__(self, shell_tool_call_delta: _Optional[_Union[ShellToolCallDelta, _Mapping]] = ..., task_tool_call_delta: _Optional[_Union[TaskToolCallDelta, _Mapping]] = ..., edit_tool_call_delta: _Optional[_Union[EditToolCallDelta, _Mapping]] = ..., replace_env_tool_call_delta: _Optional[_Union[ReplaceEnvToolCallDelta, _Mapping]] = ...) -> None: ...
 
 class ToolCallDeltaUpdate(_message.Message):
     __slots__ = ("call_id", "tool_call_delta", "model_call_id")
