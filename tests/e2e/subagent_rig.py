@@ -47,8 +47,16 @@ class RoutedLLM:
     requests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
     gates: dict[str, asyncio.Event] = field(default_factory=dict)
-    """A key's calls wait for its gate (a child held mid-run)."""
+    """A key's calls wait for its gate (a child held mid-run)..."""
+    free_calls: dict[str, int] = field(default_factory=dict)
+    """...but for its first so many."""
     streams: list[ScriptedStream] = field(default_factory=list)
+    together: frozenset[str] = frozenset()
+    """Keys whose first calls wait until each of them has called: run one
+    after another, they never would (the wait gives up after 5 s)."""
+    met: asyncio.Event = field(default_factory=asyncio.Event)
+    stopped: list[str] = field(default_factory=list)
+    """Keys whose call was stopped while it waited (its provider call closed)."""
 
     def key_of(self, request: RequestMessages) -> str:
         text = first_user_text(request)
@@ -62,15 +70,26 @@ class RoutedLLM:
         key = self.key_of(request)
         self.calls.append(key)
         self.requests.setdefault(key, []).append(request_to_json(request))
-        gate = self.gates.get(key)
-        if gate is not None:
-            await gate.wait()
+        try:
+            await self._wait(key)
+        except asyncio.CancelledError:
+            self.stopped.append(key)
+            raise
         queue = self.scripts[key]
         if not queue:
             raise AssertionError(f"{key!r} called more often than scripted")
         stream = ScriptedStream(queue.pop(0), self.delay)
         self.streams.append(stream)
         return stream
+
+    async def _wait(self, key: str) -> None:
+        if key in self.together:
+            if self.together <= set(self.calls):
+                self.met.set()
+            await asyncio.wait_for(self.met.wait(), 5.0)
+        gate = self.gates.get(key)
+        if gate is not None and self.calls.count(key) > self.free_calls.get(key, 0):
+            await gate.wait()
 
 
 @dataclass

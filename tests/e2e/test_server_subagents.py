@@ -7,10 +7,19 @@ model once, in the documented form."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
+from cursor_byok.client.client import cancel
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.types import TextContent
+from cursor_byok.loop.state import IDLE_STATUSES, Status
+from cursor_byok.store.base import Loaded
 from cursor_byok.store.owners import client_id_of
-from cursor_byok.transport.sessions.subagents import child_conversation_id
+from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.subagent_launch import child_conversation_id
 from tests.e2e.official_cli import user_message
 from tests.e2e.subagent_rig import (
     RoutedLLM,
@@ -22,6 +31,7 @@ from tests.e2e.subagent_rig import (
     task_deltas,
 )
 from tests.e2e.test_official_cli import answer, call, clean, uses
+from tests.factories import assistant, stream_of
 
 PARENT = "find out what the notes say"
 CHILD = "CHILD-A: read notes.txt and report what it says"
@@ -80,3 +90,88 @@ async def test_one_subagent_runs_on_the_server_and_answers_the_parent_once(
     # The parent's last checkpoint carries the child's own.
     kept = turn.checkpoints[-1].subagent_states[agent_id]
     assert kept.HasField("conversation_state") and kept.conversation_state.turns
+
+
+def three_tasks() -> list[ResponseEvent]:
+    calls = [
+        call(f"call_task_{n}", "Task", description=f"Part {n}", prompt=f"CHILD-{n}: look at {n}")
+        for n in (1, 2, 3)
+    ]
+    return stream_of(assistant(TextContent("Splitting it up."), *calls), chunk=4)
+
+
+async def test_three_task_calls_of_one_response_run_at_once_each_on_its_card(
+    tmp_path: Path,
+) -> None:
+    children = [f"CHILD-{n}" for n in (1, 2, 3)]
+    scripts = {key: [answer(f"Part {key[-1]} is fine.")] for key in children}
+    llm = RoutedLLM(
+        {**scripts, "check all three": [three_tasks(), answer("All fine.")]},
+        together=frozenset(children),  # the first to call waits for the other two
+    )
+    async with subagent_rig(tmp_path, llm) as r:
+        turn = await r.cli.run(user_message("check all three", r.cli.context), "sonnet")
+    clean(turn)
+    assert turn.text.endswith("All fine.")
+    for n in (1, 2, 3):
+        call_id = f"call_task_{n}"
+        assert child_text(turn, call_id) == f"Part {n} is fine."
+        task = completed_task(turn, call_id)
+        steps = task.result.success.conversation_steps
+        assert [s.assistant_message.text for s in steps] == [f"Part {n} is fine."]
+        # Each card's updates follow its started card and precede its completed one.
+        started = turn.cards.index(next(c for c in turn.cards if is_card(c, "started", call_id)))
+        ended = turn.cards.index(next(c for c in turn.cards if is_card(c, "completed", call_id)))
+        deltas = [
+            i
+            for i, c in enumerate(turn.cards)
+            if c.WhichOneof("message") == "tool_call_delta" and c.tool_call_delta.call_id == call_id
+        ]
+        assert deltas and started < min(deltas) and max(deltas) < ended
+    # The parent model read the three results in its calls' order, once each.
+    results = [
+        m for m in llm.requests["check all three"][1]["messages"] if m["role"] == "toolResult"
+    ]
+    assert [m["toolCallId"] for m in results] == ["call_task_1", "call_task_2", "call_task_3"]
+    assert all(
+        f"Part {n} is fine." in json.dumps(m) for n, m in zip((1, 2, 3), results, strict=True)
+    )
+
+
+def is_card(card: pb.InteractionUpdate, kind: str, call_id: str) -> bool:
+    field = f"tool_call_{kind}"
+    return card.WhichOneof("message") == field and getattr(card, field).call_id == call_id
+
+
+async def test_a_cancel_of_the_parent_stops_its_child_and_the_childs_model_call(
+    tmp_path: Path,
+) -> None:
+    llm = RoutedLLM(
+        {
+            CHILD: [uses(call("call_read", "read_file", path="notes.txt")), answer("never")],
+            PARENT: [uses(TASK)],
+        },
+    )
+    llm.gates[CHILD], llm.free_calls[CHILD] = asyncio.Event(), 1  # its second call waits
+    async with subagent_rig(tmp_path, llm) as r:
+        (r.cli.workspace / "notes.txt").write_text("ship on Friday\n")
+        turn = await r.cli.run(
+            user_message(PARENT, r.cli.context), "sonnet", during=[cancel()], during_after="exec"
+        )
+        child_id = child_conversation_id("conv-cli", "call_task_a")
+        child = await settled(r.store, child_id)
+        parent = r.store.load("conv-cli")
+    assert turn.error is not None  # the turn ended canceled
+    assert child.state.status is Status.CANCELED
+    assert llm.stopped == [CHILD]  # its model call was closed, not left waiting
+    assert parent is not None and parent.state.status is Status.CANCELED
+
+
+async def settled(store: SQLiteStore, conversation_id: str) -> Loaded:
+    """The conversation once it is idle (a cancel lands a moment after the stream ends)."""
+    for _ in range(100):
+        loaded = store.load(conversation_id)
+        if loaded is not None and loaded.state.status in IDLE_STATUSES:
+            return loaded
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{conversation_id} never settled")

@@ -52,6 +52,8 @@ class ChildSession(Session):
     ended_with: WireError | None = None
     finished: bool = False
     """Its turn came to an end (`ended_with` None: a final answer)."""
+    held: list[pb.AgentServerMessage] | None = None
+    """Its updates while its Task card is not shown yet (None: shown)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -72,7 +74,11 @@ class ChildSession(Session):
         parent = self.host
         kind = item.WhichOneof("message")
         if kind == "interaction_update":
-            if not item.interaction_update.HasField("heartbeat"):  # the parent's own go out
+            if item.interaction_update.HasField("heartbeat"):  # the parent's own go out
+                return
+            if self.held is not None:
+                self.held.append(self.wrapped(item.interaction_update))
+            else:
                 parent.put(self.wrapped(item.interaction_update))
         elif kind == "conversation_checkpoint_update":
             self.checkpoint = item.conversation_checkpoint_update
@@ -101,6 +107,13 @@ class ChildSession(Session):
         delta.model_call_id = self.host.context.current_model_call()
         delta.tool_call_delta.task_tool_call_delta.interaction_update.CopyFrom(update)
         return message
+
+    def shown(self) -> None:
+        """The Task call's card is out: what was held follows it, the rest
+        goes out as it comes."""
+        held, self.held = self.held or [], None
+        for message in held:
+            self.host.put(message)
 
     def _answer(self, query: pb.InteractionQuery) -> None:
         kind = query.WhichOneof("query") or ""
