@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cursor_byok.config.subagents import SubagentsConfig, task_tool
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import canonical_dumps, request_to_json
@@ -104,8 +105,8 @@ class SubRig:
 async def subagent_rig(
     tmp_path: Path, llm: RoutedLLM, codec: str = "proto", **options: Any
 ) -> AsyncIterator[SubRig]:
-    """The real server over a real socket with server-side subagents, and a
-    CLI new enough (by its headers) to draw the Task card."""
+    """The real server over a real socket, `[subagents] mode = "server"`,
+    and a CLI new enough (by its headers) to draw the Task card."""
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     service = build_service(
         store,
@@ -114,7 +115,7 @@ async def subagent_rig(
         retry=RetryPolicy(1, 0.001, 0.01),
         heartbeat_s=0.5,
         context_wait_s=0.3,
-        server_subagents=True,
+        server_tools=(task_tool(SubagentsConfig(mode="server"), {}),),
         **options,
     )
     workspace = tmp_path / "workspace"

@@ -140,7 +140,8 @@ async def test_three_task_calls_of_one_response_run_at_once_each_on_its_card(
 
 def is_card(card: pb.InteractionUpdate, kind: str, call_id: str) -> bool:
     field = f"tool_call_{kind}"
-    return card.WhichOneof("message") == field and getattr(card, field).call_id == call_id
+    named: str = getattr(card, field).call_id
+    return card.WhichOneof("message") == field and named == call_id
 
 
 async def test_a_cancel_of_the_parent_stops_its_child_and_the_childs_model_call(

@@ -63,8 +63,8 @@ def _run_request() -> agent_pb2.AgentRunRequest:
 
 
 def test_run_request_round_trips_with_undeclared_fields_kept() -> None:
-    # 29 system_prompt_spec and 20 subagent_model_overrides are deliberately not declared.
-    undeclared = _length_delimited(29, b"\x0a\x03abc") + _length_delimited(20, b"\x0a\x01x")
+    # 29 system_prompt_spec and 30 client_llm_gateway_credential are deliberately not declared.
+    undeclared = _length_delimited(29, b"\x0a\x03abc") + _length_delimited(30, b"\x0a\x01x")
     run_request_bytes = _run_request().SerializeToString() + undeclared
     wire = _length_delimited(1, run_request_bytes)
 

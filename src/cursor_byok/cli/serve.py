@@ -28,6 +28,7 @@ from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_US
 from cursor_byok.cli.terminal import Printer
 from cursor_byok.config.guards import HostCheck, Redactor
 from cursor_byok.config.settings import Config
+from cursor_byok.config.subagents import task_tool
 from cursor_byok.config.web import server_tools
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.store.database import Durability, PostgresURL
@@ -286,7 +287,10 @@ async def _run(
         processes=processes,
         resolve_model=router.model_name,
         query_waits=QueryWaits(config.server.question_wait_s, config.server.approval_wait_s),
-        server_tools=server_tools(config.web, approval_s=config.server.approval_wait_s),
+        server_tools=(
+            *server_tools(config.web, approval_s=config.server.approval_wait_s),
+            task_tool(config.subagents, config.models),
+        ),
         pricing=router.terms,
     )
     tls = TLSFiles(*config.server.tls) if config.server.tls else None

@@ -35,6 +35,7 @@ from cursor_byok.config.server import DEFAULT_HOST as DEFAULT_HOST
 from cursor_byok.config.server import DEFAULT_PORT as DEFAULT_PORT
 from cursor_byok.config.server import ServerConfig as ServerConfig
 from cursor_byok.config.server import parse_server
+from cursor_byok.config.subagents import SubagentsConfig, parse_subagents
 from cursor_byok.config.web import WebConfig, parse_web, web_key
 from cursor_byok.llm.limits import (
     DEFAULT_CONTEXT_WINDOW,
@@ -122,6 +123,7 @@ class Config:
     default_model: str | None
     source: Path | None = None
     web: WebConfig = field(default_factory=WebConfig)
+    subagents: SubagentsConfig = field(default_factory=SubagentsConfig)
 
     def secrets(self, env: Mapping[str, str] | None = None) -> list[str]:
         """Every credential value (from the file or the environment), for the
@@ -353,6 +355,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             raise ConfigError(f"{path}: invalid TOML: {error}") from error
     server = parse_server(dict(doc.pop("server", {})), where, env)
     web = parse_web(dict(doc.pop("web", {})), where, env)
+    subagents_doc = dict(doc.pop("subagents", {}))
     default_model = doc.pop("default_model", None)
     providers_doc = doc.pop("providers", {})
     models_doc = doc.pop("models", {})
@@ -379,7 +382,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             raise where.error(None, "default_model", f"not a configured model (known: {known})")
     elif models:
         default_model = next(iter(models))
-    return Config(server, providers, models, default_model, path, web)
+    subagents = parse_subagents(subagents_doc, where, models)
+    return Config(server, providers, models, default_model, path, web, subagents)
 
 
 def resolve_key(provider: ProviderConfig, env: Mapping[str, str] | None = None) -> Secret | None:

@@ -51,7 +51,16 @@ class TurnBlobs:
     todo_lists: int = 0
     """How many lists `set_todos` named (a newer one is never replaced by an older)."""
     subagents: dict[str, pb.SubagentPersistedState] = field(default_factory=dict)
-    """The server-run subagents' states by agent id (each with its own checkpoint)."""
+    """The conversation's subagents by agent id (`subagent_states`): the
+    checkpoint the client sent back, and those the turn started since."""
+
+    def record_subagent(self, agent_id: str, state: pb.SubagentPersistedState) -> None:
+        """A subagent a Task call started or continued (a continued one keeps
+        when it was made)."""
+        known = self.subagents.get(agent_id)
+        if known is not None and known.created_timestamp_ms:
+            state.created_timestamp_ms = known.created_timestamp_ms
+        self.subagents[agent_id] = state
 
     def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
         """Name the to-do list of the checkpoint the client sent (it holds
@@ -202,8 +211,8 @@ def checkpoint(
     state.turns.extend(blobs.turns())
     state.todos.extend(blobs.todos)
     state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
+    for agent_id, subagent in blobs.subagents.items():
+        state.subagent_states[agent_id].CopyFrom(subagent)
     if mode:
         state.mode = mode  # type: ignore[assignment]
-    for agent_id, kept in blobs.subagents.items():
-        state.subagent_states[agent_id].CopyFrom(kept)
     return [*blobs.flush(), message]

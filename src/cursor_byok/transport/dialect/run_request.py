@@ -45,6 +45,7 @@ from cursor_byok.transport.dialect.modes import (
     run_mode,
 )
 from cursor_byok.transport.dialect.question_tool import answered_later
+from cursor_byok.transport.dialect.subagent_child import child_prompt, child_tools
 from cursor_byok.transport.dialect.tools import McpTool, Tool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
@@ -101,6 +102,8 @@ class RunStarted:
     """The to-do blob ids of the checkpoint the client sent back (it has them)."""
     mode: str = "agent"
     """The conversation's mode for this run (`modes`)."""
+    prior_subagents: Mapping[str, pb.SubagentPersistedState] = field(default_factory=dict)
+    """The subagents of the checkpoint the client sent back, by agent id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +185,7 @@ def decode_run_request(
     todos = tuple(run.conversation_state.todos)
     if branch == "summarize_action":
         caps = capabilities(client, run)
-        tools = ToolSet.for_run(client=caps, extra=extra)
+        tools = ToolSet.for_run(client=caps, extra=_bound(extra, run, None, caps, False))
         summarize = Compact()
         return RunStarted(
             conversation_id, summarize, tools, _requested_model(run), capabilities=caps
@@ -198,12 +201,13 @@ def decode_run_request(
     model = _requested_model(run)
     mode = run_mode(run)
     looking = mode in LOOKING  # nothing that changes the workspace
-    tools = ToolSet.for_run(
-        definitions, only=READ_ONLY if looking else None, client=caps, extra=extra
-    )
+    only = child_tools(run, context, READ_ONLY if looking else None)
+    extra = _bound(extra, run, context, caps, looking)
+    tools = ToolSet.for_run(definitions, only=only, client=caps, extra=extra)
     if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
         tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
     prior = tuple(run.conversation_state.turns)
+    subagents = dict(run.conversation_state.subagent_states)
     if branch in RESUMING_ACTIONS:
         return RunStarted(
             conversation_id,
@@ -214,6 +218,7 @@ def decode_run_request(
             capabilities=caps,
             prior_todos=todos,
             mode=mode,
+            prior_subagents=subagents,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -228,7 +233,7 @@ def decode_run_request(
     parts = [SYSTEM_PROMPT, modal, _environment(context.env)]
     rules = _rules(context)
     parts += [rules, "" if looking else _mcp_instructions(context)]
-    parts.append(run.custom_system_prompt)
+    parts += [run.custom_system_prompt, child_prompt(run, context)]
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
     content = _action_text(action, blobs or {})
@@ -252,7 +257,26 @@ def decode_run_request(
         capabilities=caps,
         prior_todos=todos,
         mode=mode,
+        prior_subagents=subagents,
     )
+
+
+def _bound(
+    extra: Sequence[Tool],
+    run: pb.AgentRunRequest,
+    context: pb.RequestContext | None,
+    client: Capabilities,
+    looking: bool,
+) -> list[Tool]:
+    """The configuration's tools as this run offers them: a tool made for
+    each run (`for_run`, the Task tool) is made here, or left out (None)."""
+    tools = []
+    for tool in extra:
+        for_run = getattr(tool, "for_run", None)
+        bound = for_run(run, context, client, looking) if for_run is not None else tool
+        if bound is not None:
+            tools.append(bound)
+    return tools
 
 
 def _opening_message(

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.state import ConversationState
@@ -69,6 +69,9 @@ class ServerOutcome:
     todos: tuple[TodoItem, ...] | None = None
     mode: str | None = None
     """The conversation's mode when the call changed it (an approved switch)."""
+    subagent: tuple[str, pb.SubagentPersistedState] | None = None
+    """A subagent the call started or continued, by agent id: every
+    checkpoint from now on names it (`subagent_states`)."""
 
 
 class ToolContext(Protocol):
@@ -113,6 +116,29 @@ class ToolContext(Protocol):
         """Send `query` (its id filled in when 0) and wait for the client's
         answer: None when none came within `timeout_s` or the client failed.
         The stream keeps its heartbeats meanwhile."""
+        ...
+
+
+@runtime_checkable
+class ExecContext(ToolContext, Protocol):
+    """What a server tool that asks the client to run execs of its own (the
+    Task tool's `subagent_args`) may use besides (the session provides it)."""
+
+    def started_too(self, call: ToolCall) -> None:
+        """Send the started card of `call`, a call of this tool the model
+        made in the same response, started early; once a call."""
+        ...
+
+    def exec(self, key: str, field: str, args: Any) -> int:
+        """Ask the client to run an exec (`field` of `ExecServerMessage`),
+        once per `key` on this stream; the time (ms) it was sent."""
+        ...
+
+    async def exec_result(self, key: str, timeout_s: float) -> pb.ExecClientMessage | str | None:
+        """The client's answer to exec `key` (it may have come already): a
+        string when the client failed the exec (its error); None when the
+        turn ended or none came within `timeout_s` (the exec is then
+        aborted). Heartbeats go on meanwhile."""
         ...
 
 

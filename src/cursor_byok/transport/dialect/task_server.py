@@ -1,94 +1,49 @@
-"""The Task tool when the server runs the subagent itself (server mode).
+"""A Task call the server carries out itself (protocol/agent-features.md §5.2 B).
 
 To the parent's loop a Task call is a server-run tool call like any other
-(`server_tool`): one call, one `ToolResult`. Its `run` hands the work to a
-`ChildRunner` (the sessions layer's `Subagents`), which runs the child as a
-conversation of its own and comes back with the completed card and the
-text the model reads. This module holds what is Cursor-shaped about it and
-needs no I/O: the card, and the outcome of a child that ended.
+(`server_tool`): one call, one `ToolResult`. In server mode its `run` hands
+the work to a `ChildRunner` (the sessions layer's `Subagents`), which runs
+the child as a conversation of its own and comes back with how it ended.
+This module holds what is Cursor-shaped about that and needs no I/O: the
+outcomes (card, the text the model reads, the child's state for the
+parent's checkpoints) of a child that finished, failed, or runs on in the
+background.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from cursor_byok.llm.types import AssistantMessage, Message, TextContent, ToolCall
-from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool, ToolContext
-from cursor_byok.transport.dialect.tool_base import ToolOutcome, object_schema
+from cursor_byok.transport.dialect.server_tool import ServerOutcome, ToolContext
+from cursor_byok.transport.dialect.task_call import TaskCall
+from cursor_byok.transport.dialect.task_cards import (
+    background_text,
+    error_text,
+    output_text,
+    task_card,
+    task_failure,
+    task_success,
+)
+from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
-READ_ONLY_TYPES = frozenset({"explore"})
-"""Subagent types that only look (and get only the read-only tools)."""
 
+class TaskParser(Protocol):
+    """What a server-run Task call needs of its tool (`task_tool.TaskTool`)."""
 
-@dataclass(frozen=True, slots=True)
-class TaskRequest:
-    """A Task call's arguments, as the server-side run reads them."""
+    name: str
 
-    description: str
-    prompt: str
-    subagent_type: str
-    model: str | None
-    resume: str | None
-    readonly: bool
-    run_in_background: bool
-
-    @classmethod
-    def of(cls, call: ToolCall) -> TaskRequest:
-        args = call.arguments
-        kind = str(args.get("subagent_type") or "generalPurpose")
-        return cls(
-            description=str(args.get("description") or ""),
-            prompt=str(args.get("prompt") or ""),
-            subagent_type=kind,
-            model=str(args["model"]) if args.get("model") else None,
-            resume=str(args["resume"]) if args.get("resume") else None,
-            readonly=bool(args.get("readonly")) or kind in READ_ONLY_TYPES,
-            run_in_background=bool(args.get("run_in_background")),
-        )
+    def parse(self, call: ToolCall) -> TaskCall: ...
 
 
 class ChildRunner(Protocol):
-    """Runs a Task call's subagent and says how it ended (sessions layer)."""
+    """Runs a Task call's subagent on the server (sessions layer)."""
 
-    async def run_task(self, call: ToolCall, context: ToolContext) -> ServerOutcome: ...
-
-
-def subagent_type(kind: str) -> pb.SubagentType:
-    found = pb.SubagentType()
-    if kind == "explore":
-        found.explore.SetInParent()
-    elif kind == "shell":
-        found.shell.SetInParent()
-    elif kind in ("generalPurpose", ""):
-        found.unspecified.SetInParent()
-    else:
-        found.custom.name = kind
-    return found
-
-
-def task_card(
-    call: ToolCall, agent_id: str = "", result: pb.TaskResult | None = None
-) -> pb.ToolCall:
-    request = TaskRequest.of(call)
-    args = pb.TaskArgs(
-        description=request.description,
-        prompt=request.prompt,
-        subagent_type=subagent_type(request.subagent_type),
-        mode=pb.TASK_MODE_PLAN if request.readonly else pb.TASK_MODE_AGENT,
-    )
-    if request.model:
-        args.model = request.model
-    if request.resume:
-        args.resume = request.resume
-    if agent_id:
-        args.agent_id = agent_id
-    card = pb.ToolCall(task_tool_call=pb.TaskToolCall(args=args))
-    if result is not None:
-        card.task_tool_call.result.CopyFrom(result)
-    return card
+    async def run_task(
+        self, tool: TaskParser, task: TaskCall, call: ToolCall, context: ToolContext
+    ) -> ServerOutcome: ...
 
 
 def last_answer(messages: Sequence[Message]) -> str:
@@ -101,74 +56,71 @@ def last_answer(messages: Sequence[Message]) -> str:
     return ""
 
 
-def result_text(answer: str, agent_id: str) -> str:
-    """What the parent model reads of a child that answered (§5.2)."""
-    return (
-        "This is the output of the subagent:\n"
-        f"response:\n<response>\n{answer}\n</response>\n\n"
-        f"Agent ID: {agent_id} (pass it as `resume` to continue this subagent)"
+def child_state(
+    task: TaskCall,
+    checkpoint: pb.ConversationStateStructure | None,
+    created_ms: int,
+    now_ms: int,
+) -> pb.SubagentPersistedState:
+    """The child as the parent's checkpoints name it, with its own state."""
+    state = pb.SubagentPersistedState(
+        created_timestamp_ms=created_ms,
+        last_used_timestamp_ms=now_ms,
+        subagent_type=task.kind.type_pb(),
+        model_id=task.model,
+        environment=pb.SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL,
     )
+    if checkpoint is not None:
+        state.conversation_state.CopyFrom(checkpoint)
+    return state
 
 
-def succeeded(call: ToolCall, agent_id: str, answer: str, duration_ms: int) -> ServerOutcome:
-    step = pb.ConversationStep(assistant_message=pb.AssistantMessage(text=answer))
-    success = pb.TaskSuccess(conversation_steps=[step], agent_id=agent_id, duration_ms=duration_ms)
-    card = task_card(call, agent_id, pb.TaskResult(success=success))
-    return ServerOutcome(card, ToolOutcome(result_text(answer, agent_id), False))
+def _card(task: TaskCall, call: ToolCall, result: pb.TaskResult, agent_id: str) -> pb.ToolCall:
+    card = task_card(task, result, agent_id)
+    card.tool_call_id = call.id
+    return card
 
 
-def in_background(call: ToolCall, agent_id: str) -> ServerOutcome:
-    success = pb.TaskSuccess(agent_id=agent_id, is_background=True)
-    card = task_card(call, agent_id, pb.TaskResult(success=success))
+def succeeded(
+    task: TaskCall,
+    call: ToolCall,
+    agent_id: str,
+    answer: str,
+    duration_ms: int,
+    state: pb.SubagentPersistedState,
+) -> ServerOutcome:
+    card = _card(task, call, task_success(answer, agent_id, duration_ms), agent_id)
+    text = cap(output_text(answer, agent_id))
+    return ServerOutcome(card, ToolOutcome(text, False), subagent=(agent_id, state))
+
+
+def in_background(
+    task: TaskCall, call: ToolCall, agent_id: str, state: pb.SubagentPersistedState
+) -> ServerOutcome:
+    reason = pb.SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST
+    card = _card(task, call, task_success("", agent_id, 0, reason), agent_id)
     text = (
-        f"The subagent is running in the background (Agent ID: {agent_id}). Its result "
-        "will be delivered to you as a message when it is done; go on meanwhile."
+        f"{background_text(agent_id)} When it finishes, its answer comes to you as a "
+        "message of its own."
     )
-    return ServerOutcome(card, ToolOutcome(text, False))
+    return ServerOutcome(card, ToolOutcome(text, False), subagent=(agent_id, state))
 
 
-def failed(call: ToolCall, agent_id: str, error: str) -> ServerOutcome:
-    card = task_card(call, agent_id, pb.TaskResult(error=pb.TaskError(error=error)))
-    return ServerOutcome(card, ToolOutcome(f"Error: {error}", is_error=True))
+def failed(
+    task: TaskCall,
+    call: ToolCall,
+    agent_id: str,
+    error: str,
+    state: pb.SubagentPersistedState | None = None,
+) -> ServerOutcome:
+    card = _card(task, call, task_failure(error), agent_id)
+    subagent = (agent_id, state) if agent_id and state is not None else None
+    return ServerOutcome(card, ToolOutcome(error_text(error), True), subagent=subagent)
 
 
-TASK_SCHEMA = object_schema(
-    {
-        "description": {"type": "string", "description": "A short (3-5 word) title."},
-        "prompt": {"type": "string", "description": "The task for the subagent, in full."},
-        "subagent_type": {
-            "type": "string",
-            "description": "generalPurpose (default), explore (read-only) or a custom type.",
-        },
-        "model": {"type": "string"},
-        "resume": {"type": "string", "description": "An agent id to continue."},
-        "readonly": {"type": "boolean"},
-        "run_in_background": {"type": "boolean"},
-    },
-    ("description", "prompt"),
-)
-
-
-class ServerTask(ServerTool):
-    """Task, run on the server: a child conversation with its own loop."""
-
-    name = "Task"
-    description = (
-        "Launch a subagent to carry out a task on its own (search, research, a "
-        "self-contained change) and report back. Several Task calls in one response "
-        "run at the same time."
-    )
-    parameters = TASK_SCHEMA
-
-    def __init__(self, children: ChildRunner) -> None:
-        self.children = children
-
-    def card(self, call: ToolCall, result: Any = None) -> pb.ToolCall:
-        del result
-        return task_card(call)
-
-    async def run(self, call: ToolCall, context: ToolContext) -> ServerOutcome:
-        return await self.children.run_task(call, context)
-
-    def failed(self, call: ToolCall, error: str) -> ServerOutcome:
-        return failed(call, "", error)
+def finished_text(agent_id: str, description: str, answer: str, error: str | None) -> str:
+    """The message a background child's end gives the parent model."""
+    what = f"The background subagent {agent_id}" + (f" ({description})" if description else "")
+    if error is not None:
+        return f"{what} failed. {error_text(error)}"
+    return f"{what} has finished.\n{output_text(answer, agent_id)}"

@@ -106,7 +106,6 @@ def build_service(
     resolve_model: Callable[[str], str | None] = lambda model: model,
     server_tools: Sequence[Tool] = (),
     pricing: Pricing | None = None,
-    server_subagents: bool = False,
 ) -> Service:
     """`host_allowed` judges each request's `Host` header (the command passes
     `guards.HostCheck`); None answers every name. `access_token` is the
@@ -117,8 +116,7 @@ def build_service(
     for the whole server: sessions, their buffered appends, stashed output
     and append bodies being read. `processes` is given where several server
     processes share the store (`cluster.processes.for_store`). `server_tools`:
-    the tools the configuration adds (`[web]`: web search and fetch);
-    `server_subagents`: Task runs its subagent on the server."""
+    the tools the configuration adds (`[web]`: web search and fetch)."""
     metrics = Metrics()
 
     def dropped(kind: str, _size: int) -> None:
@@ -141,7 +139,6 @@ def build_service(
         "query_waits": query_waits,
         "models": ModelGate(store.user_by_id, resolve_model),
         "server_tools": server_tools,
-        "server_subagents": server_subagents,
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)

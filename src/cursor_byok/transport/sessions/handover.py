@@ -84,6 +84,7 @@ def begin_turn(session: Session, event: RunStarted, window: int) -> None:
     context = session.context
     context.turn.begin(event.user_message, event.prior_turns, session.client_id)
     context.turn.carry_todos(event.prior_todos)
+    context.turn.subagents.update(event.prior_subagents)
     context.context_window = window
     context.characters.update(event.characters)
     context.mode = event.mode

@@ -29,7 +29,7 @@ from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.server_tool import QueryWaits
-from cursor_byok.transport.dialect.task_server import ServerTask
+from cursor_byok.transport.dialect.task_tool import TaskTool
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
@@ -77,15 +77,14 @@ class SessionHub:
         models: ModelGate | None = None,
         server_tools: Sequence[Tool] = (),
         query_waits: QueryWaits | None = None,
-        server_subagents: bool = False,
     ) -> None:
         """`kv_wait_s`: how long a stream's end waits for the answers to its
         KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
         models each user may start a turn with (None: any); `server_tools`:
         the tools the configuration adds (web search and fetch), offered to
         the runs whose client can take them; `query_waits`: how long a server
-        tool waits for a person's answer; `server_subagents`: Task runs its
-        subagent here (`subagents`), for the clients that draw its card."""
+        tool waits for a person's answer. A Task tool among `server_tools`
+        runs its subagents here where its mode is the server's (`subagents`)."""
         self.runner = runner
         self.models = models or ModelGate()
         self.server_tools = tuple(server_tools)
@@ -105,8 +104,10 @@ class SessionHub:
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
         self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits or QueryWaits())
         self.subagents = Subagents(runner, sink, self._spawn)
-        if server_subagents:
-            self.server_tools = (*self.server_tools, ServerTask(self.subagents))
+        self.server_tools = tuple(
+            t.with_children(self.subagents) if isinstance(t, TaskTool) else t
+            for t in self.server_tools
+        )
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
@@ -316,8 +317,9 @@ class SessionHub:
                     return
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                # The stream's own exec, or one of its server-run subagents'.
-                await self.tools.step(*self.subagents.reply(session, number, exec_id, reply))
+                if not session.server_runs.execs.answer(number, reply):
+                    # The stream's own exec, or one of its server-run subagents'.
+                    await self.tools.step(*self.subagents.reply(session, number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -326,7 +328,8 @@ class SessionHub:
                 if not session.blob_requests.answer(number, found):
                     self.counters.ignored_messages += 1
             case dialect.ExecThrown(number=number, error=error):
-                if not session.context_requests.answer(number, None):
+                taken = session.context_requests.answer(number, None)
+                if not taken and not session.server_runs.execs.answer(number, error):
                     await self.tools.step(*self.subagents.thrown(session, number, error))
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.

@@ -24,7 +24,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.commands import CallClient
@@ -36,6 +36,7 @@ from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.request_context import Answers
+from cursor_byok.transport.sessions.tool_execs import ToolExecs
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,9 @@ class _Context:
     queries: InteractionQueries
     host: ServerToolHost
     client: Capabilities = CAUTIOUS
-    shown: bool = False
+    shown: set[str] = field(default_factory=set)
+    """The calls whose started card went out on this stream (the stream's)."""
+    execs: ToolExecs = field(default_factory=ToolExecs)
 
     def answers(self, query: str) -> bool:
         return self.client.answers(query)
@@ -147,9 +150,19 @@ class _Context:
         return self.stream.mode
 
     def started(self) -> None:
-        if not self.shown:
-            self.shown = True
-            self.send(dialect.tool_started(self.call, self.tool, self.stream))
+        self.started_too(self.call)
+
+    def started_too(self, call: ToolCall) -> None:
+        if call.id not in self.shown:
+            self.shown.add(call.id)
+            self.send(dialect.tool_started(call, self.tool, self.stream))
+
+    def exec(self, key: str, field: str, args: Any) -> int:
+        now = self.host.now_ms()
+        return self.execs.send(key, field, args, self.stream.exec_number, now, self.send)
+
+    async def exec_result(self, key: str, timeout_s: float) -> pb.ExecClientMessage | str | None:
+        return await self.execs.result(key, timeout_s)
 
     async def ask(
         self, query: pb.InteractionQuery, timeout_s: float
@@ -164,6 +177,9 @@ class ServerRuns:
     def __init__(self, host: ServerToolHost | None = None) -> None:
         self.host = host
         self.queries = InteractionQueries()
+        self.execs = ToolExecs()
+        """The execs the server's tools sent on this stream (`tool_execs`)."""
+        self._shown: set[str] = set()
         self._running: dict[str, asyncio.Task[None]] = {}
         self._done: set[str] = set()
         """Calls run to their end on this stream: asked again, not run again."""
@@ -207,7 +223,17 @@ class ServerRuns:
         if state is None:
             state = ConversationState(conversation_id)
         context = _Context(
-            conversation_id, state, call, tool, stream, send, self.queries, host, client
+            conversation_id,
+            state,
+            call,
+            tool,
+            stream,
+            send,
+            self.queries,
+            host,
+            client,
+            self._shown,
+            self.execs,
         )
         if tool.started_first:
             context.started()
@@ -221,6 +247,8 @@ class ServerRuns:
         context.started()  # a run that never showed its card still does, before the end
         if result.mode is not None:
             stream.mode = result.mode  # the next checkpoint names it
+        if result.subagent is not None:
+            stream.turn.record_subagent(*result.subagent)  # so do the next checkpoints
         for message in dialect.tool_completed(call, result.card, stream):
             send(message)
         self._done.add(command.operation_id)
@@ -232,3 +260,4 @@ class ServerRuns:
             task.cancel()
         self._running.clear()
         self.queries.cancel("the turn ended")
+        self.execs.abort_all()

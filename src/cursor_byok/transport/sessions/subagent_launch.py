@@ -25,8 +25,9 @@ from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect import modes
 from cursor_byok.transport.dialect.interrupted import repeatable
 from cursor_byok.transport.dialect.server_tool import ServerTool
-from cursor_byok.transport.dialect.task_server import TaskRequest
-from cursor_byok.transport.dialect.tools import READ_ONLY, Tool, ToolSet
+from cursor_byok.transport.dialect.subagent_types import READONLY_TOOLS
+from cursor_byok.transport.dialect.task_call import TaskCall
+from cursor_byok.transport.dialect.tools import Tool, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.child_session import APPROVED_QUERIES, ChildSession
 from cursor_byok.transport.sessions.server_runs import ServerRuns
@@ -38,12 +39,6 @@ CHILD_MARK = "~"
 
 NOT_FOR_CHILDREN = frozenset({"Task", "AskQuestion", "SwitchMode", "CreatePlan"})
 """No person to ask, and no grandchildren."""
-
-REMINDER = (
-    "You are a subagent: another agent gave you the task below. Work on it with the tools "
-    "you have, without asking the user anything, and end with a complete answer: it is "
-    "all the other agent will read."
-)
 
 
 def _digest(tool_call_id: str) -> str:
@@ -69,16 +64,21 @@ def start_id(child_id: str, tool_call_id: str) -> str:
     return f"{child_id}:task:{_digest(tool_call_id)}"
 
 
-def child_tools(parent: ToolSet, readonly: bool) -> ToolSet:
-    """The parent's tools a child may use."""
+def child_tools(parent: ToolSet, task: TaskCall) -> ToolSet:
+    """The parent's tools a child may use: those its kind allows (a
+    read-only one only those that look), web search and fetch (which it
+    may use unasked), never one that asks a person or starts a subagent."""
+    allowed = task.kind.tools
+    if allowed is None and task.readonly:
+        allowed = READONLY_TOOLS
     kept: dict[str, Tool] = {}
     for name, tool in parent.tools.items():
         if name in NOT_FOR_CHILDREN:
             continue
         if any(query not in APPROVED_QUERIES for query in tool.queries):
             continue
-        looks = name in READ_ONLY or (isinstance(tool, ServerTool) and bool(tool.queries))
-        if readonly and not looks:
+        web = isinstance(tool, ServerTool) and bool(tool.queries)
+        if allowed is not None and name not in allowed and not web:
             continue
         kept[name] = tool
     return ToolSet(kept)
@@ -100,13 +100,14 @@ class Launch:
 
     child: ChildSession
     call: ToolCall
-    request: TaskRequest
+    task: TaskCall
     parent_id: str
     began: float = field(default_factory=time.monotonic)
+    created_ms: int = field(default_factory=lambda: int(time.time() * 1000))
     done: asyncio.Future[ConversationState] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
-    task: asyncio.Task[None] | None = None
+    driver: asyncio.Task[None] | None = None
 
     @property
     def child_id(self) -> str:
@@ -122,9 +123,7 @@ class Launch:
         return not self.done.done()
 
 
-def make_child(
-    parent: Session, call: ToolCall, child_id: str, request: TaskRequest
-) -> ChildSession:
+def make_child(parent: Session, call: ToolCall, child_id: str, task: TaskCall) -> ChildSession:
     """The child's session inside `parent`'s stream, its turn's blobs begun."""
     digest = client_id_of(child_id).split(CHILD_MARK, 1)[1]
     child = ChildSession(
@@ -136,25 +135,30 @@ def make_child(
         task_call_id=call.id,
     )
     child.conversation_id = child_id
-    child.tools = child_tools(parent.tools, request.readonly)
+    child.tools = child_tools(parent.tools, task)
     child.capabilities = parent.capabilities
     child.server_runs = ServerRuns(parent.server_runs.host)
     child.on_cut_off = parent.on_cut_off
     child.context.context_window = parent.context.context_window
-    child.context.mode = modes.ASK if request.readonly else modes.AGENT
-    user = pb.UserMessage(text=request.prompt, mode=modes.ENUM[child.context.mode])
+    child.context.mode = modes.ASK if task.readonly else modes.AGENT
+    user = pb.UserMessage(text=task.prompt, mode=modes.ENUM[child.context.mode])
     child.context.turn.begin(user, (), child.client_id)
     return child
 
 
-def child_settings(parent: ConversationState, child: ChildSession) -> TurnSettings:
-    """The parent's model and prompt with the subagent's reminder, the
-    child's tools, and what is left of the turn's model-call limit."""
+def child_settings(parent: ConversationState, child: ChildSession, task: TaskCall) -> TurnSettings:
+    """The parent's prompt with what the kind of subagent is told, its
+    model (the parent's unless the call chose another), the child's tools,
+    and what is left of the turn's model-call limit."""
     base = parent.settings
-    prompt = "\n\n".join(p for p in (base.system_prompt, REMINDER) if p)
+    prompt = "\n\n".join(p for p in (base.system_prompt, task.kind.prompt) if p)
     left = max(1, base.max_model_calls - parent.turn_calls)
     return replace(
-        base, system_prompt=prompt, tools=child.tools.definitions(), max_model_calls=left
+        base,
+        model=task.model or base.model,
+        system_prompt=prompt,
+        tools=child.tools.definitions(),
+        max_model_calls=left,
     )
 
 
@@ -165,8 +169,8 @@ async def drive(
     child, child_id = launch.child, launch.child_id
     ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     child.on_end = lambda _s: None if ended.done() else ended.set_result(None)
-    settings = child_settings(parent, child)
-    prompt = UserMessage(launch.request.prompt, int(time.time() * 1000))
+    settings = child_settings(parent, child, launch.task)
+    prompt = UserMessage(launch.task.prompt, int(time.time() * 1000))
     input_id = start_id(child_id, launch.call.id)
     outcome = await runner.submit(child_id, input_id, Start(prompt, settings=settings))
     for item in sink.take_stash(child_id):  # output made while nobody served it

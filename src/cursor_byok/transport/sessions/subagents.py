@@ -40,13 +40,14 @@ from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.inputs import Cancel
 from cursor_byok.loop.state import ConversationState, Status
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.owners import client_id_of, owner_of, scoped
-from cursor_byok.transport.dialect.server_tool import ServerOutcome, ToolContext
+from cursor_byok.store.owners import owner_of, scoped
+from cursor_byok.transport.dialect.server_tool import ExecContext, ServerOutcome, ToolContext
+from cursor_byok.transport.dialect.task_call import TaskCall
 from cursor_byok.transport.dialect.task_server import (
-    TaskRequest,
+    TaskParser,
+    child_state,
     failed,
     last_answer,
-    subagent_type,
     succeeded,
 )
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -112,15 +113,18 @@ class Subagents:
 
     # -- one Task call ---------------------------------------------------------------
 
-    async def run_task(self, call: ToolCall, context: ToolContext) -> ServerOutcome:
+    async def run_task(
+        self, tool: TaskParser, task: TaskCall, call: ToolCall, context: ToolContext
+    ) -> ServerOutcome:
         parent_id = context.conversation_id
         parent = self._sink.serving(parent_id)
+        context.started()
         if not isinstance(parent, Session) or isinstance(parent, ChildSession):
-            return failed(call, "", "no stream serves the conversation")
-        launch = self._launch(parent, parent_id, call, context.state)
+            return failed(task, call, "", "no stream serves the conversation")
+        launch = self._launch(parent, parent_id, task, call, context.state)
         if isinstance(launch, ServerOutcome):
             return launch
-        self._launch_siblings(parent, parent_id, call, context.state)
+        self._launch_siblings(tool, parent, parent_id, call, context)
         launch.child.shown()
         try:
             state = await asyncio.shield(launch.done)
@@ -130,45 +134,66 @@ class Subagents:
         finally:
             if launch.done.done() and self.launches.get(launch.child_id) is launch:
                 del self.launches[launch.child_id]
-        return self._outcome(parent, launch, state)
+        return self._outcome(launch, state)
 
     def _launch(
-        self, parent: Session, parent_id: str, call: ToolCall, state: ConversationState
+        self,
+        parent: Session,
+        parent_id: str,
+        task: TaskCall,
+        call: ToolCall,
+        state: ConversationState,
     ) -> Launch | ServerOutcome:
         """The call's launch: the one running on this stream, else a new one."""
-        request = TaskRequest.of(call)
-        if request.resume:
-            child_id = scoped(owner_of(parent_id), request.resume)
+        if task.resume:
+            child_id = scoped(owner_of(parent_id), task.resume)
             if parent_of(child_id) != parent_id:
-                return failed(call, "", f"no subagent {request.resume!r} of this conversation")
+                error = f"no subagent {task.resume!r} of this conversation"
+                return failed(task, call, "", error)
         else:
             child_id = child_conversation_id(parent_id, call.id)
         found = self.launches.get(child_id)
         if found is not None and found.call.id == call.id and found.child.parent is parent:
             return found
         if found is not None and found.running and found.call.id != call.id:
-            return failed(call, request.resume or "", "that subagent is still running")
+            return failed(task, call, task.resume, "that subagent is still running")
         if found is not None:  # left by a stream the turn moved from
             self._retire(found)
-        child = make_child(parent, call, child_id, request)
-        launch = Launch(child, call, request, parent_id)
+        child = make_child(parent, call, child_id, task)
+        launch = Launch(child, call, task, parent_id)
         self.launches[child_id] = launch
         self._sink.serve(child_id, child)
-        launch.task = self._spawn(self._drive(launch, state))
+        launch.driver = self._spawn(self._drive(launch, state))
         return launch
 
     def _launch_siblings(
-        self, parent: Session, parent_id: str, call: ToolCall, state: ConversationState
+        self,
+        tool: TaskParser,
+        parent: Session,
+        parent_id: str,
+        call: ToolCall,
+        context: ToolContext,
     ) -> None:
-        """The other Task calls of the same response start now too."""
+        """The Task calls right after `call` in the same response start now
+        too (their cards shown at once where the context can, else when
+        their own call is asked)."""
+        state = context.state
         waiting = state.waiting
         if waiting is None or waiting.current.id != call.id:
             return
         for sibling in waiting.tool_calls[waiting.next + 1 :]:
-            if sibling.name == call.name and not TaskRequest.of(sibling).run_in_background:
-                launched = self._launch(parent, parent_id, sibling, state)
-                if isinstance(launched, Launch) and launched.child.held is None:
-                    launched.child.held = []  # shown when its own call is asked
+            if sibling.name != tool.name:
+                break  # the calls after another tool wait for it, as the model asked
+            task = tool.parse(sibling)
+            if task.problem is not None or task.background:
+                break
+            launched = self._launch(parent, parent_id, task, sibling, state)
+            if not isinstance(launched, Launch):
+                break
+            if isinstance(context, ExecContext):
+                context.started_too(sibling)
+            elif launched.child.held is None:
+                launched.child.held = []  # shown when its own call is asked
 
     async def _drive(self, launch: Launch, parent: ConversationState) -> None:
         child = launch.child
@@ -187,20 +212,22 @@ class Subagents:
 
     def _retire(self, launch: Launch) -> None:
         launch.child.stop()
-        if launch.task is not None:
-            launch.task.cancel()
+        if launch.driver is not None:
+            launch.driver.cancel()
         if self.launches.get(launch.child_id) is launch:
             del self.launches[launch.child_id]
 
-    def _outcome(self, parent: Session, launch: Launch, state: ConversationState) -> ServerOutcome:
-        call, agent_id = launch.call, launch.agent_id
-        self._keep_state(parent, launch)
+    def _outcome(self, launch: Launch, state: ConversationState) -> ServerOutcome:
+        task, call, agent_id = launch.task, launch.call, launch.agent_id
+        now = int(time.time() * 1000)
+        kept = child_state(task, launch.child.checkpoint, launch.created_ms, now)
         duration_ms = int((time.monotonic() - launch.began) * 1000)
         if state.status is Status.FINAL:
-            return succeeded(call, agent_id, last_answer(state.messages), duration_ms)
+            answer = last_answer(state.messages)
+            return succeeded(task, call, agent_id, answer, duration_ms, kept)
         if state.status is Status.CANCELED:
-            return failed(call, agent_id, "the subagent was canceled")
-        return failed(call, agent_id, state.last_error or "the subagent failed")
+            return failed(task, call, agent_id, "the subagent was canceled", kept)
+        return failed(task, call, agent_id, state.last_error or "the subagent failed", kept)
 
     async def _stopped(self, parent_id: str, call_id: str) -> None:
         """The parent's run of a call stopped: its children are canceled
@@ -219,14 +246,3 @@ class Subagents:
         await self._runner.submit(
             child_id, f"{child_id}:stop:{launch.call.id}", Cancel(reason, now)
         )
-        if launch.running and launch.task is not None and launch.child.finished:
-            launch.task.cancel()
-
-    def _keep_state(self, parent: Session, launch: Launch) -> None:
-        """The parent's checkpoints carry the child's (`subagent_states`)."""
-        kept = pb.SubagentPersistedState(subagent_type=subagent_type(launch.request.subagent_type))
-        if launch.child.checkpoint is not None:
-            kept.conversation_state.CopyFrom(launch.child.checkpoint)
-        now = int(time.time() * 1000)
-        kept.created_timestamp_ms = kept.last_used_timestamp_ms = now
-        parent.context.turn.subagents[client_id_of(launch.child_id)] = kept
