@@ -31,7 +31,7 @@ from tests.e2e.subagent_rig import (
     task_deltas,
 )
 from tests.e2e.test_official_cli import answer, call, clean, uses
-from tests.factories import assistant, stream_of
+from tests.factories import assistant, error_event, stream_of
 
 PARENT = "find out what the notes say"
 CHILD = "CHILD-A: read notes.txt and report what it says"
@@ -176,3 +176,46 @@ async def settled(store: SQLiteStore, conversation_id: str) -> Loaded:
             return loaded
         await asyncio.sleep(0.05)
     raise AssertionError(f"{conversation_id} never settled")
+
+
+async def test_a_child_that_fails_gives_the_parent_an_error_result_and_the_turn_goes_on(
+    tmp_path: Path,
+) -> None:
+    llm = RoutedLLM(
+        {
+            CHILD: [[error_event("upstream 500")]],
+            PARENT: [uses(TASK), answer("The subagent failed; I will read it myself.")],
+        }
+    )
+    async with subagent_rig(tmp_path, llm) as r:
+        turn = await r.cli.run(user_message(PARENT, r.cli.context), "sonnet")
+    clean(turn)
+    task = completed_task(turn, "call_task_a")
+    assert "upstream 500" in task.result.error.error
+    result = last_message(llm.requests[PARENT][1])
+    assert "Error: " in result and "upstream 500" in result
+    assert turn.text.endswith("I will read it myself.")
+
+
+async def test_resume_by_agent_id_continues_the_child_with_what_it_knows(tmp_path: Path) -> None:
+    agent_id = client_id_of(child_conversation_id("conv-cli", "call_task_a"))
+    again = call("call_task_b", "Task", description="More", prompt="and the date?", resume=agent_id)
+    llm = RoutedLLM(
+        {
+            CHILD: [answer("Ship on Friday."), answer("The 13th.")],
+            PARENT: [uses(TASK), answer("Friday."), uses(again), answer("Friday the 13th.")],
+        }
+    )
+    async with subagent_rig(tmp_path, llm) as r:
+        first = await r.cli.run(user_message(PARENT, r.cli.context), "sonnet")
+        second = await r.cli.run(user_message("which date?", r.cli.context), "sonnet")
+        child = r.store.load(child_conversation_id("conv-cli", "call_task_a"))
+    clean(first)
+    clean(second)
+    assert child_text(second, "call_task_b") == "The 13th."
+    assert completed_task(second, "call_task_b").result.success.agent_id == agent_id
+    # The child's second request extends its first conversation, byte for byte.
+    earlier, later = (message_bytes(q) for q in llm.requests[CHILD])
+    assert later[: len(earlier)] == earlier and "and the date?" in str(later[-1])
+    assert child is not None and len(child.state.messages) == 4
+    assert "The 13th." in last_message(llm.requests[PARENT][3])
