@@ -16,10 +16,10 @@ import hashlib
 import time
 from dataclasses import dataclass, field, replace
 
-from cursor_byok.llm.types import ToolCall, UserMessage
+from cursor_byok.llm.types import AssistantMessage, ToolCall, ToolDefinition, UserMessage
 from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.inputs import Start
-from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status, TurnSettings
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect import modes
@@ -146,20 +146,34 @@ def make_child(parent: Session, call: ToolCall, child_id: str, task: TaskCall) -
     return child
 
 
-def child_settings(parent: ConversationState, child: ChildSession, task: TaskCall) -> TurnSettings:
-    """The parent's prompt with what the kind of subagent is told, its
-    model (the parent's unless the call chose another), the child's tools,
-    and what is left of the turn's model-call limit."""
+def child_start(
+    parent: ConversationState, task: TaskCall, tools: tuple[ToolDefinition, ...]
+) -> Start:
+    """The child's first input: the Task's prompt, timed as the parent's
+    response that asked for it (so a Start made again after a restart is
+    the same input), with the parent's prompt and what the kind of
+    subagent is told, its model (the parent's unless the call chose
+    another), its tools, and what is left of the turn's model-call limit."""
     base = parent.settings
     prompt = "\n\n".join(p for p in (base.system_prompt, task.kind.prompt) if p)
     left = max(1, base.max_model_calls - parent.turn_calls)
-    return replace(
+    settings = replace(
         base,
         model=task.model or base.model,
         system_prompt=prompt,
-        tools=child.tools.definitions(),
+        tools=tools,
         max_model_calls=left,
     )
+    return Start(UserMessage(task.prompt, _asked_at(parent, task.call_id)), settings=settings)
+
+
+def _asked_at(parent: ConversationState, call_id: str) -> int:
+    for message in reversed(parent.messages):
+        if isinstance(message, AssistantMessage) and any(
+            isinstance(block, ToolCall) and block.id == call_id for block in message.content
+        ):
+            return message.timestamp
+    return 0
 
 
 async def drive(
@@ -169,10 +183,8 @@ async def drive(
     child, child_id = launch.child, launch.child_id
     ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     child.on_end = lambda _s: None if ended.done() else ended.set_result(None)
-    settings = child_settings(parent, child, launch.task)
-    prompt = UserMessage(launch.task.prompt, int(time.time() * 1000))
-    input_id = start_id(child_id, launch.call.id)
-    outcome = await runner.submit(child_id, input_id, Start(prompt, settings=settings))
+    start = child_start(parent, launch.task, child.tools.definitions())
+    outcome = await runner.submit(child_id, start_id(child_id, launch.call.id), start)
     for item in sink.take_stash(child_id):  # output made while nobody served it
         child.deliver(child_id, item)
     state = await runner.state_of(child_id)
