@@ -37,6 +37,7 @@ TRANSPORT_FOLDERS = ["proto", "connect", "dialect", "sessions", "http"]
 
 CLI_ORDER = [
     "history_lines",
+    "subagent_lines",
     "terminal",
     "tuning",
     "workers",

@@ -271,6 +271,8 @@ class OfficialCli:
         """Commands during which the connection is lost (`ShellDrop`)."""
         self.mcp_images: dict[str, list[bytes]] = {}
         """Images an MCP tool (by its definition's name) returns after its text."""
+        self.appender: Appender | None = None
+        """The appends of the run in progress (the last one's after it)."""
 
     async def close(self) -> None:
         await self.client.close()
@@ -320,6 +322,7 @@ class OfficialCli:
         during_after: str = "text",
         drop_after: str | None = None,
         request_id: str | None = None,
+        extra: pb.AgentRunRequest | None = None,
     ) -> CliTurn:
         """One run: open RunSSE, append the run request, play the client's
         part until the end of the stream. `during` is appended once the
@@ -327,10 +330,11 @@ class OfficialCli:
         `"kv_get"`, KV `get_blob` request; with `"query"`, interaction query)
         arrives.
         `drop_after` names a kind of message (as `turn.order` does) after
-        which the connection is lost: nothing more is read or answered."""
+        which the connection is lost: nothing more is read or answered.
+        `extra`: fields merged into the run request (a subagent's type)."""
         request_id = request_id or str(uuid.uuid4())
         stream = await self.client.open(request_id)
-        appender = Appender(self.client, request_id)
+        appender = self.appender = Appender(self.client, request_id)
         run = pb.AgentRunRequest(
             conversation_id=conversation_id,
             action=action,
@@ -338,6 +342,8 @@ class OfficialCli:
         )
         if self.checkpoint is not None:
             run.conversation_state.CopyFrom(self.checkpoint)
+        if extra is not None:
+            run.MergeFrom(extra)
         run.mcp_tools.mcp_tools.extend(mcp_tools)
         appender.send(pb.AgentClientMessage(run_request=run))
         turn = CliTurn(request_id=request_id)

@@ -9,7 +9,7 @@ exactly as an id nobody used.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, fail
 from cursor_byok.cli.terminal import Printer
@@ -98,9 +98,10 @@ def show_conversation(
     import json  # noqa: PLC0415
 
     from cursor_byok.cli.history_lines import message_lines, todo_lines  # noqa: PLC0415
+    from cursor_byok.cli.subagent_lines import parent_line, subagent_lines  # noqa: PLC0415
     from cursor_byok.llm.serialize import message_to_json  # noqa: PLC0415
     from cursor_byok.llm.types import AssistantMessage  # noqa: PLC0415
-    from cursor_byok.store.owners import scoped  # noqa: PLC0415
+    from cursor_byok.store.owners import owner_of, scoped  # noqa: PLC0415
 
     store = open_for_reading(database)
     if isinstance(store, int):
@@ -125,11 +126,18 @@ def show_conversation(
             (state.status.value, _STATUS_COLOURS.get(state.status.value)),
             f", {len(state.messages)} messages, version {loaded.version}",
         )
+        if (parent := parent_line(state)) is not None:
+            printer.line(parent)
         resets = set(state.resets)
+
+        def load(child: str) -> Any:
+            found = store.load(scoped(owner_of(key), child))
+            return found.state if found is not None else None
+
         for index, message in enumerate(state.messages):
             if index in resets:
                 printer.line(f"  --- reset: requests start here (message {index}, a summary) ---")
-            for line in message_lines(message):
+            for line in (*message_lines(message), *subagent_lines(message, load)):
                 printer.line(line)
         printer.line("model calls:")
         for call in store.llm_calls(key):

@@ -37,6 +37,7 @@ from cursor_byok.loop.state import (
     Compaction,
     ConversationState,
     Status,
+    SubagentOf,
     TurnSettings,
     WaitingClient,
 )
@@ -72,7 +73,22 @@ def settings_fields(settings: TurnSettings) -> dict[str, JSONValue]:
         "maxModelCalls": settings.max_model_calls,
         "contextWindow": settings.context_window,
         "compactShare": settings.compact_share,
+        **({"parent": _parent_to_json(settings.parent)} if settings.parent else {}),
     }
+
+
+def _parent_to_json(parent: SubagentOf) -> dict[str, JSONValue]:
+    return {
+        "conversationId": parent.conversation_id,
+        "toolCallId": parent.tool_call_id,
+        "requestId": parent.request_id,
+    }
+
+
+def _parent_from_json(doc: Mapping[str, Any] | None) -> SubagentOf | None:
+    if doc is None:
+        return None
+    return SubagentOf(doc["conversationId"], doc["toolCallId"], doc.get("requestId", ""))
 
 
 def _waiting_to_json(waiting: WaitingClient) -> dict[str, JSONValue]:
@@ -137,6 +153,7 @@ def state_from_json(doc: Mapping[str, Any], messages: Sequence[Message]) -> Conv
                 max_model_calls=int(settings.get("maxModelCalls", DEFAULT_MAX_MODEL_CALLS)),
                 context_window=settings.get("contextWindow"),
                 compact_share=float(settings.get("compactShare", 0.9)),
+                parent=_parent_from_json(settings.get("parent")),
             ),
             call_seq=int(doc["callSeq"]),
             turn_calls=int(doc.get("turnCalls", 0)),

@@ -32,6 +32,18 @@ DEFAULT_MAX_MODEL_CALLS = 100
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentOf:
+    """The conversation whose Task call started this one as its subagent."""
+
+    conversation_id: str
+    """The parent's conversation ("" when this process could not tell)."""
+    tool_call_id: str
+    """The parent's Task call."""
+    request_id: str = ""
+    """The parent's request, as the child's client named it."""
+
+
+@dataclass(frozen=True, slots=True)
 class TurnSettings:
     """What the client chose for the conversation: the model to call, the
     system prompt and the tools it offers. Requests are rebuilt from these."""
@@ -46,6 +58,8 @@ class TurnSettings:
     """The model's context window in tokens; None: never compact on its own."""
     compact_share: float = 0.9
     """Compact when the next request would fill more than this share of it."""
+    parent: SubagentOf | None = None
+    """Set when the conversation is a subagent's (never part of a request)."""
 
 
 @dataclass(frozen=True, slots=True)

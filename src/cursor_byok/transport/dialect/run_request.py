@@ -229,7 +229,8 @@ def decode_run_request(
             conversation_id, None, tools, model, run=run, needs_blobs=needed, context=context
         )
     context = context or pb.RequestContext()
-    modal = {PLAN: PLAN_PROMPT, ASK: ASK_PROMPT}.get(mode, "")
+    # A subagent reads its own words instead (read-only ones, as ask mode).
+    modal = "" if caps.child_run else {PLAN: PLAN_PROMPT, ASK: ASK_PROMPT}.get(mode, "")
     parts = [SYSTEM_PROMPT, modal, _environment(context.env)]
     rules = _rules(context)
     parts += [rules, "" if looking else _mcp_instructions(context)]

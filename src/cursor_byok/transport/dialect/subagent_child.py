@@ -11,7 +11,7 @@ that look; and it gets no Task and no question to the user
 (`clients.Capabilities.child_run`, `subagent_settings.subagent_mode`).
 
 Its headers name the parent (`x-parent-request-id`, `x-parent-agent-tool-call-id`);
-`ParentLink` reads them, and the child's conversation records them so
+`ParentHeaders` reads them, and the child's conversation records them so
 `cursor-byok show` can put the child under its parent's Task call.
 """
 
@@ -60,7 +60,7 @@ def child_prompt(run: pb.AgentRunRequest, context: pb.RequestContext | None) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class ParentLink:
+class ParentHeaders:
     """Whose subagent a run is: the parent's request id (its conversation
     once looked up) and the Task call that started it."""
 
@@ -68,7 +68,7 @@ class ParentLink:
     tool_call_id: str
 
     @classmethod
-    def of(cls, headers: Mapping[str, str]) -> ParentLink | None:
+    def of(cls, headers: Mapping[str, str]) -> ParentHeaders | None:
         """From a child run's headers (lower-case names); None for other runs."""
         parent = headers.get(PARENT_REQUEST, "").strip()[:200]
         call = headers.get(PARENT_TOOL_CALL, "").strip()[:200]

@@ -44,7 +44,7 @@ APPROVED_QUERIES = {
 class ChildSession(Session):
     """The session of one server-run subagent, inside `parent`'s stream."""
 
-    parent: Session | None = None
+    outer: Session | None = None
     task_call_id: str = ""
     """The parent's Task tool call this child answers."""
     checkpoint: pb.ConversationStateStructure | None = None
@@ -57,13 +57,13 @@ class ChildSession(Session):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.parent is not None:  # the parent's exec numbers: no two execs share one
-            self.execs = ExecTracker(self.parent.context.exec_number)
+        if self.outer is not None:  # the parent's exec numbers: no two execs share one
+            self.execs = ExecTracker(self.outer.context.exec_number)
 
     @property
     def host(self) -> Session:
-        assert self.parent is not None
-        return self.parent
+        assert self.outer is not None
+        return self.outer
 
     def put(self, item: QueueItem) -> None:
         if isinstance(item, EndOfStream):

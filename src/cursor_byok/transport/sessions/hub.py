@@ -29,7 +29,7 @@ from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import ClientHeaders
 from cursor_byok.transport.dialect.run_request import Refused, RunStarted, decode_run_request
 from cursor_byok.transport.dialect.server_tool import QueryWaits
-from cursor_byok.transport.dialect.task_tool import TaskTool
+from cursor_byok.transport.dialect.subagent_child import ParentHeaders
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
@@ -48,6 +48,7 @@ from cursor_byok.transport.sessions.memory_budget import (
 )
 from cursor_byok.transport.sessions.over_budget import fail_the_tool
 from cursor_byok.transport.sessions.owners import ModelGate, owned
+from cursor_byok.transport.sessions.parent_links import parent_of
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
@@ -83,11 +84,11 @@ class SessionHub:
         models each user may start a turn with (None: any); `server_tools`:
         the tools the configuration adds (web search and fetch), offered to
         the runs whose client can take them; `query_waits`: how long a server
-        tool waits for a person's answer. A Task tool among `server_tools`
-        runs its subagents here where its mode is the server's (`subagents`)."""
+        tool waits for a person's answer (a Task tool's subagents: `subagents`)."""
         self.runner = runner
         self.models = models or ModelGate()
-        self.server_tools = tuple(server_tools)
+        self.subagents = Subagents(runner, sink, self._spawn)
+        self.server_tools = self.subagents.bind(server_tools)
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
@@ -103,11 +104,6 @@ class SessionHub:
         self._tasks: set[asyncio.Task[None]] = set()
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
         self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits or QueryWaits())
-        self.subagents = Subagents(runner, sink, self._spawn)
-        self.server_tools = tuple(
-            t.with_children(self.subagents) if isinstance(t, TaskTool) else t
-            for t in self.server_tools
-        )
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
@@ -133,6 +129,7 @@ class SessionHub:
         self.budget.touch(budget_key(request_id))
         if headers is not None:
             session.client_headers = ClientHeaders.of(headers) or session.client_headers
+            session.parent = ParentHeaders.of(headers) or session.parent
         return session
 
     def _dropped(self, session: Session, reason: str) -> None:
@@ -395,7 +392,10 @@ class SessionHub:
         if isinstance(start, Start) and start.settings is not None:
             window = session.context.context_window
             settings = replace(
-                start.settings, context_window=window, compact_share=self._compact_at
+                start.settings,
+                context_window=window,
+                compact_share=self._compact_at,
+                parent=parent_of(session, self.sessions.get),
             )
             start = replace(start, settings=settings)
         new_turn = isinstance(start, Start)

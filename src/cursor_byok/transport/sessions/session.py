@@ -27,6 +27,7 @@ from cursor_byok.transport.dialect.clients import (
     ClientHeaders,
 )
 from cursor_byok.transport.dialect.interrupted import repeatable
+from cursor_byok.transport.dialect.subagent_child import ParentHeaders
 from cursor_byok.transport.dialect.tools import NativeTool, ServerTool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.append_inbox import AppendInbox
@@ -61,6 +62,8 @@ class Session:
     tools: ToolSet = field(default_factory=ToolSet.for_run)
     client_headers: ClientHeaders = UNKNOWN_CLIENT
     """Who the request's headers say the client is."""
+    parent: ParentHeaders | None = None
+    """The run and Task call whose subagent this run is, as its headers say."""
     capabilities: Capabilities = CAUTIOUS
     """What the run's client can show and answer (set when its run starts)."""
     execs: ExecTracker = field(init=False)

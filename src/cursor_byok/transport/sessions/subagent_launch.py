@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from cursor_byok.llm.types import AssistantMessage, ToolCall, ToolDefinition, UserMessage
 from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.inputs import Start
-from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status, SubagentOf
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect import modes
@@ -131,7 +131,7 @@ def make_child(parent: Session, call: ToolCall, child_id: str, task: TaskCall) -
         parent.feedback,
         parent.release,
         parent.clock,
-        parent=parent,
+        outer=parent,
         task_call_id=call.id,
     )
     child.conversation_id = child_id
@@ -163,6 +163,7 @@ def child_start(
         system_prompt=prompt,
         tools=tools,
         max_model_calls=left,
+        parent=SubagentOf(parent.conversation_id, task.call_id),
     )
     return Start(UserMessage(task.prompt, _asked_at(parent, task.call_id)), settings=settings)
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.inputs import Cancel
@@ -50,6 +50,8 @@ from cursor_byok.transport.dialect.task_server import (
     last_answer,
     succeeded,
 )
+from cursor_byok.transport.dialect.task_tool import TaskTool
+from cursor_byok.transport.dialect.tools import Tool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.child_session import ChildSession
 from cursor_byok.transport.sessions.exec_tracker import Step, Unknown
@@ -80,12 +82,17 @@ class Subagents:
         self._spawn = spawn
         self.launches: dict[str, Launch] = {}
 
+    def bind(self, tools: Iterable[Tool]) -> tuple[Tool, ...]:
+        """The configuration's tools, a Task tool among them able to run its
+        subagents here (where its mode is the server's)."""
+        return tuple(t.with_children(self) if isinstance(t, TaskTool) else t for t in tools)
+
     def running(self) -> list[Launch]:
         """The children running now."""
         return [launch for launch in self.launches.values() if launch.running]
 
     def children_of(self, parent: Session) -> list[ChildSession]:
-        return [launch.child for launch in self.launches.values() if launch.child.parent is parent]
+        return [launch.child for launch in self.launches.values() if launch.child.outer is parent]
 
     def reply(
         self, parent: Session, number: int, exec_id: str, message: pb.ExecClientMessage
@@ -153,7 +160,7 @@ class Subagents:
         else:
             child_id = child_conversation_id(parent_id, call.id)
         found = self.launches.get(child_id)
-        if found is not None and found.call.id == call.id and found.child.parent is parent:
+        if found is not None and found.call.id == call.id and found.child.outer is parent:
             return found
         if found is not None and found.running and found.call.id != call.id:
             return failed(task, call, task.resume, "that subagent is still running")
