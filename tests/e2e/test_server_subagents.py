@@ -219,3 +219,46 @@ async def test_resume_by_agent_id_continues_the_child_with_what_it_knows(tmp_pat
     assert later[: len(earlier)] == earlier and "and the date?" in str(later[-1])
     assert child is not None and len(child.state.messages) == 4
     assert "The 13th." in last_message(llm.requests[PARENT][3])
+
+
+async def test_a_background_child_answers_at_once_and_its_end_reaches_the_parent_once(
+    tmp_path: Path,
+) -> None:
+    behind = call(
+        "call_task_bg", "Task", description="Slow job", prompt=CHILD, run_in_background=True
+    )
+    llm = RoutedLLM(
+        {
+            CHILD: [answer("The slow job is done.")],
+            PARENT: [uses(behind), answer("Started it."), answer("Noted: it is done.")],
+        }
+    )
+    llm.gates[CHILD] = release = asyncio.Event()  # the child answers after the parent's turn
+    async with subagent_rig(tmp_path, llm) as r:
+        turn = await r.cli.run(user_message(PARENT, r.cli.context), "sonnet")
+        # The parent's turn ended while its child was still held: it did not wait.
+        assert sorted(llm.calls) == sorted([PARENT, CHILD, PARENT])
+        release.set()
+        parent = await settled_after(r.store, "conv-cli", messages=6)
+    clean(turn)
+    task = completed_task(turn, "call_task_bg")
+    assert task.result.success.is_background
+    assert "running in the background" in last_message(llm.requests[PARENT][1])
+    assert turn.text.endswith("Started it.")
+    # The child's end came to the parent as a message of its own, once.
+    delivered = last_message(llm.requests[PARENT][2])
+    assert '"role": "user"' in delivered and "has finished" in delivered
+    assert "The slow job is done." in delivered
+    ends = [m for m in parent.state.messages if "has finished" in str(m)]
+    assert len(ends) == 1 and len(llm.requests[PARENT]) == 3
+
+
+async def settled_after(store: SQLiteStore, conversation_id: str, messages: int) -> Loaded:
+    """The conversation once it holds `messages` messages and is idle."""
+    for _ in range(200):
+        loaded = store.load(conversation_id)
+        grown = loaded is not None and len(loaded.state.messages) >= messages
+        if grown and loaded is not None and loaded.state.status in IDLE_STATUSES:
+            return loaded
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{conversation_id} never reached {messages} messages")

@@ -36,8 +36,8 @@ import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable
 
-from cursor_byok.llm.types import ToolCall
-from cursor_byok.loop.inputs import Cancel
+from cursor_byok.llm.types import ToolCall, UserMessage
+from cursor_byok.loop.inputs import Cancel, UserInput
 from cursor_byok.loop.state import ConversationState, Status
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.owners import owner_of, scoped
@@ -47,6 +47,8 @@ from cursor_byok.transport.dialect.task_server import (
     TaskParser,
     child_state,
     failed,
+    finished_text,
+    in_background,
     last_answer,
     succeeded,
 )
@@ -63,6 +65,7 @@ from cursor_byok.transport.sessions.subagent_launch import (
     drive,
     make_child,
     parent_of,
+    start_id,
     waits_for,
 )
 
@@ -131,8 +134,10 @@ class Subagents:
         launch = self._launch(parent, parent_id, task, call, context.state)
         if isinstance(launch, ServerOutcome):
             return launch
-        self._launch_siblings(tool, parent, parent_id, call, context)
         launch.child.shown()
+        if task.background:
+            return self._in_background(launch)
+        self._launch_siblings(tool, parent, parent_id, call, context)
         try:
             state = await asyncio.shield(launch.done)
         except asyncio.CancelledError:
@@ -142,6 +147,40 @@ class Subagents:
             if launch.done.done() and self.launches.get(launch.child_id) is launch:
                 del self.launches[launch.child_id]
         return self._outcome(launch, state)
+
+    def _in_background(self, launch: Launch) -> ServerOutcome:
+        """The parent goes on at once; the child's answer comes later."""
+        self._spawn(self._deliver_later(launch))
+        now = int(time.time() * 1000)
+        kept = child_state(launch.task, None, launch.created_ms, now)
+        return in_background(launch.task, launch.call, launch.agent_id, kept)
+
+    async def _deliver_later(self, launch: Launch) -> None:
+        """A background child's end reaches its parent as a message of its
+        own, queued into the parent's conversation like one the user types
+        during a turn: a parent at work reads it before its next model call;
+        an idle one wakes for it, as for a typed message. That is the one
+        input the loop already takes at any point without a tool call
+        waiting for it; a tool result could not be, since the Task call's
+        result was given at once. Its input id is made from the Task call,
+        so the store takes it once, whoever delivers it."""
+        problem: str | None = None
+        try:
+            state = await asyncio.shield(launch.done)
+        except Exception as error:  # noqa: BLE001 (the parent is told)
+            answer, problem, when = "", str(error) or type(error).__name__, 0
+        else:
+            answer = last_answer(state.messages)
+            if state.status is not Status.FINAL:
+                problem = state.last_error or f"the subagent ended {state.status.value}"
+            when = state.messages[-1].timestamp if state.messages else 0
+        finally:
+            if self.launches.get(launch.child_id) is launch:
+                del self.launches[launch.child_id]
+        task = launch.task
+        text = finished_text(launch.agent_id, task.description, answer, problem)
+        input_id = f"{launch.child_id}:done:{start_id(launch.child_id, task.call_id)}"
+        await self._runner.submit(launch.parent_id, input_id, UserInput(UserMessage(text, when)))
 
     def _launch(
         self,
