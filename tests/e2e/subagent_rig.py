@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from cursor_byok.config.subagents import SubagentsConfig, task_tool
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
 from cursor_byok.llm.provider import CallContext
@@ -99,6 +101,14 @@ class SubRig:
     llm: RoutedLLM
     store: SQLiteStore
     service: Service
+    url: str = ""
+
+    async def running_gauge(self) -> float:
+        """`/metrics`' count of the subagents running now."""
+        async with aiohttp.ClientSession() as session, session.get(f"{self.url}/metrics") as got:
+            text = await got.text()
+        [line] = [ln for ln in text.splitlines() if ln.startswith("cursor_byok_subagents_running")]
+        return float(line.rsplit(" ", 1)[1])
 
 
 @asynccontextmanager
@@ -124,7 +134,7 @@ async def subagent_rig(
         cli = OfficialCli(url, "proto" if codec is None else codec, workspace, None, True)
         as_build(cli, NEWER)
         try:
-            yield SubRig(cli, llm, store, service)
+            yield SubRig(cli, llm, store, service, url)
         finally:
             await cli.close()
     store.close()

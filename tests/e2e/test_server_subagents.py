@@ -8,9 +8,11 @@ model once, in the documented form."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from pathlib import Path
 
+from cursor_byok.cli.conversations_command import show_conversation
 from cursor_byok.client.client import cancel
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
@@ -238,8 +240,10 @@ async def test_a_background_child_answers_at_once_and_its_end_reaches_the_parent
         turn = await r.cli.run(user_message(PARENT, r.cli.context), "sonnet")
         # The parent's turn ended while its child was still held: it did not wait.
         assert sorted(llm.calls) == sorted([PARENT, CHILD, PARENT])
+        assert await r.running_gauge() == 1.0  # nobody waits for it, but it is counted
         release.set()
         parent = await settled_after(r.store, "conv-cli", messages=6)
+        assert await r.running_gauge() == 0.0
     clean(turn)
     task = completed_task(turn, "call_task_bg")
     assert task.result.success.is_background
@@ -262,3 +266,57 @@ async def settled_after(store: SQLiteStore, conversation_id: str, messages: int)
             return loaded
         await asyncio.sleep(0.05)
     raise AssertionError(f"{conversation_id} never reached {messages} messages")
+
+
+async def test_the_user_stops_one_child_and_the_parents_turn_goes_on(tmp_path: Path) -> None:
+    calls = [
+        call("call_task_1", "Task", description="Slow", prompt="CHILD-1: think long"),
+        call("call_task_2", "Task", description="Read", prompt="CHILD-2: read notes.txt"),
+    ]
+    llm = RoutedLLM(
+        {
+            "CHILD-1": [answer("never")],
+            "CHILD-2": [uses(call("call_read", "read_file", path="notes.txt")), answer("Friday.")],
+            PARENT: [
+                stream_of(assistant(TextContent("Two at once."), *calls), chunk=4),
+                answer("One was stopped; the other says Friday."),
+            ],
+        }
+    )
+    llm.gates["CHILD-1"] = asyncio.Event()  # its model call never answers
+    slow = client_id_of(child_conversation_id("conv-cli", "call_task_1"))
+    stop = pb.AgentClientMessage(
+        conversation_action=pb.ConversationAction(
+            cancel_subagent_action=pb.CancelSubagentAction(subagent_id=slow)
+        )
+    )
+    async with subagent_rig(tmp_path, llm) as r:
+        (r.cli.workspace / "notes.txt").write_text("ship on Friday\n")
+        turn = await r.cli.run(
+            user_message(PARENT, r.cli.context), "sonnet", during=[stop], during_after="exec"
+        )
+        child = await settled(r.store, child_conversation_id("conv-cli", "call_task_1"))
+    clean(turn)
+    assert llm.stopped == ["CHILD-1"]  # its model call was closed
+    assert child.state.status is Status.CANCELED
+    assert "canceled" in completed_task(turn, "call_task_1").result.error.error
+    assert completed_task(turn, "call_task_2").result.success.agent_id
+    results = last_message(llm.requests[PARENT][1])
+    assert "Friday." in results
+    assert turn.text.endswith("the other says Friday.")
+
+
+async def test_show_puts_a_server_run_child_under_its_task_call_with_its_state(
+    tmp_path: Path,
+) -> None:
+    llm = RoutedLLM({CHILD: [answer("Ship on Friday.")], PARENT: [uses(TASK), answer("Friday.")]})
+    async with subagent_rig(tmp_path, llm) as r:
+        clean(await r.cli.run(user_message(PARENT, r.cli.context), "sonnet"))
+    out = io.StringIO()
+    assert show_conversation(tmp_path / "db.sqlite3", "conv-cli", None, False, out) == 0
+    lines = out.getvalue().splitlines()
+    agent_id = client_id_of(child_conversation_id("conv-cli", "call_task_a"))
+    [at] = [i for i, line in enumerate(lines) if f"subagent {agent_id} (final)" in line]
+    assert "2 messages" in lines[at] and "Task" in lines[at - 1]
+    assert lines[at + 1].startswith("        ") and "CHILD-A" in lines[at + 1]
+    assert lines[at + 2].startswith("        ") and "Ship on Friday." in lines[at + 2]

@@ -87,8 +87,7 @@ class SessionHub:
         tool waits for a person's answer (a Task tool's subagents: `subagents`)."""
         self.runner = runner
         self.models = models or ModelGate()
-        self.subagents = Subagents(runner, sink, self._spawn)
-        self.server_tools = self.subagents.bind(server_tools)
+        self.subagents, self.server_tools = Subagents.bound(runner, sink, self._spawn, server_tools)
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
         self.counters = Counters()
@@ -314,8 +313,7 @@ class SessionHub:
                     return
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                if not session.server_runs.execs.answer(number, reply):
-                    # The stream's own exec, or one of its server-run subagents'.
+                if not session.server_runs.execs.answer(number, reply):  # a subagent's too
                     await self.tools.step(*self.subagents.reply(session, number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
@@ -328,6 +326,8 @@ class SessionHub:
                 taken = session.context_requests.answer(number, None)
                 if not taken and not session.server_runs.execs.answer(number, error):
                     await self.tools.step(*self.subagents.thrown(session, number, error))
+            case dialect.CancelRequested(reason=reason, subagent_id=agent) if agent:
+                await self.subagents.cancel_agent(session, agent, reason)
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)

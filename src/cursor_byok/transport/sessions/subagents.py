@@ -85,10 +85,25 @@ class Subagents:
         self._spawn = spawn
         self.launches: dict[str, Launch] = {}
 
-    def bind(self, tools: Iterable[Tool]) -> tuple[Tool, ...]:
-        """The configuration's tools, a Task tool among them able to run its
-        subagents here (where its mode is the server's)."""
-        return tuple(t.with_children(self) if isinstance(t, TaskTool) else t for t in tools)
+    @classmethod
+    def bound(
+        cls, runner: Runner, sink: OutputSink, spawn: Spawn, tools: Iterable[Tool]
+    ) -> tuple[Subagents, tuple[Tool, ...]]:
+        """The hub's subagents, and the configuration's tools with a Task tool
+        among them able to run its subagents here (where its mode is the server's)."""
+        made = cls(runner, sink, spawn)
+        return made, tuple(t.with_children(made) if isinstance(t, TaskTool) else t for t in tools)
+
+    async def cancel_agent(self, session: Session, agent_id: str, reason: str) -> bool:
+        """The user stopped one subagent (`cancel_subagent_action`): that
+        child's turn is canceled (its model call closed), and its Task call
+        ends with that; the parent's turn goes on. False: no such child runs
+        on this stream."""
+        for launch in list(self.launches.values()):
+            if launch.agent_id == agent_id and launch.child.outer is session and launch.running:
+                await self.cancel(launch, reason)
+                return True
+        return False
 
     def running(self) -> list[Launch]:
         """The children running now."""
