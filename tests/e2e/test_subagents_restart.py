@@ -7,6 +7,7 @@ answer once: no child message, model call or result is duplicated."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from cursor_byok.llm.types import AssistantMessage, ToolResultMessage
@@ -92,3 +93,86 @@ async def test_a_kill_mid_child_resumes_the_child_and_answers_the_parent_once(
     assert [m.tool_call_id for m in results] == ["toolu_task_1"]
     answers = [m for m in child.state.messages if isinstance(m, AssistantMessage)]
     assert len(child.state.messages) == 2 and len(answers) == 1
+
+
+BEHIND = Call(
+    "toolu_task_bg",
+    "Task",
+    {
+        "description": "Slow job",
+        "prompt": "CHILD: do the slow job",
+        "model": "c",
+        "run_in_background": True,
+    },
+)
+
+
+def two_models(parent_url: str, child_url: str) -> str:
+    """The parent's model on one provider, the child's on another: each
+    provider answers its own calls in order, whichever comes first."""
+    return (
+        'default_model = "m"\n'
+        f'[providers.p]\napi = "anthropic"\nbase_url = "{parent_url}"\napi_key = "sk-test-a"\n'
+        f'[providers.q]\napi = "anthropic"\nbase_url = "{child_url}"\napi_key = "sk-test-b"\n'
+        '[models.m]\nprovider = "p"\nmodel = "claude-haiku-4-5"\n'
+        '[models.c]\nprovider = "q"\nmodel = "claude-haiku-4-5"\n' + SERVER_MODE
+    )
+
+
+async def test_a_background_child_caught_by_a_kill_still_reaches_its_parent_once(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    parent_model, child_model = LoopbackServer(), LoopbackServer()
+    await parent_model.start()
+    await child_model.start()
+    parent_model.replies = [
+        Reply(anthropic([Text("Starting it."), BEHIND])),
+        say("Started; I will tell you."),
+        say("It is done: noted."),  # woken by the child's end, after the restart
+    ]
+    child_model.replies = [Reply(b"", hang=True), say("The slow job is done.")]
+    config = tmp_path / "config.toml"
+    config.write_text(two_models(parent_model.base_url, child_model.base_url))
+    database = tmp_path / "state.sqlite3"
+    port = free_port()
+    first = await asyncio.to_thread(start_serve, config, database, port)
+    second = None
+    try:
+        async with OfficialCli(f"http://127.0.0.1:{port}", "proto", workspace) as cli:
+            cli.client_headers = NEWER
+            turn = await cli.start("conv-b", "m", cli.user_action("run the slow job")).finish()
+        for _ in range(200):  # the child's model call is open
+            if child_model.received:
+                break
+            await asyncio.sleep(0.05)
+        first.kill()
+        await asyncio.to_thread(first.communicate, timeout=30)
+        second = await asyncio.to_thread(start_serve, config, database, port)
+        for _ in range(300):  # nobody connects: the server carries it on alone
+            if len(parent_model.received) >= 3:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # time for anything that would come twice
+    finally:
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.kill()
+                await asyncio.to_thread(process.communicate)
+        await parent_model.stop()
+        await child_model.stop()
+    assert turn.end is not None and turn.end.ok, (turn.end, turn.errors)
+    assert "Started; I will tell you." in turn.text()
+    assert len(child_model.received) == 2
+    assert child_model.received[1].body == child_model.received[0].body
+    assert len(parent_model.received) == 3
+    woken = json.dumps(parent_model.requests[2]["messages"][-1])
+    assert "has finished" in woken and "The slow job is done." in woken
+    store = SQLiteStore(database)
+    try:
+        parent = store.load("conv-b")
+    finally:
+        store.close()
+    assert parent is not None
+    assert sum("has finished" in str(m) for m in parent.state.messages) == 1

@@ -14,20 +14,25 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 
 from cursor_byok.llm.types import AssistantMessage, ToolCall, ToolDefinition, UserMessage
-from cursor_byok.loop.commands import CallClient
-from cursor_byok.loop.inputs import Start
+from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
+from cursor_byok.loop.inputs import Start, ToolResult
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status, SubagentOf
+from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect import modes
+from cursor_byok.transport.dialect.dialect import tool_result_message
+from cursor_byok.transport.dialect.input_ids import tool_result_id
 from cursor_byok.transport.dialect.interrupted import repeatable
 from cursor_byok.transport.dialect.server_tool import ServerTool
 from cursor_byok.transport.dialect.subagent_types import READONLY_TOOLS
 from cursor_byok.transport.dialect.task_call import TaskCall
-from cursor_byok.transport.dialect.tools import Tool, ToolSet
+from cursor_byok.transport.dialect.task_tool import TaskTool
+from cursor_byok.transport.dialect.tools import Tool, ToolOutcome, ToolSet
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.child_session import APPROVED_QUERIES, ChildSession
 from cursor_byok.transport.sessions.server_runs import ServerRuns
@@ -214,3 +219,56 @@ def ask_again(child: ChildSession, state: ConversationState) -> None:
     if not repeatable(waiting.current.name):
         command = replace(command, again=True)
     child.ask(child.conversation_id, command)
+
+
+def background_task(parent: ConversationState, child_id: str) -> TaskCall | None:
+    """The parent's Task call that left `child_id` running in the
+    background, if one did and the parent does not wait for it."""
+    for message in parent.messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        for block in message.content:
+            if not isinstance(block, ToolCall) or block.name != "Task":
+                continue
+            task = TaskTool().parse(block)
+            owner = owner_of(parent.conversation_id)
+            named = scoped(owner, task.resume) if task.resume else None
+            if (named or child_conversation_id(parent.conversation_id, block.id)) != child_id:
+                continue
+            if task.background and not waits_for(parent, block.id):
+                return task
+    return None
+
+
+@dataclass(eq=False)
+class Unattended:
+    """What serves a background child resumed after a restart: nobody
+    watches its stream, so a tool it asks the client to run fails at once
+    (no client is connected for it); `done` when its turn ends."""
+
+    runner: Runner
+    spawn: Callable[[Coroutine[object, object, None]], object]
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+    ended: bool = False
+
+    def deliver(self, conversation_id: str, item: Outbound) -> None:
+        if isinstance(item, Final | Failed | Canceled):
+            if not self.done.done():
+                self.done.set_result(None)
+        elif isinstance(item, CallClient):
+            outcome = ToolOutcome(NO_CLIENT, True)
+            message = tool_result_message(item.tool_call, outcome, int(time.time() * 1000))
+            result = ToolResult(message)
+            input_id = tool_result_id(item.operation_id)
+            self.spawn(self._submit(conversation_id, input_id, result))
+
+    async def _submit(self, conversation_id: str, input_id: str, result: ToolResult) -> None:
+        await self.runner.submit(conversation_id, input_id, result)
+
+
+NO_CLIENT = (
+    "The tool could not be run: this subagent was left running in the background and the "
+    "server restarted since; no client is connected to run it. Answer with what you have."
+)

@@ -38,9 +38,9 @@ from collections.abc import Callable, Coroutine, Iterable
 
 from cursor_byok.llm.types import ToolCall, UserMessage
 from cursor_byok.loop.inputs import Cancel, UserInput
-from cursor_byok.loop.state import ConversationState, Status
+from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.owners import owner_of, scoped
+from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect.server_tool import ExecContext, ServerOutcome, ToolContext
 from cursor_byok.transport.dialect.task_call import TaskCall
 from cursor_byok.transport.dialect.task_server import (
@@ -61,6 +61,8 @@ from cursor_byok.transport.sessions.session import Session
 from cursor_byok.transport.sessions.sink import OutputSink
 from cursor_byok.transport.sessions.subagent_launch import (
     Launch,
+    Unattended,
+    background_task,
     child_conversation_id,
     drive,
     make_child,
@@ -171,6 +173,19 @@ class Subagents:
         return in_background(launch.task, launch.call, launch.agent_id, kept)
 
     async def _deliver_later(self, launch: Launch) -> None:
+        """A background child's end reaches its parent (`deliver_end`)."""
+        try:
+            state: ConversationState | str = await asyncio.shield(launch.done)
+        except Exception as error:  # noqa: BLE001 (the parent is told)
+            state = str(error) or type(error).__name__
+        finally:
+            if self.launches.get(launch.child_id) is launch:
+                del self.launches[launch.child_id]
+        await self._deliver_end(launch.parent_id, launch.child_id, launch.task, state)
+
+    async def _deliver_end(
+        self, parent_id: str, child_id: str, task: TaskCall, state: ConversationState | str
+    ) -> None:
         """A background child's end reaches its parent as a message of its
         own, queued into the parent's conversation like one the user types
         during a turn: a parent at work reads it before its next model call;
@@ -178,24 +193,47 @@ class Subagents:
         input the loop already takes at any point without a tool call
         waiting for it; a tool result could not be, since the Task call's
         result was given at once. Its input id is made from the Task call,
-        so the store takes it once, whoever delivers it."""
-        problem: str | None = None
-        try:
-            state = await asyncio.shield(launch.done)
-        except Exception as error:  # noqa: BLE001 (the parent is told)
-            answer, problem, when = "", str(error) or type(error).__name__, 0
-        else:
+        so the store takes it once, whoever delivers it (after a restart
+        too: `recover`)."""
+        answer, problem, when = "", state if isinstance(state, str) else None, 0
+        if not isinstance(state, str):
             answer = last_answer(state.messages)
             if state.status is not Status.FINAL:
                 problem = state.last_error or f"the subagent ended {state.status.value}"
             when = state.messages[-1].timestamp if state.messages else 0
+        text = finished_text(client_id_of(child_id), task.description, answer, problem)
+        input_id = f"{child_id}:done:{start_id(child_id, task.call_id)}"
+        await self._runner.submit(parent_id, input_id, UserInput(UserMessage(text, when)))
+
+    async def recover(self, active: Iterable[str]) -> None:
+        """After a restart, for the conversations the runner resumed: a
+        background child has nobody waiting for its end (its Task call was
+        answered at once), so it is watched here and its end given to its
+        parent, once. (A foreground child's Task call is asked again when
+        its parent's turn is resumed, and finds it.)"""
+        for child_id in active:
+            parent_id = parent_of(child_id)
+            if parent_id is None or child_id in self.launches:
+                continue
+            parent = await self._runner.state_of(parent_id)
+            task = None if parent is None else background_task(parent, child_id)
+            if task is not None:
+                self._spawn(self._watch(parent_id, child_id, task))
+
+    async def _watch(self, parent_id: str, child_id: str, task: TaskCall) -> None:
+        watch = Unattended(self._runner, self._spawn)
+        self._sink.serve(child_id, watch)
+        try:
+            for item in self._sink.take_stash(child_id):
+                watch.deliver(child_id, item)
+            state = await self._runner.state_of(child_id)
+            if state is not None and state.status not in IDLE_STATUSES:
+                await watch.done
+                state = await self._runner.state_of(child_id)
         finally:
-            if self.launches.get(launch.child_id) is launch:
-                del self.launches[launch.child_id]
-        task = launch.task
-        text = finished_text(launch.agent_id, task.description, answer, problem)
-        input_id = f"{launch.child_id}:done:{start_id(launch.child_id, task.call_id)}"
-        await self._runner.submit(launch.parent_id, input_id, UserInput(UserMessage(text, when)))
+            self._sink.release(child_id, watch)
+        if state is not None:
+            await self._deliver_end(parent_id, child_id, task, state)
 
     def _launch(
         self,
