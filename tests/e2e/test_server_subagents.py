@@ -21,6 +21,7 @@ from cursor_byok.store.base import Loaded
 from cursor_byok.store.owners import client_id_of
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.memory_budget import SESSION_BYTES
 from cursor_byok.transport.sessions.subagent_launch import child_conversation_id
 from tests.e2e.official_cli import user_message
 from tests.e2e.subagent_rig import (
@@ -320,3 +321,31 @@ async def test_show_puts_a_server_run_child_under_its_task_call_with_its_state(
     assert "2 messages" in lines[at] and "Task" in lines[at - 1]
     assert lines[at + 1].startswith("        ") and "CHILD-A" in lines[at + 1]
     assert lines[at + 2].startswith("        ") and "Ship on Friday." in lines[at + 2]
+
+
+async def test_the_request_memory_budget_counts_the_children_a_response_starts(
+    tmp_path: Path,
+) -> None:
+    scripts = {f"CHILD-{n}": [answer(f"Part {n} is fine.")] for n in (1, 2, 3)}
+    llm = RoutedLLM({**scripts, "check all three": [three_tasks(), answer("All fine.")]})
+    llm.gates["CHILD-1"] = llm.gates["CHILD-2"] = release = asyncio.Event()
+    # Room for two children's sessions per request, not three.
+    async with subagent_rig(tmp_path, llm, request_memory_bytes=2 * SESSION_BYTES + 1000) as r:
+        asked = asyncio.ensure_future(
+            r.cli.run(user_message("check all three", r.cli.context), "sonnet")
+        )
+        for _ in range(100):
+            if "CHILD-1" in llm.calls and "CHILD-2" in llm.calls:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        assert "CHILD-3" not in llm.calls  # no room for a third while two run
+        assert await r.running_gauge() == 2.0
+        release.set()
+        turn = await asyncio.wait_for(asked, 30)
+    clean(turn)
+    # The third started when its own call came, once the first two had ended.
+    assert llm.calls.index("CHILD-3") > max(llm.calls.index(f"CHILD-{n}") for n in (1, 2))
+    for n in (1, 2, 3):
+        assert child_text(turn, f"call_task_{n}") == f"Part {n} is fine."
+    assert turn.text.endswith("All fine.")

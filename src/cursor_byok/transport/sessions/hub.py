@@ -79,17 +79,17 @@ class SessionHub:
         server_tools: Sequence[Tool] = (),
         query_waits: QueryWaits | None = None,
     ) -> None:
-        """`kv_wait_s`: how long a stream's end waits for the answers to its
-        KV requests (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which
-        models each user may start a turn with (None: any); `server_tools`:
-        the tools the configuration adds (web search and fetch), offered to
-        the runs whose client can take them; `query_waits`: how long a server
-        tool waits for a person's answer (a Task tool's subagents: `subagents`)."""
+        """`kv_wait_s`: how long a stream's end waits for the answers to its KV requests
+        (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: which models each user may start
+        a turn with (None: any); `server_tools`: the tools the configuration adds (web
+        search and fetch, Task), offered to the runs whose client can take them;
+        `query_waits`: how long a server tool waits for a person's answer."""
         self.runner = runner
         self.models = models or ModelGate()
-        self.subagents, self.server_tools = Subagents.bound(runner, sink, self._spawn, server_tools)
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
+        self.subagents = Subagents(runner, sink, self._spawn, self.budget)
+        self.server_tools = self.subagents.bind(server_tools)
         self.counters = Counters()
         self.sessions: SessionRegistry[Session] = SessionRegistry(
             self._make, self._abandoned, grace_s, on_forget=self._forget

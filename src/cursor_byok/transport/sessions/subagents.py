@@ -57,6 +57,7 @@ from cursor_byok.transport.dialect.tools import Tool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.child_session import ChildSession
 from cursor_byok.transport.sessions.exec_tracker import Step, Unknown
+from cursor_byok.transport.sessions.memory_budget import SESSION_BYTES, MemoryBudget, budget_key
 from cursor_byok.transport.sessions.session import Session
 from cursor_byok.transport.sessions.sink import OutputSink
 from cursor_byok.transport.sessions.subagent_launch import (
@@ -81,20 +82,22 @@ __all__ = ["Subagents", "child_conversation_id", "parent_of"]
 class Subagents:
     """Every server-run child of this process, by child conversation id."""
 
-    def __init__(self, runner: Runner, sink: OutputSink, spawn: Spawn) -> None:
+    def __init__(
+        self, runner: Runner, sink: OutputSink, spawn: Spawn, budget: MemoryBudget | None = None
+    ) -> None:
+        """`budget`: each child running for a request is charged to it as a
+        session of its own is, so a response of many Task calls cannot hold
+        more than a request may."""
         self._runner = runner
         self._sink = sink
         self._spawn = spawn
+        self._budget = budget if budget is not None else MemoryBudget()
         self.launches: dict[str, Launch] = {}
 
-    @classmethod
-    def bound(
-        cls, runner: Runner, sink: OutputSink, spawn: Spawn, tools: Iterable[Tool]
-    ) -> tuple[Subagents, tuple[Tool, ...]]:
-        """The hub's subagents, and the configuration's tools with a Task tool
-        among them able to run its subagents here (where its mode is the server's)."""
-        made = cls(runner, sink, spawn)
-        return made, tuple(t.with_children(made) if isinstance(t, TaskTool) else t for t in tools)
+    def bind(self, tools: Iterable[Tool]) -> tuple[Tool, ...]:
+        """The configuration's tools, a Task tool among them able to run its
+        subagents here (where its mode is the server's)."""
+        return tuple(t.with_children(self) if isinstance(t, TaskTool) else t for t in tools)
 
     async def cancel_agent(self, session: Session, agent_id: str, reason: str) -> bool:
         """The user stopped one subagent (`cancel_subagent_action`): that
@@ -258,6 +261,9 @@ class Subagents:
             return failed(task, call, task.resume, "that subagent is still running")
         if found is not None:  # left by a stream the turn moved from
             self._retire(found)
+        refused = self._budget.charge(budget_key(parent.request_id), SESSION_BYTES)
+        if refused is not None:
+            return failed(task, call, "", f"no room for another subagent: {refused}")
         child = make_child(parent, call, child_id, task)
         launch = Launch(child, call, task, parent_id)
         self.launches[child_id] = launch
@@ -308,6 +314,8 @@ class Subagents:
         finally:
             child.stop()
             self._sink.release(launch.child_id, child)
+            assert child.outer is not None
+            self._budget.refund(budget_key(child.outer.request_id), SESSION_BYTES)
 
     def _retire(self, launch: Launch) -> None:
         launch.child.stop()
