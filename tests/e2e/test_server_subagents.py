@@ -11,6 +11,7 @@ import asyncio
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from cursor_byok.cli.conversations_command import show_conversation
 from cursor_byok.client.client import cancel
@@ -20,6 +21,7 @@ from cursor_byok.loop.state import IDLE_STATUSES, Status
 from cursor_byok.store.base import Loaded
 from cursor_byok.store.owners import client_id_of
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.dialect.subagent_types import EXPLORE_TOOLS
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.memory_budget import SESSION_BYTES
 from cursor_byok.transport.sessions.subagent_launch import child_conversation_id
@@ -349,3 +351,34 @@ async def test_the_request_memory_budget_counts_the_children_a_response_starts(
     for n in (1, 2, 3):
         assert child_text(turn, f"call_task_{n}") == f"Part {n} is fine."
     assert turn.text.endswith("All fine.")
+
+
+def offered(request: dict[str, Any]) -> set[str]:
+    return {tool["name"] for tool in request["tools"]}
+
+
+async def test_a_child_gets_no_task_and_no_question_and_an_explorer_only_looks(
+    tmp_path: Path,
+) -> None:
+    general = call("call_task_g", "Task", description="Do", prompt="CHILD-G: do it")
+    explore = call(
+        "call_task_e", "Task", description="Look", prompt="CHILD-E: look", subagent_type="explore"
+    )
+    llm = RoutedLLM(
+        {
+            "CHILD-G": [answer("Done.")],
+            "CHILD-E": [answer("Seen.")],
+            PARENT: [stream_of(assistant(general, explore), chunk=4), answer("Both back.")],
+        }
+    )
+    async with subagent_rig(tmp_path, llm) as r:
+        clean(await r.cli.run(user_message(PARENT, r.cli.context), "sonnet"))
+    parents = offered(llm.requests[PARENT][0])
+    assert {"Task", "AskQuestion"} <= parents
+    general_tools = offered(llm.requests["CHILD-G"][0])
+    assert "run_terminal_cmd" in general_tools and "edit_file" in general_tools
+    assert not general_tools & {"Task", "AskQuestion", "SwitchMode", "CreatePlan"}
+    assert offered(llm.requests["CHILD-E"][0]) == EXPLORE_TOOLS
+    # Each is told what it is, on top of the parent's system prompt.
+    system = llm.requests["CHILD-E"][0]["systemPrompt"]
+    assert system.startswith(llm.requests[PARENT][0]["systemPrompt"]) and "subagent" in system
