@@ -25,7 +25,7 @@ from cursor_byok.transport.dialect.subagent_types import EXPLORE_TOOLS
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.memory_budget import SESSION_BYTES
 from cursor_byok.transport.sessions.subagent_launch import child_conversation_id
-from tests.e2e.official_cli import user_message
+from tests.e2e.official_cli import resume, user_message
 from tests.e2e.subagent_rig import (
     RoutedLLM,
     child_text,
@@ -382,3 +382,38 @@ async def test_a_child_gets_no_task_and_no_question_and_an_explorer_only_looks(
     # Each is told what it is, on top of the parent's system prompt.
     system = llm.requests["CHILD-E"][0]["systemPrompt"]
     assert system.startswith(llm.requests[PARENT][0]["systemPrompt"]) and "subagent" in system
+
+
+async def test_a_stream_that_takes_the_turn_over_finds_the_child_where_it_stands(
+    tmp_path: Path,
+) -> None:
+    llm = RoutedLLM(
+        {
+            CHILD: [
+                uses(call("call_read", "read_file", path="notes.txt")),
+                answer("The notes say: ship on Friday."),
+            ],
+            PARENT: [uses(TASK), answer("Friday it is.")],
+        }
+    )
+    async with subagent_rig(tmp_path, llm) as r:
+        (r.cli.workspace / "notes.txt").write_text("ship on Friday\n")
+        lost = await r.cli.run(
+            user_message(PARENT, r.cli.context), "sonnet", drop_after="exec_server_message"
+        )
+        resumed = await r.cli.run(resume(), "sonnet")
+        child = r.store.load(child_conversation_id("conv-cli", "call_task_a"))
+        parent = r.store.load("conv-cli")
+    assert lost.dropped_stream and [e.WhichOneof("message") for e in lost.execs] == ["read_args"]
+    clean(resumed)
+    assert resumed.text.endswith("Friday it is.")
+    # The child's read, lost with the old stream, is asked again on the new
+    # one (a read may run twice); the child goes on from where it stood.
+    [read] = [e for e in resumed.execs if e.HasField("read_args")]
+    assert read.read_args.path.endswith("notes.txt")
+    assert child_text(resumed, "call_task_a").endswith("The notes say: ship on Friday.")
+    assert llm.calls == [PARENT, CHILD, CHILD, PARENT]
+    assert child is not None and len(child.state.messages) == 4
+    assert parent is not None
+    results = [m for m in parent.state.messages if getattr(m, "tool_call_id", "") == "call_task_a"]
+    assert len(results) == 1
