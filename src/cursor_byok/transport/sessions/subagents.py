@@ -102,10 +102,12 @@ class Subagents:
     async def cancel_agent(self, session: Session, agent_id: str, reason: str) -> bool:
         """The user stopped one subagent (`cancel_subagent_action`): that
         child's turn is canceled (its model call closed), and its Task call
-        ends with that; the parent's turn goes on. False: no such child runs
-        on this stream."""
+        ends with that; the parent's turn goes on. False: no such child of
+        the stream's conversation runs (a background one started by an
+        earlier turn's stream is one of them)."""
         for launch in list(self.launches.values()):
-            if launch.agent_id == agent_id and launch.child.outer is session and launch.running:
+            ours = launch.child.outer is session or launch.parent_id == session.conversation_id
+            if launch.agent_id == agent_id and ours and launch.running:
                 await self.cancel(launch, reason)
                 return True
         return False
