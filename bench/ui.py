@@ -5,7 +5,9 @@ PostgreSQL binaries). Each page is asked of the real server over a real
 socket, signed in as the administrator (everyone's numbers) and as a user:
 the overview, the users page, the first conversations page, the 20th
 (1,000 conversations deep (keyset paging: no cost for depth), one filtered by
-model, and a conversation's timeline. Prints, per backend, each page's
+model (and, for the administrator, by a user and a model), a conversation's
+timeline, and the first and last pages of the timeline of a conversation of
+500 turns (1,000 messages) with 600 model call attempts. Prints, per backend, each page's
 median and, over every page request,
 
   ui_page_p95_ms[100000] = X
@@ -28,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import aiohttp
 
-from cursor_byok.llm.types import UserMessage
+from cursor_byok.llm.serialize import EMPTY_MESSAGES_HASH, extend_messages_hash, message_hash
+from cursor_byok.llm.types import AssistantMessage, Message, TextContent, UserMessage
 from cursor_byok.loop import ConversationState, RuntimeState, Start, TurnSettings, transition
 from cursor_byok.loop.state import Status
 from cursor_byok.store.database import PostgresURL
@@ -44,6 +47,8 @@ CONVERSATIONS = 100_000
 USERS = 100
 MODELS = ("sonnet", "opus", "gpt", "gemini", "deepseek")
 DAYS = 365
+TURNS = 500
+"""The turns of the long conversation whose timeline is measured."""
 ROUNDS = 20
 ADMIN_TOKEN = "the-benchs-administrator-token"
 CSRF = re.compile(r'name="csrf" value="([^"]*)"')
@@ -95,6 +100,11 @@ def fill(store: SQLStore) -> str:
                 for n, key in ids
             ],
         )
+        db.executemany(
+            "INSERT INTO conversation_models (conversation_id, model, owner, last_call_ms)"
+            " VALUES (?, ?, ?, ?)",
+            [(key, MODELS[n % 5], 2 + n % USERS, now_ms - n * 1000) for n, key in ids],
+        )
         today = time.gmtime()
         days = [
             time.strftime("%Y-%m-%d", time.gmtime(time.mktime(today) - d * 86400))
@@ -112,9 +122,49 @@ def fill(store: SQLStore) -> str:
                 for m in MODELS
             ],
         )
+    long_conversation(store, now_ms)
     with store._transaction() as db:
         db.execute("ANALYZE")
     return tokens[0]
+
+
+def long_conversation(store: SQLStore, now_ms: int) -> None:
+    """User u0's `conv-long`: TURNS turns, each a question and an answer
+    brought by a model call, every fifth retried once (a row per attempt)."""
+    key = scoped(2, "conv-long")
+    messages: list[Message] = []
+    chain = EMPTY_MESSAGES_HASH
+    for turn in range(TURNS):
+        for message in (
+            UserMessage(f"question {turn}", timestamp=now_ms),
+            AssistantMessage((TextContent(f"answer {turn}"),), "api", "p", "sonnet"),
+        ):
+            messages.append(message)
+            chain = extend_messages_hash(chain, message_hash(message))
+    state = ConversationState(key, TURNS, tuple(messages), chain, status=Status.FINAL)
+    store.commit_input("in-long", 0, state, None)
+    rows = []
+    for turn in range(TURNS):
+        call_id = f"{key}:call:{turn + 1}"
+        attempts = 2 if turn % 5 == 0 else 1
+        for attempt in range(1, attempts + 1):
+            outcome = "ok" if attempt == attempts else "retried"
+            turn_id, started = f"{key}:turn:{turn + 1}", now_ms + turn * 10 + attempt
+            head = (call_id, attempt, key, turn_id, 2 * turn + 1, "sonnet", 2, started)
+            rows.append((*head, 300, 2000, 9000, 700, 40000, 2000, 100, 0.25, outcome))
+    with store._transaction() as db:
+        # the oldest of u0's: the pages' first links stay the short ones
+        oldest = now_ms - (CONVERSATIONS + 1) * 1000
+        db.execute(
+            "UPDATE conversations SET updated_at_ms = ? WHERE conversation_id = ?", (oldest, key)
+        )
+        db.executemany(
+            "INSERT INTO model_calls (call_id, attempt, conversation_id, turn_id, step, model,"
+            " user_id, started_at_ms, ttft_ms, duration_ms, input_tokens, output_tokens,"
+            " cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, outcome)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
 
 
 async def signed_in(http: aiohttp.ClientSession, url: str, token: str) -> dict[str, str]:
@@ -157,9 +207,13 @@ async def measure(name: str, store: SQLStore) -> None:
                 "conversations_deep": deep,
                 "conversations_model": "/ui/conversations?model=gemini",
                 "conversation": one.group(1),
+                "conversation_long": "/ui/conversations/conv-long",
             }
             if who == "admin":
                 pages["users"] = "/ui/users"
+                pages["conversations_user_model"] = "/ui/conversations?user=u7&model=gemini"
+                pages["conversation_long"] = f"/ui/conversations/{scoped(2, 'conv-long')}"
+            pages["conversation_long_latest"] = pages["conversation_long"] + "?from=800"
             for page, path in pages.items():
                 times = []
                 for _ in range(ROUNDS):

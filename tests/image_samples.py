@@ -1,12 +1,15 @@
 """Small real images, one per format the server recognises, built here
-rather than stored: a 1x1 PNG (zlib-compressed, CRCs right), and the
-smallest valid files of the other formats, spelt out byte by byte."""
+rather than stored: a PNG (zlib-compressed, CRCs right) and a GIF spelt
+out byte by byte, a JPEG and a WebP encoded by Pillow."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import struct
 import zlib
+
+from PIL import Image
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -38,8 +41,17 @@ GIF = bytes.fromhex(
 )
 """A 1x1 GIF89a."""
 
-JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000") + b"\xff\xd9"
-"""A JPEG's start (SOI, JFIF header) and end: enough to be recognised."""
 
-WEBP = b"RIFF" + struct.pack("<I", 26) + b"WEBPVP8L" + struct.pack("<I", 14) + bytes(14)
-"""A WebP container with a lossless chunk: enough to be recognised."""
+def _encoded(fmt: str) -> bytes:
+    """A 1x1 grey image in `fmt`, encoded by Pillow (the server decodes the
+    header of every image it is given, so a sample must be a real file)."""
+    out = io.BytesIO()
+    Image.new("RGB", (1, 1), (128, 128, 128)).save(out, fmt)
+    return out.getvalue()
+
+
+JPEG = _encoded("JPEG")
+"""A 1x1 JPEG."""
+
+WEBP = _encoded("WEBP")
+"""A 1x1 WebP."""

@@ -662,6 +662,7 @@ async def execute(
         return [reply]
     if which == "write_args":
         path = root / request.write_args.path
+        path.parent.mkdir(parents=True, exist_ok=True)  # the folders it needs, made first
         path.write_text(request.write_args.file_text)
         reply = pb.ExecClientMessage()
         reply.write_result.success.CopyFrom(

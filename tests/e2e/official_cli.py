@@ -487,7 +487,8 @@ class OfficialCli:
                     appender.send(pb.AgentClientMessage(interaction_response=answered))
             case "conversation_checkpoint_update":
                 state = item.conversation_checkpoint_update
-                named = [*state.turns, *state.todos]  # the CLI reads both back by blob id
+                # The CLI reads these back by blob id.
+                named = [*state.turns, *state.todos, *([state.plan] if state.plan else [])]
                 missing = [t.hex()[:12] for t in named if t not in self.blobs]
                 if missing:
                     turn.violations.append(f"a checkpoint names blobs not stored: {missing}")

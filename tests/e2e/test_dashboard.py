@@ -18,7 +18,9 @@ from cursor_byok.client.client import run_request
 from cursor_byok.llm.types import TextContent
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, LLMCallRecord
 from cursor_byok.store.periods import day_of
+from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.store.usage import CallUsage
+from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.http.dashboard import conversations
 from tests.e2e.dashboard_client import Browser, csrf_of, text_of
 from tests.e2e.users import ADMIN_TOKEN, Member, Team, team, to_the_end
@@ -233,3 +235,23 @@ async def test_the_conversations_page_pages_newest_first_and_filters_by_model(
     assert "conv-3" in page
     _, page, _ = await ana.get("/ui/conversations?model=another-model")
     assert "No conversations here." in page
+
+
+async def test_an_administrators_session_ends_when_the_configured_token_changes(
+    t: Team, http: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    """Sessions outlive a restart (they are in the database): one opened with
+    the administrator's token holds on a server configured with that token,
+    and not on one configured with another."""
+    admin = Browser(t.url, http)
+    await admin.sign_in(ADMIN_TOKEN)
+    for token, expected in ((ADMIN_TOKEN, 200), ("a-new-administrators-token", 303)):
+        store = SQLiteStore(tmp_path / "team.sqlite3", synchronous="NORMAL")
+        service = build_service(store, t.llm, access_token=token)
+        try:
+            async with serving(service) as url:
+                restarted = Browser(url, http, cookies=dict(admin.cookies))
+                status, _, _ = await restarted.get("/ui/")
+                assert status == expected, token
+        finally:
+            store.close()

@@ -187,6 +187,7 @@ async def test_one_subagent_runs_on_the_client_as_a_turn_of_its_own(tmp_path: Pa
     assert "Agent ID: agent-t1" in result
     state = turn.checkpoints[-1].subagent_states["agent-t1"]
     assert state.subagent_type.HasField("explore") and state.model_id == "big"
+    assert 0 < state.created_timestamp_ms <= state.last_used_timestamp_ms
     assert turn.text.endswith("a() returns 1.")
     # `show` puts the child under its parent's Task call, and names the parent.
     lines = shown.getvalue().splitlines()
@@ -206,6 +207,10 @@ async def test_three_subagents_of_one_response_run_at_the_same_time(tmp_path: Pa
     async with rig(tmp_path, scripts, delay=0.02) as r:
         turn = await r.parent()
         results = tool_results(r.requests(PARENT)[1])
+        parent_tools, child_tools = (
+            offered(r.requests(PARENT)[0]),
+            offered(r.requests("agent-p0")[0]),
+        )
     assert turn.error is None and turn.violations == []
     execs = [e for e in turn.execs if e.WhichOneof("message") == "subagent_args"]
     assert [e.subagent_args.tool_call_id for e in execs] == ["p0", "p1", "p2"]
@@ -220,6 +225,9 @@ async def test_three_subagents_of_one_response_run_at_the_same_time(tmp_path: Pa
         "agent-p2",
     ]
     assert [f"Report {n}" in text for n, text in enumerate(results)] == [True] * 3
+    # A general subagent is not read-only: the parent's tools, but Task and the questions.
+    assert child_tools == parent_tools - {"Task", "AskQuestion", "SwitchMode"}
+    assert {"edit_file", "run_terminal_cmd"} <= child_tools
 
 
 async def test_a_subagent_in_the_background_lets_the_parent_go_on(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import sqlite3
 from collections.abc import Callable
 from hashlib import sha256
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from cursor_byok.llm.images import TEXT_ONLY_NOTE
 from cursor_byok.llm.types import AssistantMessage
@@ -28,7 +30,7 @@ from tests.e2e.independent_cli import CODECS
 from tests.e2e.independent_cli import OfficialCli as IndependentCli
 from tests.e2e.official_cli import CliTurn, OfficialCli, user_message
 from tests.e2e.provider_turns import ModelUnderTest, server_for
-from tests.e2e.test_official_cli import clean
+from tests.e2e.test_official_cli import card_of, clean
 from tests.e2e.test_provider_round_trips import CASES as ROUND_TRIP_CASES
 from tests.e2e.test_provider_round_trips import ApiCase
 from tests.e2e.test_restart import start_serve
@@ -137,21 +139,31 @@ async def test_a_text_only_model_gets_a_note_for_the_image_it_read(tmp_path: Pat
     assert tool["content"].endswith(TEXT_ONLY_NOTE)
 
 
-async def test_an_image_over_the_providers_limit_gets_a_note(tmp_path: Path) -> None:
+async def test_an_image_over_the_providers_limit_is_sent_scaled_down(tmp_path: Path) -> None:
     """A 4 MB PNG is 5.3 MB of base64, above the 5 MB Anthropic takes for
-    one image: the request goes out with a note, and is not refused."""
+    one image: it reaches the model made smaller and within the limit (never
+    a request the provider refuses), and the next request carries the very
+    same bytes."""
     big = png(2000, 2000, noise=True)
     (tmp_path / "workspace").mkdir()
     (tmp_path / "workspace" / "shot.png").write_bytes(big)
-    async with server_for(CLAUDE, claude_reads(READ_SHOT), tmp_path) as server:
+    replies = [*claude_reads(READ_SHOT), Reply(wire.anthropic([wire.Text("Still grey.")]))]
+    async with server_for(CLAUDE, replies, tmp_path) as server:
         turn = await server.turn("r-1", "What is in shot.png?")
+        await server.turn("r-2", "And again?")
         received = server.provider.received
     assert turn.end.error is None, turn.end
     body = check_request("anthropic", received[1].body, CLAUDE.model)
-    assert images_in(anthropic_carried(body)) == []
-    [result] = body["messages"][-1]["content"]
-    assert "above the 5.0 MB this model's API takes for one image" in result["content"]
-    assert len(received[1].body) < 100_000
+    [(_, mime, data)] = images_in(anthropic_carried(body))
+    # Grey noise has no transparency and does not compress: a JPEG holds it.
+    assert mime == "image/jpeg" and len(data) <= 5 * 1024 * 1024
+    assert Image.open(io.BytesIO(base64.b64decode(data))).size == (2000, 2000)
+    assert data.encode() in received[-1].body  # the same bytes, not resized anew
+    # Stored once by the hash of the bytes sent, as any image is; the original never.
+    stored_once(tmp_path / "db.sqlite3", base64.b64decode(data))
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        hashes = [r[0] for r in db.execute("SELECT sha256 FROM images")]
+    assert hashes == [sha256(base64.b64decode(data)).hexdigest()]
 
 
 # -- the official CLI's client -------------------------------------------------------------
@@ -199,7 +211,7 @@ async def test_mcp_images_reach_the_model_and_text_stays_text(tmp_path: Path) ->
     by its bytes, after the tool's text."""
     call = wire.Call("toolu_mcp", "mcp_shots_take", {})
     context = pb.RequestContext(env=pb.RequestContextEnv(shell="bash"), tools=[SHOTS])
-    turn, _cli, received = await run_official(
+    turn, cli, received = await run_official(
         tmp_path,
         claude_reads(call),
         user_message("Take the screenshots.", context),
@@ -207,6 +219,17 @@ async def test_mcp_images_reach_the_model_and_text_stays_text(tmp_path: Path) ->
         mcp_images={"shots-take": [PICTURE, GIF]},
     )
     clean(turn)
+    # The card shows the MCP result as the client returned it, each image's
+    # bytes inline: `McpImageContent` has no blob-id form (unlike the read
+    # card's `data_blob_id`), and the official server's MCP card mirrors the
+    # client's result. No image is put in the client's KV store for it.
+    card = card_of(turn, "tool_call_completed").mcp_tool_call
+    shown = [item.image for item in card.result.success.content if item.HasField("image")]
+    assert [(i.data, i.mime_type) for i in shown] == [
+        (PICTURE, "image/jpeg"),
+        (GIF, "image/jpeg"),
+    ]
+    assert not any(blob in (PICTURE, GIF) for blob in cli.blobs.values())
     body = check_request("anthropic", received[1].body, CLAUDE.model)
     assert anthropic_carried(body) == [
         ("result", "toolu_mcp", "shots-take ran"),

@@ -3,6 +3,7 @@ rendering of the history is a byte prefix of the next one's."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from itertools import pairwise
@@ -20,9 +21,11 @@ from cursor_byok.llm.types import (
     Usage,
     UserMessage,
 )
+from tests import image_samples
 from tests.factories import READ_TOOL
 
-PNG = "iVBORw0KGgo="
+PNG = base64.b64encode(image_samples.png()).decode("ascii")
+"""A real 1x1 PNG, base64 (the request rules read each image's header)."""
 
 
 def reply(api: str, provider: str, model: str, *content: AssistantContent) -> AssistantMessage:

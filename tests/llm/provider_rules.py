@@ -6,10 +6,13 @@ the rule's name."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 from collections import Counter
 from typing import Any
+
+from PIL import Image
 
 from cursor_byok.llm.images import RULES, sniff_mime
 from cursor_byok.llm.limits import known_limits
@@ -41,18 +44,33 @@ def check_request(api: str, raw: bytes, model: str = "") -> dict[str, Any]:
     return body
 
 
+MAX_SIDE = {"anthropic-messages": 8000}
+"""Pixels on either side of one image: Anthropic rejects larger ones."""
+MANY_IMAGES = {"anthropic-messages": (20, 2000)}
+"""Anthropic: in a request of more than 20 images, at most 2000 px a side."""
+
+
 def _images(api: str, images: list[tuple[str, str]]) -> None:
     """Every image (declared type, base64 data) is one the API takes: its
-    declared type is its real one, and it is within the size and count limits."""
+    declared type is its real one, and it is within the size, dimension and
+    count limits (its dimensions read from its header by Pillow)."""
     rules = RULES[api]
     assert len(images) <= rules.max_count, f"more than {rules.max_count} images"
     assert sum(len(d) for _, d in images) <= rules.max_total_chars, "too many image bytes"
+    side = MAX_SIDE.get(api)
+    many, many_side = MANY_IMAGES.get(api, (len(images), 0))
+    if len(images) > many:
+        side = many_side
     for mime, data in images:
         assert len(data) <= rules.max_chars, f"an image over {rules.max_chars} characters"
-        real = sniff_mime(base64.b64decode(data, validate=True))
+        raw = base64.b64decode(data, validate=True)
+        real = sniff_mime(raw)
         assert real is not None, "image data that is no PNG, JPEG, GIF or WebP image"
         assert mime == real, f"an image declared {mime} that is {real}"
         assert mime in IMAGE_TYPES[api], f"an image of a type the API does not take: {mime}"
+        if side is not None:
+            width, height = Image.open(io.BytesIO(raw)).size
+            assert max(width, height) <= side, f"an image of {width}x{height}, above {side} px"
 
 
 def _data_url(url: str) -> tuple[str, str]:
@@ -279,6 +297,7 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
             assert "thinkingBudget" not in thinking, f"{model} takes thinkingLevel"
             if limits.levels and "thinkingLevel" in thinking:
                 assert thinking["thinkingLevel"] in limits.levels
+    _gemini_search(body, model)
     contents = body["contents"]
     nested = [
         part
@@ -320,3 +339,40 @@ def check_gemini(body: dict[str, Any], model: str = "") -> None:
         assert [r["name"] for r in responses] == [c["name"] for c in calls]
         if all("id" in c for c in calls):
             assert [r.get("id") for r in responses] == [c["id"] for c in calls]
+
+
+PART_KINDS = frozenset(
+    {"text", "inlineData", "functionCall", "functionResponse", "toolCall", "toolResponse"}
+)
+"""What a part may hold (besides `thought` and `thoughtSignature`)."""
+
+
+def _gemini_search(body: dict[str, Any], model: str) -> None:
+    """Google Search grounding: `google_search` beside function declarations
+    only from Gemini 3 on, with `includeServerSideToolInvocations`; the
+    search's `toolCall` / `toolResponse` parts go back in model turns, each
+    response after its call; grounding metadata is no part."""
+    tools = body.get("tools", [])
+    for tool in tools:
+        assert set(tool) <= {"functionDeclarations", "google_search"}, f"unknown tool {tool}"
+    search = any("google_search" in tool for tool in tools)
+    functions = any("functionDeclarations" in tool for tool in tools)
+    major = re.match(r"gemini-(\d+)", model)
+    if search and functions:
+        assert major is not None and int(major.group(1)) >= 3, (
+            "google_search beside function declarations is taken from Gemini 3 on"
+        )
+        assert body.get("toolConfig", {}).get("includeServerSideToolInvocations") is True, (
+            "combining built-in tools and functions needs includeServerSideToolInvocations"
+        )
+    called: set[str] = set()
+    for content in body["contents"]:
+        for part in content["parts"]:
+            kinds = set(part) - {"thought", "thoughtSignature"}
+            assert len(kinds) == 1 and kinds <= PART_KINDS, f"not a part: {sorted(part)}"
+            if "toolCall" in part:
+                assert content["role"] == "model", "a toolCall part is the model's"
+                called.add(part["toolCall"]["id"])
+            if "toolResponse" in part:
+                assert content["role"] == "model", "a toolResponse part goes with its call"
+                assert part["toolResponse"]["id"] in called, "a toolResponse without its toolCall"

@@ -11,6 +11,7 @@ from cursor_byok.llm.images import (
     GIF,
     JPEG,
     MIB,
+    OLDER_LEFT_OUT,
     PNG,
     RULES,
     TEXT_ONLY_NOTE,
@@ -71,17 +72,40 @@ def test_an_image_over_the_api_size_limit_becomes_a_note() -> None:
     assert prepare_history([_user(big)], openai)[0].content[0] == big  # type: ignore[union-attr]
 
 
-def test_images_past_the_count_become_notes_and_earlier_renderings_never_change() -> None:
-    """Past the limit it is the newer images that are left out: the older
-    messages render the same on every request, so the provider's cache hits."""
+def test_past_the_count_the_oldest_images_become_notes_in_steps() -> None:
+    """The model sees the newest images; the oldest go a quarter of the
+    limit at a time, so earlier messages render the same over many requests
+    (the provider's cache hits) and change once per step."""
     limit = RULES["anthropic-messages"].max_count
     target = Target("anthropic-messages", "anthropic", "claude-sonnet-4-5")
     history: list[Message] = [_user(_small(str(i))) for i in range(limit)]
-    before = prepare_history(history, target)
-    after = prepare_history([*history, _user(_small("late"))], target)
-    assert after[:limit] == before
-    late = after[-1].content[0]  # type: ignore[union-attr]
-    assert isinstance(late, TextContent) and "as many images" in late.text
+    assert prepare_history(history, target) == history  # all fit
+    history.append(_user(_small("late")))
+    after = prepare_history(history, target)
+    step = limit // 4
+    for message in after[:step]:
+        assert message.content[0] == TextContent(OLDER_LEFT_OUT)  # type: ignore[union-attr]
+    assert after[step:] == history[step:]
+    # The next images change nothing before them until the next step.
+    more = [*history, *(_user(_small(f"more{i}")) for i in range(step - 1))]
+    assert prepare_history(more, target)[: len(after)] == after
+    over = prepare_history([*more, _user(_small("over"))], target)
+    assert over[2 * step - 1].content[0] == TextContent(OLDER_LEFT_OUT)  # type: ignore[union-attr]
+    assert over[2 * step] == more[2 * step]
+
+
+def test_past_the_request_bytes_the_oldest_images_become_notes() -> None:
+    """Gemini takes 20 MB a request: the newest images that fit are sent."""
+    rules = RULES["google-generative-ai"]
+    target = Target("google-generative-ai", "google", "gemini-2.5-flash")
+    chars = rules.max_total_chars // 3 + 1
+    history: list[Message] = [
+        _user(ImageContent(base64.b64encode(image_samples.png()).decode() + str(i) * chars, PNG))
+        for i in range(4)
+    ]
+    out = prepare_history(history, target)
+    kinds = [type(m.content[0]) for m in out]  # type: ignore[union-attr]
+    assert kinds == [TextContent, TextContent, ImageContent, ImageContent]
 
 
 def test_a_text_only_model_gets_a_note_in_place_of_each_image() -> None:

@@ -10,15 +10,19 @@ wrong form."""
 from __future__ import annotations
 
 import base64
+import functools
+import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from cursor_byok.llm.events import DoneEvent
-from cursor_byok.llm.images import MIB, tool_image
+from cursor_byok.llm.image_fit import tool_image
+from cursor_byok.llm.images import MIB
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers import gemini, openai_chat
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
@@ -26,6 +30,7 @@ from cursor_byok.llm.providers.gemini import GeminiLLM
 from cursor_byok.llm.providers.openai_chat import OpenAIChatLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
 from cursor_byok.llm.types import (
+    ImageContent,
     Message,
     RequestMessages,
     TextContent,
@@ -40,6 +45,7 @@ from tests.llm.conversation import reply
 from tests.llm.loopback import LoopbackServer, Reply
 from tests.llm.provider_rules import check_request
 from tests.llm.streams import collect
+from tests.llm.test_image_fit import photo
 
 PICTURE = image_samples.png(4, 4)
 B64 = base64.b64encode(PICTURE).decode("ascii")
@@ -236,19 +242,29 @@ async def test_each_api_gets_the_image_a_tool_returned_in_its_own_form(
     assert await _sent(server, case, messages) == raw
 
 
+BIG_PHOTO = functools.cache(lambda: photo(2400, 1600, "PNG"))
+
+
 @pytest.mark.parametrize("case", CASES, ids=str)
-async def test_an_image_over_the_apis_size_limit_becomes_a_note(
+async def test_an_image_over_the_limits_is_sent_scaled_down(
     server: LoopbackServer, case: Case
 ) -> None:
-    """Above Anthropic's 5 MB (OpenAI: 20 MB, Gemini: 15 MB) an image goes out
-    as a one-line note, never as a request the provider refuses."""
-    big = image_samples.png(1, 1) + bytes(16 * MIB)  # a PNG by its magic number
+    """A PNG of 2400x1600 pixels whose base64 is above Anthropic's 5 MB (and
+    above its 2000 px in a request of many images) reaches every API scaled
+    down and within its rules, never as a request the provider refuses;
+    sent again, the same bytes."""
+    big = BIG_PHOTO()
+    assert len(base64.b64encode(big)) > 5 * MIB
+    fitted = tool_image(big)
+    assert isinstance(fitted, ImageContent)
     provider = "google" if case.api == "gemini" else case.api.split("-")[0]
-    raw = await _sent(server, case, history(API_NAMES[case.api], provider, case.model, big))
+    messages = history(API_NAMES[case.api], provider, case.model, big)
+    raw = await _sent(server, case, messages)
     body = check_request(case.api, raw, case.model)
-    carried = case.carried(body)
-    assert not any(kind == "image" for kind, *_ in carried)
-    assert "above the" in raw.decode() and b"iVBORw0KGgo" not in raw
+    [(_, mime, data)] = [c for c in case.carried(body) if c[0] == "image"]
+    assert (mime, data) == (fitted.mime_type, fitted.data)
+    assert Image.open(io.BytesIO(base64.b64decode(data))).size == (2000, 1333)
+    assert await _sent(server, case, messages) == raw
 
 
 async def test_a_gif_a_tool_returned_becomes_a_note_for_gemini(server: LoopbackServer) -> None:

@@ -47,9 +47,11 @@ FINAL_REPLY = priced(assistant(TextContent("It says hello."), timestamp=4))
 
 
 class Harness:
-    def __init__(self, path: Path, scripts: list[list[ResponseEvent]]) -> None:
+    def __init__(
+        self, path: Path, scripts: list[list[ResponseEvent]], llm: ScriptedLLM | None = None
+    ) -> None:
         self.store = SQLiteStore(path, synchronous="NORMAL")
-        self.llm = ScriptedLLM(scripts)
+        self.llm = llm if llm is not None else ScriptedLLM(scripts)
         self.sink = RecordingSink()
         self.metrics = Metrics()
         self.runner = Runner(

@@ -5,10 +5,11 @@
 Runs (or resumes) conversation "crash" on DB (a SQLite file or a
 postgresql:// URL) until the turn is final, then prints the canonical
 history as hex, the number of store writes made, and the usage recorded
-(JSON: each row's user, model, calls and tokens, and the budget
-reservations left). With KILL_AT=k the process SIGKILLs itself at store
-write step k: step 3n is just before the n-th write, 3n+1 inside its
-transaction with every statement run but not committed, 3n+2 just after it.
+(JSON: each row's user, model, calls and tokens, the budget
+reservations left, and each model call's rows without their timings).
+With KILL_AT=k the process SIGKILLs itself at store write step k: step 3n
+is just before the n-th write, 3n+1 inside its transaction with every
+statement run but not committed, 3n+2 just after it.
 In the `reads` scenario the conversation is a user's with a budget, so
 each model call's budget reservation is a write of its own.
 
@@ -274,14 +275,22 @@ class Client:
 
 def usage_seen(store: SQLStore) -> str:
     """The usage rows without their day and timings (which differ run to
-    run), and how many reservations are left, as one JSON line."""
+    run), how many reservations are left, and the model call rows without
+    their times, as one JSON line."""
     rows = [
         [r.user_id, r.model, r.calls, r.input, r.output, r.cost_usd, r.unpriced_calls]
         for r in store.usage_rows("2000-01-01", "2999-12-31")
     ]
     with store._read() as db:
         (held,) = db.execute("SELECT count(*) FROM budget_reservations").fetchone()
-    return json.dumps({"usage": rows, "held": held}, separators=(",", ":"))
+        listed = "SELECT conversation_id FROM conversations ORDER BY conversation_id"
+        conversations = [row[0] for row in db.execute(listed).fetchall()]
+    calls = [
+        [c.call_id, c.attempt, c.user_id, c.model, c.step, c.outcome, c.input, c.output, c.cost_usd]
+        for conversation in conversations  # a subagent's own calls too
+        for c in store.model_calls(conversation)
+    ]
+    return json.dumps({"usage": rows, "held": held, "calls": calls}, separators=(",", ":"))
 
 
 async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> None:

@@ -2,7 +2,7 @@
 after every store write of a two-tool turn, start again, finish. The history
 must be byte-identical to an uninterrupted run, each tool must have run
 exactly once, and the usage recorded must be the uninterrupted run's: each
-model call counted once, and no budget left held (the turn is a user's with
+model call counted once and its row written once, and no budget left held (the turn is a user's with
 a budget, so each call's reservation is a write of its own, swept too). On
 every backend; on PostgreSQL the killed process's connections drop with it,
 open transactions and all. A second turn has a shell command whose run is
@@ -69,8 +69,17 @@ def test_the_uninterrupted_turn_writes_what_we_expect(reference: Reference) -> N
     # start, done, result 1, result 2, done: five commits; and a budget
     # reservation before each of the two model calls.
     assert writes == 7
-    # two calls of 10 input and 5 output tokens each, for user 2; none held
-    assert json.loads(usage) == {"usage": [[2, "test-model", 2, 20, 10, 0.0, 0]], "held": 0}
+    # two calls of 10 input and 5 output tokens each, for user 2; none held;
+    # a row for each call, its answer at history index 1 and 4
+    key = "crash.2"
+    assert json.loads(usage) == {
+        "usage": [[2, "test-model", 2, 20, 10, 0.0, 0]],
+        "held": 0,
+        "calls": [
+            [f"{key}:call:1", 1, 2, "test-model", 1, "ok", 10, 5, 0.0],
+            [f"{key}:call:2", 1, 2, "test-model", 4, "ok", 10, 5, 0.0],
+        ],
+    }
 
 
 @pytest.mark.parametrize("kill_at", range(21))
@@ -105,7 +114,14 @@ def test_the_uninterrupted_cut_off_command_writes_what_we_expect(
     interrupted_reference: Reference,
 ) -> None:
     history, writes, usage = interrupted_reference
-    assert json.loads(usage) == {"usage": [[1, "test-model", 2, 20, 10, 0.0, 0]], "held": 0}
+    assert json.loads(usage) == {
+        "usage": [[1, "test-model", 2, 20, 10, 0.0, 0]],
+        "held": 0,
+        "calls": [
+            ["crash:call:1", 1, 1, "test-model", 1, "ok", 10, 5, 0.0],
+            ["crash:call:2", 1, 1, "test-model", 4, "ok", 10, 5, 0.0],
+        ],
+    }
     lines = [json.loads(line) for line in bytes.fromhex(history).splitlines()]
     assert [line["role"] for line in lines] == [
         "user",
@@ -167,7 +183,15 @@ def test_the_uninterrupted_turn_with_a_subagent_writes_what_we_expect(
     # Each conversation: start, done, result, done; a reservation before each
     # of the four model calls, all counted for the parent's user.
     assert writes == 12
-    assert json.loads(usage) == {"usage": [[2, "test-model", 4, 40, 20, 0.0, 0]], "held": 0}
+    seen = json.loads(usage)
+    assert seen["usage"] == [[2, "test-model", 4, 40, 20, 0.0, 0]] and seen["held"] == 0
+    # A row per model call, the child's under its own conversation.
+    assert [c[0] for c in seen["calls"]] == [
+        "crash.2:call:1",
+        "crash.2:call:2",
+        "crash~628b49d96dcde97a430d.2:call:1",
+        "crash~628b49d96dcde97a430d.2:call:2",
+    ]
 
 
 @pytest.mark.parametrize("kill_at", range(36))

@@ -50,6 +50,11 @@ class Context:
     ) -> pb.InteractionResponse | None:
         raise AssertionError("TodoWrite asks nothing")
 
+    project_folder = ""
+
+    async def write(self, path: str, text: str, timeout_s: float) -> pb.WriteResult | None:
+        raise AssertionError("TodoWrite writes nothing")
+
 
 def call(**arguments: JSONValue) -> ToolCall:
     return ToolCall("t1", "TodoWrite", arguments, raw_arguments=json.dumps(arguments))

@@ -55,6 +55,12 @@ class Approving:
         self.sent.append(query.WhichOneof("query") or "")
         return self.answer(query)
 
+    project_folder = ""
+
+    async def write(self, path: str, text: str, timeout_s: float) -> pb.WriteResult | None:
+        self.sent.append("write")
+        return None
+
 
 def approve(query: pb.InteractionQuery) -> pb.InteractionResponse:
     response = pb.InteractionResponse(id=query.id)

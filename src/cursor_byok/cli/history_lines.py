@@ -13,7 +13,7 @@ import base64
 import hashlib
 from collections.abc import Iterator
 
-from cursor_byok.llm.provider_search import searches
+from cursor_byok.llm.provider_search import ProviderSearch, searches
 from cursor_byok.llm.types import (
     AssistantMessage,
     HistoryRepair,
@@ -27,6 +27,7 @@ from cursor_byok.llm.types import (
 from cursor_byok.loop.compaction import summary_of
 from cursor_byok.loop.todos import FINISHED, TodoItem
 from cursor_byok.runtime.logsafe import printable
+from cursor_byok.transport.dialect.question_tool import ANSWERED_LATER, SKIPPED_LATER
 
 ASKED_THE_USER = frozenset({"AskQuestion", "SwitchMode", "CreatePlan"})
 """Tools whose result is the user's word: shown whole under the result's line."""
@@ -36,7 +37,7 @@ def message_lines(message: Message) -> Iterator[str]:
     """The message's line, then a line for each image it carries (and what
     the user answered, for a tool that asked them)."""
     yield _one_line(message)
-    if isinstance(message, ToolResultMessage) and message.tool_name in ASKED_THE_USER:
+    if isinstance(message, UserMessage | ToolResultMessage) and _users_word(message):
         for line in _text(message.content).splitlines()[:40]:
             if line.strip():
                 indent = " " * min(
@@ -47,6 +48,15 @@ def message_lines(message: Message) -> Iterator[str]:
     for block in content if not isinstance(content, str) else ():
         if isinstance(block, ImageContent):
             yield f"             {image_line(block)}"
+
+
+def _users_word(message: UserMessage | ToolResultMessage) -> bool:
+    """Whether the message is the user's answer to the model (a question, a
+    mode switch, a plan; or answers given later, which come as a message)."""
+    if isinstance(message, ToolResultMessage):
+        return message.tool_name in ASKED_THE_USER
+    text = _text(message.content)
+    return text.startswith((ANSWERED_LATER, SKIPPED_LATER)) and "\n" in text
 
 
 def todo_lines(todos: tuple[TodoItem, ...]) -> Iterator[str]:
@@ -83,7 +93,7 @@ def _one_line(message: Message) -> str:
             return f"  user       {_short(_text(content))}"
         case AssistantMessage():
             searched = [
-                f'web search "{_short(s.query, 60)}" by the provider'
+                f'web search "{_short(s.query, 60)}" by the provider: {_found(s)}'
                 for s in searches(message.content)
             ]
             calls = ", ".join([*searched, *(_call(call) for call in message.tool_calls)])
@@ -96,6 +106,14 @@ def _one_line(message: Message) -> str:
             return f"  tool       {message.tool_name}{flag}{said}"
         case HistoryRepair(reason=reason):
             return f"  repair     earlier history resent as plain text: {_short(reason)}"
+
+
+def _found(search: ProviderSearch) -> str:
+    """What a provider's search came to, in a few words."""
+    if search.error is not None:
+        return f"failed ({_short(search.error, 40)})"
+    found = len(search.references)
+    return f"{found} result{'s' if found != 1 else ''}"
 
 
 WEB_ARGUMENTS = {"WebSearch": ("search_term", "query", "searchTerm"), "WebFetch": ("url",)}

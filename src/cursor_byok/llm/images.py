@@ -11,10 +11,18 @@ them (Gemini: no GIF) gets a note in its place.
 
 from __future__ import annotations
 
-import base64
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from cursor_byok.llm.types import ImageContent, TextContent, UserContent
+from cursor_byok.llm.types import (
+    HistoryRepair,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    UserContent,
+    UserMessage,
+)
 
 PNG = "image/png"
 JPEG = "image/jpeg"
@@ -41,19 +49,6 @@ def not_an_image_note(claimed: str) -> str:
     image it can be given."""
     said = f" (the client called it {claimed})" if claimed else ""
     return f"[an attached image was left out: it is not a PNG, JPEG, GIF or WebP image{said}]"
-
-
-def tool_image(data: bytes) -> UserContent:
-    """What a tool's image bytes become in its result: the image, typed by
-    its magic number, or a note when the bytes are no image a provider takes
-    (the CLI keeps a BMP or TIFF as it is)."""
-    mime = sniff_mime(data)
-    if mime is None:
-        return TextContent(
-            f"[the tool returned an image that was left out: its {len(data)} bytes are "
-            "not a PNG, JPEG, GIF or WebP image]"
-        )
-    return ImageContent(base64.b64encode(data).decode("ascii"), mime)
 
 
 TEXT_ONLY_NOTE = "[an attached image was left out: this model takes text only]"
@@ -92,17 +87,61 @@ def _size(chars: int) -> str:
     return f"{chars / MIB:.1f} MB"
 
 
-class ImageBudget:
-    """Which images of a history one request can carry, decided in history
-    order: an image's fate depends only on the images before it, so what a
-    request renders stays a byte prefix of the next one's (provider caches
-    hit). An image over the budget is replaced by a one-line note."""
+def _sendable(block: ImageContent, rules: ImageRules) -> bool:
+    """Whether the API takes this image on its own (type and size)."""
+    return block.mime_type in rules.mime_types and len(block.data) <= rules.max_chars
 
-    def __init__(self, api: str, takes_images: bool) -> None:
+
+def history_images(messages: Iterable[Message]) -> Iterator[ImageContent]:
+    """Every image of `messages`, in history order."""
+    for message in messages:
+        if isinstance(message, UserMessage | ToolResultMessage):
+            content = message.content
+            if not isinstance(content, str):
+                yield from (b for b in content if isinstance(b, ImageContent))
+
+
+def oldest_left_out(messages: Sequence[Message], api: str, takes_images: bool) -> frozenset[int]:
+    """The images of `messages` (by `id`) one request leaves out because the
+    whole history holds more, or more bytes, than the API takes: the oldest
+    ones, so the model sees what came last. Past the count they go a
+    quarter of the limit at a time, so the rendering of earlier messages
+    (and the provider's cache) changes once per step, not at every new
+    image. Only what follows the last `HistoryRepair` counts (what precedes
+    it is sent as text)."""
+    if not takes_images:
+        return frozenset()
+    rules = RULES.get(api, RULES["openai-chat"])
+    last = max((i for i, m in enumerate(messages) if isinstance(m, HistoryRepair)), default=-1)
+    images = [b for b in history_images(messages[last + 1 :]) if _sendable(b, rules)]
+    over = len(images) - rules.max_count
+    if over <= 0 and sum(len(b.data) for b in images) <= rules.max_total_chars:
+        return frozenset()
+    step = max(1, rules.max_count // 4)
+    drop = min(len(images), -(-over // step) * step) if over > 0 else 0
+    total = sum(len(b.data) for b in images[drop:])
+    while total > rules.max_total_chars:
+        total -= len(images[drop].data)
+        drop += 1
+    return frozenset(id(b) for b in images[:drop])
+
+
+OLDER_LEFT_OUT = (
+    "[an earlier image was left out: the conversation holds more images than this "
+    "model's API takes in one request, and the newest are the ones sent]"
+)
+
+
+class ImageBudget:
+    """What becomes of each image of a history in one request: an image of
+    a type or size the API does not take, every image for a text-only
+    model, and the oldest ones past the request's limits (`left_out`, see
+    `oldest_left_out`) are replaced by one-line notes."""
+
+    def __init__(self, api: str, takes_images: bool, left_out: frozenset[int]) -> None:
         self.rules = RULES.get(api, RULES["openai-chat"])
         self.takes_images = takes_images
-        self.count = 0
-        self.total = 0
+        self.left_out = left_out
 
     def fit(self, content: tuple[UserContent, ...]) -> tuple[UserContent, ...]:
         """`content` with each image it cannot carry replaced by a note (the
@@ -129,11 +168,6 @@ class ImageBudget:
                 f"[an attached image was left out: it is {_size(size)}, above the "
                 f"{_size(rules.max_chars)} this model's API takes for one image]"
             )
-        if self.count >= rules.max_count or self.total + size > rules.max_total_chars:
-            return TextContent(
-                "[an attached image was left out: the conversation already holds as many "
-                "images as this model's API takes in one request]"
-            )
-        self.count += 1
-        self.total += size
+        if id(block) in self.left_out:
+            return TextContent(OLDER_LEFT_OUT)
         return block

@@ -5,6 +5,7 @@ them, and reads leniently (a shape it does not know is no search)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -70,6 +71,31 @@ def _openai(doc: dict[str, Any]) -> ProviderSearch | None:
     return ProviderSearch(_text(doc.get("id")), query, tuple((u, u, "") for u in urls if u))
 
 
+def _gemini(doc: dict[str, Any], calls: dict[str, str], raw: str) -> ProviderSearch | None:
+    """A `toolCall` part names the search (its id); the response's
+    `groundingMetadata` is the search: its queries, and a `web {uri,
+    title}` per source (`groundingChunks`). A model that grounds without
+    showing its call gets an id made from the metadata (the same each time)."""
+    call = doc.get("toolCall")
+    if isinstance(call, dict):
+        calls["gemini"] = _text(call.get("id"))
+        return None
+    grounding = doc.get("groundingMetadata")
+    if not isinstance(grounding, dict):
+        return None
+    asked = grounding.get("webSearchQueries")
+    query = "; ".join(q for q in asked if isinstance(q, str)) if isinstance(asked, list) else ""
+    chunks = grounding.get("groundingChunks")
+    webs = [c.get("web") for c in chunks if isinstance(c, dict)] if isinstance(chunks, list) else []
+    found = tuple(
+        (_text(w.get("title")), _text(w.get("uri")), "") for w in webs if isinstance(w, dict)
+    )
+    call_id = (
+        calls.pop("gemini", "") or "grounding_" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+    )
+    return ProviderSearch(call_id, query, found)
+
+
 def searches(content: Iterable[AssistantContent]) -> list[ProviderSearch]:
     """The provider's searches among `content`, in order."""
     queries: dict[str, str] = {}
@@ -87,6 +113,8 @@ def searches(content: Iterable[AssistantContent]) -> list[ProviderSearch]:
             search = _anthropic(doc, queries)
         elif block.api == "openai-responses":
             search = _openai(doc)
+        elif block.api == "google-generative-ai":
+            search = _gemini(doc, queries, block.raw)
         else:
             search = None
         if search is not None:

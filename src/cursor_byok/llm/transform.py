@@ -17,9 +17,10 @@ every later request (prefix stability):
 - a tool call left without a result when the conversation moved on gets a
   synthetic error result, so the transcript stays valid;
 - images a model cannot take become one-line notes: every image for a model
-  configured as text-only, and those over its API's size and count limits
-  (`images.ImageBudget`, decided in history order so the rendering of a
-  message never changes when images are added after it);
+  configured as text-only, one of a type or size its API refuses, and the
+  oldest ones when the history holds more images (or image bytes) than one
+  request takes (`images.oldest_left_out`: decided over the whole history,
+  in steps, so the rendering of earlier messages changes rarely);
 - everything before the last `HistoryRepair` is sent in plain form: text
   only, tool calls and results written out as text, thinking and images
   left out. A provider rejected a request built from that history, and this
@@ -31,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from cursor_byok.llm.images import ImageBudget
+from cursor_byok.llm.images import ImageBudget, oldest_left_out
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.types import (
     AssistantContent,
@@ -59,6 +60,10 @@ class Target:
     model: str
     images: bool = True
     """Whether the model takes images (False: each becomes a note)."""
+    left_out: frozenset[int] | None = None
+    """The images (by `id`) past the request's limits, decided over the whole
+    history (`images.oldest_left_out`) by a caller that renders it in parts;
+    None: decided over the messages `prepare_history` is given."""
 
     def made(self, message: AssistantMessage) -> bool:
         """Whether `message` came from this very model (its signatures are valid here)."""
@@ -160,7 +165,10 @@ def prepare_history(
 ) -> list[Message]:
     out, messages = _split_at_repair(messages)
     unanswered: list[ToolCall] = []
-    budget = ImageBudget(target.api, target.images)
+    left_out = target.left_out
+    if left_out is None:
+        left_out = oldest_left_out(messages, target.api, target.images)
+    budget = ImageBudget(target.api, target.images, left_out)
 
     def settle() -> None:
         for call in unanswered:

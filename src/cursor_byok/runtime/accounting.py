@@ -11,9 +11,9 @@ at the output rate: an upper bound, so concurrent calls can never add up to
 more than one call past the budget.
 
 When a call ends, what it used (from the response, priced by the adapter)
-is recorded with the commit of its end (`usage_of`, then
-`Store.commit_input`), which also settles its reservation; `landed` counts
-it in /metrics once that commit is in.
+is recorded with the commit of its end (`ended`: its usage and a row per
+attempt, then `Store.commit_input`), which also settles its reservation;
+`landed` counts it in /metrics once that commit is in.
 """
 
 from __future__ import annotations
@@ -22,17 +22,21 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from cursor_byok.llm.events import DoneEvent, ErrorEvent
 from cursor_byok.llm.models import Price
 from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, SERVER, server_error
+from cursor_byok.loop.commands import Transition
 from cursor_byok.loop.inputs import Input, LLMEvent
 from cursor_byok.loop.records import CallEnded, Record
+from cursor_byok.loop.state import ConversationState
+from cursor_byok.runtime.call_log import Attempt, CallEnd, attempt_rows
 from cursor_byok.runtime.observe import Metrics, logfmt
 from cursor_byok.runtime.records import ThreadIO
 from cursor_byok.store.base import Store, User
+from cursor_byok.store.call_rows import ModelCallRow
 from cursor_byok.store.owners import owner_of
 from cursor_byok.store.periods import DEFAULT_PERIOD, day_of, period_end
 from cursor_byok.store.usage import BudgetCheck, CallUsage
@@ -83,6 +87,10 @@ class _Call:
     ttft_ms: int | None = None
     duration_ms: int = 0
     renewal: asyncio.TimerHandle | None = None
+    started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    """When the attempt being read started (wall clock, for its row)."""
+    retried: list[Attempt] = field(default_factory=list)
+    """The attempts that failed and were retried, for their rows."""
 
 
 class Accounting:
@@ -150,6 +158,40 @@ class Accounting:
         if call is not None:
             call.ttft_ms, call.duration_ms = ttft_ms, duration_ms
 
+    def retried(self, call_id: str, ttft_ms: int | None, duration_ms: int, error: str) -> None:
+        """The call's attempt failed and another starts now (its reader says)."""
+        call = self._calls.get(call_id)
+        if call is not None:
+            call.retried.append(Attempt(call.started_ms, ttft_ms, duration_ms, error))
+            call.started_ms = int(time.time() * 1000)
+
+    def ended(self, conversation_id: str, input_: Input, step: Transition) -> CallEnd:
+        """What the commit of `step` records of the call it ends, if any."""
+        rows = self.attempts_of(input_, step.records, step.state.committed)
+        return CallEnd(self.usage_of(conversation_id, input_, step.records), rows)
+
+    def attempts_of(
+        self, input_: Input, records: Sequence[Record], state: ConversationState
+    ) -> tuple[ModelCallRow, ...]:
+        """The rows of the attempts of the calls `records` end, to write with
+        that end (`store.call_rows`); none for a call never made (a budget's
+        refusal, a server's notice)."""
+        rows: list[ModelCallRow] = []
+        for record in records:
+            if isinstance(record, CallEnded):
+                call = self._calls.get(record.call_id)
+                if call is not None:
+                    rows += attempt_rows(
+                        record,
+                        input_,
+                        state,
+                        (call.user, call.model),
+                        call.started_ms,
+                        (call.ttft_ms, call.duration_ms),
+                        call.retried,
+                    )
+        return tuple(rows)
+
     def usage_of(
         self, conversation_id: str, input_: Input, records: Sequence[Record]
     ) -> CallUsage | None:
@@ -181,8 +223,11 @@ class Accounting:
             duration_ms=call.duration_ms,
         )
 
-    def landed(self, usage: CallUsage | None) -> None:
+    def landed(self, ended: CallEnd) -> None:
         """A commit is in: if it ended a call, count its usage in /metrics."""
+        for row in ended.attempts:
+            self._forget(row.call_id)
+        usage = ended.usage
         if usage is None:
             return
         self._forget(usage.call_id)

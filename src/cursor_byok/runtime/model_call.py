@@ -192,6 +192,9 @@ class CallReader:
         ended = self.retry.beyond_budget(event, waited)
         if ended is not None:
             return ended
+        if self.accounting is not None:
+            error = event.message.error_message or f"HTTP {event.status}"
+            self.accounting.retried(call.call_id, *watch.times_ms(), error)
         watch.retrying(event)
         wait = self.retry.delay(attempt, event.retry_after, self.rng)
         log.warning(

@@ -23,6 +23,7 @@ from cursor_byok.llm.types import Message, RequestMessages, ToolResultMessage
 from cursor_byok.loop.codec import command_to_json
 from cursor_byok.loop.commands import CallLLM, Transition
 from cursor_byok.loop.records import CallEnded, CallPlanned, OperationChanged, Record
+from cursor_byok.runtime.call_log import CallEnd
 from cursor_byok.runtime.observe import StageClock
 from cursor_byok.store.base import (
     CallStatus,
@@ -35,6 +36,7 @@ from cursor_byok.store.base import (
     OperationStatus,
     Store,
 )
+from cursor_byok.store.call_rows import ModelCallRow
 from cursor_byok.store.usage import CallUsage
 
 T = TypeVar("T")
@@ -97,7 +99,7 @@ def planned_commit(
     step: Transition,
     checked: bool,
     light: bool = False,
-    usage: CallUsage | None = None,
+    ended: CallEnd | None = None,
 ) -> CommitRequest:
     """The commit of one transition: its state, its command as the input's
     result and the rows its records name. The commit that plans a model call
@@ -105,9 +107,10 @@ def planned_commit(
     one (a piece of a running tool's output: a crash keeps it, a power cut
     may lose the last pieces, and a flush per piece would cost a disk write
     for every line a command prints). `usage` goes with the end of the call
-    the input ended (`runtime.accounting`)."""
+    the input `ended` (`runtime.accounting`), and so do its attempts' rows."""
     conversation_id = step.state.committed.conversation_id
-    calls, operations = store_records(conversation_id, step.records, usage)
+    usage, attempts = (ended.usage, ended.attempts) if ended is not None else (None, ())
+    calls, operations = store_records(conversation_id, step.records, usage, attempts)
     return CommitRequest(
         input_id,
         version,
@@ -121,7 +124,10 @@ def planned_commit(
 
 
 def store_records(
-    conversation_id: str, records: Sequence[Record], usage: CallUsage | None = None
+    conversation_id: str,
+    records: Sequence[Record],
+    usage: CallUsage | None = None,
+    attempts: Sequence[ModelCallRow] = (),
 ) -> tuple[list[LLMCallRecord | CallStatusUpdate], list[ClientOperationRecord]]:
     """Call and operation rows to write in the same transaction as the state;
     `usage` with the end of a call (the one call an input can end)."""
@@ -137,7 +143,8 @@ def store_records(
                 # soon as its plan is committed); retries raise the count,
                 # and the store keeps the larger number.
                 status = _CALL_STATUS[outcome]
-                calls.append(CallStatusUpdate(call_id, status, 1, kept, error, usage))
+                mine = tuple(row for row in attempts if row.call_id == call_id)
+                calls.append(CallStatusUpdate(call_id, status, 1, kept, error, usage, mine))
             case OperationChanged():
                 result = record.result
                 operations.append(

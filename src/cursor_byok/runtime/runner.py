@@ -311,9 +311,9 @@ class Runner:
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
             light = isinstance(input_, ToolProgress)  # see `planned_commit`
-            usage = self.accounting.usage_of(conversation_id, input_, result.records)
+            ended = self.accounting.ended(conversation_id, input_, result)
             version = conversation.version
-            commit = planned_commit(input_id, version, result, checked and not early, light, usage)
+            commit = planned_commit(input_id, version, result, checked and not early, light, ended)
             gate = self._call_early(conversation, result.command) if early else None
             if gate is not None:
                 # One loop step for the call's first: on a warm connection it
@@ -335,7 +335,7 @@ class Runner:
                 self._abandon(conversation, result.command)
                 return Outcome(duplicate=True, committed=True, result=committed.result)
             conversation.version = committed
-            self.accounting.landed(usage)
+            self.accounting.landed(ended)
             conversation.state = result.state
             conversation.turn_started = note_turn(
                 self._metrics, conversation.turn_started, before.committed, result.state.committed

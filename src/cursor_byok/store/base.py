@@ -15,7 +15,10 @@ from typing import Protocol
 
 from cursor_byok.llm.types import JSONValue
 from cursor_byok.loop.state import ConversationState
+from cursor_byok.store.call_rows import CallLog, ModelCallRow
 from cursor_byok.store.owners import ADMIN_USER_ID
+from cursor_byok.store.timeline_api import Timelines
+from cursor_byok.store.ui_session_api import Sessions
 from cursor_byok.store.usage import Accounts, BudgetPeriod, CallUsage
 
 
@@ -118,6 +121,8 @@ class CallStatusUpdate:
     assistant_hash: str | None = None
     error: str | None = None
     usage: CallUsage | None = None
+    attempts_made: tuple[ModelCallRow, ...] = ()
+    """With its end: a row per attempt (`store.call_rows`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +292,7 @@ class StagedBatch(Protocol):
         ...
 
 
-class Store(Users, Accounts, Protocol):
+class Store(Users, Accounts, CallLog, Sessions, Timelines, Protocol):
     serial_writer: bool
     """Whether commits are serialized on one connection anyway (SQLite), so
     that batching them (`commit_batch`) costs no parallelism."""

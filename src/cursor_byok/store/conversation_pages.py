@@ -2,7 +2,8 @@
 paging on the `conversations_by_owner` index (owner, updated_at_ms), one
 range read per owner merged in one statement, so a page costs the same on
 the first page and deep in a store of 100,000 conversations, on SQLite and
-on PostgreSQL alike."""
+on PostgreSQL alike. Filtered by model, the same on `conversation_models`
+(`store.call_rows`), ordered by the last call to that model."""
 
 from __future__ import annotations
 
@@ -35,15 +36,16 @@ class ConversationPages(ABC):
         model: str | None = None,
     ) -> list[ConversationSummary]:
         """Up to `limit` conversations of `owners`, last updated first, from
-        just after `before`; with `model`, only those with a call to it."""
+        just after `before`; with `model`, only those with a call to it,
+        the last call to it first (`_by_model`)."""
         found: list[ConversationSummary] = []
         with self._read() as db:
             for start in range(0, len(owners), OWNERS_PER_STATEMENT):
                 chunk = owners[start : start + OWNERS_PER_STATEMENT]
-                if model is not None and len(chunk) > 1:
+                if model is not None:
                     sql, parameters = _by_model(chunk, limit, before, model)
                 else:
-                    sql, parameters = _statement(chunk, limit, before, model)
+                    sql, parameters = _statement(chunk, limit, before)
                 found.extend(
                     ConversationSummary(*row) for row in db.execute(sql, parameters).fetchall()
                 )
@@ -54,36 +56,37 @@ class ConversationPages(ABC):
 def _by_model(
     owners: Sequence[int], limit: int, before: PageKey | None, model: str
 ) -> tuple[str, list[object]]:
-    """Several owners' conversations with a call to `model`: the calls to it
-    read once (no index by model), the rest sorted. Checking each owner's
-    newest one by one costs 7 to 15 times more for a team of 100 on
-    100,000 conversations (`bench/ui.py`); one owner's are checked so."""
-    marks = ",".join("?" * len(owners))
-    where = f"owner IN ({marks})"
-    parameters: list[object] = list(owners)
+    """Owners' conversations with a call to `model`, the last call to it
+    first: one range of `conversation_models`' index by (model, time) for
+    several owners (an owner's is checked row by row, cheaply: the index
+    is already in the model's order), by (owner, model, time) for one. Its
+    `updated_at_ms` is that last call's time, and pages key on it."""
+    if len(owners) == 1:
+        where = "m.owner = ? AND m.model = ?"
+        parameters: list[object] = [owners[0], model]
+    else:
+        # `+m.owner`: SQLite would otherwise read the owner index per owner.
+        where = f"m.model = ? AND +m.owner IN ({','.join('?' * len(owners))})"
+        parameters = [model, *owners]
     if before is not None:
-        where += " AND updated_at_ms <= ? AND (updated_at_ms < ? OR conversation_id < ?)"
+        where += " AND m.last_call_ms <= ? AND (m.last_call_ms < ? OR m.conversation_id < ?)"
         parameters += [before[0], before[0], before[1]]
     sql = (
-        f"SELECT {_COLUMNS} FROM conversations WHERE {where} AND conversation_id IN"
-        " (SELECT conversation_id FROM llm_calls WHERE model = ?)"
-        " ORDER BY updated_at_ms DESC, conversation_id DESC LIMIT ?"
+        "SELECT c.conversation_id, c.version, c.status, c.message_count, m.last_call_ms, c.owner"
+        " FROM conversation_models m JOIN conversations c"
+        f" ON c.conversation_id = m.conversation_id WHERE {where}"
+        " ORDER BY m.last_call_ms DESC, m.conversation_id DESC LIMIT ?"
     )
-    return sql, [*parameters, model, limit]
+    return sql, [*parameters, limit]
 
 
 def _statement(
-    owners: Sequence[int], limit: int, before: PageKey | None, model: str | None
+    owners: Sequence[int], limit: int, before: PageKey | None
 ) -> tuple[str, list[object]]:
     where = "owner = ?"
     if before is not None:
         # The first term bounds the index range; the second breaks ties.
         where += " AND updated_at_ms <= ? AND (updated_at_ms < ? OR conversation_id < ?)"
-    if model is not None:
-        where += (
-            " AND EXISTS (SELECT 1 FROM llm_calls l"
-            " WHERE l.conversation_id = c.conversation_id AND l.model = ?)"
-        )
     one = (
         f"SELECT * FROM (SELECT {_COLUMNS} FROM conversations c WHERE {where}"
         " ORDER BY updated_at_ms DESC, conversation_id DESC LIMIT ?) AS o{0}"
@@ -95,8 +98,6 @@ def _statement(
         parameters.append(owner)
         if before is not None:
             parameters += [before[0], before[0], before[1]]
-        if model is not None:
-            parameters.append(model)
         parameters.append(limit)
     sql = " UNION ALL ".join(parts) + " ORDER BY updated_at_ms DESC, conversation_id DESC LIMIT ?"
     return sql, [*parameters, limit]

@@ -151,6 +151,57 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX budget_reservations_by_user ON budget_reservations (user_id, expires_at_ms);
     ALTER TABLE llm_calls ADD COLUMN usage_day TEXT;
     """,
+    # 6: a row per attempt of each model call, written with the call's end
+    # (store/call_rows.py); which conversations called which model, for the
+    # dashboard's list filtered by model (filled from the calls stored
+    # before); and the dashboard's sign-in sessions, shared by every
+    # process (store/ui_sessions.py: only a hash of each id).
+    """
+    CREATE TABLE model_calls (
+        call_id            TEXT NOT NULL,
+        attempt            INTEGER NOT NULL,
+        conversation_id    TEXT NOT NULL,
+        turn_id            TEXT NOT NULL,
+        step               INTEGER NOT NULL,
+        model              TEXT NOT NULL,
+        user_id            INTEGER NOT NULL,
+        started_at_ms      INTEGER NOT NULL,
+        ttft_ms            INTEGER,
+        duration_ms        INTEGER NOT NULL,
+        input_tokens       INTEGER NOT NULL,
+        output_tokens      INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        cost_usd           REAL,
+        outcome            TEXT NOT NULL,
+        error              TEXT,
+        PRIMARY KEY (call_id, attempt)
+    );
+    CREATE INDEX model_calls_by_conversation ON model_calls (conversation_id, step, started_at_ms);
+    CREATE TABLE conversation_models (
+        conversation_id TEXT NOT NULL,
+        model           TEXT NOT NULL,
+        owner           INTEGER NOT NULL,
+        last_call_ms    INTEGER NOT NULL,
+        PRIMARY KEY (conversation_id, model)
+    ) WITHOUT ROWID;
+    CREATE INDEX conversation_models_by_model
+        ON conversation_models (model, last_call_ms, conversation_id);
+    CREATE INDEX conversation_models_by_owner
+        ON conversation_models (owner, model, last_call_ms, conversation_id);
+    INSERT INTO conversation_models (conversation_id, model, owner, last_call_ms)
+        SELECT l.conversation_id, l.model, c.owner, max(l.created_at_ms)
+        FROM llm_calls l JOIN conversations c ON c.conversation_id = l.conversation_id
+        GROUP BY l.conversation_id, l.model, c.owner;
+    CREATE TABLE dashboard_sessions (
+        session_hash  TEXT PRIMARY KEY,
+        user_id       INTEGER NOT NULL,
+        token_id      TEXT NOT NULL,
+        expires_at_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX dashboard_sessions_by_user ON dashboard_sessions (user_id);
+    """,
 )
 
 

@@ -136,6 +136,38 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX budget_reservations_by_user ON budget_reservations (user_id, expires_at_ms);
     ALTER TABLE llm_calls ADD COLUMN usage_day TEXT;
     """,
+    # 9: SQLite's migration 6: a row per attempt of each model call, which
+    # conversations called which model, and the dashboard's sessions.
+    """
+    CREATE TABLE model_calls (
+        call_id TEXT NOT NULL, attempt INTEGER NOT NULL, conversation_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL, step BIGINT NOT NULL, model TEXT NOT NULL,
+        user_id BIGINT NOT NULL, started_at_ms BIGINT NOT NULL, ttft_ms BIGINT,
+        duration_ms BIGINT NOT NULL, input_tokens BIGINT NOT NULL,
+        output_tokens BIGINT NOT NULL, cache_read_tokens BIGINT NOT NULL,
+        cache_write_tokens BIGINT NOT NULL, reasoning_tokens BIGINT NOT NULL,
+        cost_usd DOUBLE PRECISION, outcome TEXT NOT NULL, error TEXT,
+        PRIMARY KEY (call_id, attempt)
+    );
+    CREATE INDEX model_calls_by_conversation ON model_calls (conversation_id, step, started_at_ms);
+    CREATE TABLE conversation_models (
+        conversation_id TEXT NOT NULL, model TEXT NOT NULL, owner BIGINT NOT NULL,
+        last_call_ms BIGINT NOT NULL, PRIMARY KEY (conversation_id, model)
+    );
+    CREATE INDEX conversation_models_by_model
+        ON conversation_models (model, last_call_ms, conversation_id);
+    CREATE INDEX conversation_models_by_owner
+        ON conversation_models (owner, model, last_call_ms, conversation_id);
+    INSERT INTO conversation_models (conversation_id, model, owner, last_call_ms)
+        SELECT l.conversation_id, l.model, c.owner, max(l.created_at_ms)
+        FROM llm_calls l JOIN conversations c ON c.conversation_id = l.conversation_id
+        GROUP BY l.conversation_id, l.model, c.owner;
+    CREATE TABLE dashboard_sessions (
+        session_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL, token_id TEXT NOT NULL,
+        expires_at_ms BIGINT NOT NULL
+    );
+    CREATE INDEX dashboard_sessions_by_user ON dashboard_sessions (user_id);
+    """,
 )
 
 # Any fixed number will do; it only has to be the same in every process.

@@ -41,6 +41,7 @@ from cursor_byok.store.base import (
     StoreError,
     VersionConflict,
 )
+from cursor_byok.store.call_rows import CallRows
 from cursor_byok.store.conversation_pages import ConversationPages
 from cursor_byok.store.executor import Executor
 from cursor_byok.store.history import StoredHead, new_message_rows
@@ -58,6 +59,8 @@ from cursor_byok.store.rows import (
     request_part_rows,
     state_bytes,
 )
+from cursor_byok.store.timeline_reads import TimelineReads
+from cursor_byok.store.ui_sessions import SessionRows
 from cursor_byok.store.usage_rows import UsageRows
 from cursor_byok.store.user_rows import UserRows
 
@@ -137,7 +140,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SQLStore(UserRows, UsageRows, ConversationPages, ABC):
+class SQLStore(UserRows, UsageRows, ConversationPages, CallRows, SessionRows, TimelineReads, ABC):
     """A `Store` over any SQL database that takes the statements above."""
 
     serial_writer: bool = False
@@ -368,12 +371,16 @@ class SQLStore(UserRows, UsageRows, ConversationPages, ABC):
             if db.execute(UPDATE_CALL_STATUS, call_update_params(record, now_ms())).rowcount != 1:
                 raise StoreError(f"no saved call {record.call_id!r} to update")
             UsageRows._settle(db, record.call_id, record.status.value, record.usage)
+            CallRows._record_calls(db, record.attempts_made)
         else:
             parts = request_part_rows(record)
             if parts:
                 db.executemany(INSERT_REQUEST_PART, parts)
-            if db.execute(UPSERT_CALL, llm_call_row(record, now_ms())).rowcount != 1:
+            now = now_ms()
+            if db.execute(UPSERT_CALL, llm_call_row(record, now)).rowcount != 1:
                 raise RequestMismatch(f"call {record.call_id!r} was saved with another request")
+            owner = owner_of(record.conversation_id)
+            CallRows._note_model(db, record.conversation_id, record.model, owner, now)
 
     def get_llm_call(self, call_id: str) -> LLMCallRecord | None:
         with self._read() as db:

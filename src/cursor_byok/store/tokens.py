@@ -76,6 +76,21 @@ def hash_token(token: str, salt: bytes | None = None) -> str:
     )
 
 
+def admin_mark(token: bytes) -> str:
+    """A slow hash of the administrator's configured token under a fixed
+    salt, so every process derives the same (what a dashboard session keeps
+    of it: a session lapses when the token changes)."""
+    digest = hashlib.scrypt(
+        token,
+        salt=b"cursor-byok administrator",
+        n=SCRYPT_N,
+        r=SCRYPT_R,
+        p=SCRYPT_P,
+        maxmem=SCRYPT_MAXMEM,
+    )
+    return _b64(digest)
+
+
 def token_matches(token: str, stored: str) -> bool:
     """Whether `token` is the one `stored` is the hash of, compared in
     constant time. Slow by design: call it off the event loop. BadHash

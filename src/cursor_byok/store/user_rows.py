@@ -45,6 +45,14 @@ def _user(row: Any) -> User:
     )
 
 
+def _signed_out(db: Executor, name: str) -> User:
+    """The user whose token just changed, their dashboard sessions ended
+    with it (`store.ui_sessions`)."""
+    user = _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+    db.execute("DELETE FROM dashboard_sessions WHERE user_id = ?", (user.id,))
+    return user
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -115,7 +123,7 @@ class UserRows(ABC):
             )
             if changed.rowcount != 1:
                 return None
-            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return _signed_out(db, name)
 
     def revoke(self, name: str) -> User | None:
         with self._transaction() as db:
@@ -126,7 +134,7 @@ class UserRows(ABC):
             )
             if changed.rowcount != 1:
                 return None
-            return _user(db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+            return _signed_out(db, name)
 
     def set_budget(
         self, name: str, budget_usd: float | None, period: BudgetPeriod | None

@@ -22,6 +22,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
+from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.anthropic_cache import (
     minimum_cacheable_tokens,
@@ -29,7 +30,7 @@ from cursor_byok.llm.providers.anthropic_cache import (
 )
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import frozen_tools, loads, safe_id
-from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key, image_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -123,12 +124,14 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
     return out
 
 
-def render_messages(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
+def render_messages(
+    spec: ModelSpec, request: RequestMessages, left_out: frozenset[int] | None = None
+) -> list[dict[str, Any]]:
     """Messages without cache markers. Consecutive tool results share one
     user message, as the API requires."""
     history = prepare_history(
         request.messages,
-        Target(API, spec.provider, spec.model, takes_images(spec, "anthropic")),
+        Target(API, spec.provider, spec.model, takes_images(spec, "anthropic"), left_out),
         normalize_id,
     )
     out: list[dict[str, Any]] = []
@@ -182,10 +185,11 @@ def build_request(
     body["max_tokens"] = plan.max_output
     tools = frozen_tools(request.tools, _tool)
     system = [{"type": "text", "text": request.system_prompt}] if request.system_prompt else []
+    left_out = oldest_left_out(request.messages, API, takes_images(spec, "anthropic"))
     messages = RENDERED.render(
-        cache_key(API, spec, ctx),
+        image_key(cache_key(API, spec, ctx), left_out),
         request.messages,
-        lambda part: render_messages(spec, replace(request, messages=tuple(part))),
+        lambda part: render_messages(spec, replace(request, messages=tuple(part)), left_out),
     )
     minimum = minimum_cacheable_tokens(spec.model)
     place_breakpoints((tools, system), messages, minimum, request.extended)

@@ -7,6 +7,22 @@ Gemini 3 requires one on every function call, so calls made by another
 model carry the documented skip sentinel instead. Images a tool returned go
 inside the function response from Gemini 3 on, in a turn after it before.
 Usage counts cached tokens inside `promptTokenCount`; we subtract them.
+
+Grounding with Google Search (`[web] provider_search`): from Gemini 3 on
+the `google_search` tool may sit beside function declarations, with
+`toolConfig.includeServerSideToolInvocations` (ai.google.dev, "Combine
+built-in tools and function calling"), and it takes the WebSearch tool's
+place. The response then carries the search as `toolCall` and
+`toolResponse` parts, which the API asks to be sent back in the next turns
+with the rest of the model's content, and the candidate's
+`groundingMetadata` (the queries, and a `web {uri, title}` per source).
+Each is kept whole as a `ProviderBlock`, the parts replayed as they came
+(byte-stable) to the model that made them (they carry its signature;
+another model gets the answer's text), the metadata never sent back (it
+is no part): it is what the search card and `show` list
+(`provider_search`). Gemini 2 takes `google_search` only without function
+declarations, so there the WebSearch tool stays a function, served by the
+`[web]` backend.
 """
 
 from __future__ import annotations
@@ -18,10 +34,11 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, error_in_stream
+from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import loads, safe_id
-from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key, image_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -29,6 +46,7 @@ from cursor_byok.llm.types import (
     AssistantMessage,
     DoneReason,
     ImageContent,
+    ProviderBlock,
     RequestMessages,
     TextContent,
     ThinkingContent,
@@ -99,6 +117,10 @@ def _model_parts(message: AssistantMessage, same: bool, model: str) -> list[dict
                 elif not same and needs_call_signature(model):
                     part["thoughtSignature"] = SKIP_SIGNATURE
                 parts.append(part)
+            case ProviderBlock(raw=raw) if same:  # signed by this very model
+                doc = json.loads(raw)
+                if GROUNDING not in doc:  # the metadata is no part: never sent back
+                    parts.append(doc)
     return parts
 
 
@@ -111,6 +133,16 @@ def nests_tool_images(model: str) -> bool:
 
 
 TOOL_IMAGES_NOTE = "Attached image(s) from tool result:"
+
+GROUNDING = "groundingMetadata"
+"""The key of the block that keeps a response's grounding metadata."""
+SEARCH_TOOL: dict[str, Any] = {"google_search": {}}
+"""Gemini's own search, offered in place of the WebSearch tool (Gemini 3 on)."""
+
+
+def searches_itself(model: str) -> bool:
+    """Whether the model takes `google_search` beside function declarations."""
+    return nests_tool_images(model)
 
 
 def _inline(image: ImageContent) -> dict[str, Any]:
@@ -132,11 +164,13 @@ def _function_response(message: ToolResultMessage, nested: bool) -> dict[str, An
     return {"functionResponse": part}
 
 
-def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
+def render_contents(
+    spec: ModelSpec, request: RequestMessages, left_out: frozenset[int] | None = None
+) -> list[dict[str, Any]]:
     """`contents` with consecutive function responses merged into one turn;
     for a model before Gemini 3, the images of those responses follow in a
     user turn of their own (one that mixes them in is refused)."""
-    target = Target(API, spec.provider, spec.model, takes_images(spec, "gemini"))
+    target = Target(API, spec.provider, spec.model, takes_images(spec, "gemini"), left_out)
     history = prepare_history(request.messages, target, normalize_id)
     nested = nests_tool_images(spec.model)
     out: list[dict[str, Any]] = []
@@ -170,27 +204,30 @@ def render_contents(spec: ModelSpec, request: RequestMessages) -> list[dict[str,
 def build_request(
     spec: ModelSpec, request: RequestMessages, ctx: CallContext | None = None
 ) -> dict[str, Any]:
+    left_out = oldest_left_out(request.messages, API, takes_images(spec, "gemini"))
     contents = RENDERED.render(
-        cache_key(API, spec, ctx),
+        image_key(cache_key(API, spec, ctx), left_out),
         request.messages,
-        lambda part: render_contents(spec, replace(request, messages=tuple(part))),
+        lambda part: render_contents(spec, replace(request, messages=tuple(part)), left_out),
     )
     body: dict[str, Any] = {"contents": contents}
     if request.system_prompt is not None:
         body["systemInstruction"] = {"parts": [{"text": request.system_prompt}]}
-    if request.tools:
-        body["tools"] = [
-            {
-                "functionDeclarations": [
-                    {
-                        "name": t.name,
-                        "description": t.description,
-                        "parametersJsonSchema": t.parameters,
-                    }
-                    for t in request.tools
-                ]
-            }
+    native = searches_itself(spec.model)
+    search = native and any(t.native == "web_search" for t in request.tools)
+    functions = [t for t in request.tools if not (native and t.native == "web_search")]
+    tools: list[dict[str, Any]] = []
+    if functions:
+        declared = [
+            {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
+            for t in functions
         ]
+        tools.append({"functionDeclarations": declared})
+    if search:
+        tools.append(dict(SEARCH_TOOL))
+        body["toolConfig"] = {"includeServerSideToolInvocations": True}
+    if tools:
+        body["tools"] = tools
     plan = request_thinking(spec, "gemini")
     config: dict[str, Any] = {"maxOutputTokens": plan.max_output}
     # Never both: Gemini rejects a request carrying a level and a budget.
@@ -210,12 +247,13 @@ _FINISH: dict[str, DoneReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
 class GeminiStreamParser:
     """Each chunk is a whole `GenerateContentResponse`; usage is cumulative."""
 
-    __slots__ = ("_bad_finish", "_finished", "assembler")
+    __slots__ = ("_bad_finish", "_finished", "_grounding", "assembler")
 
     def __init__(self, assembler: Assembler) -> None:
         self.assembler = assembler
         self._finished = False
         self._bad_finish: str | None = None
+        self._grounding: dict[str, Any] | None = None
 
     def on_event(self, event: SSEEvent) -> None:
         chunk = loads(event.data)
@@ -235,6 +273,9 @@ class GeminiStreamParser:
         for candidate in (chunk.get("candidates") or ())[:1]:
             for part in (candidate.get("content") or {}).get("parts") or ():
                 self._part(part)
+            grounding = candidate.get(GROUNDING)
+            if isinstance(grounding, dict) and grounding:
+                self._grounding = grounding  # the last one is the whole response's
             finish = candidate.get("finishReason")
             if finish:
                 self._finished = True
@@ -252,12 +293,17 @@ class GeminiStreamParser:
         elif self._bad_finish is not None:
             asm.fail(UpstreamError(f"the model stopped: {self._bad_finish}"))
         elif self._finished:
+            if self._grounding is not None:
+                asm.add_block(ProviderBlock(API, _raw({GROUNDING: self._grounding})))
             asm.finish()
         else:
             asm.fail(UpstreamError("the stream ended without a finish reason", retryable=True))
 
     def _part(self, part: dict[str, Any]) -> None:
         asm = self.assembler
+        if "toolCall" in part or "toolResponse" in part:
+            asm.add_block(ProviderBlock(API, _raw(part)))  # its search, as it came
+            return
         signature = part.get("thoughtSignature")
         call = part.get("functionCall")
         if isinstance(call, dict):
@@ -290,6 +336,10 @@ class GeminiStreamParser:
         counts.output = (usage.get("candidatesTokenCount") or 0) + thoughts
         counts.reasoning = thoughts
         counts.total = usage.get("totalTokenCount")
+
+
+def _raw(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- client -------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from cursor_byok.llm.assembler import Assembler, OpenBlock
 from cursor_byok.llm.http import UpstreamError, error_in_stream
+from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
@@ -29,7 +30,7 @@ from cursor_byok.llm.providers.common import (
     loads,
     safe_id,
 )
-from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key, image_key
 from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
@@ -160,13 +161,16 @@ def _tool_result(
 
 
 def render_messages(
-    spec: ModelSpec, request: RequestMessages, compat: ChatCompat
+    spec: ModelSpec,
+    request: RequestMessages,
+    compat: ChatCompat,
+    left_out: frozenset[int] | None = None,
 ) -> list[dict[str, Any]]:
     """The `messages` array without the system prompt, append-only. The
     `tool` messages of one assistant message come right after it, one per
     call; images from those results follow the last of them (a user message
     between two `tool` messages is rejected)."""
-    target = Target(API, spec.provider, spec.model, takes_images(spec, API))
+    target = Target(API, spec.provider, spec.model, takes_images(spec, API), left_out)
     history = prepare_history(request.messages, target, lambda i: normalize_id(i, compat))
     out: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
@@ -210,10 +214,13 @@ def build_request(
     if request.system_prompt is not None:
         role = "developer" if compat.developer_role and plan.level else "system"
         head.append({"role": role, "content": request.system_prompt})
+    left_out = oldest_left_out(request.messages, API, takes_images(spec, API))
     messages = RENDERED.render(
-        cache_key(API, spec, ctx),
+        image_key(cache_key(API, spec, ctx), left_out),
         request.messages,
-        lambda part: render_messages(spec, replace(request, messages=tuple(part)), compat),
+        lambda part: render_messages(
+            spec, replace(request, messages=tuple(part)), compat, left_out
+        ),
         head,
     )
     body: dict[str, Any] = {"model": spec.model, "messages": messages, "stream": True}

@@ -15,6 +15,7 @@ from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream
+from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
 from cursor_byok.llm.providers.common import (
@@ -24,7 +25,7 @@ from cursor_byok.llm.providers.common import (
     loads,
     safe_id,
 )
-from cursor_byok.llm.providers.render_cache import RenderCache, cache_key
+from cursor_byok.llm.providers.render_cache import RenderCache, cache_key, image_key
 from cursor_byok.llm.sse import SSEEvent
 from cursor_byok.llm.stream import StreamParser
 from cursor_byok.llm.transform import Target, prepare_history
@@ -130,10 +131,12 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     return out
 
 
-def render_input(spec: ModelSpec, request: RequestMessages) -> list[dict[str, Any]]:
+def render_input(
+    spec: ModelSpec, request: RequestMessages, left_out: frozenset[int] | None = None
+) -> list[dict[str, Any]]:
     history = prepare_history(
         request.messages,
-        Target(API, spec.provider, spec.model, takes_images(spec, API)),
+        Target(API, spec.provider, spec.model, takes_images(spec, API), left_out),
         normalize_id,
     )
     out: list[dict[str, Any]] = []
@@ -183,10 +186,11 @@ def build_request(
     body: dict[str, Any] = {"model": spec.model}
     if request.system_prompt is not None:
         body["instructions"] = request.system_prompt
+    left_out = oldest_left_out(request.messages, API, takes_images(spec, API))
     body["input"] = RENDERED.render(
-        cache_key(API, spec, ctx),
+        image_key(cache_key(API, spec, ctx), left_out),
         request.messages,
-        lambda part: render_input(spec, replace(request, messages=tuple(part))),
+        lambda part: render_input(spec, replace(request, messages=tuple(part)), left_out),
     )
     if request.tools:
         body["tools"] = frozen_tools(request.tools, _tool)

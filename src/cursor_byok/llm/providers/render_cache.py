@@ -279,3 +279,12 @@ def cache_key(api: str, spec: ModelSpec, ctx: CallContext | None) -> Hashable | 
     if ctx is None or not ctx.session_id:
         return None
     return (api, spec.provider, spec.model, ctx.session_id)
+
+
+def image_key(key: Hashable | None, left_out: frozenset[int]) -> Hashable | None:
+    """`key` for a rendering that leaves out the oldest `left_out` images:
+    when that number changes, earlier messages render otherwise, so the
+    rendering is made anew (rarely: the images go in steps)."""
+    if key is None or not left_out:
+        return key
+    return (key, len(left_out))

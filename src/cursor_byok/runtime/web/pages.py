@@ -52,6 +52,9 @@ class WebPage:
     markdown: str
     notes: tuple[str, ...] = ()
     """What was cut, also stated at the end of `markdown`."""
+    whole: str = ""
+    """The whole text when `max_chars` cut it (what was read), else empty:
+    the fetch may hand it to the client as a file (`output_location`)."""
 
 
 def _codec(label: str | None) -> str | None:
@@ -123,11 +126,12 @@ async def page_text(page: FetchedPage, max_chars: int) -> WebPage | FetchRefused
             text = await asyncio.to_thread(html_markdown, text, page.url)
         except Exception as error:  # noqa: BLE001 - a page the converter cannot read
             return FetchRefused(page.url, f"failed: the HTML could not be converted ({error})")
+    whole = text
     text, cut_note = cut(text, max_chars)
     notes = (*page.notes, *([cut_note] if cut_note else []))
     if notes:
         text = text.rstrip("\n") + "\n\n" + "".join(f"[{note}]\n" for note in notes)
-    return WebPage(page.url, text, notes)
+    return WebPage(page.url, text, notes, whole if cut_note else "")
 
 
 async def read_page(

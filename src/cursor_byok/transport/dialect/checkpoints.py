@@ -9,7 +9,13 @@ them there with `kv_server_message.set_blob_args` (id = SHA-256 of the
 bytes) before the checkpoint that names them. A checkpoint right after an
 exec request names the tool call still pending. `todos` names the
 conversation's to-do list the same way, one blob per `TodoItem`: the
-clients read each back with `getBlob` when they rebuild a chat.
+clients read each back with `getBlob` when they rebuild a chat. `plan`
+names the conversation's plan the same way (a blob of a serialized
+`ConversationPlan`, the last one `CreatePlan` showed: real checkpoints carry
+a 32-byte id there), and `completed_ask_question_tool_call_ids` lists the
+questions that have their answer (or a skip), so a client that rebuilds the
+chat shows them answered. Both come back in the checkpoint the client sends
+with its next run and are carried on from it.
 
 This mirrors history for the client; the server's own history stays in the
 store, and nothing here is read back into it.
@@ -61,6 +67,27 @@ class TurnBlobs:
         if known is not None and known.created_timestamp_ms:
             state.created_timestamp_ms = known.created_timestamp_ms
         self.subagents[agent_id] = state
+
+    plan: bytes = b""
+    """The blob id of the conversation's plan (`ConversationPlan`), if any."""
+    answered: list[str] = field(default_factory=list)
+    """The ids of the question tool calls that have their answer, in order."""
+
+    def carry_state(self, plan: bytes, answered: Iterable[str]) -> None:
+        """The plan and answered questions of the checkpoint the client sent
+        (it holds the plan's blob)."""
+        self.plan = plan
+        if plan:
+            self.sent.add(plan)
+        self.answered = list(dict.fromkeys(answered))
+
+    def set_plan(self, text: str) -> None:
+        """The plan every checkpoint from now on names."""
+        self.plan = self._keep(pb.ConversationPlan(plan=text).SerializeToString())
+
+    def add_answered(self, call_id: str) -> None:
+        if call_id and call_id not in self.answered:
+            self.answered.append(call_id)
 
     def carry_todos(self, blob_ids: Iterable[bytes]) -> None:
         """Name the to-do list of the checkpoint the client sent (it holds
@@ -185,6 +212,21 @@ class TurnBlobs:
         return messages
 
 
+def note_completed(blobs: TurnBlobs, call_id: str, card: pb.ToolCall) -> None:
+    """What a completed card adds to the checkpoints: a plan shown becomes
+    the conversation's plan; a question answered or skipped is listed (one
+    the user answers later is listed when its answer arrives)."""
+    match card.WhichOneof("tool"):
+        case "create_plan_tool_call":
+            plan = card.create_plan_tool_call
+            if plan.result.HasField("success") and plan.args.plan:
+                blobs.set_plan(plan.args.plan)
+        case "ask_question_tool_call":
+            result = card.ask_question_tool_call.result.WhichOneof("result")
+            if result in ("success", "rejected", "error"):
+                blobs.add_answered(call_id)
+
+
 def pending_call_json(call: ToolCall) -> str:
     """A pending tool call as the checkpoint lists it: the assistant's
     tool-call message as inline JSON."""
@@ -210,6 +252,9 @@ def checkpoint(
     state = message.conversation_checkpoint_update
     state.turns.extend(blobs.turns())
     state.todos.extend(blobs.todos)
+    if blobs.plan:
+        state.plan = blobs.plan
+    state.completed_ask_question_tool_call_ids.extend(blobs.answered)
     state.pending_tool_calls.extend(pending_call_json(call) for call in pending)
     for agent_id, subagent in blobs.subagents.items():
         state.subagent_states[agent_id].CopyFrom(subagent)

@@ -58,6 +58,8 @@ class FollowUp:
     input_id: str = ""
     """Its input id when the server names it (an answer given later: taken
     once, on the live stream or as a run of its own)."""
+    answers: str = ""
+    """The question tool call whose answers it brings (one given later)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +166,8 @@ def decode_client_message(
                 done = action.async_ask_question_completion_action
                 text = answered_later(done)
                 named = answered_later_id(done.original_tool_call_id)
-                return FollowUp(UserMessage(text, now_ms), pb.UserMessage(text=text), named)
+                user = UserMessage(text, now_ms)
+                return FollowUp(user, pb.UserMessage(text=text), named, done.original_tool_call_id)
             if branch == "user_message_action":
                 typed = action.user_message_action.user_message
                 # Images by blob id alone are not fetched mid-turn: a note stands in.

@@ -29,7 +29,7 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.images import tool_image
+from cursor_byok.llm.image_fit import tool_image
 from cursor_byok.llm.notice import BUDGET, BUDGET_UNCHECKED, is_server_error
 from cursor_byok.llm.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage
 from cursor_byok.loop.commands import (
@@ -112,6 +112,8 @@ class StreamContext:
     mode: str = "agent"
     """The conversation's mode (`modes`): the run's, or the one a switch the
     user approved made; every checkpoint names it."""
+    project_folder: str = ""
+    """The client's folder for the project (`RunStarted.project_folder`)."""
 
     def current_model_call(self) -> str:
         """The id cards carry. A stream opened by a resume may re-send a pending
@@ -330,6 +332,7 @@ def tool_completed(
     the card also becomes a step of the turn's blobs."""
     for data in blobs:
         context.turn.keep(data)
+    checkpoints.note_completed(context.turn, call.id, card)
     stored = context.turn.flush()
     context.turn.add_step(pb.ConversationStep(tool_call=card))
     completed = pb.ToolCallCompletedUpdate(

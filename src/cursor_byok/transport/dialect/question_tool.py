@@ -155,15 +155,20 @@ def result_text(args: pb.AskQuestionArgs, result: pb.AskQuestionResult) -> ToolO
             return ToolOutcome(SKIPPED.format(reason=""), False)
 
 
+ANSWERED_LATER = "Answers to the questions asked earlier"
+SKIPPED_LATER = "I skipped the questions asked earlier"
+"""How the user's message an answer given later becomes starts (`show` prints it whole)."""
+
+
 def answered_later(action: pb.AsyncAskQuestionCompletionAction) -> str:
     """The user's message an answer given later becomes."""
     result = action.result
     args = action.original_args
     if result.WhichOneof("result") == "success":
         said = answers_text(args, result.success).removeprefix("The user answered:")
-        return f"Answers to the questions asked earlier ({args.title or 'AskQuestion'}):{said}"
+        return f"{ANSWERED_LATER} ({args.title or 'AskQuestion'}):{said}"
     reason = result.rejected.reason.strip() if result.HasField("rejected") else ""
-    return "I skipped the questions asked earlier" + (f" ({reason})." if reason else ".")
+    return SKIPPED_LATER + (f" ({reason})." if reason else ".")
 
 
 class AskQuestion(ServerTool):

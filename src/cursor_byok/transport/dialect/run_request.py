@@ -17,15 +17,15 @@ then asks for it (`request_context_args`) and decodes again with the answer.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cursor_byok.llm.images import not_an_image_note, sniff_mime
+from cursor_byok.llm.image_fit import attached_image
 from cursor_byok.llm.types import ImageContent, TextContent, UserMessage
 from cursor_byok.loop.inputs import Compact, Start
 from cursor_byok.loop.state import TurnSettings
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError
+from cursor_byok.transport.dialect.carried import carried_state
 from cursor_byok.transport.dialect.clients import (
     CAUTIOUS,
     UNKNOWN_CLIENT,
@@ -100,6 +100,13 @@ class RunStarted:
     """What the client can show and answer (its tools are already chosen by it)."""
     prior_todos: tuple[bytes, ...] = ()
     """The to-do blob ids of the checkpoint the client sent back (it has them)."""
+    prior_plan: bytes = b""
+    """The plan's blob id in that checkpoint (`checkpoints.TurnBlobs.carry_state`)."""
+    prior_answered: tuple[str, ...] = ()
+    """The questions it lists as answered, and one this run answers later."""
+    project_folder: str = ""
+    """The client's folder for this project (`RequestContextEnv.project_folder`,
+    outside the workspace): where a server tool may write a file for it."""
     mode: str = "agent"
     """The conversation's mode for this run (`modes`)."""
     prior_subagents: Mapping[str, pb.SubagentPersistedState] = field(default_factory=dict)
@@ -183,6 +190,7 @@ def decode_run_request(
     action = run.action
     branch = action.WhichOneof("action")
     todos = tuple(run.conversation_state.todos)
+    plan, answered = carried_state(run)
     if branch == "summarize_action":
         caps = capabilities(client, run)
         tools = ToolSet.for_run(client=caps, extra=_bound(extra, run, None, caps, False))
@@ -219,6 +227,8 @@ def decode_run_request(
             prior_todos=todos,
             mode=mode,
             prior_subagents=subagents,
+            prior_plan=plan,
+            prior_answered=answered,
         )
     if context is None and not asked:
         return RunStarted(conversation_id, None, tools, model, needs_context=True, run=run)
@@ -259,6 +269,9 @@ def decode_run_request(
         prior_todos=todos,
         mode=mode,
         prior_subagents=subagents,
+        prior_plan=plan,
+        prior_answered=answered,
+        project_folder=context.env.project_folder,
     )
 
 
@@ -288,6 +301,20 @@ def _opening_message(
     if own is not None:
         return own
     return pb.UserMessage(text=content if isinstance(content, str) else EXECUTE_PLAN_TEXT)
+
+
+def carries_images(message: pb.AgentClientMessage) -> bool:
+    """Whether decoding `message` fits attached images (`llm.image_fit`: up
+    to a few hundred ms of CPU each), work for a worker thread rather than
+    the event loop."""
+    match message.WhichOneof("message"):
+        case "run_request":
+            user = _action_user(message.run_request.action)
+        case "conversation_action":
+            user = _action_user(message.conversation_action)
+        case _:
+            return False
+    return user is not None and len(user.selected_context.selected_images) > 0
 
 
 def _action_user(action: pb.ConversationAction) -> pb.UserMessage | None:
@@ -417,12 +444,5 @@ def _attached_image(
             data = blobs.get(blob) if blob else None
     if not data:
         return TextContent(NOT_FETCHED)
-    return _image_block(data, image.mime_type)
-
-
-def _image_block(data: bytes, claimed: str) -> TextContent | ImageContent:
-    """An attached image, typed by its bytes; a note when they are no image."""
-    mime = sniff_mime(data)
-    if mime is None:
-        return TextContent(not_an_image_note(claimed))
-    return ImageContent(base64.b64encode(data).decode("ascii"), mime)
+    # Typed by its bytes, fitted to the providers' limits (`image_fit`).
+    return attached_image(data, image.mime_type)

@@ -31,7 +31,12 @@ new stream taking the turn over, which asks it again) and when the server
 shuts down, so it must hold nothing that outlives a cancel. An exception
 from `run` becomes an error result (`failed`). A tool that must ask before
 it shows its card (web search sends its approval query first) sets
-`started_first = False` and calls `context.started()` itself.
+`started_first = False` and calls `context.started()` itself. A tool
+that asks the client to run an exec of its own (the Task tool's
+`subagent_args`) is given an `ExecContext`: `exec` sends it once per key,
+`exec_result` waits for the answer, and the end of the turn aborts it. A
+tool made for each run from its request (Task) has `for_run`
+(`run_request` binds it).
 """
 
 from __future__ import annotations
@@ -116,6 +121,18 @@ class ToolContext(Protocol):
         """Send `query` (its id filled in when 0) and wait for the client's
         answer: None when none came within `timeout_s` or the client failed.
         The stream keeps its heartbeats meanwhile."""
+        ...
+
+    @property
+    def project_folder(self) -> str:
+        """The client's folder for the project, outside the workspace (empty
+        when the client named none): where `write` may put a file for it."""
+        ...
+
+    async def write(self, path: str, text: str, timeout_s: float) -> pb.WriteResult | None:
+        """Have the client write `text` to `path` (a `write_args` exec of the
+        tool's own, not a tool call): its result, or None when none came
+        within `timeout_s`."""
         ...
 
 

@@ -7,7 +7,9 @@ order): query 2 → `tool_call_started` → the backend → `tool_call_completed
 with the references; a rejection completes the card as `rejected`. Fetch
 shows its card first: `tool_call_started` → query 9 (`skip_approval`
 false) → the fetch (runtime/web: every hop checked) → the completed card
-with the page's markdown, the refusal's reason as `error`, or `rejected`.
+with the page's markdown (a page longer than the cap also whole in a file
+of the client's, `output_location`: `web_fetch_file`), the refusal's
+reason as `error`, or `rejected`.
 No answer within `approval_s` is a rejection the model is told about. Both
 are made from the `[web]` configuration (`cli/serve.py`) and offered only
 where the client draws their card, answers their query and its request
@@ -25,6 +27,7 @@ from cursor_byok.runtime.web.pages import WebPage, read_page
 from cursor_byok.runtime.web.search import Reference, SearchBackend, SearchError
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ServerTool, ToolContext
 from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap, object_schema, str_arg
+from cursor_byok.transport.dialect.web_fetch_file import keep_whole, where_the_rest_is
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 APPROVAL_S = 300.0
@@ -197,6 +200,10 @@ class WebFetch(ServerTool):
             return self.failed(call, page.reason)
         success = pb.WebFetchSuccess(url=page.url, markdown=page.markdown)
         text = cap(f"# Content from {page.url}\n\n{page.markdown}")
+        location = await keep_whole(page, call.id, context)  # a page the cap cut
+        if location is not None:
+            success.output_location.CopyFrom(location)
+            text += where_the_rest_is(location)
         result = pb.WebFetchResult(success=success)
         return ServerOutcome(self.card(call, result), ToolOutcome(text, False))
 

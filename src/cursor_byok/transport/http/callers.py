@@ -31,7 +31,13 @@ from urllib.parse import parse_qsl
 
 from cursor_byok.store.base import StoreError, User, Users, WouldWait
 from cursor_byok.store.owners import ADMIN_USER_ID
-from cursor_byok.store.tokens import BadHash, looks_like_a_user_token, token_id_of, token_matches
+from cursor_byok.store.tokens import (
+    BadHash,
+    admin_mark,
+    looks_like_a_user_token,
+    token_id_of,
+    token_matches,
+)
 from cursor_byok.transport.connect.errors import Code, WireError
 from cursor_byok.transport.connect.request_body import RequestError
 
@@ -92,6 +98,17 @@ class Authenticator:
         self._tasks: set[asyncio.Task[None]] = set()
         self.slow_checks = 0
         """Tokens checked against their hash (the rest were remembered)."""
+        self._mark: str | None = None
+
+    def administrator_mark(self) -> str:
+        """What stands for the configured administrator's token in a record
+        that must lapse when it changes (a dashboard session): a slow salted
+        hash of it (`store.tokens`' scrypt), the same in every process,
+        computed once; `open` where no token is configured."""
+        if self._mark is None:
+            admin = self._admin
+            self._mark = "admin:open" if admin is None else "admin:" + admin_mark(admin)
+        return self._mark
 
     async def administrator(self, headers: Mapping[str, str], query_string: bytes | None) -> None:
         """RequestError unless the administrator sent the request."""

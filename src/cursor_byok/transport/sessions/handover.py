@@ -85,9 +85,12 @@ def begin_turn(session: Session, event: RunStarted, window: int) -> None:
     context.turn.begin(event.user_message, event.prior_turns, session.client_id)
     context.turn.carry_todos(event.prior_todos)
     context.turn.subagents.update(event.prior_subagents)
+    context.turn.carry_state(event.prior_plan, event.prior_answered)
     context.context_window = window
     context.characters.update(event.characters)
     context.mode = event.mode
+    if event.project_folder:
+        context.project_folder = event.project_folder
 
 
 def name_model_call(session: Session) -> None:

@@ -33,6 +33,7 @@ from cursor_byok.transport.dialect.subagent_child import ParentHeaders
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.counters import Counters
+from cursor_byok.transport.sessions.decoding import decode_append
 from cursor_byok.transport.sessions.handover import (
     begin_turn,
     resume_turn,
@@ -300,10 +301,8 @@ class SessionHub:
             self.counters.undecodable_appends += 1
             log.info("request %s: append %d does not decode; ignored", session.request_id, seqno)
             return
-        headers = session.client_headers
-        event = dialect.decode_client_message(
-            message, session.client_id, self._now_ms(), headers, self.server_tools
-        )
+        headers, now = session.client_headers, self._now_ms()
+        event = await decode_append(message, session.client_id, now, headers, self.server_tools)
         self.runner.stages.since("decode", began)
         match event:
             case RunStarted():
@@ -313,7 +312,8 @@ class SessionHub:
                     return
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
-                if not session.server_runs.execs.answer(number, reply):  # a subagent's too
+                if not session.server_runs.execs.answer(number, reply):  # a server tool's own
+                    # The stream's own exec, or one of its server-run subagents'.
                     await self.tools.step(*self.subagents.reply(session, number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
@@ -335,6 +335,7 @@ class SessionHub:
                     input_id = input_ids.message_id_of(session.request_id, data)
                     await self._submit(session, input_id, Cancel(reason, self._now_ms()))
             case dialect.FollowUp(message=user, original=typed, input_id=named):
+                session.context.turn.add_answered(event.answers)  # checkpoints list it
                 input_id = named or input_ids.message_id_of(session.request_id, data)
                 await self._follow_up(session, user, typed, input_id)
             case dialect.QueryAnswered(number=number, response=response):
@@ -438,9 +439,8 @@ class SessionHub:
             session.put(EndOfStream(dialect.error_for(Canceled(requests.canceled))))
             return
         now, headers = self._now_ms(), session.client_headers
-        started = decode_run_request(
-            event.run, session.client_id, now, context, True, blobs, headers, self.server_tools
-        )
+        decode = (event.run, session.client_id, now, context, True, blobs, headers)
+        started = await asyncio.to_thread(decode_run_request, *decode, self.server_tools)
         assert isinstance(started, RunStarted) and not started.needs_context
         async with session.lock:
             await self._run_started(session, owned(session.request_id, started), input_id)

@@ -170,6 +170,21 @@ class _Context:
         self.send(self.queries.ask(query))
         return await self.queries.wait(query.id, timeout_s)
 
+    @property
+    def project_folder(self) -> str:
+        return self.stream.project_folder
+
+    async def write(self, path: str, text: str, timeout_s: float) -> pb.WriteResult | None:
+        args = pb.WriteArgs(path=path, file_text=text, tool_call_id=self.call.id)
+        key = f"server-write-{self.call.id}"
+        self.exec(key, "write_args", args)
+        reply = await self.exec_result(key, timeout_s)
+        if not isinstance(reply, pb.ExecClientMessage):
+            return None
+        if reply.WhichOneof("message") != "write_result":
+            return None
+        return reply.write_result
+
 
 class ServerRuns:
     """The server-run calls of one stream, by operation id."""

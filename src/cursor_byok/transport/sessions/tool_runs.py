@@ -16,6 +16,7 @@ otherwise (the loop ignores it).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from typing import assert_never
 
@@ -74,7 +75,11 @@ class ToolRuns:
                     pending.call, pending.tool, result, session.context
                 ):
                     session.put(update)
-                message = dialect.tool_result_message(pending.call, outcome, self._now_ms())
+                result_of = (pending.call, outcome, self._now_ms())
+                if outcome.images:  # fitting images: off the event loop
+                    message = await asyncio.to_thread(dialect.tool_result_message, *result_of)
+                else:
+                    message = dialect.tool_result_message(*result_of)
                 input_id = input_ids.tool_result_id(pending.operation_id)
                 await self.submit(session, input_id, ToolResult(message))
             case _:

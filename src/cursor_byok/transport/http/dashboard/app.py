@@ -25,13 +25,10 @@ from cursor_byok.store.owners import client_id_of
 from cursor_byok.store.tokens import new_token, token_id_of
 from cursor_byok.transport.connect.request_body import RequestError
 from cursor_byok.transport.http.callers import Authenticator, credentials_in_url
-from cursor_byok.transport.http.dashboard.conversations import (
-    conversations_page,
-    page_key,
-    timeline,
-)
+from cursor_byok.transport.http.dashboard.conversations import conversations_page, page_key
 from cursor_byok.transport.http.dashboard.layout import hidden_csrf, page
 from cursor_byok.transport.http.dashboard.sign_ins import SignIn, SignIns, csrf_matches
+from cursor_byok.transport.http.dashboard.timeline import timeline
 from cursor_byok.transport.http.dashboard.views import overview, users_page
 from cursor_byok.transport.http.stream_writer import Send
 
@@ -74,7 +71,7 @@ class Dashboard:
         self.store = store
         self.authenticator = authenticator
         self.in_flight = in_flight
-        self.sign_ins = SignIns(store)
+        self.sign_ins = SignIns(store, authenticator.administrator_mark)
 
     async def __call__(
         self, scope: Mapping[str, Any], receive: Receive, send: Send, headers: Mapping[str, str]
@@ -118,7 +115,7 @@ class Dashboard:
             return _html(send, status, html)
 
         if method == "POST" and path == "/ui/logout":
-            self.sign_ins.close(_cookie(headers) or "")
+            await self.sign_ins.close(_cookie(headers) or "")
             await _redirect(send, "/ui/login", _set_cookie(_over_tls(scope, headers), "", 0))
         elif method == "GET" and path in ("/ui", "/ui/"):
             now_ms = int(time.time() * 1000)
@@ -137,7 +134,9 @@ class Dashboard:
             await shown("Conversations", body)
         elif method == "GET" and path.startswith("/ui/conversations/"):
             ident = unquote(path.removeprefix("/ui/conversations/"))
-            body_or_none = await asyncio.to_thread(timeline, self.store, user, ident)
+            start = dict(parse_qsl(query.decode("latin-1"))).get("from", "0")
+            first = int(start) if start.isdigit() and len(start) < 10 else 0
+            body_or_none = await asyncio.to_thread(timeline, self.store, user, ident, first)
             if body_or_none is None:
                 await shown("Not found", "<p>No conversation by that id.</p>", 404)
             else:
@@ -200,7 +199,8 @@ class Dashboard:
         except RequestError:
             await _html(send, 401, _login_page("That token is not valid here.", expected))
             return
-        session_id = self.sign_ins.open(user, None if user.is_admin else token_id_of(token))
+        token_id = None if user.is_admin else token_id_of(token)
+        session_id = await self.sign_ins.open(user, token_id)
         await _redirect(send, "/ui/", _set_cookie(_over_tls(scope, headers), session_id, None))
 
 

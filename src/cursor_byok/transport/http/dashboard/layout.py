@@ -16,6 +16,7 @@ header a{color:#cfe0ff;text-decoration:none}header .who{margin-left:auto}
 header form{display:inline}header button{font:inherit}
 main{padding:1em 1.5em;max-width:1100px}
 table{border-collapse:collapse;background:#fff;margin:.5em 0 1.2em}
+table.call{margin:.3em 0 .6em 1.5em;font-size:13px;border-left:3px solid #4a7bd0}
 th,td{padding:.3em .7em;border-bottom:1px solid #e3e6ea;text-align:left}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 svg{background:#fff;font:12px system-ui,sans-serif;display:block;margin:.4em 0 1.2em}
