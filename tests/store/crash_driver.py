@@ -21,6 +21,12 @@ SCENARIO `fork`: after the two-tool turn a second turn, then the client
 rewinds to the end of the first and sends another message: a branch that
 keeps the first turn. It prints the branch's history and the forks too.
 
+SCENARIO `child`: the parent's one tool is a Task call the server runs
+itself: a child conversation (its key, first input and result text made by
+the server's own functions, `subagent_launch`, `task_server`) that reads a
+file, then answers; its answer is the Task call's result. Both histories
+are printed, the parent's first.
+
 SCENARIO `interrupted`: the first tool is a shell command whose run is cut
 off. The client sends two pieces of its output, each logged once the server
 took it (a piece the server never acknowledged is sent again after a
@@ -44,7 +50,14 @@ from typing import Any
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import serialize_messages
-from cursor_byok.llm.types import AssistantMessage, RequestMessages, TextContent, ToolResultMessage
+from cursor_byok.llm.types import (
+    AssistantMessage,
+    RequestMessages,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from cursor_byok.loop import CallClient, Final, Status, ToolInterrupted, ToolProgress, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.outbound import Outbound
@@ -54,9 +67,19 @@ from cursor_byok.store.base import CommitRequest, InputCommit, StagedBatch
 from cursor_byok.store.database import parse_database
 from cursor_byok.store.executor import Executor
 from cursor_byok.store.opener import open_store
-from cursor_byok.store.owners import scoped
+from cursor_byok.store.owners import client_id_of, scoped
 from cursor_byok.store.sql_store import SQLStore
 from cursor_byok.store.tokens import new_token
+from cursor_byok.transport.dialect.dialect import tool_result_message
+from cursor_byok.transport.dialect.input_ids import tool_result_id
+from cursor_byok.transport.dialect.task_server import last_answer, succeeded
+from cursor_byok.transport.dialect.task_tool import TaskTool
+from cursor_byok.transport.proto.agent.v1.agent_pb2 import SubagentPersistedState as Kept
+from cursor_byok.transport.sessions.subagent_launch import (
+    child_conversation_id,
+    child_start,
+    start_id,
+)
 from tests.factories import assistant, start, stream_of, tool_call
 from tests.fakes import ScriptedStream
 from tests.store.hooked_stage import HookedStage
@@ -136,6 +159,65 @@ class KillingStore:
         self._write("save_client_operation", *args)
 
 
+TASK_TURN = assistant(
+    TextContent("Delegating."),
+    ToolCall("t1", "Task", {"description": "Read a", "prompt": "CHILD: read a.txt"}, "{}"),
+)
+CHILD_READ = assistant(TextContent("Reading."), tool_call("c1", "a.txt"), timestamp=3)
+CHILD_ANSWER = assistant(TextContent("a.txt holds contents of a.txt"), timestamp=4)
+
+
+class ChildAwareLLM:
+    """As `ByHistoryLLM`, for a parent and the child its Task call starts."""
+
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        opening = request.messages[0]
+        child = isinstance(opening, UserMessage) and str(opening.content).startswith("CHILD")
+        if child:
+            message = CHILD_READ if len(request.messages) == 1 else CHILD_ANSWER
+        else:
+            message = TASK_TURN if len(request.messages) == 1 else FINAL_TURN
+        return ScriptedStream(stream_of(message, chunk=3))
+
+
+class Subagent:
+    """The server's part in a Task call, on the runner: start the child
+    (once: its first input has the call's own id), and when it has ended,
+    give the parent its answer (once: under the call's result id)."""
+
+    def __init__(self, runner: Runner, parent: str) -> None:
+        self.runner, self.parent = runner, parent
+        self.asked: CallClient | None = None
+
+    @property
+    def child(self) -> str:
+        """The child of the Task call (its key says whose it is; the turn may
+        have ended before this process saw the call)."""
+        return child_conversation_id(self.parent, "t1")
+
+    async def start(self, call: CallClient) -> None:
+        self.asked = call
+        state = await self.runner.state_of(self.parent)
+        assert state is not None
+        task = TaskTool().parse(call.tool_call)
+        begin = child_start(state, task, ())
+        await self.runner.submit(self.child, start_id(self.child, call.tool_call.id), begin)
+        await self.finish_if_ended()
+
+    async def finish_if_ended(self) -> None:
+        child = await self.runner.state_of(self.child)
+        if self.asked is None or child is None or child.status is not Status.FINAL:
+            return
+        call = self.asked
+        task = TaskTool().parse(call.tool_call)
+        agent_id = client_id_of(self.child)
+        done = succeeded(task, call.tool_call, agent_id, last_answer(child.messages), 0, Kept())
+        message = tool_result_message(call.tool_call, done.outcome, 5)
+        await self.runner.submit(
+            self.parent, tool_result_id(call.operation_id), ToolResult(message)
+        )
+
+
 class ByHistoryLLM:
     """The model's answer depends only on the request: replays are identical."""
 
@@ -152,10 +234,10 @@ class ByHistoryLLM:
 class Client:
     def __init__(self, log_path: Path) -> None:
         self.log_path = log_path
-        self.inbox: asyncio.Queue[Outbound] = asyncio.Queue()
+        self.inbox: asyncio.Queue[tuple[str, Outbound]] = asyncio.Queue()
 
     def publish(self, conversation_id: str, item: Outbound) -> None:
-        self.inbox.put_nowait(item)
+        self.inbox.put_nowait((conversation_id, item))
 
     def entries(self) -> list[dict[str, str]]:
         if not self.log_path.exists():
@@ -206,9 +288,11 @@ def usage_seen(store: SQLStore) -> str:
     ]
     with store._read() as db:
         (held,) = db.execute("SELECT count(*) FROM budget_reservations").fetchone()
-        (conversation,) = db.execute("SELECT conversation_id FROM conversations").fetchone()
+        listed = "SELECT conversation_id FROM conversations ORDER BY conversation_id"
+        conversations = [row[0] for row in db.execute(listed).fetchall()]
     calls = [
         [c.call_id, c.attempt, c.user_id, c.model, c.step, c.outcome, c.input, c.output, c.cost_usd]
+        for conversation in conversations  # a subagent's own calls too
         for c in store.model_calls(conversation)
     ]
     return json.dumps({"usage": rows, "held": held, "calls": calls}, separators=(",", ":"))
@@ -218,7 +302,7 @@ async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> No
     opened = open_store(parse_database(db))
     assert isinstance(opened, SQLStore)
     conversation = CONVERSATION
-    if scenario == "reads":  # a user with a budget: reservations are written too
+    if scenario in ("reads", "child"):  # a user with a budget: reservations are written too
         made = new_token()
         found = opened.user("ana")
         ana = found or opened.add_user("ana", made.token_id, made.token_hash, None, 100.0, "day")
@@ -226,15 +310,22 @@ async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> No
     store = KillingStore(opened, kill_at)
     client = Client(Path(log_path))
     llm = ByHistoryLLM(SHELL_TURN if scenario == "interrupted" else TOOL_TURN)
-    runner = Runner(store, llm, client, retry=RetryPolicy(3, 0.001, 0.01))
+    model: ByHistoryLLM | ChildAwareLLM = ChildAwareLLM() if scenario == "child" else llm
+    runner = Runner(store, model, client, retry=RetryPolicy(3, 0.001, 0.01))
+    subagent = Subagent(runner, conversation)
     await runner.recover()
     await runner.submit(conversation, "run:0", start("read a and b"))
-    await play(runner, client, conversation)
-    branch = await rewound(runner, store, client) if scenario == "fork" else None
+    await play(runner, client, conversation, subagent)
+    branch = await rewound(runner, store, client, subagent) if scenario == "fork" else None
     await runner.close()
     loaded = store.load(conversation)
     assert loaded is not None
-    print(serialize_messages(loaded.state.messages).hex())
+    history = serialize_messages(loaded.state.messages)
+    if scenario == "child":
+        child = store.load(subagent.child)
+        assert child is not None
+        history += b"\n--\n" + serialize_messages(child.state.messages)
+    print(history.hex())
     print(store.steps // 3)
     print(usage_seen(opened))
     if branch is not None:
@@ -246,27 +337,32 @@ async def main(db: str, log_path: str, kill_at: int | None, scenario: str) -> No
     store.close()
 
 
-async def play(runner: Runner, client: Client, conversation: str) -> None:
-    """The client's part until the conversation's turn is final."""
+async def play(runner: Runner, client: Client, conversation: str, subagent: Subagent) -> None:
+    """The client's part until the conversation's turn is final (a child's
+    execs and end come through the same inbox, named by where they are)."""
     while True:
         state = await runner.state_of(conversation)
         assert state is not None
         if state.status is Status.FINAL:
             break
-        item = await asyncio.wait_for(client.inbox.get(), timeout=20)
-        if isinstance(item, CallClient) and item.tool_call.name == "run_terminal_cmd":
+        where, item = await asyncio.wait_for(client.inbox.get(), timeout=20)
+        if isinstance(item, CallClient) and item.tool_call.name == "Task":
+            await subagent.start(item)
+        elif isinstance(item, Final) and where != conversation:
+            await subagent.finish_if_ended()
+        elif isinstance(item, CallClient) and item.tool_call.name == "run_terminal_cmd":
             await client.cut_off(runner, item)
         elif isinstance(item, CallClient):
             output = client.run_tool(item)
             message = ToolResultMessage(
                 item.tool_call.id, item.tool_call.name, (TextContent(output),), timestamp=5
             )
-            await runner.submit(conversation, f"client:{item.operation_id}", ToolResult(message))
+            await runner.submit(where, f"client:{item.operation_id}", ToolResult(message))
         elif isinstance(item, Final):
             continue
 
 
-async def rewound(runner: Runner, store: KillingStore, client: Client) -> str:
+async def rewound(runner: Runner, store: KillingStore, client: Client, subagent: Subagent) -> str:
     """The `fork` scenario after the first turn: each turn's end is marked
     as the transport marks it (once, by the stream that played it: a mark a
     crash lost stays lost), then the client goes back to the first turn's
@@ -278,13 +374,13 @@ async def rewound(runner: Runner, store: KillingStore, client: Client) -> str:
         rewinds.mark_turn(CONVERSATION, b"turn-1", 1)
         await rewinds.marked(CONVERSATION)
     await runner.submit(CONVERSATION, "run:1", start("and then?"))
-    await play(runner, client, CONVERSATION)
+    await play(runner, client, CONVERSATION, subagent)
     second = await runner.state_of(CONVERSATION)
     assert second is not None and len(second.messages) == 7
     rewinds.mark_turn(CONVERSATION, b"turn-2", 2)
     branch = await rewinds.place(CONVERSATION, (b"turn-1",), True, "run:2")
     await runner.submit(branch, "run:2", start("read them again"))
-    await play(runner, client, branch)
+    await play(runner, client, branch, subagent)
     return branch
 
 

@@ -208,3 +208,56 @@ def test_a_kill_at_any_write_around_a_rewind_resumes_to_the_same_branches(
     )
     runs = [json.loads(line)["op"] for line in (tmp_path / "tools.log").read_text().splitlines()]
     assert sorted(runs) == ["crash:turn:1:call:1:tool:t1", "crash:turn:1:call:1:tool:t2"]
+
+
+@pytest.fixture(scope="module")
+def child_reference(
+    new_database: NewDatabase, tmp_path_factory: pytest.TempPathFactory
+) -> Reference:
+    tmp = tmp_path_factory.mktemp("child")
+    done = drive(tmp, new_database(tmp), scenario="child")
+    assert done.returncode == 0, done.stderr
+    history, writes, usage = done.stdout.split()
+    return history, int(writes), usage
+
+
+def test_the_uninterrupted_turn_with_a_subagent_writes_what_we_expect(
+    child_reference: Reference,
+) -> None:
+    history, writes, usage = child_reference
+    parent, child = bytes.fromhex(history).split(b"\n--\n")
+    roles = [json.loads(line)["role"] for line in parent.splitlines()]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    result = json.loads(parent.splitlines()[2])["content"][0]["text"]
+    assert "This is the output of the subagent" in result and "a.txt holds" in result
+    roles = [json.loads(line)["role"] for line in child.splitlines()]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    # Each conversation: start, done, result, done; a reservation before each
+    # of the four model calls, all counted for the parent's user.
+    assert writes == 12
+    seen = json.loads(usage)
+    assert seen["usage"] == [[2, "test-model", 4, 40, 20, 0.0, 0]] and seen["held"] == 0
+    # A row per model call, the child's under its own conversation.
+    assert [c[0] for c in seen["calls"]] == [
+        "crash.2:call:1",
+        "crash.2:call:2",
+        "crash~628b49d96dcde97a430d.2:call:1",
+        "crash~628b49d96dcde97a430d.2:call:2",
+    ]
+
+
+@pytest.mark.parametrize("kill_at", range(36))
+def test_a_kill_at_any_write_of_a_turn_with_a_subagent_resumes_to_the_same_histories(
+    kill_at: int, new_database: NewDatabase, child_reference: Reference, tmp_path: Path
+) -> None:
+    history, writes, usage = child_reference
+    assert kill_at < 3 * writes
+    database = new_database(tmp_path)
+    killed = drive(tmp_path, database, kill_at, "child")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    resumed = drive(tmp_path, database, scenario="child")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.split()[0] == history
+    assert resumed.stdout.split()[2] == usage  # each model call counted once
+    runs = [json.loads(line)["op"] for line in (tmp_path / "tools.log").read_text().splitlines()]
+    assert runs == ["crash~628b49d96dcde97a430d.2:turn:1:call:1:tool:c1"]  # the child's read, once

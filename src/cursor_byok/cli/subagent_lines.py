@@ -19,7 +19,7 @@ from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.logsafe import printable
 from cursor_byok.store.owners import client_id_of
 
-AGENT_ID = re.compile(r"Agent ID: ([A-Za-z0-9_.:-]{1,200})")
+AGENT_ID = re.compile(r"Agent ID: ([A-Za-z0-9_.:~-]{1,200})")
 INDENT = "        "
 
 
@@ -49,7 +49,8 @@ def subagent_lines(
         return
     model = printable(state.settings.model)
     count = len(state.messages)
-    yield f"             subagent {printable(agent)}: {count} messages, model {model}"
+    status = state.status.value
+    yield f"             subagent {printable(agent)} ({status}): {count} messages, model {model}"
     for child in state.messages:
         for line in message_lines(child):
             yield INDENT + line

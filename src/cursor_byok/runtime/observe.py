@@ -257,6 +257,11 @@ class Metrics:
             "Bytes charged to the memory budget (buffered appends, stashes, sessions, bodies)",
             registry=r,
         )
+        self.subagents_running = Gauge(
+            "cursor_byok_subagents_running",
+            "Subagents (children of a Task call) the server runs now",
+            registry=r,
+        )
         self.kv_unanswered = Gauge(
             "cursor_byok_kv_unanswered",
             "KV requests (blobs stored on the client) still unanswered when their stream ended",

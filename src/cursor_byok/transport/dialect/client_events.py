@@ -43,6 +43,8 @@ class ExecThrown:
 @dataclass(frozen=True, slots=True)
 class CancelRequested:
     reason: str
+    subagent_id: str = ""
+    """Set: only that subagent is to stop (`cancel_subagent_action`), not the turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,9 @@ def decode_client_message(
             branch = action.WhichOneof("action")
             if branch == "cancel_action":
                 return CancelRequested(action.cancel_action.reason or "canceled by the user")
+            if branch == "cancel_subagent_action":
+                agent = action.cancel_subagent_action.subagent_id
+                return CancelRequested("the user stopped the subagent", agent or "?")
             if branch == "async_ask_question_completion_action":
                 done = action.async_ask_question_completion_action
                 text = answered_later(done)

@@ -12,6 +12,7 @@ deep (a child run gets no Task, and no question to the user either).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from cursor_byok.llm.types import ToolCall
@@ -32,6 +33,7 @@ from cursor_byok.transport.dialect.task_call import (
 )
 from cursor_byok.transport.dialect.task_cards import error_text, task_card, task_failure
 from cursor_byok.transport.dialect.task_client import run_on_client
+from cursor_byok.transport.dialect.task_server import ChildRunner
 from cursor_byok.transport.dialect.tool_base import ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -46,11 +48,19 @@ class TaskTool(ServerTool):
         settings: SubagentSettings | None = None,
         setup: TaskSetup | None = None,
         mode: str = "client",
+        children: ChildRunner | None = None,
     ) -> None:
         self.settings = settings or SubagentSettings()
         self.setup = setup or TaskSetup(settings=self.settings)
         self.mode = mode
         self.parameters = self.setup.schema()
+        self.children = children
+        """Who runs the subagents in server mode (`task_server`); None: nobody."""
+
+    def with_children(self, children: ChildRunner) -> TaskTool:
+        """This tool, able to run subagents on the server with `children`."""
+        settings = replace(self.settings, server_side=True)
+        return TaskTool(settings, replace(self.setup, settings=settings), self.mode, children)
 
     def for_run(
         self,
@@ -73,7 +83,7 @@ class TaskTool(ServerTool):
         )
         if not setup.offered():
             return None
-        return TaskTool(self.settings, setup, mode)
+        return TaskTool(self.settings, setup, mode, self.children)
 
     def parse(self, call: ToolCall) -> TaskCall:
         return parse_task(call, self.setup)
@@ -101,5 +111,7 @@ class TaskTool(ServerTool):
             return self.refused(call, task.problem)
         if self.mode == "client" and isinstance(context, ExecContext):
             return await run_on_client(self, task, call, context)
+        if self.mode == "server" and self.children is not None:
+            return await self.children.run_task(self, task, call, context)
         context.started()
         return self.refused(call, "this server cannot run subagents for this client")

@@ -149,7 +149,7 @@ def build_service(
 
     async def startup() -> None:
         hub.start()
-        await runner.recover()
+        await hub.subagents.recover(await runner.recover())
 
     async def shutdown() -> None:
         await hub.close()

@@ -178,6 +178,7 @@ class CursorServer:
             quiet = {**counters.quiet(), "h2_data_after_end": late_data.DROPPED.frames}
             self.metrics.memory_held.set(self.hub.budget.used)
             self.metrics.kv_unanswered.set(counters.kv_unanswered)
+            self.metrics.subagents_running.set(len(self.hub.subagents.running()))
             self.metrics.relayed_output_skipped.set(counters.undecodable_output)
             body = self.metrics.render(quiet)
             await _respond(send, 200, body, "text/plain; version=0.0.4; charset=utf-8")

@@ -53,6 +53,7 @@ from cursor_byok.transport.sessions.rewound import note_turn_end, placed
 from cursor_byok.transport.sessions.server_runs import RunnerHost, ServerRuns
 from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
+from cursor_byok.transport.sessions.subagents import Subagents
 from cursor_byok.transport.sessions.tool_runs import ToolRuns
 
 log = logging.getLogger(__name__)
@@ -86,9 +87,10 @@ class SessionHub:
         self.runner = runner
         self.rewinds = rewinds
         self.models = models or ModelGate()
-        self.server_tools = tuple(server_tools)
         self.sink = sink
         self.budget = budget if budget is not None else MemoryBudget()
+        self.subagents = Subagents(runner, sink, self._spawn, self.budget)
+        self.server_tools = self.subagents.bind(server_tools)
         self.counters = Counters()
         self.sessions: SessionRegistry[Session] = SessionRegistry(
             self._make, self._abandoned, grace_s, on_forget=self._forget
@@ -273,8 +275,7 @@ class SessionHub:
                 try:
                     await self._deliver(session, number, data)
                 except Exception as error:  # noqa: BLE001 (logged below)
-                    # Counted and logged; the append still gets its 200, and
-                    # the messages after it are still delivered.
+                    # Counted, logged; still a 200, and the later ones go on.
                     self.counters.failed_appends += 1
                     what = f"append {number} of request {request_id}"
                     log_not_applied(log, session.conversation_id, what, error)
@@ -312,7 +313,8 @@ class SessionHub:
                 await self._run_started(session, owned(session.request_id, event), input_id)
             case dialect.ExecReply(number=number, exec_id=exec_id, message=reply):
                 if not session.server_runs.execs.answer(number, reply):  # a server tool's own
-                    await self.tools.step(session, session.execs.reply(number, exec_id, reply))
+                    # The stream's own exec, or one of its server-run subagents'.
+                    await self.tools.step(*self.subagents.reply(session, number, exec_id, reply))
             case dialect.ContextArrived(number=number, context=context):
                 if not session.context_requests.answer(number, context):
                     self.counters.unknown_exec_results += 1
@@ -323,7 +325,9 @@ class SessionHub:
             case dialect.ExecThrown(number=number, error=error):
                 taken = session.context_requests.answer(number, None)
                 if not taken and not session.server_runs.execs.answer(number, error):
-                    await self.tools.step(session, session.execs.thrown(number, error))
+                    await self.tools.step(*self.subagents.thrown(session, number, error))
+            case dialect.CancelRequested(reason=reason, subagent_id=agent) if agent:
+                await self.subagents.cancel_agent(session, agent, reason)
             case dialect.CancelRequested(reason=reason):
                 # Both are told: either may hold a turn that has not started.
                 held = session.context_requests.cancel(reason)

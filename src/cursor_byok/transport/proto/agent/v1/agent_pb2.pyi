@@ -469,7 +469,7 @@ class PrewarmRequest(_message.Message):
     def __init__(self, model_details: _Optional[_Union[ModelDetails, _Mapping]] = ..., conversation_id: _Optional[str] = ..., conversation_state: _Optional[_Union[ConversationStateStructure, _Mapping]] = ..., mcp_tools: _Optional[_Union[McpTools, _Mapping]] = ..., mcp_file_system_options: _Optional[_Union[McpFileSystemOptions, _Mapping]] = ..., best_of_n_group_id: _Optional[str] = ..., try_use_best_of_n_promotion: _Optional[bool] = ..., custom_system_prompt: _Optional[str] = ..., requested_model: _Optional[_Union[RequestedModel, _Mapping]] = ..., suggest_next_prompt: _Optional[bool] = ..., subagent_type_name: _Optional[str] = ..., exclude_workspace_context: _Optional[bool] = ..., harness: _Optional[str] = ..., selected_subagent_models: _Optional[_Iterable[_Union[RequestedModel, _Mapping]]] = ..., selected_subagent_model_details: _Optional[_Iterable[_Union[ModelDetails, _Mapping]]] = ..., conversation_group_id: _Optional[str] = ..., pre_fetched_blobs: _Optional[_Iterable[_Union[PreFetchedBlob, _Mapping]]] = ..., client_supports_inline_images: _Optional[bool] = ..., can_create_cloud_subagents: _Optional[bool] = ..., suppress_subagent_progress_update_tool: _Optional[bool] = ..., client_supports_send_to_user: _Optional[bool] = ..., computer_use_coordinate_mode: _Optional[str] = ..., agent_session_id: _Optional[str] = ..., client_supports_prompt_context_usage_rpc: _Optional[bool] = ..., client_supports_routed_model_update: _Optional[bool] = ..., client_supports_preview_card: _Optional[bool] = ..., started_as_new_project: _Optional[bool] = ..., first_project_onboarding: _Optional[bool] = ...) -> None: ...
 
 class ConversationAction(_message.Message):
-    __slots__ = ("user_message_action", "resume_action", "cancel_action", "summarize_action", "shell_command_action", "start_plan_action", "execute_plan_action", "async_ask_question_completion_action", "triggering_auth_id", "triggering_user_info", "request_context_parts")
+    __slots__ = ("user_message_action", "resume_action", "cancel_action", "summarize_action", "shell_command_action", "start_plan_action", "execute_plan_action", "async_ask_question_completion_action", "cancel_subagent_action", "triggering_auth_id", "triggering_user_info", "request_context_parts")
     USER_MESSAGE_ACTION_FIELD_NUMBER: _ClassVar[int]
     RESUME_ACTION_FIELD_NUMBER: _ClassVar[int]
     CANCEL_ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -478,6 +478,7 @@ class ConversationAction(_message.Message):
     START_PLAN_ACTION_FIELD_NUMBER: _ClassVar[int]
     EXECUTE_PLAN_ACTION_FIELD_NUMBER: _ClassVar[int]
     ASYNC_ASK_QUESTION_COMPLETION_ACTION_FIELD_NUMBER: _ClassVar[int]
+    CANCEL_SUBAGENT_ACTION_FIELD_NUMBER: _ClassVar[int]
     TRIGGERING_AUTH_ID_FIELD_NUMBER: _ClassVar[int]
     TRIGGERING_USER_INFO_FIELD_NUMBER: _ClassVar[int]
     REQUEST_CONTEXT_PARTS_FIELD_NUMBER: _ClassVar[int]
@@ -489,10 +490,11 @@ class ConversationAction(_message.Message):
     start_plan_action: StartPlanAction
     execute_plan_action: ExecutePlanAction
     async_ask_question_completion_action: AsyncAskQuestionCompletionAction
+    cancel_subagent_action: CancelSubagentAction
     triggering_auth_id: str
     triggering_user_info: TriggeringUserInfo
     request_context_parts: RequestContextPartReferences
-    def __init__(self, user_message_action: _Optional[_Union[UserMessageAction, _Mapping]] = ..., resume_action: _Optional[_Union[ResumeAction, _Mapping]] = ..., cancel_action: _Optional[_Union[CancelAction, _Mapping]] = ..., summarize_action: _Optional[_Union[SummarizeAction, _Mapping]] = ..., shell_command_action: _Optional[_Union[ShellCommandAction, _Mapping]] = ..., start_plan_action: _Optional[_Union[StartPlanAction, _Mapping]] = ..., execute_plan_action: _Optional[_Union[ExecutePlanAction, _Mapping]] = ..., async_ask_question_completion_action: _Optional[_Union[AsyncAskQuestionCompletionAction, _Mapping]] = ..., triggering_auth_id: _Optional[str] = ..., triggering_user_info: _Optional[_Union[TriggeringUserInfo, _Mapping]] = ..., request_context_parts: _Optional[_Union[RequestContextPartReferences, _Mapping]] = ...) -> None: ...
+    def __init__(self, user_message_action: _Optional[_Union[UserMessageAction, _Mapping]] = ..., resume_action: _Optional[_Union[ResumeAction, _Mapping]] = ..., cancel_action: _Optional[_Union[CancelAction, _Mapping]] = ..., summarize_action: _Optional[_Union[SummarizeAction, _Mapping]] = ..., shell_command_action: _Optional[_Union[ShellCommandAction, _Mapping]] = ..., start_plan_action: _Optional[_Union[StartPlanAction, _Mapping]] = ..., execute_plan_action: _Optional[_Union[ExecutePlanAction, _Mapping]] = ..., async_ask_question_completion_action: _Optional[_Union[AsyncAskQuestionCompletionAction, _Mapping]] = ..., cancel_subagent_action: _Optional[_Union[CancelSubagentAction, _Mapping]] = ..., triggering_auth_id: _Optional[str] = ..., triggering_user_info: _Optional[_Union[TriggeringUserInfo, _Mapping]] = ..., request_context_parts: _Optional[_Union[RequestContextPartReferences, _Mapping]] = ...) -> None: ...
 
 class UserMessageAction(_message.Message):
     __slots__ = ("user_message", "request_context", "send_to_interaction_listener", "prepend_user_messages", "interrupted_pending_tool_call_resolutions", "conversation_history")
@@ -1374,6 +1376,12 @@ class CancelAction(_message.Message):
     reason: str
     interrupted_pending_tool_call_resolutions: InterruptedPendingToolCallResolutions
     def __init__(self, reason: _Optional[str] = ..., interrupted_pending_tool_call_resolutions: _Optional[_Union[InterruptedPendingToolCallResolutions, _Mapping]] = ...) -> None: ...
+
+class CancelSubagentAction(_message.Message):
+    __slots__ = ("subagent_id",)
+    SUBAGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    subagent_id: str
+    def __init__(self, subagent_id: _Optional[str] = ...) -> None: ...
 
 class CodeBlock(_message.Message):
     __slots__ = ("relative_workspace_path", "file_contents", "range", "contents", "signatures", "override_contents", "original_contents", "detailed_lines", "file_contents_length", "file_git_context")
