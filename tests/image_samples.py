@@ -11,6 +11,8 @@ import zlib
 
 from PIL import Image
 
+from cursor_byok.llm.image_fit import Fitted, fit
+
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     body = kind + data
@@ -40,6 +42,17 @@ GIF = bytes.fromhex(
     "47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b"
 )
 """A 1x1 GIF89a."""
+
+
+def _fitted_gif() -> bytes:
+    fitted = fit(GIF, "image/gif")
+    assert isinstance(fitted, Fitted)
+    return fitted.data
+
+
+GIF_AS_PNG = _fitted_gif()
+"""What `GIF` becomes when it enters a conversation: a PNG of its first
+frame, which every provider's API takes."""
 
 
 def _encoded(fmt: str) -> bytes:

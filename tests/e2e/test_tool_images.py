@@ -34,7 +34,7 @@ from tests.e2e.test_official_cli import card_of, clean
 from tests.e2e.test_provider_round_trips import CASES as ROUND_TRIP_CASES
 from tests.e2e.test_provider_round_trips import ApiCase
 from tests.e2e.test_restart import start_serve
-from tests.image_samples import GIF, png
+from tests.image_samples import GIF, GIF_AS_PNG, png
 from tests.llm import wire_streams as wire
 from tests.llm.loopback import LoopbackServer, Reply
 from tests.llm.provider_rules import check_request
@@ -234,7 +234,7 @@ async def test_mcp_images_reach_the_model_and_text_stays_text(tmp_path: Path) ->
     assert anthropic_carried(body) == [
         ("result", "toolu_mcp", "shots-take ran"),
         ("image", "image/png", B64),
-        ("image", "image/gif", base64.b64encode(GIF).decode("ascii")),
+        ("image", "image/png", base64.b64encode(GIF_AS_PNG).decode("ascii")),  # first frame
     ]
 
 

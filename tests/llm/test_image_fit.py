@@ -83,6 +83,19 @@ def test_a_large_gif_becomes_a_png_of_its_first_frame() -> None:
     assert size_of(fitted.data) == (2000, 500)
 
 
+def test_a_small_gif_becomes_a_png_too_so_every_api_takes_it() -> None:
+    """Gemini refuses GIF and OpenAI an animated one: the stored form is
+    the first frame as a PNG, for any model the conversation moves to."""
+    frames = [Image.new("RGB", (40, 30), colour) for colour in ("red", "blue")]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    fitted = fit(out.getvalue(), GIF)
+    assert isinstance(fitted, Fitted) and fitted.mime == PNG and fitted.resized
+    first = Image.open(io.BytesIO(fitted.data)).convert("RGB")
+    assert first.size == (40, 30) and first.getpixel((5, 5)) == (255, 0, 0)
+    assert fit(out.getvalue(), GIF) == fitted  # the same bytes every time
+
+
 def test_webp_keeps_its_format() -> None:
     fitted = fit(photo(2200, 1100, "WEBP"), WEBP)
     assert isinstance(fitted, Fitted) and fitted.mime == WEBP

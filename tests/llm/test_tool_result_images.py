@@ -14,7 +14,7 @@ import functools
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -267,12 +267,29 @@ async def test_an_image_over_the_limits_is_sent_scaled_down(
     assert await _sent(server, case, messages) == raw
 
 
-async def test_a_gif_a_tool_returned_becomes_a_note_for_gemini(server: LoopbackServer) -> None:
-    """Gemini takes PNG, JPEG and WebP: a GIF would fail the whole request."""
+async def test_a_gif_a_tool_returned_reaches_gemini_as_a_png(server: LoopbackServer) -> None:
+    """Gemini takes PNG, JPEG and WebP: the GIF is stored as a PNG of its
+    first frame when it enters the conversation, so every API takes it."""
     case = CASES[-1]
     raw = await _sent(
         server, case, history(API_NAMES[case.api], "google", case.model, image_samples.GIF)
     )
+    body = check_request(case.api, raw, case.model)
+    assert b"image/gif" not in raw
+    [(_, mime, _data)] = [c for c in case.carried(body) if c[0] == "image"]
+    assert mime == "image/png"
+
+
+async def test_a_gif_stored_as_it_came_becomes_a_note_for_gemini(server: LoopbackServer) -> None:
+    """A GIF kept as a GIF (history written before GIFs were converted)
+    would fail the whole request: Gemini gets a note in its place."""
+    case = CASES[-1]
+    messages = history(API_NAMES[case.api], "google", case.model)
+    gif = ImageContent(base64.b64encode(image_samples.GIF).decode("ascii"), "image/gif")
+    last = messages[-1]
+    assert isinstance(last, ToolResultMessage)
+    messages = (*messages[:-1], replace(last, content=(TextContent(SAID), gif)))
+    raw = await _sent(server, case, messages)
     body = check_request(case.api, raw, case.model)
     assert b"image/gif" not in raw
     assert "a GIF image, a type this model's API does not take" in json.dumps(body)

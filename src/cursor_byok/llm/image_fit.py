@@ -23,9 +23,11 @@ provider's cache would miss at every new image), so an image is fitted to
 what all of them take whatever the count: its long edge at most 2000 px
 (Anthropic's many-image rule; OpenAI's high detail keeps 2048, so nothing
 it would see is lost) and at most 3.75 MiB of bytes. 1568 px is not
-enforced: the other APIs use more. An image within both is kept byte for
-byte, never decoded; one past them is scaled down (Lanczos) and encoded
-again in its own format (a GIF as a PNG of its first frame; an image
+enforced: the other APIs use more. A GIF, whatever its size, becomes a
+PNG of its first frame: Gemini takes no GIF and OpenAI no animated one, so
+a GIF kept as it came would be left out whenever the model changes. Any
+other image within both limits is kept byte for byte, never decoded; one
+past them is scaled down (Lanczos) and encoded again in its own format (an image
 without transparency that is still too heavy at 2000 px is photographic,
 and becomes a JPEG, as the CLI makes every image), smaller until it fits.
 The result goes into history, so it is stored once by its hash like any
@@ -110,7 +112,7 @@ def fit(data: bytes, mime: str) -> Fitted | Refused:
     width, height = image.size
     if width * height > MAX_PIXELS:
         return Refused(_bomb_note(len(data), width, height))
-    if max(width, height) <= MAX_EDGE and len(data) <= MAX_BYTES:
+    if max(width, height) <= MAX_EDGE and len(data) <= MAX_BYTES and mime != GIF:
         return Fitted(data, mime)
     try:
         return _resized(image, mime, width, height, len(data))
