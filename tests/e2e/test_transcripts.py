@@ -194,3 +194,23 @@ async def test_bad_parts_of_a_transcript_become_notes_and_the_rest_is_kept(
     ]
     assert orphan["content"] == "[result of run_terminal_cmd (error)]\nexit 1"
     assert data_url["content"] == [{"type": "image", "data": b64(PICTURE), "mimeType": "image/png"}]
+
+
+async def test_a_transcript_over_the_request_budget_is_refused_and_nothing_is_lost(
+    tmp_path: Path,
+) -> None:
+    """Refused as a request id's buffered appends over the cap are, with the
+    same error; the conversation stays as it was, ready for a smaller one."""
+    big = (user(text("x" * 2 * 1024 * 1024)),)
+    cap = 1024 * 1024
+    async with rig(tmp_path, "proto", [answer("Hello.")], request_memory_bytes=cap) as r:
+        refused = await r.cli.run(opening("Read all that.", *big), "sonnet")
+        calls = len(r.llm.requests)
+        clean(await r.cli.run(opening("Hi.", *TRANSCRIPT[:2]), "sonnet"))
+        loaded = r.store.load("conv-cli")
+    assert refused.error is not None and refused.error["code"] == "resource_exhausted"
+    message = str(refused.error["message"])
+    assert "the conversation history could not be taken" in message
+    assert "over the limit of 1048576 bytes per request id" in message
+    assert calls == 0
+    assert loaded is not None and len(loaded.state.messages) == 4  # the smaller one, whole

@@ -404,8 +404,8 @@ class SessionHub:
         if start is not None:
             # A new message: earlier output nobody picked up is stale (in history).
             self.sink.take_stash(conversation_id)
-            outcome = await submit_start(self, conversation_id, input_id, start)
-            new_turn = new_turn and not outcome.duplicate  # a resend resumes
+            outcome = await submit_start(self, session, conversation_id, input_id, start)
+            new_turn = new_turn and outcome is not None and not outcome.duplicate  # resend: resume
         # Output produced while no stream served the conversation goes first.
         for item in self.sink.take_stash(conversation_id):
             session.deliver(conversation_id, item)
