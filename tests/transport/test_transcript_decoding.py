@@ -50,7 +50,8 @@ def test_stamped_names_only_the_transcripts_own_assistant_messages() -> None:
     (mine,) = transcript_messages(history(call("{}")), 1)
     other = assistant(TextContent("from elsewhere"))
     named = stamped((mine, other), ("anthropic-messages", "p", "claude-x"))
-    assert isinstance(named[0], AssistantMessage) and mine.api == UNSTAMPED
+    assert isinstance(mine, AssistantMessage) and mine.api == UNSTAMPED
+    assert isinstance(named[0], AssistantMessage)
     assert (named[0].api, named[0].provider, named[0].model) == (
         "anthropic-messages",
         "p",
