@@ -67,6 +67,18 @@ class Router:
         model = self.resolve(requested)
         return model.name if model else None
 
+    def identity(self, requested: str) -> tuple[str, str, str] | None:
+        """(api, provider, model) as the adapter serving `requested` names its
+        answers: what a client's transcript is attributed to, so this adapter
+        replays its reasoning signatures (None: no model serves it)."""
+        model = self.resolve(requested)
+        adapter = self._adapter(model) if model is not None else None
+        spec = getattr(adapter, "spec", None)
+        api = getattr(adapter, "api", None)
+        if not isinstance(spec, ModelSpec) or not isinstance(api, str):
+            return None
+        return api, spec.provider, spec.model
+
     def entries(self) -> list[ModelEntry]:
         return [
             ModelEntry(m.name, m.context_window, m.thinking != "off")

@@ -151,6 +151,11 @@ def _plain(message: Message) -> Message | None:
             return None
 
 
+def plain_form(message: Message) -> Message | None:
+    """`message` as a repaired history sends it (text alone); None: it sends nothing."""
+    return _plain(message)
+
+
 def _split_at_repair(messages: Sequence[Message]) -> tuple[list[Message], Sequence[Message]]:
     """The plain rendering of what precedes the last repair, and the rest."""
     last = max((i for i, m in enumerate(messages) if isinstance(m, HistoryRepair)), default=-1)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from cursor_byok.llm.events import ResponseEvent
-from cursor_byok.llm.types import ToolResultMessage, UserMessage
+from cursor_byok.llm.types import Message, ToolResultMessage, UserMessage
 from cursor_byok.loop.state import ConversationState, TurnSettings
 from cursor_byok.loop.todos import TodoItem
 
@@ -20,11 +20,15 @@ class Start:
     """A new turn. `context` holds supplements the model must see (attached
     files, rules), already rendered as messages: they are appended before the
     user message, never merged into older ones. `settings` replaces the
-    conversation's settings when given."""
+    conversation's settings when given. `history`: a transcript the client
+    sent to open the conversation with (`UserMessageAction.conversation_history`):
+    it becomes the start of history only when the conversation has none yet;
+    otherwise the stored history wins and it is left out."""
 
     user_message: UserMessage
     context: tuple[UserMessage, ...] = ()
     settings: TurnSettings | None = None
+    history: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,9 @@ The rules, top to bottom (seed §7.3, §10, §11):
     input            state              effect                                  command
     ---------------  -----------------  --------------------------------------  -----------
     Start/UserInput  idle               append queued + context + user message
-                                        (pass the to-do list on, if any)        CallLLM
+                                        (pass the to-do list on, if any; a
+                                        Start's transcript first, if history
+                                        is empty, else it is left out)          CallLLM
     Start/UserInput  busy               queue the messages (nothing is lost)    WaitInput
     LLMEvent         other call / idle  nothing                                 Ignored
     LLMEvent start   waiting LLM        new pending (a retry never merges)      WaitInput
@@ -178,9 +180,11 @@ def _on_user_messages(
     conv = replace(conv, queued=(*conv.queued, *messages), queued_refs=refs, **chosen)
     if conv.status not in IDLE_STATUSES:
         return Transition(RuntimeState(conv, state.pending), (), WaitInput())
+    # A client's transcript opens an empty conversation only (`Start.history`).
+    opening = input_.history if isinstance(input_, Start) and not conv.messages else ()
     conv = append(
         conv,
-        conv.queued,
+        (*opening, *conv.queued),
         turn_seq=conv.turn_seq + 1,
         turn_calls=0,
         last_error=None,

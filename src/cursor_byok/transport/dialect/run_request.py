@@ -48,6 +48,7 @@ from cursor_byok.transport.dialect.modes import (
 from cursor_byok.transport.dialect.question_tool import answered_later
 from cursor_byok.transport.dialect.subagent_child import child_prompt, child_tools
 from cursor_byok.transport.dialect.tools import McpTool, Tool, ToolSet
+from cursor_byok.transport.dialect.transcript import action_transcript, has_images
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 
@@ -255,7 +256,8 @@ def decode_run_request(
     prompt = "\n\n".join(part for part in parts if part)
     settings = TurnSettings(model=model, system_prompt=prompt, tools=tools.definitions())
     content = _action_text(action, blobs or {})
-    start = Start(UserMessage(content, now_ms), settings=settings)
+    history = action_transcript(action, now_ms)
+    start = Start(UserMessage(content, now_ms), settings=settings, history=history)
     mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
     characters = {
         "system_prompt": len(prompt) - len(rules),
@@ -304,7 +306,8 @@ def carries_images(message: pb.AgentClientMessage) -> bool:
             user = _action_user(message.conversation_action)
         case _:
             return False
-    return user is not None and len(user.selected_context.selected_images) > 0
+    images = user is not None and len(user.selected_context.selected_images) > 0
+    return images or has_images(message.run_request.action)
 
 
 def _action_user(action: pb.ConversationAction) -> pb.UserMessage | None:

@@ -80,6 +80,10 @@ class Processes(Protocol):
     def hub(self, runner: Runner, sink: OutputSink, **options: Any) -> SessionHub: ...
 
 
+def _unnamed(_model: str) -> None:
+    return None
+
+
 def build_service(
     store: Store,
     llm: ModelRouter,
@@ -138,7 +142,8 @@ def build_service(
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
         "query_waits": query_waits,
-        "models": ModelGate(store.user_by_id, resolve_model),
+        # A router that names its models' adapters stamps a client's transcript with them.
+        "models": ModelGate(store.user_by_id, resolve_model, getattr(llm, "identity", _unnamed)),
         "server_tools": server_tools,
         "rewinds": Rewinds(store, runner, metrics),
     }

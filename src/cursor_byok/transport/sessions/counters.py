@@ -24,6 +24,8 @@ class Counters:
     """KV requests whose answer had not come when their stream ended."""
     undecodable_output: int = 0
     """Rows of output relayed from another process that did not decode (skipped)."""
+    ignored_transcripts: int = 0
+    """Transcripts a run opened a conversation with that had history already (left out)."""
 
     def quiet(self) -> dict[str, int]:
         """The client messages taken with 200 but not applied, by reason (/metrics)."""
@@ -35,4 +37,5 @@ class Counters:
             "over_budget": self.over_budget_appends,
             "late_kv_answer": self.late_kv_answers,
             "late_query_answer": self.late_query_answers,
+            "ignored_transcript": self.ignored_transcripts,
         }

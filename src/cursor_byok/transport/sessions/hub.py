@@ -55,6 +55,7 @@ from cursor_byok.transport.sessions.session import EndOfStream, Session
 from cursor_byok.transport.sessions.sink import OutputSink
 from cursor_byok.transport.sessions.subagents import Subagents
 from cursor_byok.transport.sessions.tool_runs import ToolRuns
+from cursor_byok.transport.sessions.transcripts import submit_start
 
 log = logging.getLogger(__name__)
 
@@ -401,11 +402,10 @@ class SessionHub:
             start = replace(start, settings=settings)
         new_turn = isinstance(start, Start)
         if start is not None:
-            # A new message: output of an earlier turn nobody picked up is
-            # stale (its result is in history); it must not open this stream.
+            # A new message: earlier output nobody picked up is stale (in history).
             self.sink.take_stash(conversation_id)
-            outcome = await self.runner.submit(conversation_id, input_id, start)
-            new_turn = new_turn and not outcome.duplicate  # a resend resumes
+            outcome = await submit_start(self, session, conversation_id, input_id, start)
+            new_turn = new_turn and outcome is not None and not outcome.duplicate  # resend: resume
         # Output produced while no stream served the conversation goes first.
         for item in self.sink.take_stash(conversation_id):
             session.deliver(conversation_id, item)

@@ -47,9 +47,13 @@ class ModelGate:
         self,
         find_user: Callable[[int], User | None] | None = None,
         resolve: Callable[[str], str | None] = lambda model: model,
+        identify: Callable[[str], tuple[str, str, str] | None] = lambda model: None,
     ) -> None:
         self._find_user = find_user
         self._resolve = resolve
+        self.identity = identify
+        """(api, provider, model) of the model serving a requested name, as
+        its adapter names its answers (None: unknown)."""
 
     async def refusal(self, request_key: str, event: RunStarted) -> WireError | None:
         """Why the run request's owner may not start a turn with its model; None if they may."""
