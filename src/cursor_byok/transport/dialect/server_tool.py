@@ -158,6 +158,16 @@ class ExecContext(ToolContext, Protocol):
         aborted). Heartbeats go on meanwhile."""
         ...
 
+    async def child_of(self, call_id: str) -> str | None:
+        """The conversation of the subagent the client started for this
+        conversation's Task call `call_id` (None: none was started)."""
+        ...
+
+    async def child_rested(self, child_id: str, timeout_s: float) -> ConversationState | None:
+        """That child's committed state once its turn is over; None when it
+        is not over within `timeout_s`."""
+        ...
+
 
 class ServerTool(Tool):
     """A tool the server runs: a definition, a card, and `run`."""

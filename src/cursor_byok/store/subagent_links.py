@@ -1,0 +1,46 @@
+"""Which conversation a client-run subagent is: the link from a parent's
+Task call to the child conversation the client started for it.
+
+A client starts a subagent as a run of its own, in a conversation whose id
+it chooses; the server cannot derive that id from the parent's call (as it
+does for the children it runs itself). The link is kept as a row of
+`client_operations`, keyed by the parent's conversation and the Task call
+id, whose result names the child: an exact primary-key lookup, no schema of
+its own, and the first child recorded for a call stays (a completed
+operation keeps its first result).
+"""
+
+from __future__ import annotations
+
+from cursor_byok.store.base import ClientOperationRecord, OperationStatus, Store
+
+PREFIX = "subagent-child:"
+
+
+def link_key(parent_id: str, tool_call_id: str) -> str:
+    """The row naming the child of `parent_id`'s Task call `tool_call_id`."""
+    return f"{PREFIX}{parent_id}:{tool_call_id}"
+
+
+def link_child(store: Store, parent_id: str, tool_call_id: str, child_id: str) -> None:
+    """Record `child_id` as the subagent of the Task call (the first stays)."""
+    store.save_client_operation(
+        ClientOperationRecord(
+            operation_id=link_key(parent_id, tool_call_id),
+            conversation_id=child_id,
+            turn_id=parent_id,
+            tool_call_id=tool_call_id,
+            tool_index=0,
+            request=b"",
+            status=OperationStatus.COMPLETED,
+            result=child_id.encode(),
+        )
+    )
+
+
+def linked_child(store: Store, parent_id: str, tool_call_id: str) -> str | None:
+    """The child conversation recorded for the Task call, or None."""
+    record = store.get_client_operation(link_key(parent_id, tool_call_id))
+    if record is None or record.result is None:
+        return None
+    return record.result.decode() or None
