@@ -23,6 +23,8 @@ from cursor_byok.store.subagent_links import link_child, linked_child
 
 WATCH_S = 0.2
 """How often a waiting Task call reads its running child's committed state."""
+START_GRACE_S = 5.0
+"""How long a linked child may take to commit its first input."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +50,20 @@ class ChildLinks:
 
 async def rested(runner: Runner, child_id: str, timeout_s: float) -> ConversationState | None:
     """The child's committed state once it rests (its turn over), or None
-    when it does not within `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
+    when it does not within `timeout_s`. A child linked but with nothing
+    committed (its run arrived an instant ago, or the process died in
+    between) is waited for `START_GRACE_S`; its empty state then says it
+    never started."""
+    start = time.monotonic()
+    deadline = start + timeout_s
     while True:
         state = await runner.state_of(child_id)
-        if state is not None and state.status in IDLE_STATUSES:
+        empty = state is None or not state.messages
+        if state is not None and not empty and state.status in IDLE_STATUSES:
             return state
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if empty and now - start >= min(START_GRACE_S, timeout_s):
+            return ConversationState(child_id)
+        if now >= deadline:
             return None
         await asyncio.sleep(WATCH_S)
