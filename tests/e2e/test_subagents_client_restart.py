@@ -9,6 +9,7 @@ for a second subagent."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from pathlib import Path
 
@@ -32,10 +33,8 @@ CLIENT_MODE = '\n[subagents]\nmode = "client"\n'
 
 async def _broken(run: asyncio.Task[CliTurn]) -> None:
     """The parent's first run, cut off by the kill."""
-    try:
+    with contextlib.suppress(OSError, TimeoutError, AssertionError):
         await run
-    except (OSError, TimeoutError, AssertionError):
-        pass
 
 
 async def test_a_kill_mid_child_then_both_resumed_answers_the_parent_once(

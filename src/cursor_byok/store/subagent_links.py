@@ -15,6 +15,7 @@ from __future__ import annotations
 from cursor_byok.store.base import ClientOperationRecord, OperationStatus, Store
 
 PREFIX = "subagent-child:"
+PARENT_PREFIX = "subagent-parent:"
 
 
 def link_key(parent_id: str, tool_call_id: str) -> str:
@@ -22,20 +23,36 @@ def link_key(parent_id: str, tool_call_id: str) -> str:
     return f"{PREFIX}{parent_id}:{tool_call_id}"
 
 
-def link_child(store: Store, parent_id: str, tool_call_id: str, child_id: str) -> None:
-    """Record `child_id` as the subagent of the Task call (the first stays)."""
-    store.save_client_operation(
-        ClientOperationRecord(
-            operation_id=link_key(parent_id, tool_call_id),
-            conversation_id=child_id,
-            turn_id=parent_id,
-            tool_call_id=tool_call_id,
-            tool_index=0,
-            request=b"",
-            status=OperationStatus.COMPLETED,
-            result=child_id.encode(),
-        )
+def _row(
+    key: str, child_id: str, parent_id: str, call_id: str, named: str
+) -> ClientOperationRecord:
+    return ClientOperationRecord(
+        operation_id=key,
+        conversation_id=child_id,
+        turn_id=parent_id,
+        tool_call_id=call_id,
+        tool_index=0,
+        request=b"",
+        status=OperationStatus.COMPLETED,
+        result=named.encode(),
     )
+
+
+def link_child(store: Store, parent_id: str, tool_call_id: str, child_id: str) -> None:
+    """Record `child_id` as the subagent of the Task call (the first stays),
+    and, for the child's own timeline, whose it is."""
+    key = link_key(parent_id, tool_call_id)
+    store.save_client_operation(_row(key, child_id, parent_id, tool_call_id, child_id))
+    back = PARENT_PREFIX + child_id
+    store.save_client_operation(_row(back, child_id, parent_id, tool_call_id, parent_id))
+
+
+def linked_parent(store: Store, child_id: str) -> tuple[str, str] | None:
+    """The parent conversation and Task call a client-run child was linked to."""
+    record = store.get_client_operation(PARENT_PREFIX + child_id)
+    if record is None:
+        return None
+    return record.turn_id, record.tool_call_id
 
 
 def linked_child(store: Store, parent_id: str, tool_call_id: str) -> str | None:
