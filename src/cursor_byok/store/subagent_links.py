@@ -7,15 +7,36 @@ does for the children it runs itself). The link is kept as a row of
 `client_operations`, keyed by the parent's conversation and the Task call
 id, whose result names the child: an exact primary-key lookup, no schema of
 its own, and the first child recorded for a call stays (a completed
-operation keeps its first result).
+operation keeps its first result). A second row, keyed by the child, names
+its parent (for the child's timeline).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from cursor_byok.llm.types import AssistantMessage, TextContent
+from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.store.base import ClientOperationRecord, OperationStatus, Store
 
 PREFIX = "subagent-child:"
 PARENT_PREFIX = "subagent-parent:"
+TAIL = 20
+"""Messages read from a child's end to find its last answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildNow:
+    """Where a child conversation stands, as committed."""
+
+    status: str
+    message_count: int
+    answer: str = ""
+    """The text of its last answer, once its turn is over."""
+
+    @property
+    def resting(self) -> bool:
+        return self.status in IDLE_STATUSES
 
 
 def link_key(parent_id: str, tool_call_id: str) -> str:
@@ -61,3 +82,24 @@ def linked_child(store: Store, parent_id: str, tool_call_id: str) -> str | None:
     if record is None or record.result is None:
         return None
     return record.result.decode() or None
+
+
+def child_now(store: Store, child_id: str) -> ChildNow | None:
+    """The child as the store has it now (None: not stored): its head only
+    while it runs, and the end of its history once it rests, so watching a
+    long child costs what watching a short one does (and another process
+    may be the one driving it)."""
+    head = store.timeline_window(child_id, 0, 0)
+    if head is None:
+        return None
+    count = head.message_count
+    if head.status not in IDLE_STATUSES or count == 0:
+        return ChildNow(head.status, count)
+    tail = store.timeline_window(child_id, max(0, count - TAIL), TAIL)
+    messages = tail.messages if tail is not None else ()
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage):
+            texts = [c.text for c in message.content if isinstance(c, TextContent)]
+            if texts:
+                return ChildNow(head.status, count, "".join(texts))
+    return ChildNow(head.status, count)

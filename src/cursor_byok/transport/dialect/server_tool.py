@@ -48,6 +48,7 @@ from typing import Any, Protocol, runtime_checkable
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.loop.todos import TodoItem
+from cursor_byok.store.subagent_links import ChildNow
 from cursor_byok.transport.dialect.tool_base import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -163,9 +164,9 @@ class ExecContext(ToolContext, Protocol):
         conversation's Task call `call_id` (None: none was started)."""
         ...
 
-    async def child_rested(self, child_id: str, timeout_s: float) -> ConversationState | None:
-        """That child's committed state once its turn is over; None when it
-        is not over within `timeout_s`."""
+    async def child_rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        """That child as committed once its turn is over (no messages: it
+        never started); None when it is not over within `timeout_s`."""
         ...
 
 

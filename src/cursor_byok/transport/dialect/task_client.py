@@ -42,7 +42,6 @@ from cursor_byok.transport.dialect.task_cards import (
     task_card,
     task_success,
 )
-from cursor_byok.transport.dialect.task_server import last_answer
 from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -123,11 +122,11 @@ async def _started_before(
     state = await context.child_rested(child_id, tool.settings.wait_s)
     if state is None:
         return tool.refused(call, f"the subagent gave no answer within {tool.settings.wait_s:g} s")
-    if not state.messages:
+    if state.message_count == 0:
         return None  # linked, never committed: it did not start
     if state.status in (Status.FAILED, Status.CANCELED):
-        return tool.refused(call, f"the subagent {state.status.value}")
-    return _answered(task, call, context, agent_id, last_answer(state.messages), since)
+        return tool.refused(call, f"the subagent {state.status}")
+    return _answered(task, call, context, agent_id, state.answer, since)
 
 
 async def run_on_client(

@@ -7,7 +7,7 @@ the parent's request and Task call, `parent_links`), before its first
 input is committed: a link to a child never stored reads as no child. The
 Task call, asked again, looks it up (`store.subagent_links`) and, while the
 child runs (its client resumes it on a request of its own), watches its
-committed state until it rests.
+committed state in the store (whichever process drives it) until it rests.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, SubagentOf
-from cursor_byok.runtime.runner import Runner
+from cursor_byok.loop.state import SubagentOf
 from cursor_byok.store.base import Store
-from cursor_byok.store.subagent_links import link_child, linked_child
+from cursor_byok.store.subagent_links import ChildNow, child_now, link_child, linked_child
 
 WATCH_S = 0.2
 """How often a waiting Task call reads its running child's committed state."""
@@ -47,23 +46,24 @@ class ChildLinks:
             return None
         return await asyncio.to_thread(linked_child, self.store, parent_id, tool_call_id)
 
-
-async def rested(runner: Runner, child_id: str, timeout_s: float) -> ConversationState | None:
-    """The child's committed state once it rests (its turn over), or None
-    when it does not within `timeout_s`. A child linked but with nothing
-    committed (its run arrived an instant ago, or the process died in
-    between) is waited for `START_GRACE_S`; its empty state then says it
-    never started."""
-    start = time.monotonic()
-    deadline = start + timeout_s
-    while True:
-        state = await runner.state_of(child_id)
-        empty = state is None or not state.messages
-        if state is not None and not empty and state.status in IDLE_STATUSES:
-            return state
-        now = time.monotonic()
-        if empty and now - start >= min(START_GRACE_S, timeout_s):
-            return ConversationState(child_id)
-        if now >= deadline:
+    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        """The child as committed once it rests (its turn over); None when
+        it does not within `timeout_s`. A child linked with nothing
+        committed (its run arrived an instant ago, or the process died in
+        between) is waited for `START_GRACE_S`; its empty state then says
+        it never started."""
+        store = self.store
+        if store is None:
             return None
-        await asyncio.sleep(WATCH_S)
+        start = time.monotonic()
+        while True:
+            now = await asyncio.to_thread(child_now, store, child_id)
+            empty = now is None or now.message_count == 0
+            if now is not None and not empty and now.resting:
+                return now
+            waited = time.monotonic() - start
+            if empty and waited >= min(START_GRACE_S, timeout_s):
+                return ChildNow("ready", 0)
+            if waited >= timeout_s:
+                return None
+            await asyncio.sleep(WATCH_S)

@@ -31,11 +31,12 @@ from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.inputs import ToolResult
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.subagent_links import ChildNow
 from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.sessions.child_links import ChildLinks, rested
+from cursor_byok.transport.sessions.child_links import ChildLinks
 from cursor_byok.transport.sessions.request_context import Answers
 from cursor_byok.transport.sessions.tool_execs import ToolExecs
 
@@ -70,8 +71,8 @@ class ServerToolHost(Protocol):
         """The child conversation a client started for the Task call, if any."""
         ...
 
-    async def rested(self, child_id: str, timeout_s: float) -> ConversationState | None:
-        """The child's committed state once its turn is over (None: not in time)."""
+    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        """The child as committed once its turn is over (None: not in time)."""
         ...
 
 
@@ -93,8 +94,8 @@ class RunnerHost:
     async def child_of(self, conversation_id: str, tool_call_id: str) -> str | None:
         return await self.links.child(conversation_id, tool_call_id) if self.links else None
 
-    async def rested(self, child_id: str, timeout_s: float) -> ConversationState | None:
-        return await rested(self.runner, child_id, timeout_s)
+    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        return await self.links.rested(child_id, timeout_s) if self.links else None
 
     async def state_of(self, conversation_id: str) -> ConversationState | None:
         return await self.runner.state_of(conversation_id)
@@ -187,7 +188,7 @@ class _Context:
     async def child_of(self, call_id: str) -> str | None:
         return await self.host.child_of(self.conversation_id, call_id)
 
-    async def child_rested(self, child_id: str, timeout_s: float) -> ConversationState | None:
+    async def child_rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
         return await self.host.rested(child_id, timeout_s)
 
     async def ask(
