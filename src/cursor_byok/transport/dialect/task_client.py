@@ -13,6 +13,13 @@ one's run starts the Task calls right after it too (each its own exec,
 under its own call id), and each later call, when its turn comes, waits for
 the answer already on its way: they run at the same time.
 
+A Task call asked again (a stream that took the turn over, a restart)
+starts nothing new when the client already started its child: the child's
+conversation, linked to the call when its run arrived, gives the answer
+once it has ended, and is waited for (its committed state watched, within
+`wait_s`) while its client runs it on; only a call whose child never
+started sends `subagent_args` again.
+
 A subagent left in the background (`run_in_background`, or the user's
 choice) is answered at once with a background reason: the model is told
 it runs on; `QUEUED_FOLLOW_UP` means it did not start, which is an error.
@@ -23,6 +30,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from cursor_byok.llm.types import ToolCall
+from cursor_byok.loop.state import Status
+from cursor_byok.store.owners import client_id_of
 from cursor_byok.transport.dialect.server_tool import ExecContext, ServerOutcome
 from cursor_byok.transport.dialect.subagent_settings import SubagentSettings
 from cursor_byok.transport.dialect.task_call import TaskCall
@@ -37,6 +46,8 @@ from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 EXEC_FIELD = "subagent_args"
+BACKGROUND = pb.SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST
+"""A background child found again: it runs on, as the model asked."""
 
 
 class TaskTool(Protocol):
@@ -79,8 +90,9 @@ def _launch(tool: TaskTool, task: TaskCall, call: ToolCall, context: ExecContext
     return context.exec(exec_key(call.id), EXEC_FIELD, subagent_args(task, context))
 
 
-def _launch_following(tool: TaskTool, call: ToolCall, context: ExecContext) -> None:
-    """Start the Task calls right after `call` in the same response now."""
+async def _launch_following(tool: TaskTool, call: ToolCall, context: ExecContext) -> None:
+    """Start the Task calls right after `call` in the same response now
+    (those whose child the client has not started already)."""
     waiting = context.state.waiting
     if waiting is None or waiting.current.id != call.id:
         return
@@ -90,17 +102,43 @@ def _launch_following(tool: TaskTool, call: ToolCall, context: ExecContext) -> N
         task = tool.parse(following)
         if task.problem is not None:
             break
-        _launch(tool, task, following, context)
+        if await context.child_of(following.id) is None:
+            _launch(tool, task, following, context)
+
+
+async def _started_before(
+    tool: TaskTool, task: TaskCall, call: ToolCall, context: ExecContext
+) -> ServerOutcome | None:
+    """The call's outcome from the child the client started for it already
+    (waited for while it runs); None when it never started one."""
+    child_id = await context.child_of(call.id)
+    if child_id is None:
+        return None
+    agent_id = client_id_of(child_id)
+    context.started()
+    if task.background:
+        return _answered(task, call, context, agent_id, "", context.now_ms(), BACKGROUND)
+    since = context.now_ms()
+    state = await context.child_rested(child_id, tool.settings.wait_s)
+    if state is None:
+        return tool.refused(call, f"the subagent gave no answer within {tool.settings.wait_s:g} s")
+    if state.message_count == 0:
+        return None  # linked, never committed: it did not start
+    if state.status in (Status.FAILED, Status.CANCELED):
+        return tool.refused(call, f"the subagent {state.status}")
+    return _answered(task, call, context, agent_id, state.answer, since)
 
 
 async def run_on_client(
     tool: TaskTool, task: TaskCall, call: ToolCall, context: ExecContext
 ) -> ServerOutcome:
+    before = await _started_before(tool, task, call, context)
+    if before is not None:
+        return before
     sent_ms = _launch(tool, task, call, context)
-    _launch_following(tool, call, context)
+    await _launch_following(tool, call, context)
     wait_s = tool.settings.wait_s
     answer = await context.exec_result(exec_key(call.id), wait_s)
-    duration = context.now_ms() - sent_ms
     if answer is None:
         return tool.refused(call, f"the subagent gave no answer within {wait_s:g} s")
     if isinstance(answer, str):
@@ -117,13 +155,28 @@ async def run_on_client(
     reason = success.background_reason
     if reason == pb.SUBAGENT_BACKGROUND_REASON_QUEUED_FOLLOW_UP:
         return tool.refused(call, STILL_RUNNING)
-    card_result = task_success(success.final_message, agent_id, duration, reason)
+    return _answered(task, call, context, agent_id, success.final_message, sent_ms, reason)
+
+
+def _answered(
+    task: TaskCall,
+    call: ToolCall,
+    context: ExecContext,
+    agent_id: str,
+    final_message: str,
+    sent_ms: int,
+    reason: pb.SubagentBackgroundReason = pb.SUBAGENT_BACKGROUND_REASON_UNSPECIFIED,
+) -> ServerOutcome:
+    """The call's outcome from its subagent's answer (or its going on in
+    the background, `reason`)."""
+    duration = context.now_ms() - sent_ms
+    card_result = task_success(final_message, agent_id, duration, reason)
     card = task_card(task, card_result, agent_id)
     card.tool_call_id = call.id
     if reason != pb.SUBAGENT_BACKGROUND_REASON_UNSPECIFIED:
         text = background_text(agent_id)
     else:
-        text = cap(output_text(success.final_message, agent_id))
+        text = cap(output_text(final_message, agent_id))
     now = context.now_ms()
     state = pb.SubagentPersistedState(
         created_timestamp_ms=sent_ms,

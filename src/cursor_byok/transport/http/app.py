@@ -35,6 +35,7 @@ from cursor_byok.transport.http.server import (
     MAX_BODY_BYTES,
     CursorServer,
 )
+from cursor_byok.transport.sessions.child_links import ChildLinks
 from cursor_byok.transport.sessions.hub import SessionHub
 from cursor_byok.transport.sessions.memory_budget import (
     DEFAULT_REQUEST_BYTES,
@@ -146,6 +147,7 @@ def build_service(
         "models": ModelGate(store.user_by_id, resolve_model, getattr(llm, "identity", _unnamed)),
         "server_tools": server_tools,
         "rewinds": Rewinds(store, runner, metrics),
+        "links": ChildLinks(store),
     }
     if processes is not None:
         hub = processes.hub(runner, sink, **hub_options)

@@ -53,6 +53,8 @@ def take_over(session: Session, previous: Session) -> set[str]:
             continue
         if item.HasField("exec_server_message"):
             unsent.add(item.exec_server_message.exec_id)
+        elif item.HasField("exec_server_control_message"):
+            continue  # an abort of the old stream's exec: a child it ran goes on
         elif not item.HasField("interaction_query"):  # its run asks again here
             session.put(item)
     return unsent

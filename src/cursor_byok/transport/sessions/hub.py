@@ -1,5 +1,4 @@
-"""The session hub: every live session by request id, appends in, each
-conversation's output out.
+"""The session hub: every live session by request id, appends in, output out.
 
 Appends are ordered per request id (`AppendInbox`) and turned into loop
 inputs through the dialect; each session (`session.Session`) owns its
@@ -34,6 +33,7 @@ from cursor_byok.transport.dialect.server_tool import QueryWaits
 from cursor_byok.transport.dialect.subagent_child import ParentHeaders
 from cursor_byok.transport.dialect.tools import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.child_links import ChildLinks
 from cursor_byok.transport.sessions.counters import Counters
 from cursor_byok.transport.sessions.decoding import decode_append
 from cursor_byok.transport.sessions.handover import begin_turn, resume_turn, settle_execs, take_over
@@ -46,7 +46,7 @@ from cursor_byok.transport.sessions.memory_budget import (
 )
 from cursor_byok.transport.sessions.over_budget import fail_the_tool
 from cursor_byok.transport.sessions.owners import ModelGate, owned
-from cursor_byok.transport.sessions.parent_links import parent_of
+from cursor_byok.transport.sessions.parent_links import linked_parent
 from cursor_byok.transport.sessions.registry import RECONNECT_GRACE_S, SessionRegistry
 from cursor_byok.transport.sessions.request_context import BLOB_WAIT_S, CONTEXT_WAIT_S
 from cursor_byok.transport.sessions.rewound import note_turn_end, placed
@@ -79,12 +79,12 @@ class SessionHub:
         server_tools: Sequence[Tool] = (),
         query_waits: QueryWaits | None = None,
         rewinds: Rewinds | None = None,
+        links: ChildLinks | None = None,
     ) -> None:
-        """`kv_wait_s`: a stream's end waits this long for its KV answers
-        (None: `kv_answers.KV_ANSWER_WAIT_S`); `models`: who may use which
-        models (None: any); `server_tools`: the configuration's (web, Task),
-        for the clients that take them; `query_waits`: for a person's
-        answer; `rewinds`: where a run behind the history goes."""
+        """`kv_wait_s`: the wait of a stream's end for its KV answers (None:
+        `kv_answers.KV_ANSWER_WAIT_S`); `models`: who may use which models (None: any);
+        `server_tools`: the configuration's (web, Task); `query_waits`: for a person;
+        `rewinds`: for a run behind the history; `links`: Task calls' subagents."""
         self.runner = runner
         self.rewinds = rewinds
         self.models = models or ModelGate()
@@ -104,7 +104,8 @@ class SessionHub:
         self._kv_wait_s = kv_wait_s
         self._tasks: set[asyncio.Task[None]] = set()
         self.tools = ToolRuns(runner, self.counters, self._now_ms, self._spawn)
-        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits or QueryWaits())
+        self.links = links or ChildLinks()
+        self._tool_host = RunnerHost(runner, self._spawn, self._now_ms, query_waits, self.links)
 
     def _make(self, request_id: str) -> Session:
         session = Session(request_id, self._feedback, self._release, self._clock)
@@ -140,9 +141,8 @@ class SessionHub:
         self._fail(session, reason)
 
     def _fail(self, session: Session, reason: str) -> None:
-        """The session lost (or could not take) input its turn may need: end
-        the stream with the reason and stop the turn, rather than let both
-        wait for input that will never come."""
+        """The session lost (or could not take) input its turn may need: end the
+        stream with the reason and stop the turn rather than let both wait."""
         session.failed = reason
         self.budget.refund(budget_key(session.request_id), session.inbox.clear())
         error = WireError(Code.RESOURCE_EXHAUSTED, f"request {session.client_id}: {reason}")
@@ -397,7 +397,7 @@ class SessionHub:
                 start.settings,
                 context_window=window,
                 compact_share=self._compact_at,
-                parent=parent_of(session, self.sessions.get),
+                parent=await linked_parent(session, self.sessions.get, self.links, conversation_id),
             )
             start = replace(start, settings=settings)
         new_turn = isinstance(start, Start)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from cursor_byok.loop.state import SubagentOf
 from cursor_byok.store.owners import owner_of, scoped
+from cursor_byok.transport.sessions.child_links import ChildLinks
 from cursor_byok.transport.sessions.session import Session
 
 
@@ -27,3 +28,14 @@ def parent_of(session: Session, find: Callable[[str], Session | None]) -> Subage
     parent = find(scoped(owner_of(session.request_id), headers.parent_request))
     conversation = parent.conversation_id if parent is not None else None
     return SubagentOf(conversation or "", headers.tool_call_id, headers.parent_request)
+
+
+async def linked_parent(
+    session: Session, find: Callable[[str], Session | None], links: ChildLinks, child_id: str
+) -> SubagentOf | None:
+    """`parent_of`, with the parent's Task call linked to the child's
+    conversation `child_id` (`child_links`: the first child stays)."""
+    parent = parent_of(session, find)
+    if parent is not None:
+        await links.link(parent, child_id)
+    return parent

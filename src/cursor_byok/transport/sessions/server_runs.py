@@ -31,10 +31,12 @@ from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.inputs import ToolResult
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.subagent_links import ChildNow
 from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from cursor_byok.transport.sessions.child_links import ChildLinks
 from cursor_byok.transport.sessions.request_context import Answers
 from cursor_byok.transport.sessions.tool_execs import ToolExecs
 
@@ -61,8 +63,16 @@ class ServerToolHost(Protocol):
     def now_ms(self) -> int: ...
 
     @property
-    def waits(self) -> QueryWaits:
+    def waits(self) -> QueryWaits | None:
         """How long a query waits for a person (`server_tool.QueryWaits`)."""
+        ...
+
+    async def child_of(self, conversation_id: str, tool_call_id: str) -> str | None:
+        """The child conversation a client started for the Task call, if any."""
+        ...
+
+    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        """The child as committed once its turn is over (None: not in time)."""
         ...
 
 
@@ -74,7 +84,18 @@ class RunnerHost:
     runner: Runner
     spawn: Callable[[Coroutine[object, object, None]], asyncio.Task[None]]
     now_ms: Callable[[], int]
-    waits: QueryWaits = field(default_factory=QueryWaits)
+    waits: QueryWaits | None = None
+    links: ChildLinks | None = None
+    """Where a client-run subagent's Task call finds its child again."""
+
+    def __post_init__(self) -> None:
+        self.waits = self.waits or QueryWaits()
+
+    async def child_of(self, conversation_id: str, tool_call_id: str) -> str | None:
+        return await self.links.child(conversation_id, tool_call_id) if self.links else None
+
+    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        return await self.links.rested(child_id, timeout_s) if self.links else None
 
     async def state_of(self, conversation_id: str) -> ConversationState | None:
         return await self.runner.state_of(conversation_id)
@@ -143,7 +164,7 @@ class _Context:
 
     @property
     def waits(self) -> QueryWaits:
-        return self.host.waits
+        return self.host.waits or QueryWaits()
 
     @property
     def mode(self) -> str:
@@ -163,6 +184,12 @@ class _Context:
 
     async def exec_result(self, key: str, timeout_s: float) -> pb.ExecClientMessage | str | None:
         return await self.execs.result(key, timeout_s)
+
+    async def child_of(self, call_id: str) -> str | None:
+        return await self.host.child_of(self.conversation_id, call_id)
+
+    async def child_rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+        return await self.host.rested(child_id, timeout_s)
 
     async def ask(
         self, query: pb.InteractionQuery, timeout_s: float

@@ -37,6 +37,7 @@ from cursor_byok.store.call_rows import ModelCallRow, UnrecordedCall
 from cursor_byok.store.forks import ForkRow, root_of
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.http.dashboard.layout import when
+from cursor_byok.transport.http.dashboard.subagent_entries import subagent_entries
 
 SHOWN_CHARS = 4000
 """How much of one message's text the timeline shows."""
@@ -56,13 +57,15 @@ class Entry:
 
 
 def forks_and_subagents(
-    store: Store, viewer: User, key: str, start: int, stop: int
+    store: Store, viewer: User, key: str, start: int, stop: int, messages: Sequence[Message] = ()
 ) -> Sequence[Entry]:
     """The hook for forks and subagents: entries, at history indexes from
     `start` up to `stop` (the page shown), that name the conversations
     branched from `key` (at the message they branch after) and, for a
     branch, where it came from (at its start), with links the viewer may
-    follow (a branch is in its conversation's owner's namespace, so theirs).
+    follow (a branch is in its conversation's owner's namespace, so theirs);
+    and the subagents the Task calls among `messages` (the page's, from
+    `start`) started, or a child's parent (`subagent_entries`).
     Runs in the page's worker thread."""
     entries = []
     for fork in store.forks(root_of(key)):
@@ -70,6 +73,9 @@ def forks_and_subagents(
             entries.append(Entry(fork.point, _fork(viewer, fork, "Rewound here: branch")))
         elif fork.branch == key and start == 0:
             entries.append(Entry(0, _fork(viewer, fork, "A branch of")))
+    entries.extend(
+        Entry(at, html) for at, html in subagent_entries(store, viewer, key, messages, start)
+    )
     return entries
 
 
@@ -101,7 +107,7 @@ def timeline(store: Store, viewer: User, ident: str, start: int = 0) -> str | No
     entries = [
         *(Entry(call.step, _call(call)) for call in window.calls),
         *(Entry(index, _reset()) for index in window.resets if start <= index < stop),
-        *forks_and_subagents(store, viewer, key, start, stop),
+        *forks_and_subagents(store, viewer, key, start, stop, window.messages),
     ]
     entries.sort(key=lambda entry: entry.at)  # stable: the order given at one index
     pager = _pager(ident, start, window.message_count)

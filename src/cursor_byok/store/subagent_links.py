@@ -1,0 +1,105 @@
+"""Which conversation a client-run subagent is: the link from a parent's
+Task call to the child conversation the client started for it.
+
+A client starts a subagent as a run of its own, in a conversation whose id
+it chooses; the server cannot derive that id from the parent's call (as it
+does for the children it runs itself). The link is kept as a row of
+`client_operations`, keyed by the parent's conversation and the Task call
+id, whose result names the child: an exact primary-key lookup, no schema of
+its own, and the first child recorded for a call stays (a completed
+operation keeps its first result). A second row, keyed by the child, names
+its parent (for the child's timeline).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cursor_byok.llm.types import AssistantMessage, TextContent
+from cursor_byok.loop.state import IDLE_STATUSES
+from cursor_byok.store.base import ClientOperationRecord, OperationStatus, Store
+
+PREFIX = "subagent-child:"
+PARENT_PREFIX = "subagent-parent:"
+TAIL = 20
+"""Messages read from a child's end to find its last answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildNow:
+    """Where a child conversation stands, as committed."""
+
+    status: str
+    message_count: int
+    answer: str = ""
+    """The text of its last answer, once its turn is over."""
+
+    @property
+    def resting(self) -> bool:
+        return self.status in IDLE_STATUSES
+
+
+def link_key(parent_id: str, tool_call_id: str) -> str:
+    """The row naming the child of `parent_id`'s Task call `tool_call_id`."""
+    return f"{PREFIX}{parent_id}:{tool_call_id}"
+
+
+def _row(
+    key: str, child_id: str, parent_id: str, call_id: str, named: str
+) -> ClientOperationRecord:
+    return ClientOperationRecord(
+        operation_id=key,
+        conversation_id=child_id,
+        turn_id=parent_id,
+        tool_call_id=call_id,
+        tool_index=0,
+        request=b"",
+        status=OperationStatus.COMPLETED,
+        result=named.encode(),
+    )
+
+
+def link_child(store: Store, parent_id: str, tool_call_id: str, child_id: str) -> None:
+    """Record `child_id` as the subagent of the Task call (the first stays),
+    and, for the child's own timeline, whose it is."""
+    key = link_key(parent_id, tool_call_id)
+    store.save_client_operation(_row(key, child_id, parent_id, tool_call_id, child_id))
+    back = PARENT_PREFIX + child_id
+    store.save_client_operation(_row(back, child_id, parent_id, tool_call_id, parent_id))
+
+
+def linked_parent(store: Store, child_id: str) -> tuple[str, str] | None:
+    """The parent conversation and Task call a client-run child was linked to."""
+    record = store.get_client_operation(PARENT_PREFIX + child_id)
+    if record is None:
+        return None
+    return record.turn_id, record.tool_call_id
+
+
+def linked_child(store: Store, parent_id: str, tool_call_id: str) -> str | None:
+    """The child conversation recorded for the Task call, or None."""
+    record = store.get_client_operation(link_key(parent_id, tool_call_id))
+    if record is None or record.result is None:
+        return None
+    return record.result.decode() or None
+
+
+def child_now(store: Store, child_id: str) -> ChildNow | None:
+    """The child as the store has it now (None: not stored): its head only
+    while it runs, and the end of its history once it rests, so watching a
+    long child costs what watching a short one does (and another process
+    may be the one driving it)."""
+    head = store.timeline_window(child_id, 0, 0)
+    if head is None:
+        return None
+    count = head.message_count
+    if head.status not in IDLE_STATUSES or count == 0:
+        return ChildNow(head.status, count)
+    tail = store.timeline_window(child_id, max(0, count - TAIL), TAIL)
+    messages = tail.messages if tail is not None else ()
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage):
+            texts = [c.text for c in message.content if isinstance(c, TextContent)]
+            if texts:
+                return ChildNow(head.status, count, "".join(texts))
+    return ChildNow(head.status, count)
