@@ -99,3 +99,22 @@ STILL_RUNNING = (
 
 def error_text(message: str) -> str:
     return f"Error: {message}"
+
+
+def child_state(
+    task: TaskCall,
+    checkpoint: pb.ConversationStateStructure | None,
+    created_ms: int,
+    now_ms: int,
+) -> pb.SubagentPersistedState:
+    """The child as the parent's checkpoints name it, with its own state."""
+    state = pb.SubagentPersistedState(
+        created_timestamp_ms=created_ms,
+        last_used_timestamp_ms=now_ms,
+        subagent_type=task.kind.type_pb(),
+        model_id=task.model,
+        environment=pb.SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL,
+    )
+    if checkpoint is not None:
+        state.conversation_state.CopyFrom(checkpoint)
+    return state

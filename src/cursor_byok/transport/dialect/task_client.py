@@ -38,6 +38,7 @@ from cursor_byok.transport.dialect.task_call import TaskCall
 from cursor_byok.transport.dialect.task_cards import (
     STILL_RUNNING,
     background_text,
+    child_state,
     output_text,
     task_card,
     task_success,
@@ -178,12 +179,6 @@ def _answered(
     else:
         text = cap(output_text(final_message, agent_id))
     now = context.now_ms()
-    state = pb.SubagentPersistedState(
-        created_timestamp_ms=sent_ms,
-        last_used_timestamp_ms=now,
-        subagent_type=task.kind.type_pb(),
-        model_id=task.model,
-        environment=pb.SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL,
-    )
+    state = child_state(task, None, sent_ms, now)
     subagent = (agent_id, state) if agent_id else None
     return ServerOutcome(card, ToolOutcome(text, False), subagent=subagent)

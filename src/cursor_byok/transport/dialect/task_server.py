@@ -56,25 +56,6 @@ def last_answer(messages: Sequence[Message]) -> str:
     return ""
 
 
-def child_state(
-    task: TaskCall,
-    checkpoint: pb.ConversationStateStructure | None,
-    created_ms: int,
-    now_ms: int,
-) -> pb.SubagentPersistedState:
-    """The child as the parent's checkpoints name it, with its own state."""
-    state = pb.SubagentPersistedState(
-        created_timestamp_ms=created_ms,
-        last_used_timestamp_ms=now_ms,
-        subagent_type=task.kind.type_pb(),
-        model_id=task.model,
-        environment=pb.SUBAGENT_EXECUTION_ENVIRONMENT_LOCAL,
-    )
-    if checkpoint is not None:
-        state.conversation_state.CopyFrom(checkpoint)
-    return state
-
-
 def _card(task: TaskCall, call: ToolCall, result: pb.TaskResult, agent_id: str) -> pb.ToolCall:
     card = task_card(task, result, agent_id)
     card.tool_call_id = call.id

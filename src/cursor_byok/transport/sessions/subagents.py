@@ -43,9 +43,9 @@ from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect.server_tool import ExecContext, ServerOutcome, ToolContext
 from cursor_byok.transport.dialect.task_call import TaskCall
+from cursor_byok.transport.dialect.task_cards import child_state
 from cursor_byok.transport.dialect.task_server import (
     TaskParser,
-    child_state,
     failed,
     finished_text,
     in_background,
