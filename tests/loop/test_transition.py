@@ -416,6 +416,22 @@ def test_the_call_limit_ends_the_turn_with_a_notice_that_is_not_history() -> Non
     assert follow.request.messages[-2:] == (result("t2"), user("go on", 9))
 
 
+def test_model_calls_a_tool_made_for_the_turn_count_in_its_limit() -> None:
+    """A server-run subagent's calls are the turn's too: a Task result that
+    spent 3 of a limit of 5 leaves the parent one more call, not four."""
+    trace = Trace(fresh())
+    call = trace.feed(limited_start("delegate", 5)).command
+    assert isinstance(call, CallLLM)
+    trace.stream(call.call_id, stream_of(assistant(tool_call("t1"))))
+    second = trace.feed(ToolResult(result("t1"), model_calls=3)).command
+    assert isinstance(second, CallLLM)
+    assert trace.state.committed.turn_calls == 1 + 3 + 1
+    trace.stream(second.call_id, stream_of(assistant(tool_call("t2"))))
+    stop = trace.feed(ToolResult(result("t2")))
+    assert isinstance(stop.command, Final)
+    assert "limit of 5 model calls" in stop.command.message.text
+
+
 def test_a_response_without_content_is_streamed_but_not_history() -> None:
     trace, call = begin()
     notice = replace(assistant(TextContent("No API key configured.")), content=())

@@ -52,3 +52,20 @@ def test_a_childs_key_is_in_its_parents_namespace_and_names_its_parent() -> None
     assert parent_of(child) == "conv.3"
     assert parent_of("conv.3") is None
     assert child_conversation_id("conv", "t1") != child_conversation_id("conv", "t2")
+
+
+def test_task_calls_of_one_response_share_what_is_left_of_the_limit() -> None:
+    """They run at once: each may spend an equal part, so together they
+    stay within the parent turn's limit."""
+    calls = [
+        ToolCall(f"t{i}", "Task", {"description": "Look", "prompt": f"look {i}"}) for i in (1, 2, 3)
+    ]
+    settings = replace(SETTINGS, max_model_calls=10)
+    asked = assistant(*calls, ToolCall("r1", "read_file", {"path": "a"}), timestamp=42)
+    state = ConversationState("conv.3", 1, (user("go"), asked), settings=settings, turn_calls=1)
+    shares = []
+    for call in calls:
+        started = child_start(state, TaskTool().parse(call), ()).settings
+        assert started is not None
+        shares.append(started.max_model_calls)
+    assert shares == [3, 3, 3] and sum(shares) <= 10 - 1

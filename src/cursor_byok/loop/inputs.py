@@ -44,6 +44,9 @@ class ToolResult:
 
     message: ToolResultMessage
     todos: tuple[TodoItem, ...] | None = None
+    model_calls: int = 0
+    """Model calls the tool made on the turn's behalf (a subagent's own
+    turn): counted in the turn's `max_model_calls` as the turn's own are."""
 
 
 @dataclass(frozen=True, slots=True)

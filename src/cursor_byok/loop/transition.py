@@ -372,6 +372,8 @@ def _on_tool_result(state: RuntimeState, input_: ToolResult, hooks: Hooks) -> Tr
         return ignore(state, "tool result nobody waits for")
     done = operation(conv, waiting, "completed", input_.message)
     conv = append(conv, (input_.message,))
+    if input_.model_calls:
+        conv = replace(conv, turn_calls=conv.turn_calls + input_.model_calls)
     emit: tuple[Emit, ...] = ()
     if input_.todos is not None:
         conv = replace(conv, todos=input_.todos)

@@ -78,6 +78,9 @@ class ServerOutcome:
     subagent: tuple[str, pb.SubagentPersistedState] | None = None
     """A subagent the call started or continued, by agent id: every
     checkpoint from now on names it (`subagent_states`)."""
+    model_calls: int = 0
+    """Model calls the run made for the turn (a server-run subagent's):
+    the parent turn's limit counts them."""
 
 
 class ToolContext(Protocol):

@@ -105,7 +105,9 @@ class RunnerHost:
     ) -> None:
         message = dialect.tool_result_message(call, result.outcome, self.now_ms())
         input_id = input_ids.tool_result_id(operation_id)  # as an exec's result
-        await self.runner.submit(conversation_id, input_id, ToolResult(message, result.todos))
+        await self.runner.submit(
+            conversation_id, input_id, ToolResult(message, result.todos, result.model_calls)
+        )
 
 
 class InteractionQueries(Answers[pb.InteractionResponse]):

@@ -158,10 +158,13 @@ def child_start(
     response that asked for it (so a Start made again after a restart is
     the same input), with the parent's prompt and what the kind of
     subagent is told, its model (the parent's unless the call chose
-    another), its tools, and what is left of the turn's model-call limit."""
+    another), its tools, and its share of what is left of the turn's
+    model-call limit (the Task calls of one response run at once: each gets
+    an equal part, and the parent's turn counts what they spent)."""
     base = parent.settings
     prompt = "\n\n".join(p for p in (base.system_prompt, task.kind.prompt) if p)
-    left = max(1, base.max_model_calls - parent.turn_calls)
+    siblings = max(1, _tasks_beside(parent, task.call_id))
+    left = max(1, (base.max_model_calls - parent.turn_calls) // siblings)
     settings = replace(
         base,
         model=task.model or base.model,
@@ -171,6 +174,19 @@ def child_start(
         parent=SubagentOf(parent.conversation_id, task.call_id),
     )
     return Start(UserMessage(task.prompt, _asked_at(parent, task.call_id)), settings=settings)
+
+
+def _tasks_beside(parent: ConversationState, call_id: str) -> int:
+    """The Task calls in the response that asked for `call_id` (itself too)."""
+    for message in reversed(parent.messages):
+        if isinstance(message, AssistantMessage) and any(
+            isinstance(block, ToolCall) and block.id == call_id for block in message.content
+        ):
+            name = next(
+                b.name for b in message.content if isinstance(b, ToolCall) and b.id == call_id
+            )
+            return sum(1 for b in message.content if isinstance(b, ToolCall) and b.name == name)
+    return 1
 
 
 def _asked_at(parent: ConversationState, call_id: str) -> int:

@@ -35,6 +35,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import replace
 
 from cursor_byok.llm.types import ToolCall, UserMessage
 from cursor_byok.loop.inputs import Cancel, UserInput
@@ -333,10 +334,12 @@ class Subagents:
         duration_ms = int((time.monotonic() - launch.began) * 1000)
         if state.status is Status.FINAL:
             answer = last_answer(state.messages)
-            return succeeded(task, call, agent_id, answer, duration_ms, kept)
-        if state.status is Status.CANCELED:
-            return failed(task, call, agent_id, "the subagent was canceled", kept)
-        return failed(task, call, agent_id, state.last_error or "the subagent failed", kept)
+            outcome = succeeded(task, call, agent_id, answer, duration_ms, kept)
+        elif state.status is Status.CANCELED:
+            outcome = failed(task, call, agent_id, "the subagent was canceled", kept)
+        else:
+            outcome = failed(task, call, agent_id, state.last_error or "the subagent failed", kept)
+        return replace(outcome, model_calls=state.turn_calls)  # the parent's limit counts them
 
     async def _stopped(self, parent_id: str, call_id: str) -> None:
         """The parent's run of a call stopped: its children are canceled
