@@ -9,10 +9,28 @@ conflict, or the input was a duplicate) nothing of the call is published.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.runtime.conversation import Conversation
+
+STARTS_AT_ONCE = sys.version_info >= (3, 12)
+"""Whether `start_at_once` runs the call at once (Python 3.12's eager tasks)."""
+
+
+def start_at_once(call: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+    """A task running `call` up to its first wait before this returns, where
+    Python can (3.12): the call builds and writes its request within the
+    worker's loop step, not one step later, and the planning commit needs
+    no step of its own to let it go first. On a busy loop a step is the
+    whole round of every other stream's ready callbacks, and the first
+    delta waits for the later of the call and the commit."""
+    if sys.version_info >= (3, 12):
+        loop = asyncio.get_running_loop()
+        return asyncio.Task(call, loop=loop, name=name, eager_start=True)
+    return asyncio.create_task(call, name=name)
 
 
 class EventGate:

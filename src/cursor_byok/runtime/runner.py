@@ -64,7 +64,7 @@ from cursor_byok.runtime.conversation import (
     describe,
     evict_idle,
 )
-from cursor_byok.runtime.early_calls import EarlyCalls, EventGate
+from cursor_byok.runtime.early_calls import STARTS_AT_ONCE, EarlyCalls, EventGate, start_at_once
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, StageClock, logfmt, note_turn
 from cursor_byok.runtime.outbound import Sink
@@ -315,12 +315,11 @@ class Runner:
             version = conversation.version
             commit = planned_commit(input_id, version, result, checked and not early, light, ended)
             gate = self._call_early(conversation, result.command) if early else None
-            if gate is not None:
-                # One loop step for the call's first: on a warm connection it
-                # builds and writes its request before the commit reaches the
-                # store's writer thread, whose Python would otherwise hold the
-                # GIL while the request is built (0.5 ms of the first token at
-                # one stream). Nothing is published before the commit lands.
+            if gate is not None and not STARTS_AT_ONCE:
+                # The call's first (`start_at_once` says why): one loop step
+                # lets it build and write its request before the commit
+                # reaches the writer thread, whose Python would hold the GIL
+                # meanwhile. Nothing is published before the commit lands.
                 await asyncio.sleep(0)
             try:
                 committed = await self._commits.commit(commit)
@@ -415,9 +414,10 @@ class Runner:
         conversation.in_flight = call_id
         deliver = gate or partial(self._hand_over, conversation, call_id)
         call = ModelCall(conversation.conversation_id, call_id, model, request)
-        conversation.reader = asyncio.create_task(
-            self._reader.read(call, deliver), name=f"call {call_id}"
-        )
+        reading, name = self._reader.read(call, deliver), f"call {call_id}"
+        # A gated call's events wait for the gate: it may start within this step.
+        start = start_at_once if gate is not None else asyncio.create_task
+        conversation.reader = start(reading, name=name)
 
     def _hand_over(self, conversation: Conversation, call_id: str, event: ResponseEvent) -> None:
         """A call's events reach the loop in order. A delta that finds the worker

@@ -1,0 +1,106 @@
+"""A turn's early model call and its planning commit start in the loop step
+that takes the turn's input: on a busy loop each step is a whole round of
+every other stream's ready callbacks, and the first delta waits for the
+later of the two."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from cursor_byok.llm import ResponseStream
+from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.llm.provider import CallContext
+from cursor_byok.llm.types import RequestMessages
+from cursor_byok.loop import Final
+from cursor_byok.runtime.runner import Runner
+from cursor_byok.store.base import CommitRequest, QuickLookup, StagedBatch
+from cursor_byok.store.sqlite import SQLiteStore
+from tests.factories import start, stream_of
+from tests.fakes import RecordingSink, ScriptedLLM
+from tests.runtime.test_runner import FAST, FINAL_REPLY
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="a task starts at once from Python 3.12 on"
+)
+
+
+class LoopSteps:
+    """Counts the event loop's steps: a callback that queues itself again
+    runs once per step."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._handle: asyncio.Handle | None = None
+
+    def start(self) -> None:
+        self._handle = asyncio.get_running_loop().call_soon(self._tick)
+
+    def _tick(self) -> None:
+        self.count += 1
+        self._handle = asyncio.get_running_loop().call_soon(self._tick)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+
+
+class SteppedStore:
+    """The real store, noting the loop step of the worker's first look at the
+    input (`lookup_now`) and of the commit staged for it."""
+
+    def __init__(self, store: SQLiteStore, steps: LoopSteps, seen: dict[str, int]) -> None:
+        self.store, self.steps, self.seen = store, steps, seen
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+    def lookup_now(self, conversation_id: str, input_id: str) -> QuickLookup | None:
+        self.seen.setdefault("input", self.steps.count)
+        return self.store.lookup_now(conversation_id, input_id)
+
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        self.seen.setdefault("commit", self.steps.count)
+        return self.store.stage_batch_now(requests)
+
+
+class SteppedLLM(ScriptedLLM):
+    def __init__(
+        self, scripts: list[list[ResponseEvent]], steps: LoopSteps, seen: dict[str, int]
+    ) -> None:
+        super().__init__(scripts)
+        self.steps, self.seen = steps, seen
+
+    async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
+        self.seen.setdefault("call", self.steps.count)
+        return await super().call(model, ctx, request)
+
+
+async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_step(
+    tmp_path: Path,
+) -> None:
+    steps, seen = LoopSteps(), dict[str, int]()
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = SteppedLLM([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)], steps, seen)
+    sink = RecordingSink()
+    runner = Runner(SteppedStore(store, steps, seen), llm, sink, retry=FAST)  # type: ignore[arg-type]
+    steps.start()
+    try:
+        # A first turn warms what a serving process has warm (its user, read once a while).
+        assert (await runner.submit("warm", "req:w", start("go"))).committed
+        await sink.wait_for("warm", Final)
+        seen.clear()
+        assert (await runner.submit("c", "req:0", start("go"))).committed
+        await sink.wait_for("c", Final)
+        loaded = store.load("c")
+        assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
+    finally:
+        steps.stop()
+        await runner.close()
+        store.close()
+    assert seen["call"] == seen["input"], seen  # the request is on its way at once
+    assert seen["commit"] == seen["input"], seen  # and so is the commit
