@@ -424,3 +424,21 @@ async def test_a_child_run_over_http2_is_served_and_linked_to_its_parent(tmp_pat
     assert loaded is not None and loaded.state.settings.parent is not None
     parent = loaded.state.settings.parent
     assert (parent.conversation_id, parent.tool_call_id) == (PARENT, "h1")
+
+
+async def test_the_parents_turn_counts_the_model_calls_its_client_run_child_made(
+    tmp_path: Path,
+) -> None:
+    """The per-turn model-call limit counts children: the child's two calls
+    (a read, then its answer) join the parent turn's own two."""
+    scripts = {
+        PARENT: [uses(task("t1")), answer("a() returns 1.")],
+        "agent-t1": [uses(read("r1", "a.py")), answer("a.py: a() returns 1 (line 2).")],
+    }
+    async with rig(tmp_path, scripts) as r:
+        turn = await r.parent()
+        loaded = r.store.load(PARENT)
+        child = r.store.load("agent-t1")
+    assert turn.error is None
+    assert child is not None and child.state.turn_calls == 2
+    assert loaded is not None and loaded.state.turn_calls == 2 + 2

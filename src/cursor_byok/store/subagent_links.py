@@ -33,6 +33,9 @@ class ChildNow:
     message_count: int
     answer: str = ""
     """The text of its last answer, once its turn is over."""
+    model_calls: int = 0
+    """The model calls its turn made, once it is over (its parent's turn
+    counts them against its own limit)."""
 
     @property
     def resting(self) -> bool:
@@ -97,9 +100,11 @@ def child_now(store: Store, child_id: str) -> ChildNow | None:
         return ChildNow(head.status, count)
     tail = store.timeline_window(child_id, max(0, count - TAIL), TAIL)
     messages = tail.messages if tail is not None else ()
+    loaded = store.load(child_id)  # once, at rest: the turn's call count
+    calls = loaded.state.turn_calls if loaded is not None else 0
     for message in reversed(messages):
         if isinstance(message, AssistantMessage):
             texts = [c.text for c in message.content if isinstance(c, TextContent)]
             if texts:
-                return ChildNow(head.status, count, "".join(texts))
-    return ChildNow(head.status, count)
+                return ChildNow(head.status, count, "".join(texts), calls)
+    return ChildNow(head.status, count, model_calls=calls)

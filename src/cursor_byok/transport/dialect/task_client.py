@@ -62,6 +62,12 @@ class TaskTool(Protocol):
     def refused(self, call: ToolCall, error: str) -> ServerOutcome: ...
 
 
+COUNT_WAIT_S = 2.0
+"""How long a parent waits, after its child's answer, to read what the
+child's run spent (the child's run commits its end before the client
+answers, so this is at most a moment)."""
+
+
 def exec_key(call_id: str) -> str:
     """The exec's id on the stream (one per Task call)."""
     return f"subagent:{call_id}"
@@ -127,7 +133,7 @@ async def _started_before(
         return None  # linked, never committed: it did not start
     if state.status in (Status.FAILED, Status.CANCELED):
         return tool.refused(call, f"the subagent {state.status}")
-    return _answered(task, call, context, agent_id, state.answer, since)
+    return _answered(task, call, context, agent_id, state.answer, since, calls=state.model_calls)
 
 
 async def run_on_client(
@@ -156,7 +162,19 @@ async def run_on_client(
     reason = success.background_reason
     if reason == pb.SUBAGENT_BACKGROUND_REASON_QUEUED_FOLLOW_UP:
         return tool.refused(call, STILL_RUNNING)
-    return _answered(task, call, context, agent_id, success.final_message, sent_ms, reason)
+    calls = await _child_calls(call, context) if not reason else 0
+    final = success.final_message
+    return _answered(task, call, context, agent_id, final, sent_ms, reason, calls)
+
+
+async def _child_calls(call: ToolCall, context: ExecContext) -> int:
+    """The model calls the child's run made (0 when it is not known here
+    within `COUNT_WAIT_S`): the parent's turn counts them in its limit."""
+    child_id = await context.child_of(call.id)
+    if child_id is None:
+        return 0
+    rested = await context.child_rested(child_id, COUNT_WAIT_S)
+    return rested.model_calls if rested is not None else 0
 
 
 def _answered(
@@ -167,6 +185,7 @@ def _answered(
     final_message: str,
     sent_ms: int,
     reason: pb.SubagentBackgroundReason = pb.SUBAGENT_BACKGROUND_REASON_UNSPECIFIED,
+    calls: int = 0,
 ) -> ServerOutcome:
     """The call's outcome from its subagent's answer (or its going on in
     the background, `reason`)."""
@@ -181,4 +200,4 @@ def _answered(
     now = context.now_ms()
     state = child_state(task, None, sent_ms, now)
     subagent = (agent_id, state) if agent_id else None
-    return ServerOutcome(card, ToolOutcome(text, False), subagent=subagent)
+    return ServerOutcome(card, ToolOutcome(text, False), subagent=subagent, model_calls=calls)
