@@ -26,6 +26,17 @@ TAIL = 20
 
 
 @dataclass(frozen=True, slots=True)
+class LinkedChild:
+    """The child conversation linked to a Task call, and how many messages
+    it held when the link was made: a resumed subagent (`resume`) goes on in
+    a conversation that already rests with an answer, which is not this
+    call's until its history grows past that."""
+
+    conversation_id: str
+    base: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ChildNow:
     """Where a child conversation stands, as committed."""
 
@@ -48,7 +59,7 @@ def link_key(parent_id: str, tool_call_id: str) -> str:
 
 
 def _row(
-    key: str, child_id: str, parent_id: str, call_id: str, named: str
+    key: str, child_id: str, parent_id: str, call_id: str, named: str, base: int = 0
 ) -> ClientOperationRecord:
     return ClientOperationRecord(
         operation_id=key,
@@ -56,7 +67,7 @@ def _row(
         turn_id=parent_id,
         tool_call_id=call_id,
         tool_index=0,
-        request=b"",
+        request=str(base).encode(),
         status=OperationStatus.COMPLETED,
         result=named.encode(),
     )
@@ -66,7 +77,9 @@ def link_child(store: Store, parent_id: str, tool_call_id: str, child_id: str) -
     """Record `child_id` as the subagent of the Task call (the first stays),
     and, for the child's own timeline, whose it is."""
     key = link_key(parent_id, tool_call_id)
-    store.save_client_operation(_row(key, child_id, parent_id, tool_call_id, child_id))
+    head = store.timeline_window(child_id, 0, 0)
+    base = head.message_count if head is not None else 0  # a resumed child's history so far
+    store.save_client_operation(_row(key, child_id, parent_id, tool_call_id, child_id, base))
     back = PARENT_PREFIX + child_id
     store.save_client_operation(_row(back, child_id, parent_id, tool_call_id, parent_id))
 
@@ -81,13 +94,20 @@ def linked_parent(store: Store, child_id: str) -> tuple[str, str] | None:
 
 def linked_child(store: Store, parent_id: str, tool_call_id: str) -> str | None:
     """The child conversation recorded for the Task call, or None."""
+    found = linked(store, parent_id, tool_call_id)
+    return found.conversation_id if found is not None else None
+
+
+def linked(store: Store, parent_id: str, tool_call_id: str) -> LinkedChild | None:
+    """The child recorded for the Task call, with its history's length then."""
     record = store.get_client_operation(link_key(parent_id, tool_call_id))
-    if record is None or record.result is None:
+    if record is None or not record.result:
         return None
-    return record.result.decode() or None
+    base = record.request.decode()
+    return LinkedChild(record.result.decode(), int(base) if base.isdigit() else 0)
 
 
-def child_now(store: Store, child_id: str) -> ChildNow | None:
+def child_now(store: Store, child_id: str, after: int = 0) -> ChildNow | None:
     """The child as the store has it now (None: not stored): its head only
     while it runs, and the end of its history once it rests, so watching a
     long child costs what watching a short one does (and another process
@@ -96,7 +116,9 @@ def child_now(store: Store, child_id: str) -> ChildNow | None:
     if head is None:
         return None
     count = head.message_count
-    if head.status not in IDLE_STATUSES or count == 0:
+    if count <= after:  # nothing of this call's yet (a resumed child's old turns)
+        return ChildNow(head.status, 0)
+    if head.status not in IDLE_STATUSES:
         return ChildNow(head.status, count)
     tail = store.timeline_window(child_id, max(0, count - TAIL), TAIL)
     messages = tail.messages if tail is not None else ()

@@ -48,7 +48,7 @@ from typing import Any, Protocol, runtime_checkable
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.loop.todos import TodoItem
-from cursor_byok.store.subagent_links import ChildNow
+from cursor_byok.store.subagent_links import ChildNow, LinkedChild
 from cursor_byok.transport.dialect.tool_base import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -162,12 +162,12 @@ class ExecContext(ToolContext, Protocol):
         aborted). Heartbeats go on meanwhile."""
         ...
 
-    async def child_of(self, call_id: str) -> str | None:
+    async def child_of(self, call_id: str) -> LinkedChild | None:
         """The conversation of the subagent the client started for this
         conversation's Task call `call_id` (None: none was started)."""
         ...
 
-    async def child_rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+    async def child_rested(self, child: LinkedChild, timeout_s: float) -> ChildNow | None:
         """That child as committed once its turn is over (no messages: it
         never started); None when it is not over within `timeout_s`."""
         ...

@@ -118,19 +118,19 @@ async def _started_before(
 ) -> ServerOutcome | None:
     """The call's outcome from the child the client started for it already
     (waited for while it runs); None when it never started one."""
-    child_id = await context.child_of(call.id)
-    if child_id is None:
+    child = await context.child_of(call.id)
+    if child is None:
         return None
-    agent_id = client_id_of(child_id)
+    agent_id = client_id_of(child.conversation_id)
     context.started()
     if task.background:
         return _answered(task, call, context, agent_id, "", context.now_ms(), BACKGROUND)
     since = context.now_ms()
-    state = await context.child_rested(child_id, tool.settings.wait_s)
+    state = await context.child_rested(child, tool.settings.wait_s)
     if state is None:
         return tool.refused(call, f"the subagent gave no answer within {tool.settings.wait_s:g} s")
     if state.message_count == 0:
-        return None  # linked, never committed: it did not start
+        return None  # linked, nothing of this call's committed: it did not start
     if state.status in (Status.FAILED, Status.CANCELED):
         return tool.refused(call, f"the subagent {state.status}")
     return _answered(task, call, context, agent_id, state.answer, since, calls=state.model_calls)
@@ -170,10 +170,10 @@ async def run_on_client(
 async def _child_calls(call: ToolCall, context: ExecContext) -> int:
     """The model calls the child's run made (0 when it is not known here
     within `COUNT_WAIT_S`): the parent's turn counts them in its limit."""
-    child_id = await context.child_of(call.id)
-    if child_id is None:
+    child = await context.child_of(call.id)
+    if child is None:
         return 0
-    rested = await context.child_rested(child_id, COUNT_WAIT_S)
+    rested = await context.child_rested(child, COUNT_WAIT_S)
     return rested.model_calls if rested is not None else 0
 
 

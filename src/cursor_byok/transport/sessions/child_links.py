@@ -18,7 +18,13 @@ from dataclasses import dataclass
 
 from cursor_byok.loop.state import SubagentOf
 from cursor_byok.store.base import Store
-from cursor_byok.store.subagent_links import ChildNow, child_now, link_child, linked_child
+from cursor_byok.store.subagent_links import (
+    ChildNow,
+    LinkedChild,
+    child_now,
+    link_child,
+    linked,
+)
 
 WATCH_S = 0.2
 """How often a waiting Task call reads its running child's committed state."""
@@ -40,13 +46,13 @@ class ChildLinks:
             link_child, self.store, parent.conversation_id, parent.tool_call_id, child_id
         )
 
-    async def child(self, parent_id: str, tool_call_id: str) -> str | None:
+    async def child(self, parent_id: str, tool_call_id: str) -> LinkedChild | None:
         """The child conversation linked to the Task call, or None."""
         if self.store is None:
             return None
-        return await asyncio.to_thread(linked_child, self.store, parent_id, tool_call_id)
+        return await asyncio.to_thread(linked, self.store, parent_id, tool_call_id)
 
-    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+    async def rested(self, child: LinkedChild, timeout_s: float) -> ChildNow | None:
         """The child as committed once it rests (its turn over); None when
         it does not within `timeout_s`. A child linked with nothing
         committed (its run arrived an instant ago, or the process died in
@@ -57,7 +63,7 @@ class ChildLinks:
             return None
         start = time.monotonic()
         while True:
-            now = await asyncio.to_thread(child_now, store, child_id)
+            now = await asyncio.to_thread(child_now, store, child.conversation_id, child.base)
             empty = now is None or now.message_count == 0
             if now is not None and not empty and now.resting:
                 return now

@@ -31,7 +31,7 @@ from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.inputs import ToolResult
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.subagent_links import ChildNow
+from cursor_byok.store.subagent_links import ChildNow, LinkedChild
 from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
@@ -67,11 +67,11 @@ class ServerToolHost(Protocol):
         """How long a query waits for a person (`server_tool.QueryWaits`)."""
         ...
 
-    async def child_of(self, conversation_id: str, tool_call_id: str) -> str | None:
+    async def child_of(self, conversation_id: str, tool_call_id: str) -> LinkedChild | None:
         """The child conversation a client started for the Task call, if any."""
         ...
 
-    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
+    async def rested(self, child: LinkedChild, timeout_s: float) -> ChildNow | None:
         """The child as committed once its turn is over (None: not in time)."""
         ...
 
@@ -91,11 +91,11 @@ class RunnerHost:
     def __post_init__(self) -> None:
         self.waits = self.waits or QueryWaits()
 
-    async def child_of(self, conversation_id: str, tool_call_id: str) -> str | None:
+    async def child_of(self, conversation_id: str, tool_call_id: str) -> LinkedChild | None:
         return await self.links.child(conversation_id, tool_call_id) if self.links else None
 
-    async def rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
-        return await self.links.rested(child_id, timeout_s) if self.links else None
+    async def rested(self, child: LinkedChild, timeout_s: float) -> ChildNow | None:
+        return await self.links.rested(child, timeout_s) if self.links else None
 
     async def state_of(self, conversation_id: str) -> ConversationState | None:
         return await self.runner.state_of(conversation_id)
@@ -187,11 +187,11 @@ class _Context:
     async def exec_result(self, key: str, timeout_s: float) -> pb.ExecClientMessage | str | None:
         return await self.execs.result(key, timeout_s)
 
-    async def child_of(self, call_id: str) -> str | None:
+    async def child_of(self, call_id: str) -> LinkedChild | None:
         return await self.host.child_of(self.conversation_id, call_id)
 
-    async def child_rested(self, child_id: str, timeout_s: float) -> ChildNow | None:
-        return await self.host.rested(child_id, timeout_s)
+    async def child_rested(self, child: LinkedChild, timeout_s: float) -> ChildNow | None:
+        return await self.host.rested(child, timeout_s)
 
     async def ask(
         self, query: pb.InteractionQuery, timeout_s: float
