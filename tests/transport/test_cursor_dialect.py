@@ -4,6 +4,7 @@ loop inputs, and model events and commands to protobuf."""
 from __future__ import annotations
 
 import json
+from base64 import b64encode
 
 import pytest
 from google.protobuf import json_format, struct_pb2
@@ -18,7 +19,7 @@ from cursor_byok.llm.events import (
     ThinkingStart,
     ToolCallStart,
 )
-from cursor_byok.llm.types import JSONValue, TextContent, Usage
+from cursor_byok.llm.types import ImageContent, JSONValue, TextContent, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
 from cursor_byok.transport.connect.errors import Code
@@ -40,7 +41,7 @@ from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
 from tests.factories import assistant, error_event, tool_call
-from tests.image_samples import GIF, png
+from tests.image_samples import GIF, GIF_AS_PNG, WEBP, png
 from tests.transport.shared_fixtures import load_cursor_fixture
 
 
@@ -396,7 +397,7 @@ def test_an_image_is_typed_by_its_bytes_not_by_the_client() -> None:
     message = run_request("What is this?")
     selected = message.run_request.action.user_message_action.user_message.selected_context
     selected.selected_images.append(pb.SelectedImage(data=png(), mime_type="image/jpeg"))
-    selected.selected_images.append(pb.SelectedImage(data=GIF, mime_type="image/jpeg"))
+    selected.selected_images.append(pb.SelectedImage(data=WEBP, mime_type="image/jpeg"))
     selected.selected_images.append(pb.SelectedImage(data=b"%PDF-1.7", mime_type="image/jpeg"))
     event = decode(message)
     assert isinstance(event, RunStarted) and isinstance(event.start, Start)
@@ -404,7 +405,7 @@ def test_an_image_is_typed_by_its_bytes_not_by_the_client() -> None:
     assert isinstance(content, tuple)
     assert [getattr(block, "mime_type", None) for block in content[:2]] == [
         "image/png",
-        "image/gif",
+        "image/webp",
     ]
     note = content[2]
     assert isinstance(note, TextContent) and "not a PNG, JPEG, GIF or WebP image" in note.text
@@ -487,6 +488,7 @@ def test_a_message_typed_during_a_turn_keeps_its_images() -> None:
     content = event.message.content
     assert isinstance(content, tuple)
     picture, note, text = content
-    assert getattr(picture, "mime_type", None) == "image/gif"
+    # The GIF comes as what it is stored as: a PNG of its first frame.
+    assert picture == ImageContent(b64encode(GIF_AS_PNG).decode("ascii"), "image/png")
     assert isinstance(note, TextContent) and "left out" in note.text
     assert text == TextContent("and this one?")

@@ -13,7 +13,7 @@ from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.dialect.tools import NativeTool, NextExec, ToolSet, mcp_tools
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from tests.factories import tool_call
-from tests.image_samples import GIF, png
+from tests.image_samples import WEBP, png
 
 PICTURE = png(3, 2)
 
@@ -93,15 +93,15 @@ def test_mcp_image_items_become_images_and_text_items_stay_text() -> None:
     call = tool_call("call_1", name=tool.name)
     items = [
         pb.McpToolResultContentItem(text=pb.McpTextContent(text="two screenshots")),
-        # The server's claim is not trusted: the GIF is typed by its bytes.
-        pb.McpToolResultContentItem(image=pb.McpImageContent(data=GIF, mime_type="image/png")),
+        # The server's claim is not trusted: the WebP is typed by its bytes.
+        pb.McpToolResultContentItem(image=pb.McpImageContent(data=WEBP, mime_type="image/png")),
         pb.McpToolResultContentItem(image=pb.McpImageContent(data=PICTURE, mime_type="")),
     ]
     result = pb.ExecClientMessage(mcp_result=pb.McpResult(success=pb.McpSuccess(content=items)))
     message = dialect.tool_result_message(call, tool.outcome(result), 7)
     assert message.content == (
         TextContent("two screenshots"),
-        ImageContent(base64.b64encode(GIF).decode("ascii"), "image/gif"),
+        ImageContent(base64.b64encode(WEBP).decode("ascii"), "image/webp"),
         ImageContent(base64.b64encode(PICTURE).decode("ascii"), "image/png"),
     )
 
