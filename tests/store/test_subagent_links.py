@@ -12,8 +12,9 @@ from pathlib import Path
 from cursor_byok.llm.serialize import messages_hash
 from cursor_byok.llm.types import Message, TextContent
 from cursor_byok.loop.state import ConversationState, Status
+from cursor_byok.runtime.child_status import child_now
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.store.subagent_links import LinkedChild, child_now, link_child, linked
+from cursor_byok.store.subagent_links import LinkedChild, link_child, linked
 from cursor_byok.transport.sessions.child_links import ChildLinks
 from tests.factories import assistant, user
 

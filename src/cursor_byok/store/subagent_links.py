@@ -15,14 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cursor_byok.llm.types import AssistantMessage, TextContent
-from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.store.base import ClientOperationRecord, OperationStatus, Store
 
 PREFIX = "subagent-child:"
 PARENT_PREFIX = "subagent-parent:"
-TAIL = 20
-"""Messages read from a child's end to find its last answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,23 +30,6 @@ class LinkedChild:
 
     conversation_id: str
     base: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ChildNow:
-    """Where a child conversation stands, as committed."""
-
-    status: str
-    message_count: int
-    answer: str = ""
-    """The text of its last answer, once its turn is over."""
-    model_calls: int = 0
-    """The model calls its turn made, once it is over (its parent's turn
-    counts them against its own limit)."""
-
-    @property
-    def resting(self) -> bool:
-        return self.status in IDLE_STATUSES
 
 
 def link_key(parent_id: str, tool_call_id: str) -> str:
@@ -105,28 +84,3 @@ def linked(store: Store, parent_id: str, tool_call_id: str) -> LinkedChild | Non
         return None
     base = record.request.decode()
     return LinkedChild(record.result.decode(), int(base) if base.isdigit() else 0)
-
-
-def child_now(store: Store, child_id: str, after: int = 0) -> ChildNow | None:
-    """The child as the store has it now (None: not stored): its head only
-    while it runs, and the end of its history once it rests, so watching a
-    long child costs what watching a short one does (and another process
-    may be the one driving it)."""
-    head = store.timeline_window(child_id, 0, 0)
-    if head is None:
-        return None
-    count = head.message_count
-    if count <= after:  # nothing of this call's yet (a resumed child's old turns)
-        return ChildNow(head.status, 0)
-    if head.status not in IDLE_STATUSES:
-        return ChildNow(head.status, count)
-    tail = store.timeline_window(child_id, max(0, count - TAIL), TAIL)
-    messages = tail.messages if tail is not None else ()
-    loaded = store.load(child_id)  # once, at rest: the turn's call count
-    calls = loaded.state.turn_calls if loaded is not None else 0
-    for message in reversed(messages):
-        if isinstance(message, AssistantMessage):
-            texts = [c.text for c in message.content if isinstance(c, TextContent)]
-            if texts:
-                return ChildNow(head.status, count, "".join(texts), calls)
-    return ChildNow(head.status, count, model_calls=calls)

@@ -48,7 +48,8 @@ from typing import Any, Protocol, runtime_checkable
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.state import ConversationState
 from cursor_byok.loop.todos import TodoItem
-from cursor_byok.store.subagent_links import ChildNow, LinkedChild
+from cursor_byok.runtime.child_status import ChildNow
+from cursor_byok.store.subagent_links import LinkedChild
 from cursor_byok.transport.dialect.tool_base import Tool, ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 

@@ -17,14 +17,9 @@ import time
 from dataclasses import dataclass
 
 from cursor_byok.loop.state import SubagentOf
+from cursor_byok.runtime.child_status import ChildNow, child_now
 from cursor_byok.store.base import Store
-from cursor_byok.store.subagent_links import (
-    ChildNow,
-    LinkedChild,
-    child_now,
-    link_child,
-    linked,
-)
+from cursor_byok.store.subagent_links import LinkedChild, link_child, linked
 
 WATCH_S = 0.2
 """How often a waiting Task call reads its running child's committed state."""

@@ -30,8 +30,9 @@ from cursor_byok.llm.types import ToolCall
 from cursor_byok.loop.commands import CallClient
 from cursor_byok.loop.inputs import ToolResult
 from cursor_byok.loop.state import ConversationState
+from cursor_byok.runtime.child_status import ChildNow
 from cursor_byok.runtime.runner import Runner
-from cursor_byok.store.subagent_links import ChildNow, LinkedChild
+from cursor_byok.store.subagent_links import LinkedChild
 from cursor_byok.transport.dialect import dialect, input_ids
 from cursor_byok.transport.dialect.clients import CAUTIOUS, Capabilities
 from cursor_byok.transport.dialect.server_tool import QueryWaits, ServerOutcome, ServerTool
