@@ -28,7 +28,7 @@ from cursor_byok.llm.events import (
 from cursor_byok.llm.serialize import canonical_dumps, message_to_json, serialize_messages
 from cursor_byok.llm.types import AssistantMessage, TextContent
 from cursor_byok.loop import CallClient, Cancel, Canceled, Failed, Final, ToolResult
-from cursor_byok.runtime import runner as runner_module
+from cursor_byok.runtime import conversation as conversation_module
 from cursor_byok.runtime.conversation import Conversation, StreamEvent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.runtime.observe import Metrics
@@ -549,8 +549,8 @@ async def test_idle_conversations_are_forgotten_and_reloaded_on_demand(
     h: Harness = make([stream_of(FINAL_REPLY)])
     await h.runner.submit("c", "req:0", start("go"))
     await h.sink.wait_for("c", Final)
-    monkeypatch.setattr(runner_module, "IDLE_CONVERSATION_TTL_S", 0.0)
-    monkeypatch.setattr(runner_module, "SWEEP_INTERVAL_S", 0.0)
+    monkeypatch.setattr(conversation_module, "IDLE_CONVERSATION_TTL_S", 0.0)
+    monkeypatch.setattr(conversation_module, "SWEEP_INTERVAL_S", 0.0)
     await asyncio.sleep(0.01)
     state = await h.runner.state_of("other")  # touching another one sweeps
     assert state is not None and "c" not in h.runner._conversations

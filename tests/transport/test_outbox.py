@@ -145,3 +145,84 @@ def test_a_counter_step_stays_an_int32() -> None:
     outbox.add_tokens(2**31 - 10)
     outbox.add_tokens(100)
     assert _tokens(outbox.take(10)) == [2**31 - 1]
+
+
+async def test_a_flush_hands_a_parked_writers_direct_path_the_batch_and_leaves_it_parked() -> None:
+    outbox = Outbox()
+    sent: list[list[QueueItem]] = []
+
+    def direct(batch: list[QueueItem]) -> bool:
+        sent.append(batch)
+        return True
+
+    waiting = asyncio.ensure_future(outbox.wait(direct))
+    await asyncio.sleep(0)
+    update = dialect.heartbeat()
+    outbox.put_nowait(update, wake=False)
+    outbox.add_tokens(3, wake=False)
+    assert not sent  # nothing goes before the flush
+    outbox.flush()
+    assert len(sent) == 1 and sent[0][0] is update
+    counter = sent[0][1]
+    assert isinstance(counter, pb.AgentServerMessage)
+    assert counter.interaction_update.token_delta.tokens == 3
+    assert outbox.empty()
+    await asyncio.sleep(0)
+    assert not waiting.done()  # not woken: its task had nothing to do
+    outbox.put_nowait(EndOfStream())  # an ordinary put still wakes it
+    await asyncio.wait_for(waiting, 1)
+
+
+async def test_a_batch_the_direct_path_refuses_goes_back_first_and_wakes_the_writer() -> None:
+    outbox = Outbox()
+    refused: list[list[QueueItem]] = []
+
+    def direct(batch: list[QueueItem]) -> bool:
+        refused.append(batch)
+        return False
+
+    waiting = asyncio.ensure_future(outbox.wait(direct))
+    await asyncio.sleep(0)
+    beats = [dialect.heartbeat() for _ in range(3)]
+    for beat in beats:
+        outbox.put_nowait(beat, wake=False)
+    outbox.flush()
+    await asyncio.wait_for(waiting, 1)
+    assert refused == [beats]
+    assert outbox.take(10) == beats
+
+
+async def test_a_flush_without_a_direct_path_or_with_two_writers_parked_wakes_them() -> None:
+    plain = Outbox()
+    waiting = asyncio.ensure_future(plain.wait())
+    await asyncio.sleep(0)
+    plain.put_nowait(dialect.heartbeat(), wake=False)
+    await asyncio.sleep(0)
+    assert not waiting.done()  # a put that does not wake leaves it parked...
+    plain.flush()
+    await asyncio.wait_for(waiting, 1)  # ...until the flush
+
+    shared = Outbox()
+    calls: list[list[QueueItem]] = []
+    first = asyncio.ensure_future(shared.wait(lambda batch: calls.append(batch) is None))
+    second = asyncio.ensure_future(shared.wait())
+    await asyncio.sleep(0)
+    shared.put_nowait(dialect.heartbeat(), wake=False)
+    shared.flush()
+    await asyncio.wait_for(asyncio.gather(first, second), 1)
+    assert not calls and shared.qsize() == 1  # two readers: neither is written to directly
+
+
+async def test_a_woken_writers_direct_path_is_not_used_again() -> None:
+    outbox = Outbox()
+    calls: list[list[QueueItem]] = []
+    waiting = asyncio.ensure_future(outbox.wait(lambda batch: calls.append(batch) is None))
+    await asyncio.sleep(0)
+    outbox.wake()
+    await asyncio.wait_for(waiting, 1)
+    later = asyncio.ensure_future(outbox.wait())
+    await asyncio.sleep(0)
+    outbox.put_nowait(dialect.heartbeat(), wake=False)
+    outbox.flush()
+    await asyncio.wait_for(later, 1)
+    assert not calls and outbox.qsize() == 1

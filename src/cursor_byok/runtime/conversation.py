@@ -88,6 +88,26 @@ class Conversation:
                 item.done.set_exception(error)
 
 
+IDLE_CONVERSATION_TTL_S = 900.0
+SWEEP_INTERVAL_S = 60.0
+
+
+class IdleSweep:
+    """Forgets the conversations idle for `IDLE_CONVERSATION_TTL_S` (their
+    state is in the store and is loaded again on the next input, so memory
+    stays bounded), looking at most once a `SWEEP_INTERVAL_S`."""
+
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+
+    def __call__(self, conversations: dict[str, Conversation]) -> None:
+        now = time.monotonic()
+        if now - self._last < SWEEP_INTERVAL_S:
+            return
+        self._last = now
+        evict_idle(conversations, now - IDLE_CONVERSATION_TTL_S)
+
+
 def evict_idle(conversations: dict[str, Conversation], moment: float) -> None:
     """Forget the conversations idle since `moment` (their workers stop)."""
     for conversation_id, conversation in list(conversations.items()):

@@ -59,10 +59,10 @@ from cursor_byok.runtime.commit_queue import CommitQueue
 from cursor_byok.runtime.conversation import (
     Conversation,
     External,
+    IdleSweep,
     Inspect,
     StreamEvent,
     describe,
-    evict_idle,
 )
 from cursor_byok.runtime.early_calls import STARTS_AT_ONCE, EarlyCalls, EventGate, start_at_once
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
@@ -78,8 +78,6 @@ log = logging.getLogger(__name__)
 TERMINAL = (DoneEvent, ErrorEvent)
 
 T = TypeVar("T")
-IDLE_CONVERSATION_TTL_S = 900.0
-SWEEP_INTERVAL_S = 60.0
 
 
 class Runner:
@@ -116,14 +114,17 @@ class Runner:
         self._loads = Loads(store, self._io, self.stages)
         self._commits = CommitQueue(store, self._io, stages=self.stages)
         self._closed = False
-        self._last_sweep = time.monotonic()
+        self._sweep = IdleSweep()
 
     # -- public --------------------------------------------------------------------
 
     async def submit(self, conversation_id: str, input_id: str, input_: Input) -> Outcome:
         """Process one external input; returns once it is committed (or known
         to be a duplicate, or ignored). Work it starts goes on afterwards."""
-        return await self._conversation(conversation_id).put(input_id, input_)
+        conversation = self._conversation(conversation_id)
+        done = conversation.put(input_id, input_)
+        self._start_worker(conversation)
+        return await done
 
     async def recover(self) -> list[str]:
         """Resume every conversation left waiting for a model or a client."""
@@ -143,6 +144,7 @@ class Runner:
             return state.committed
         done: asyncio.Future[ConversationState | None] = asyncio.get_running_loop().create_future()
         conversation.queue.put_nowait(Inspect(done))
+        self._start_worker(conversation)
         return await done
 
     async def close(self) -> None:
@@ -165,22 +167,19 @@ class Runner:
         if conversation is not None:
             conversation.touched = time.monotonic()
             return conversation
-        self._evict_idle()
+        self._sweep(self._conversations)
         conversation = Conversation(conversation_id)
         self._conversations[conversation_id] = conversation
-        conversation.worker = asyncio.create_task(
-            self._work(conversation), name=f"conversation {conversation_id}"
-        )
         return conversation
 
-    def _evict_idle(self) -> None:
-        """Forget conversations idle for a while: their state is in the store
-        and is loaded again on the next input; memory stays bounded."""
-        now = time.monotonic()
-        if now - self._last_sweep < SWEEP_INTERVAL_S:
-            return
-        self._last_sweep = now
-        evict_idle(self._conversations, now - IDLE_CONVERSATION_TTL_S)
+    def _start_worker(self, conversation: Conversation) -> None:
+        """A new conversation's worker, started once its first item is queued
+        and run up to its first wait within this step (`start_at_once`): a
+        first turn's model call is written without waiting a step of every
+        other stream's work for the worker to start."""
+        if conversation.worker is None:
+            name = f"conversation {conversation.conversation_id}"
+            conversation.worker = start_at_once(self._work(conversation), name)
 
     def _at_rest(self, conversation: Conversation) -> bool:
         """The worker waits with nothing queued: its state is the committed one

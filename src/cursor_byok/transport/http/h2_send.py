@@ -22,6 +22,10 @@ about 1.4x the HTTP/1.1 path's CPU per delta (README, "Performance"). Here:
   so bytes leave in the order they were framed. The frames the direct path
   makes are written once per event-loop pass (`call_soon`): the streams of
   a connection whose deltas arrived together go out in one write.
+- The same framing is offered to the app synchronously (`send_body_now`,
+  found by `send_now.direct_sender`): a stream's writer parked on its
+  outbox has a delta framed by whoever put it there, without its task
+  being woken to await the ASGI `send`.
 - A WINDOW_UPDATE wakes the send task only for the streams that have
   something queued.
 - Back-pressure as before: past `HIGH_WATER` bytes unsent the writer waits
@@ -41,6 +45,7 @@ from h2.stream import StreamState
 from hypercorn.events import Closed
 from hypercorn.protocol.events import Body, EndBody
 from hypercorn.protocol.events import Event as StreamEvent
+from hypercorn.protocol.http_stream import ASGIHTTPState
 
 _SENDING = frozenset({StreamState.OPEN, StreamState.HALF_CLOSED_REMOTE})
 """The stream states in which sending DATA leaves the state as it is."""
@@ -86,14 +91,39 @@ class DirectSend:
             if isinstance(event, Body) and self._frame(event):
                 if self._direct_writer.transport.get_write_buffer_size() > HIGH_WATER:
                     await self._flush()
-                elif not self._write_due:
-                    self._write_due = True
-                    asyncio.get_running_loop().call_soon(self._write_framed)
+                else:
+                    self._write_soon()
                 return
             if isinstance(event, EndBody) and self._idle_buffer(event.stream_id) is not None:
                 await self._end(event.stream_id)
                 return
         await super().stream_send(event)  # type: ignore[misc]
+
+    def send_body_now(self, stream: Any, data: bytes) -> bool:
+        """A body write of hypercorn's `stream` framed now, as `stream_send`
+        would frame it, if it can be without waiting: the response begun and
+        not ended, nothing of the stream queued, the windows open, the
+        transport not backed up. False leaves it to the ASGI path."""
+        if (
+            self._direct_writer is None
+            or self.closed
+            or stream.closed
+            or stream.state is not ASGIHTTPState.RESPONSE
+            or self._direct_writer.transport.get_write_buffer_size() > HIGH_WATER
+            or not self._frame(Body(stream_id=stream.stream_id, data=data))
+        ):
+            return False
+        self._write_soon()
+        return True
+
+    def _write_soon(self) -> None:
+        """The first frames of a loop pass are written at once, the rest
+        together at the pass's end: a delta is not held for a step of
+        every other stream's work, and a burst still costs two writes."""
+        if not self._write_due:
+            self._write_due = True
+            self._write_now()
+            asyncio.get_running_loop().call_soon(self._write_framed)
 
     def _idle_buffer(self, stream_id: int) -> Any:
         """The stream's send buffer if nothing is queued in it, else None."""
@@ -159,8 +189,11 @@ class DirectSend:
             await self.has_data.set()
 
     def _write_framed(self) -> None:
-        """Once per loop pass: what the direct path framed, in one write."""
+        """Once per loop pass: what the direct path framed since its first write."""
         self._write_due = False
+        self._write_now()
+
+    def _write_now(self) -> None:
         writer = self._direct_writer
         if writer is None or self.closed:
             return

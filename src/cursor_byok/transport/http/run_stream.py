@@ -36,6 +36,7 @@ from cursor_byok.transport.connect.codec import (
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError, grpc_web_trailers
 from cursor_byok.transport.connect.framing import EnvelopeDecoder, FramingError
 from cursor_byok.transport.connect.reservation import NoRoom, Reservation
+from cursor_byok.transport.http.send_now import SendNow, direct_sender
 from cursor_byok.transport.http.stream_writer import Receive, Send, StreamWriter
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
@@ -137,8 +138,9 @@ class RunWriter(StreamWriter):
         outbox: Outbox,
         disconnected: asyncio.Future[None],
         stages: StageClock | None = None,
+        send_now: SendNow | None = None,
     ) -> None:
-        super().__init__(heartbeat_s, stages)
+        super().__init__(heartbeat_s, stages, send_now)
         self.framing = framing
         self.outbox = outbox
         self.disconnected = disconnected
@@ -255,7 +257,8 @@ class RunHandler:
         await send(start)
         disconnected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         reader = asyncio.ensure_future(self._read(session, framing, receive, disconnected))
-        writer = RunWriter(self.heartbeat_s, framing, outbox, disconnected, self.metrics.stages)
+        stages, send_now = self.metrics.stages, direct_sender(send)
+        writer = RunWriter(self.heartbeat_s, framing, outbox, disconnected, stages, send_now)
         writer.watch()
         self.metrics.active_streams.inc()
         try:

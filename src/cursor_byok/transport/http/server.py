@@ -147,6 +147,7 @@ class CursorServer:
                 self.metrics.requests.labels(label, str(message["status"])).inc()
             return send(message)
 
+        counted.__wrapped__ = send  # type: ignore[attr-defined]  # (see `send_now`)
         await self._route(scope, receive, counted)
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:

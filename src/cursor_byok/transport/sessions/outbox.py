@@ -16,6 +16,14 @@ A bounded outbox (a Run stream's) refuses to grow past `limit`: what does
 not fit is dropped (the turn's history keeps it) and `overflowed` is set,
 which fails the stream; the end-of-stream always fits.
 
+A writer may park with a direct path (`wait(direct=...)`): a synchronous
+send it can make without its task (an HTTP/2 stream's DATA framed at once).
+Items put without waking (`put_nowait(..., wake=False)`) and then `flush()`ed
+go out through it while that writer is the only one parked, with no wake-up
+of the writer's task in between; if the direct path cannot take them (a
+window spent, the client gone) they go back to the head and the writer is
+woken as usual.
+
 The live token counter is cosmetic and additive: while a `token_delta` is
 still queued, more tokens are added to it rather than queued as another
 message (`add_tokens`), so a batch carries one however many deltas it holds,
@@ -42,12 +50,15 @@ class EndOfStream:
 
 
 QueueItem = pb.AgentServerMessage | EndOfStream
+Direct = Callable[[list[QueueItem]], bool]
+"""A parked writer's synchronous send of a batch: True if it was sent."""
 
 
 class Outbox:
     __slots__ = (
         "_counted",
         "_counter",
+        "_direct",
         "_items",
         "_on_overflow",
         "_waiters",
@@ -59,6 +70,8 @@ class Outbox:
     def __init__(self, limit: int | None = None) -> None:
         self._items: deque[QueueItem] = deque()
         self._waiters: list[asyncio.Future[None]] = []
+        self._direct: tuple[asyncio.Future[None], Direct] | None = None
+        """The parked waiter that may be sent to directly, and how."""
         self._on_overflow: Callable[[], None] | None = None
         self._counter: pb.AgentServerMessage | None = None
         """The queued token_delta later tokens are added to; None once a reader
@@ -71,8 +84,9 @@ class Outbox:
         self.most = 0
         """The most items it ever held at once: what the bound kept it to."""
 
-    def put_nowait(self, item: QueueItem) -> bool:
-        """Queue `item`; False when it did not fit (and was dropped)."""
+    def put_nowait(self, item: QueueItem, wake: bool = True) -> bool:
+        """Queue `item`; False when it did not fit (and was dropped). With
+        `wake` False a parked writer is left parked: `flush()` must follow."""
         items = self._items
         size = len(items)
         if self.limit is not None and size >= self.limit and not isinstance(item, EndOfStream):
@@ -81,20 +95,34 @@ class Outbox:
         items.append(item)
         if size >= self.most:
             self.most = size + 1
-        if self._waiters:
+        if wake and self._waiters:
             self.wake()
         return True
 
-    def add_tokens(self, tokens: int) -> None:
+    def add_tokens(self, tokens: int, wake: bool = True) -> None:
         """Move the client's live token counter by `tokens`: onto the
         token_delta still queued if there is one, else as a new one."""
         if self._counter is not None:
             self._counted += tokens
             return
         message = dialect.token_delta(tokens)
-        if self.put_nowait(message):
+        if self.put_nowait(message, wake):
             self._counter = message
             self._counted = tokens
+
+    def flush(self) -> None:
+        """After puts that did not wake: what is queued goes out through the
+        parked writer's direct path if it takes it, else the writer is woken."""
+        waiters = self._waiters
+        if not waiters:
+            return
+        direct = self._direct
+        if direct is not None and len(waiters) == 1 and waiters[0] is direct[0] and self._items:
+            batch = self.take(len(self._items))
+            if direct[1](batch):
+                return
+            self._items.extendleft(reversed(batch))
+        self.wake()
 
     def _settle(self) -> None:
         """A reader comes: the queued counter step gets its sum and is no
@@ -162,15 +190,20 @@ class Outbox:
         if self._on_overflow is not None:
             self._on_overflow()
 
-    async def wait(self) -> None:
+    async def wait(self, direct: Direct | None = None) -> None:
         """Until something is queued or `wake()` is called; at once when
-        something is queued already."""
+        something is queued already. Meanwhile `direct` (True: sent) may be
+        handed what `flush()` finds queued, in place of a wake-up."""
         if self._items:
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
+        if direct is not None:
+            self._direct = (waiter, direct)
         try:
             await waiter
         finally:
+            if self._direct is not None and self._direct[0] is waiter:
+                self._direct = None
             if waiter in self._waiters:  # not woken (the writer was cancelled)
                 self._waiters.remove(waiter)

@@ -178,9 +178,10 @@ class Session:
             return
         outbox = self.outbox
         for message in messages:
-            outbox.put_nowait(message)
+            outbox.put_nowait(message, wake=False)
         if tokens:
-            outbox.add_tokens(tokens)
+            outbox.add_tokens(tokens, wake=False)
+        outbox.flush()
 
     def ask(self, conversation_id: str, command: CallClient) -> None:
         """tool_call_started -> checkpoint -> exec request, once per stream;
