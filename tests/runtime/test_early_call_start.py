@@ -104,3 +104,29 @@ async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_st
         store.close()
     assert seen["call"] == seen["input"], seen  # the request is on its way at once
     assert seen["commit"] == seen["input"], seen  # and so is the commit
+
+
+async def test_a_new_conversation_s_first_input_is_taken_in_the_step_that_submits_it(
+    tmp_path: Path,
+) -> None:
+    steps, seen = LoopSteps(), dict[str, int]()
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = SteppedLLM([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)], steps, seen)
+    sink = RecordingSink()
+    runner = Runner(SteppedStore(store, steps, seen), llm, sink, retry=FAST)  # type: ignore[arg-type]
+    steps.start()
+    try:
+        assert (await runner.submit("warm", "req:w", start("go"))).committed
+        await sink.wait_for("warm", Final)
+        seen.clear()
+        submitted = steps.count
+        assert (await runner.submit("new", "req:0", start("go"))).committed
+        await sink.wait_for("new", Final)
+    finally:
+        steps.stop()
+        await runner.close()
+        store.close()
+    # Its worker started with the input queued and ran to its first wait at
+    # once: the input was looked at, and the model called, in the same step.
+    assert seen["input"] == submitted, (submitted, seen)
+    assert seen["call"] == submitted, (submitted, seen)
