@@ -226,3 +226,18 @@ async def test_a_woken_writers_direct_path_is_not_used_again() -> None:
     outbox.flush()
     await asyncio.wait_for(later, 1)
     assert not calls and outbox.qsize() == 1
+
+
+async def test_a_direct_path_that_fails_loses_nothing_and_wakes_the_writer() -> None:
+    outbox = Outbox()
+
+    def broken(batch: list[QueueItem]) -> bool:
+        raise ValueError("cannot encode")
+
+    waiting = asyncio.ensure_future(outbox.wait(broken))
+    await asyncio.sleep(0)
+    beat = dialect.heartbeat()
+    outbox.put_nowait(beat, wake=False)
+    outbox.flush()
+    await asyncio.wait_for(waiting, 1)
+    assert outbox.take(10) == [beat]

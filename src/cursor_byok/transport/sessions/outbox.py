@@ -119,7 +119,11 @@ class Outbox:
         direct = self._direct
         if direct is not None and len(waiters) == 1 and waiters[0] is direct[0] and self._items:
             batch = self.take(len(self._items))
-            if direct[1](batch):
+            try:
+                sent = direct[1](batch)
+            except Exception:  # noqa: BLE001 (the writer's own path meets it, as it did before)
+                sent = False
+            if sent:
                 return
             self._items.extendleft(reversed(batch))
         self.wake()
