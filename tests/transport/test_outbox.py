@@ -6,6 +6,7 @@ still queued."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
@@ -147,15 +148,20 @@ def test_a_counter_step_stays_an_int32() -> None:
     assert _tokens(outbox.take(10)) == [2**31 - 1]
 
 
+def recorder(calls: list[list[QueueItem]]) -> Callable[[list[QueueItem]], bool]:
+    """A direct path that takes every batch, noting it."""
+
+    def direct(batch: list[QueueItem]) -> bool:
+        calls.append(batch)
+        return True
+
+    return direct
+
+
 async def test_a_flush_hands_a_parked_writers_direct_path_the_batch_and_leaves_it_parked() -> None:
     outbox = Outbox()
     sent: list[list[QueueItem]] = []
-
-    def direct(batch: list[QueueItem]) -> bool:
-        sent.append(batch)
-        return True
-
-    waiting = asyncio.ensure_future(outbox.wait(direct))
+    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
     await asyncio.sleep(0)
     update = dialect.heartbeat()
     outbox.put_nowait(update, wake=False)
@@ -204,7 +210,7 @@ async def test_a_flush_without_a_direct_path_or_with_two_writers_parked_wakes_th
 
     shared = Outbox()
     calls: list[list[QueueItem]] = []
-    first = asyncio.ensure_future(shared.wait(lambda batch: calls.append(batch) is None))
+    first = asyncio.ensure_future(shared.wait(recorder(calls)))
     second = asyncio.ensure_future(shared.wait())
     await asyncio.sleep(0)
     shared.put_nowait(dialect.heartbeat(), wake=False)
@@ -216,7 +222,7 @@ async def test_a_flush_without_a_direct_path_or_with_two_writers_parked_wakes_th
 async def test_a_woken_writers_direct_path_is_not_used_again() -> None:
     outbox = Outbox()
     calls: list[list[QueueItem]] = []
-    waiting = asyncio.ensure_future(outbox.wait(lambda batch: calls.append(batch) is None))
+    waiting = asyncio.ensure_future(outbox.wait(recorder(calls)))
     await asyncio.sleep(0)
     outbox.wake()
     await asyncio.wait_for(waiting, 1)
