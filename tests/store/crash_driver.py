@@ -57,6 +57,7 @@ from cursor_byok.llm.types import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    last_answer,
 )
 from cursor_byok.loop import CallClient, Final, Status, ToolInterrupted, ToolProgress, ToolResult
 from cursor_byok.runtime.model_call import RetryPolicy
@@ -72,7 +73,7 @@ from cursor_byok.store.sql_store import SQLStore
 from cursor_byok.store.tokens import new_token
 from cursor_byok.transport.dialect.dialect import tool_result_message
 from cursor_byok.transport.dialect.input_ids import tool_result_id
-from cursor_byok.transport.dialect.task_server import last_answer, succeeded
+from cursor_byok.transport.dialect.task_server import succeeded
 from cursor_byok.transport.dialect.task_tool import TaskTool
 from cursor_byok.transport.proto.agent.v1.agent_pb2 import SubagentPersistedState as Kept
 from cursor_byok.transport.sessions.subagent_launch import (

@@ -174,6 +174,17 @@ class HistoryRepair:
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage | HistoryRepair
 
 
+def last_answer(messages: Sequence[Message]) -> str:
+    """The text of the last assistant message that has any (a subagent's
+    answer, as its parent's model reads it); empty if none has."""
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage):
+            texts = [c.text for c in message.content if isinstance(c, TextContent)]
+            if texts:
+                return "".join(texts)
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
     """A tool the model may call: name, description, JSON Schema of arguments."""

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cursor_byok.llm.types import AssistantMessage, TextContent
+from cursor_byok.llm.types import last_answer
 from cursor_byok.loop.state import IDLE_STATUSES
 from cursor_byok.store.base import Store
-
-TAIL = 20
-"""Messages read from a child's end to find its last answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +36,9 @@ class ChildNow:
 
 def child_now(store: Store, child_id: str, after: int = 0) -> ChildNow | None:
     """The child as the store has it now (None: not stored): its head only
-    while it runs, and the end of its history once it rests, so watching a
-    long child costs what watching a short one does (and another process
-    may be the one driving it)."""
+    while it runs, so watching a long child costs what watching a short one
+    does (and another process may be the one driving it); its state once,
+    when it rests."""
     head = store.timeline_window(child_id, 0, 0)
     if head is None:
         return None
@@ -50,13 +47,8 @@ def child_now(store: Store, child_id: str, after: int = 0) -> ChildNow | None:
         return ChildNow(head.status, 0)
     if head.status not in IDLE_STATUSES:
         return ChildNow(head.status, count)
-    tail = store.timeline_window(child_id, max(0, count - TAIL), TAIL)
-    messages = tail.messages if tail is not None else ()
-    loaded = store.load(child_id)  # once, at rest: the turn's call count
-    calls = loaded.state.turn_calls if loaded is not None else 0
-    for message in reversed(messages):
-        if isinstance(message, AssistantMessage):
-            texts = [c.text for c in message.content if isinstance(c, TextContent)]
-            if texts:
-                return ChildNow(head.status, count, "".join(texts), calls)
-    return ChildNow(head.status, count, model_calls=calls)
+    loaded = store.load(child_id)  # once, at rest: its answer and its turn's call count
+    if loaded is None:
+        return ChildNow(head.status, count)
+    state = loaded.state
+    return ChildNow(head.status, count, last_answer(state.messages), state.turn_calls)

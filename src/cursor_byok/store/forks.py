@@ -23,7 +23,7 @@ from cursor_byok.llm.serialize import canonical_dumps, canonical_loads
 from cursor_byok.loop.forks import Branch, TurnMark
 from cursor_byok.loop.todos import todo_from_json, todo_to_json
 from cursor_byok.store.executor import Executor
-from cursor_byok.store.owners import SEPARATOR
+from cursor_byok.store.owners import client_id_of, owner_of, scoped
 
 BRANCH_MARK = "~"
 MARKS_PER_STATEMENT = 400
@@ -32,22 +32,14 @@ MARKS_PER_STATEMENT = 400
 
 def root_of(key: str) -> str:
     """The conversation a branch was forked from, at the root (itself for a root)."""
-    client, separator, owner = key.rpartition(SEPARATOR)
-    if not (separator and owner.isdigit()):
-        client, owner = key, ""
-    root = client.partition(BRANCH_MARK)[0]
-    return f"{root}{SEPARATOR}{owner}" if owner else root
+    return scoped(owner_of(key), client_id_of(key).partition(BRANCH_MARK)[0])
 
 
 def branch_key(root: str, input_id: str) -> str:
     """The key of the branch the run `input_id` forks off `root`: the same
     for a resent run, so a fork is made once however often it is asked."""
-    client, separator, owner = root.rpartition(SEPARATOR)
-    if not (separator and owner.isdigit()):
-        client, owner = root, ""
     digest = hashlib.sha256(input_id.encode()).hexdigest()[:8]
-    branch = f"{client}{BRANCH_MARK}{digest}"
-    return f"{branch}{SEPARATOR}{owner}" if owner else branch
+    return scoped(owner_of(root), f"{client_id_of(root)}{BRANCH_MARK}{digest}")
 
 
 @dataclass(frozen=True, slots=True)

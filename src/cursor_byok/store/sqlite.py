@@ -87,14 +87,7 @@ class SQLiteStore(SQLStore):
         for writers, but a checkpoint's reset can briefly refuse one), the
         answer is None and the caller asks in a worker thread instead. A
         thread hop costs far more than this read."""
-        if not self._now_lock.acquire(blocking=False):
-            return None
-        try:
-            return self._lookup(self._now, conversation_id, input_id)
-        except sqlite3.OperationalError:
-            return None
-        finally:
-            self._now_lock.release()
+        return self._now_read(self._lookup, conversation_id, input_id)
 
     def branches_now(self, root: str) -> list[Branch] | None:
         """As `lookup_now`: asked before every run whose client sent a state."""

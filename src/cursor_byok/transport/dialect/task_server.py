@@ -12,10 +12,9 @@ background.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Protocol
 
-from cursor_byok.llm.types import AssistantMessage, Message, TextContent, ToolCall
+from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ToolContext
 from cursor_byok.transport.dialect.task_call import TaskCall
 from cursor_byok.transport.dialect.task_cards import (
@@ -44,16 +43,6 @@ class ChildRunner(Protocol):
     async def run_task(
         self, tool: TaskParser, task: TaskCall, call: ToolCall, context: ToolContext
     ) -> ServerOutcome: ...
-
-
-def last_answer(messages: Sequence[Message]) -> str:
-    """The text of the child's last answer (what the parent model reads)."""
-    for message in reversed(messages):
-        if isinstance(message, AssistantMessage):
-            texts = [c.text for c in message.content if isinstance(c, TextContent)]
-            if texts:
-                return "".join(texts)
-    return ""
 
 
 def _card(task: TaskCall, call: ToolCall, result: pb.TaskResult, agent_id: str) -> pb.ToolCall:

@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cursor_byok.loop.commands import Emit
-from cursor_byok.transport.connect.errors import WireError
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.exec_tracker import ExecTracker
@@ -49,9 +48,8 @@ class ChildSession(Session):
     """The parent's Task tool call this child answers."""
     checkpoint: pb.ConversationStateStructure | None = None
     """The child's latest checkpoint, for the parent's `subagent_states`."""
-    ended_with: WireError | None = None
     finished: bool = False
-    """Its turn came to an end (`ended_with` None: a final answer)."""
+    """Its turn came to an end (its answer, or an error, is in its history)."""
     held: list[pb.AgentServerMessage] | None = None
     """Its updates while its Task card is not shown yet (None: shown)."""
 
@@ -67,7 +65,7 @@ class ChildSession(Session):
 
     def put(self, item: QueueItem) -> None:
         if isinstance(item, EndOfStream):
-            self._finish(item.error)
+            self._finish()
             return
         if self.ended:
             return
@@ -125,10 +123,10 @@ class ChildSession(Session):
         getattr(response, branch).approved.SetInParent()
         self.server_runs.queries.answer(query.id, response)
 
-    def _finish(self, error: WireError | None) -> None:
+    def _finish(self) -> None:
         if self.finished:
             return
-        self.finished, self.ended_with, self.ended = True, error, True
+        self.finished, self.ended = True, True
         self.server_runs.cancel_all()
         self.on_end(self)
 

@@ -46,8 +46,12 @@ NOT_FOR_CHILDREN = frozenset({"Task", "AskQuestion", "SwitchMode", "CreatePlan"}
 """No person to ask, and no grandchildren."""
 
 
+DIGEST_CHARS = 20
+"""Hex characters of a Task call id's digest in its child's conversation id."""
+
+
 def _digest(tool_call_id: str) -> str:
-    return hashlib.sha256(tool_call_id.encode()).hexdigest()[:20]
+    return hashlib.sha256(tool_call_id.encode()).hexdigest()[:DIGEST_CHARS]
 
 
 def child_conversation_id(parent_id: str, tool_call_id: str) -> str:

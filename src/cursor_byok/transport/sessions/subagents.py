@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import replace
 
-from cursor_byok.llm.types import ToolCall, UserMessage
+from cursor_byok.llm.types import ToolCall, UserMessage, last_answer
 from cursor_byok.loop.inputs import Cancel, UserInput
 from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status
 from cursor_byok.runtime.runner import Runner
@@ -50,7 +50,6 @@ from cursor_byok.transport.dialect.task_server import (
     failed,
     finished_text,
     in_background,
-    last_answer,
     succeeded,
 )
 from cursor_byok.transport.dialect.task_tool import TaskTool

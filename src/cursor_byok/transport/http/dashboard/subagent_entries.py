@@ -23,13 +23,12 @@ from cursor_byok.store.owners import client_id_of
 from cursor_byok.store.subagent_links import linked_child, linked_parent
 from cursor_byok.transport.sessions.subagent_launch import (
     CHILD_MARK,
+    DIGEST_CHARS,
     child_conversation_id,
     parent_of,
 )
 
 TASK = "Task"
-SERVER_DIGEST = 20
-"""Hex digits after `~` in a server-run child's key (a branch has 8)."""
 
 
 def _task_calls(messages: Sequence[Message], start: int) -> Iterator[tuple[int, ToolCall]]:
@@ -93,5 +92,5 @@ def subagent_entries(
         return
     parent_key = parent_of(key)
     digest = client_id_of(key).rpartition(CHILD_MARK)[2]
-    if parent_key is not None and len(digest) == SERVER_DIGEST:
+    if parent_key is not None and len(digest) == DIGEST_CHARS:  # (a branch has 8)
         yield 0, f"<p class=meta>A subagent of {_link(viewer, parent_key)}.</p>"
