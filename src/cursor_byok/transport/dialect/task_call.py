@@ -9,10 +9,12 @@ the configuration does not know), which becomes the call's error result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from cursor_byok.llm.types import JSONObject, ToolCall
+from cursor_byok.loop.state import ConversationState
 from cursor_byok.transport.dialect.subagent_settings import (
     ModelProblem,
     SubagentSettings,
@@ -155,3 +157,29 @@ def parse_task(call: ToolCall, setup: TaskSetup) -> TaskCall:
         background=_flag(arguments, "run_in_background"),
         problem=problem,
     )
+
+
+class TaskParser(Protocol):
+    """What a Task call needs of its tool (`task_tool.TaskTool`)."""
+
+    name: str
+
+    def parse(self, call: ToolCall) -> TaskCall: ...
+
+
+def following_tasks(
+    tool: TaskParser, call: ToolCall, state: ConversationState
+) -> Iterator[tuple[ToolCall, TaskCall]]:
+    """The Task calls right after `call` in its response, in order, while
+    `call` is the one asked: up to a call of another tool (the calls after
+    it wait for it, as the model asked) or one that does not parse."""
+    waiting = state.waiting
+    if waiting is None or waiting.current.id != call.id:
+        return
+    for following in waiting.tool_calls[waiting.next + 1 :]:
+        if following.name != tool.name:
+            return
+        task = tool.parse(following)
+        if task.problem is not None:
+            return
+        yield following, task

@@ -34,7 +34,7 @@ from cursor_byok.loop.state import Status
 from cursor_byok.store.owners import client_id_of
 from cursor_byok.transport.dialect.server_tool import ExecContext, ServerOutcome
 from cursor_byok.transport.dialect.subagent_settings import SubagentSettings
-from cursor_byok.transport.dialect.task_call import TaskCall
+from cursor_byok.transport.dialect.task_call import TaskCall, following_tasks
 from cursor_byok.transport.dialect.task_cards import (
     STILL_RUNNING,
     background_text,
@@ -100,15 +100,7 @@ def _launch(tool: TaskTool, task: TaskCall, call: ToolCall, context: ExecContext
 async def _launch_following(tool: TaskTool, call: ToolCall, context: ExecContext) -> None:
     """Start the Task calls right after `call` in the same response now
     (those whose child the client has not started already)."""
-    waiting = context.state.waiting
-    if waiting is None or waiting.current.id != call.id:
-        return
-    for following in waiting.tool_calls[waiting.next + 1 :]:
-        if following.name != tool.name:
-            break  # the calls after another tool wait for it, as the model asked
-        task = tool.parse(following)
-        if task.problem is not None:
-            break
+    for following, task in following_tasks(tool, call, context.state):
         if await context.child_of(following.id) is None:
             _launch(tool, task, following, context)
 

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.server_tool import ServerOutcome, ToolContext
-from cursor_byok.transport.dialect.task_call import TaskCall
+from cursor_byok.transport.dialect.task_call import TaskCall, TaskParser
 from cursor_byok.transport.dialect.task_cards import (
     background_text,
     error_text,
@@ -27,14 +27,6 @@ from cursor_byok.transport.dialect.task_cards import (
 )
 from cursor_byok.transport.dialect.tool_base import ToolOutcome, cap
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-
-
-class TaskParser(Protocol):
-    """What a server-run Task call needs of its tool (`task_tool.TaskTool`)."""
-
-    name: str
-
-    def parse(self, call: ToolCall) -> TaskCall: ...
 
 
 class ChildRunner(Protocol):

@@ -142,7 +142,7 @@ def build_service(
         "context_wait_s": context_wait_s,
         "blob_wait_s": blob_wait_s,
         "kv_wait_s": kv_wait_s,
-        "query_waits": query_waits,
+        "query_waits": query_waits or QueryWaits(),
         # A router that names its models' adapters stamps a client's transcript with them.
         "models": ModelGate(store.user_by_id, resolve_model, getattr(llm, "identity", _unnamed)),
         "server_tools": server_tools,

@@ -77,7 +77,7 @@ class SessionHub:
         kv_wait_s: float | None = None,
         models: ModelGate | None = None,
         server_tools: Sequence[Tool] = (),
-        query_waits: QueryWaits | None = None,
+        query_waits: QueryWaits = QueryWaits(),  # noqa: B008 (frozen)
         rewinds: Rewinds | None = None,
         links: ChildLinks | None = None,
     ) -> None:

@@ -64,7 +64,7 @@ class ServerToolHost(Protocol):
     def now_ms(self) -> int: ...
 
     @property
-    def waits(self) -> QueryWaits | None:
+    def waits(self) -> QueryWaits:
         """How long a query waits for a person (`server_tool.QueryWaits`)."""
         ...
 
@@ -85,12 +85,9 @@ class RunnerHost:
     runner: Runner
     spawn: Callable[[Coroutine[object, object, None]], asyncio.Task[None]]
     now_ms: Callable[[], int]
-    waits: QueryWaits | None = None
+    waits: QueryWaits = field(default_factory=QueryWaits)
     links: ChildLinks | None = None
     """Where a client-run subagent's Task call finds its child again."""
-
-    def __post_init__(self) -> None:
-        self.waits = self.waits or QueryWaits()
 
     async def child_of(self, conversation_id: str, tool_call_id: str) -> LinkedChild | None:
         return await self.links.child(conversation_id, tool_call_id) if self.links else None
@@ -167,7 +164,7 @@ class _Context:
 
     @property
     def waits(self) -> QueryWaits:
-        return self.host.waits or QueryWaits()
+        return self.host.waits
 
     @property
     def mode(self) -> str:

@@ -43,10 +43,9 @@ from cursor_byok.loop.state import IDLE_STATUSES, ConversationState, Status
 from cursor_byok.runtime.runner import Runner
 from cursor_byok.store.owners import client_id_of, owner_of, scoped
 from cursor_byok.transport.dialect.server_tool import ExecContext, ServerOutcome, ToolContext
-from cursor_byok.transport.dialect.task_call import TaskCall
+from cursor_byok.transport.dialect.task_call import TaskCall, TaskParser, following_tasks
 from cursor_byok.transport.dialect.task_cards import child_state
 from cursor_byok.transport.dialect.task_server import (
-    TaskParser,
     failed,
     finished_text,
     in_background,
@@ -285,14 +284,8 @@ class Subagents:
         too (their cards shown at once where the context can, else when
         their own call is asked)."""
         state = context.state
-        waiting = state.waiting
-        if waiting is None or waiting.current.id != call.id:
-            return
-        for sibling in waiting.tool_calls[waiting.next + 1 :]:
-            if sibling.name != tool.name:
-                break  # the calls after another tool wait for it, as the model asked
-            task = tool.parse(sibling)
-            if task.problem is not None or task.background:
+        for sibling, task in following_tasks(tool, call, state):
+            if task.background:
                 break
             launched = self._launch(parent, parent_id, task, sibling, state)
             if not isinstance(launched, Launch):
