@@ -36,6 +36,7 @@ import re
 import socket
 import sys
 from dataclasses import dataclass, field
+from typing import cast
 
 TOKEN_CHARS = 6
 RCVLOWAT_MAX = 16 * 1024 * 1024
@@ -243,8 +244,8 @@ class Connection(asyncio.BufferedProtocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are not asyncio.Transport subclasses: no isinstance.
+        self.transport = cast(asyncio.Transport, transport)
         self.lowat = 1
 
     def _wake_at(self, missing: int) -> None:

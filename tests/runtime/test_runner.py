@@ -51,7 +51,7 @@ from tests.factories import (
     stream_of,
     tool_call,
 )
-from tests.fakes import RecordingSink, ScriptedLLM, ScriptedStream
+from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM, ScriptedStream
 from tests.store.hooked_stage import HookedStage
 
 Make = Callable[..., "Harness"]
@@ -647,6 +647,40 @@ async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before
         assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
     finally:
         held.go.set()
+        await runner.close()
+        store.close()
+
+
+class FailingPlans(HeldCommits):
+    """The real store, whose commits that plan a model call fail as a full
+    disk would make them fail."""
+
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        if any(not request.flush for request in requests):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.store.stage_batch_now(requests)
+
+
+async def test_a_call_opened_early_goes_with_its_planning_commit_when_that_fails(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = PausingLLM([stream_of(FINAL_REPLY)], pause_at=1)  # stalls after its start
+    sink = RecordingSink()
+    runner = Runner(FailingPlans(store), llm, sink, retry=FAST)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+            await answered(runner.submit("c", "req:0", start("go")), "the failing start")
+        # The call was opened while the commit was staged; it goes with it,
+        # rather than go on (its budget check, its request, its stream) into
+        # a gate that never opens.
+        await asyncio.sleep(0.3)
+        assert all(stream.closed for stream in llm.streams)
+        assert runner._conversations["c"].reader is None or runner._conversations["c"].reader.done()
+        assert sink.of("c") == []
+        assert store.load("c") is None  # nothing of the turn was stored
+    finally:
+        llm.gate.set()
         await runner.close()
         store.close()
 

@@ -287,10 +287,9 @@ class Runner:
         input_: Input,
         first: FirstLoad | None = None,
     ) -> Outcome:
-        """Apply one input. One that may be a resend (all but a streamed delta) is
-        looked up in its commit's worker-thread hop (the pure transition, made
-        first, is dropped for a duplicate), or before, if it opens a call early:
-        in the load's hop (`first`) when the input is the first since a load."""
+        """Apply one input. A possible resend (all but a streamed delta) is looked
+        up in its commit's worker-thread hop (its transition is then dropped), or
+        before if it opens a call early: in the load's hop (`first`), if first."""
         conversation_id = conversation.conversation_id
         checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL)
         while True:
@@ -309,18 +308,17 @@ class Runner:
                 self._publish(conversation_id, result.emit)
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
-            light = isinstance(input_, ToolProgress)  # see `planned_commit`
-            ended = self.accounting.ended(conversation_id, input_, result)
-            version = conversation.version
-            commit = planned_commit(input_id, version, result, checked and not early, light, ended)
+            # The request is written before the commit's rows are made (off its path).
             gate = self._call_early(conversation, result.command) if early else None
-            if gate is not None and not STARTS_AT_ONCE:
-                # The call's first (`start_at_once` says why): one loop step
-                # lets it build and write its request before the commit
-                # reaches the writer thread, whose Python would hold the GIL
-                # meanwhile. Nothing is published before the commit lands.
-                await asyncio.sleep(0)
+            light, looked_up = isinstance(input_, ToolProgress), checked and not early
             try:
+                ended = self.accounting.ended(conversation_id, input_, result)
+                commit = planned_commit(
+                    input_id, conversation.version, result, looked_up, light, ended
+                )
+                if gate is not None and not STARTS_AT_ONCE:
+                    # A step for the call's request first (`start_at_once` says why).
+                    await asyncio.sleep(0)
                 committed = await self._commits.commit(commit)
             except VersionConflict:
                 self._abandon(conversation, result.command)
@@ -329,6 +327,9 @@ class Runner:
                 await self._ensure_loaded(conversation, resume=False)
                 first = None
                 continue
+            except Exception:  # the commit that plans the call failed: the call goes too
+                self._abandon(conversation, result.command)
+                raise
             if isinstance(committed, InputCommit):
                 self._abandon(conversation, result.command)
                 return Outcome(duplicate=True, committed=True, result=committed.result)
