@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from cursor_byok.client.client import End, kind, run_request
@@ -15,6 +17,7 @@ from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
+from cursor_byok.store.base import CommitRequest, StagedBatch
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.connect.framing import FLAG_COMPRESSED, encode_envelope
 from cursor_byok.transport.http.app import build_service, serving
@@ -108,3 +111,40 @@ async def test_a_tool_result_larger_than_a_unary_body_rides_one_run_message(
     assert isinstance(end, End) and end.error is None
     assert stream.text() == "read it"
     assert b"x" * 10_000 in run.llm.requests[1][1]  # the tool's result, as the tool caps it
+
+
+class FullDisk:
+    """The real store, whose commits that plan a model call fail as a full
+    disk makes them fail."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+    def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
+        if any(not request.flush for request in requests):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.store.stage_batch_now(requests)
+
+
+async def test_a_run_that_cannot_start_ends_its_stream_with_why(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM([stream_of(assistant(TextContent("never sent")))])
+    service = build_service(FullDisk(store), llm, retry=RetryPolicy(2, 0.001, 0.01))  # type: ignore[arg-type]
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            end = await stream.until(is_end, within=10)
+        finally:
+            await client.close()
+    assert isinstance(end, End) and end.error is not None  # not a stream left hanging
+    assert end.error["code"] == "internal"
+    message = str(end.error["message"])
+    assert "could not start" in message and "disk is full" in message
+    assert service.hub.counters.failed_appends == 1
+    assert store.load(run_request("hello").run_request.conversation_id) is None
+    store.close()

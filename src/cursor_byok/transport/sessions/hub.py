@@ -81,10 +81,9 @@ class SessionHub:
         rewinds: Rewinds | None = None,
         links: ChildLinks | None = None,
     ) -> None:
-        """`kv_wait_s`: the wait of a stream's end for its KV answers (None:
-        `kv_answers.KV_ANSWER_WAIT_S`); `models`: who may use which models (None: any);
-        `server_tools`: the configuration's (web, Task); `query_waits`: for a person;
-        `rewinds`: for a run behind the history; `links`: Task calls' subagents."""
+        """`kv_wait_s`: a stream's end's wait for its KV answers (None: the default);
+        `models`: who may use which models (None: any); `server_tools`: web, Task;
+        `query_waits`: for a person; `rewinds`: forks; `links`: Task subagents."""
         self.runner = runner
         self.rewinds = rewinds
         self.models = models or ModelGate()
@@ -280,6 +279,8 @@ class SessionHub:
                     self.counters.failed_appends += 1
                     what = f"append {number} of request {request_id}"
                     log_not_applied(log, session.conversation_id, what, error)
+                    if number == 0:  # the run itself: no turn would end its stream
+                        session.fail_start(error)
 
     async def append_refused(self, request_id: str, reason: str) -> None:
         """An append of `request_id` was refused (too big, or no room): the
@@ -414,8 +415,7 @@ class SessionHub:
                 session, conversation_id, run.call, run.tool, run.operation_id
             )
         if not session.ended:
-            # A summary asked for when there is nothing to summarize leaves
-            # the conversation idle: the resume below ends the stream.
+            # A summary of nothing leaves it idle: the resume below ends the stream.
             await resume_turn(self.runner, session, conversation_id, new_turn)
 
     async def _start_when_answered(

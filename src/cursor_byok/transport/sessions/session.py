@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
 from cursor_byok.runtime.outbound import Outbound
 from cursor_byok.store.owners import client_id_of
-from cursor_byok.transport.connect.errors import WireError
+from cursor_byok.transport.connect.errors import Code, WireError
 from cursor_byok.transport.dialect import dialect, modes
 from cursor_byok.transport.dialect.clients import (
     CAUTIOUS,
@@ -140,6 +140,14 @@ class Session:
         self.server_runs = ServerRuns(self.server_runs.host)
         self.ended = False
         self.ended_at = None
+
+    def fail_start(self, error: Exception) -> None:
+        """The run could not start (a failed store, a bug): no turn will end
+        the stream, so it ends here, with why, rather than hang."""
+        if not self.ended:
+            what = f"{type(error).__name__}: {error}"
+            text = f"request {self.client_id}: the run could not start: {what}"
+            self.put(EndOfStream(WireError(Code.INTERNAL, text)))
 
     def end(self, conversation_id: str, error: WireError | None = None) -> None:
         self.put(EndOfStream(error))
