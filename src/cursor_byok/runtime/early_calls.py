@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.runtime.conversation import Conversation
+
+T = TypeVar("T")
 
 STARTS_AT_ONCE = sys.version_info >= (3, 12)
 """Whether `start_at_once` runs the call at once (Python 3.12's eager tasks)."""
 
 
-def start_at_once(call: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+def start_at_once(call: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
     """A task running `call` up to its first wait before this returns, where
     Python can (3.12): the call builds and writes its request within the
     worker's loop step, not one step later, and the planning commit needs

@@ -29,19 +29,16 @@ from cursor_byok.runtime.observe import Metrics, StageClock
 from cursor_byok.store.owners import scoped
 from cursor_byok.transport.connect.codec import (
     Codec,
-    CodecError,
     ContentType,
-    decode_message,
 )
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError, grpc_web_trailers
-from cursor_byok.transport.connect.framing import EnvelopeDecoder, FramingError
-from cursor_byok.transport.connect.reservation import NoRoom, Reservation
+from cursor_byok.transport.http.direct_receive import SETTLE, DirectReceive
+from cursor_byok.transport.http.run_messages import RunMessages, Taken
 from cursor_byok.transport.http.send_now import SendNow, direct_sender
 from cursor_byok.transport.http.stream_writer import Receive, Send, StreamWriter
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2 as errors_pb
 from cursor_byok.transport.sessions.hub import SessionHub
-from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox
+from cursor_byok.transport.sessions.outbox import Outbox
 from cursor_byok.transport.sessions.session import Session
 
 log = logging.getLogger(__name__)
@@ -297,55 +294,26 @@ class RunHandler:
         disconnected: asyncio.Future[None],
     ) -> None:
         """Feed the request stream to the session in order until the client
-        goes away; a malformed stream ends the response with the reason.
-        Each envelope's declared length is reserved in the memory budget
-        when its header arrives, before its payload is read, and what is
-        inflated of it as it is inflated; all of it is given back once the
-        message is handed on, and whatever is left when the stream ends,
-        however it ends. A message there is no room for ends the stream
-        with resource_exhausted."""
-        held = Reservation(self.hub.budget)
-        limit = self.max_message_bytes
-        decoder = EnvelopeDecoder(max_message_bytes=limit, held=held)
-        seqno = 0
+        goes away (`run_messages`); a malformed stream ends the response with
+        the reason. Where the server allows it, a message that finds this
+        reader waiting is taken in the step that read it (`direct_receive`)."""
+        messages = RunMessages(self.hub, session, framing.codec, self.max_message_bytes)
+        direct = DirectReceive.behind(receive, messages.take)
+        taken = Taken.MORE
         try:
-            while True:
+            while taken is Taken.MORE:
+                if direct is not None:
+                    direct.waiting = True
                 message = await receive()
-                if message["type"] == "http.disconnect":
-                    break
-                for envelope in decoder.feed(message.get("body", b"")):
-                    if not envelope.is_end_stream and not envelope.is_trailers:
-                        payload = self._payload(envelope.message(limit, held), framing.codec)
-                        if payload is not None:
-                            await self.hub.append(session.request_id, seqno, payload)
-                            seqno += 1
-                    decoder.handed_on()
-                if not message.get("more_body", False):
-                    decoder.finish()  # half-closed: the response goes on
-                    if seqno == 0:  # ... to nothing: no run request will come
-                        reason = "the request stream ended before its first message"
-                        session.put(EndOfStream(WireError(Code.INVALID_ARGUMENT, reason)))
-                        return
-        except FramingError as error:
-            reason = f"the request stream is malformed: {error}"
-            session.put(EndOfStream(WireError(Code.INVALID_ARGUMENT, reason)))
-            return
-        except NoRoom as no_room:
-            session.put(EndOfStream(WireError(Code.RESOURCE_EXHAUSTED, str(no_room))))
-            return
+                if direct is not None:
+                    direct.waiting = False
+                    taken = await direct.settle()
+                    if taken is not Taken.MORE or message is SETTLE:
+                        continue
+                taken = await messages.take(message)
         finally:
-            decoder.close()
-            held.release()
-        if not disconnected.done():
+            if direct is not None:
+                direct.close()
+            messages.close()
+        if taken is Taken.GONE and not disconnected.done():
             disconnected.set_result(None)
-
-    def _payload(self, data: bytes, codec: Codec) -> bytes | None:
-        """The message as protobuf bytes, the form appends carry."""
-        if codec is Codec.PROTO:
-            return data
-        try:
-            return decode_message(data, pb.AgentClientMessage, codec).SerializeToString()
-        except CodecError as error:
-            self.hub.counters.undecodable_appends += 1
-            log.info("a Run message that does not decode was ignored: %s", error)
-            return None

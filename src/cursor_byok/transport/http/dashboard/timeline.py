@@ -70,18 +70,18 @@ def forks_and_subagents(
     entries = []
     for fork in store.forks(root_of(key)):
         if fork.parent == key and start <= fork.point <= stop:
-            entries.append(Entry(fork.point, _fork(viewer, fork, "Rewound here: branch")))
+            html = _fork(viewer, fork, "Rewound here: branch", fork.branch)
+            entries.append(Entry(fork.point, html))
         elif fork.branch == key and start == 0:
-            entries.append(Entry(0, _fork(viewer, fork, "A branch of")))
+            entries.append(Entry(0, _fork(viewer, fork, "A branch of", fork.parent)))
     entries.extend(
         Entry(at, html) for at, html in subagent_entries(store, viewer, key, messages, start)
     )
     return entries
 
 
-def _fork(viewer: User, fork: ForkRow, words: str) -> str:
+def _fork(viewer: User, fork: ForkRow, words: str, other: str) -> str:
     """One fork as the timeline shows it: a link to the other conversation."""
-    other = fork.branch if words.startswith("Rewound") else fork.parent
     ident = other if viewer.is_admin else client_id_of(other)
     link = f'<a href="/ui/conversations/{quote(ident, safe="")}">{escape(ident)}</a>'
     return (
