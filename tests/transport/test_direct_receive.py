@@ -64,13 +64,25 @@ async def reader(queue: asyncio.Queue[Any], taker: Taker, direct: DirectReceive)
     return own
 
 
-async def test_a_message_that_finds_the_reader_waiting_is_taken_in_the_putting_step() -> None:
+def installed(taker: Taker) -> tuple[asyncio.Queue[Any], DirectReceive]:
+    """A queue as hypercorn makes one for a stream, the direct path on it."""
     queue: asyncio.Queue[Any] = asyncio.Queue(10)
-    taker = Taker()
     direct = DirectReceive.behind(queue.get, taker.take)
     assert direct is not None
+    return queue, direct
+
+
+async def reading_from(taker: Taker) -> tuple[asyncio.Queue[Any], asyncio.Future[list[str]]]:
+    """The queue and its reader, waiting on it."""
+    queue, direct = installed(taker)
     reading = asyncio.ensure_future(reader(queue, taker, direct))
     await asyncio.sleep(0)  # the reader waits
+    return queue, reading
+
+
+async def test_a_message_that_finds_the_reader_waiting_is_taken_in_the_putting_step() -> None:
+    taker = Taker()
+    queue, reading = await reading_from(taker)
     await queue.put(body("run"))
     assert taker.started == ["run"]  # begun before the put returned: no step between
     assert queue.empty()
@@ -91,12 +103,8 @@ async def test_a_message_that_finds_the_reader_waiting_is_taken_in_the_putting_s
 
 
 async def test_messages_that_come_while_one_is_taken_wait_for_it_in_order() -> None:
-    queue: asyncio.Queue[Any] = asyncio.Queue(10)
     taker = Taker()
-    direct = DirectReceive.behind(queue.get, taker.take)
-    assert direct is not None
-    reading = asyncio.ensure_future(reader(queue, taker, direct))
-    await asyncio.sleep(0)
+    queue, reading = await reading_from(taker)
     await queue.put(body("1"))  # taken directly, held
     await queue.put(body("2"))  # queued: one is in hand
     await queue.put(body("3"))
@@ -115,23 +123,17 @@ async def test_messages_that_come_while_one_is_taken_wait_for_it_in_order() -> N
 
 
 async def test_a_message_taken_directly_that_ends_the_stream_stops_the_reader() -> None:
-    queue: asyncio.Queue[Any] = asyncio.Queue(10)
     taker = Taker()
     taker.ends_with = "bad"
-    direct = DirectReceive.behind(queue.get, taker.take)
-    assert direct is not None
-    reading = asyncio.ensure_future(reader(queue, taker, direct))
-    await asyncio.sleep(0)
+    queue, reading = await reading_from(taker)
     await queue.put(body("bad"))
     taker.release("bad")
     assert await asyncio.wait_for(reading, 5) == []  # woken to settle it, and done
 
 
 async def test_once_the_reader_is_done_messages_go_to_the_queue_again() -> None:
-    queue: asyncio.Queue[Any] = asyncio.Queue(10)
     taker = Taker()
-    direct = DirectReceive.behind(queue.get, taker.take)
-    assert direct is not None
+    queue, direct = installed(taker)
     direct.waiting = True
     await queue.put(body("held"))  # taken directly and never let go
     taking = direct._taking
@@ -146,10 +148,8 @@ async def test_once_the_reader_is_done_messages_go_to_the_queue_again() -> None:
 
 
 async def test_a_disconnect_or_a_busy_reader_goes_through_the_queue() -> None:
-    queue: asyncio.Queue[Any] = asyncio.Queue(10)
     taker = Taker()
-    direct = DirectReceive.behind(queue.get, taker.take)
-    assert direct is not None
+    queue, direct = installed(taker)
     await queue.put(body("not waiting"))  # the reader is busy elsewhere
     direct.waiting = True
     await queue.put({"type": "http.disconnect"})
