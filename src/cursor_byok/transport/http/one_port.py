@@ -214,14 +214,17 @@ class Hypercorn:
     app: Any
     context: WorkerContext
     server_class: type[TCPServer]
+    reads_class: type[asyncio.StreamReaderProtocol]
 
 
 def load_hypercorn(app: Any, make_config: Callable[[], HypercornConfig]) -> Hypercorn:
     from hypercorn.app_wrappers import ASGIWrapper  # noqa: PLC0415
-    from hypercorn.asyncio.tcp_server import TCPServer  # noqa: PLC0415
     from hypercorn.asyncio.worker_context import WorkerContext  # noqa: PLC0415
 
-    return Hypercorn(make_config(), ASGIWrapper(app), WorkerContext(None), TCPServer)
+    from cursor_byok.transport.http.eager_read import EagerReads, EagerTCPServer  # noqa: PLC0415
+
+    context = WorkerContext(None)
+    return Hypercorn(make_config(), ASGIWrapper(app), context, EagerTCPServer, EagerReads)
 
 
 class OnePort:
@@ -334,7 +337,7 @@ class OnePort:
     ) -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2**16, loop=loop)
-        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        protocol = hypercorn.reads_class(reader, loop=loop)
         transport.set_protocol(protocol)
         release_when_lost(protocol, release)
         protocol.connection_made(transport)
