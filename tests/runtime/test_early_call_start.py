@@ -6,8 +6,9 @@ later of the two."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -80,9 +81,13 @@ class SteppedLLM(ScriptedLLM):
         return await super().call(model, ctx, request)
 
 
-async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_step(
+@contextlib.asynccontextmanager
+async def warmed(
     tmp_path: Path,
-) -> None:
+) -> AsyncIterator[tuple[LoopSteps, dict[str, int], Runner, RecordingSink, SQLiteStore]]:
+    """A runner whose loop steps are counted, after a first turn that warms
+    what a serving process has warm (its user, read once a while); `seen`
+    is cleared of that turn."""
     steps, seen = LoopSteps(), dict[str, int]()
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     llm = SteppedLLM([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)], steps, seen)
@@ -90,18 +95,24 @@ async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_st
     runner = Runner(SteppedStore(store, steps, seen), llm, sink, retry=FAST)  # type: ignore[arg-type]
     steps.start()
     try:
-        # A first turn warms what a serving process has warm (its user, read once a while).
         assert (await runner.submit("warm", "req:w", start("go"))).committed
         await sink.wait_for("warm", Final)
         seen.clear()
-        assert (await runner.submit("c", "req:0", start("go"))).committed
-        await sink.wait_for("c", Final)
-        loaded = store.load("c")
-        assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
+        yield steps, seen, runner, sink, store
     finally:
         steps.stop()
         await runner.close()
         store.close()
+
+
+async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_step(
+    tmp_path: Path,
+) -> None:
+    async with warmed(tmp_path) as (_steps, seen, runner, sink, store):
+        assert (await runner.submit("c", "req:0", start("go"))).committed
+        await sink.wait_for("c", Final)
+        loaded = store.load("c")
+        assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
     assert seen["call"] == seen["input"], seen  # the request is on its way at once
     assert seen["commit"] == seen["input"], seen  # and so is the commit
 
@@ -109,23 +120,10 @@ async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_st
 async def test_a_new_conversation_s_first_input_is_taken_in_the_step_that_submits_it(
     tmp_path: Path,
 ) -> None:
-    steps, seen = LoopSteps(), dict[str, int]()
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
-    llm = SteppedLLM([stream_of(FINAL_REPLY), stream_of(FINAL_REPLY)], steps, seen)
-    sink = RecordingSink()
-    runner = Runner(SteppedStore(store, steps, seen), llm, sink, retry=FAST)  # type: ignore[arg-type]
-    steps.start()
-    try:
-        assert (await runner.submit("warm", "req:w", start("go"))).committed
-        await sink.wait_for("warm", Final)
-        seen.clear()
+    async with warmed(tmp_path) as (steps, seen, runner, sink, _store):
         submitted = steps.count
         assert (await runner.submit("new", "req:0", start("go"))).committed
         await sink.wait_for("new", Final)
-    finally:
-        steps.stop()
-        await runner.close()
-        store.close()
     # Its worker started with the input queued and ran to its first wait at
     # once: the input was looked at, and the model called, in the same step.
     assert seen["input"] == submitted, (submitted, seen)
