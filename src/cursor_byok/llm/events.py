@@ -19,8 +19,9 @@ carrying the provider's status and message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from cursor_byok.llm.types import (
     AssistantMessage,
@@ -148,3 +149,12 @@ class ResponseStream(Protocol):
     async def aclose(self) -> None:
         """Stop the call and release the connection; idempotent."""
         ...
+
+
+@runtime_checkable
+class PassesOn(Protocol):
+    """A stream that can hand its deltas to the reader as they arrive, in
+    the loop step that read them, while `recv` waits with nothing pending;
+    the start, the terminal event and failures still come out of `recv`."""
+
+    def pass_on(self, take: Callable[[ResponseEvent], None]) -> None: ...

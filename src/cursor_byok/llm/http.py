@@ -19,7 +19,7 @@ import asyncio
 import functools
 import json
 import re
-from collections.abc import AsyncGenerator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -111,6 +111,42 @@ class TransportError(Exception):
         self.waited = waited
 
 
+class _Tap(asyncio.Protocol):
+    """Stands between a connection's transport and aiohttp's protocol while a
+    body is pushed (`HTTPResponse.on_arrival`): everything goes on to
+    aiohttp as before, then `arrived()` runs in the same loop step, where a
+    reader parked on aiohttp's stream would only be woken for the next.
+    Installed and removed with the transport's public `set_protocol`."""
+
+    __slots__ = ("arrived", "inner")
+
+    def __init__(self, inner: asyncio.Protocol, arrived: Callable[[], None]) -> None:
+        self.inner = inner
+        self.arrived = arrived
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+        self.arrived()
+
+    def eof_received(self) -> bool | None:
+        keep_open = self.inner.eof_received()
+        self.arrived()
+        return keep_open
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.inner.connection_lost(exc)
+        self.arrived()
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+
 class HTTPResponse:
     """A response whose body is read as it arrives.
 
@@ -130,6 +166,8 @@ class HTTPResponse:
         self._loop = asyncio.get_running_loop()
         self._last_read = self._loop.time()
         self._stall: asyncio.TimerHandle | None = None
+        self._tapped: tuple[asyncio.BaseTransport, _Tap] | None = None
+        self._on_arrival: Callable[[], None] | None = None
         connection = response.connection
         protocol = connection.protocol if connection is not None else None
         if protocol is not None and read_timeout > 0:
@@ -143,6 +181,65 @@ class HTTPResponse:
             return
         self._stall = None
         self._response.content.set_exception(TimeoutError("no body data within the stall timeout"))
+        self._arrived()
+
+    def on_arrival(self, arrived: Callable[[], None]) -> bool:
+        """Have `arrived()` called in the loop step that reads more of the
+        body, its end or a failure (the stall timeout included), until the
+        body has ended or the response is closed. False when nothing more
+        can arrive: the body is in hand already, and `read` returns it."""
+        connection = self._response.connection
+        transport = connection.transport if connection is not None else None
+        if transport is None or self._response.content.is_eof():
+            return False
+        inner = transport.get_protocol()
+        assert isinstance(inner, asyncio.Protocol)
+        tap = _Tap(inner, self._arrived)
+        self._tapped = (transport, tap)
+        self._on_arrival = arrived
+        transport.set_protocol(tap)
+        return True
+
+    def _arrived(self) -> None:
+        """The tap's call. Once the body has ended, aiohttp has put the
+        connection back in its pool: the tap leaves it in the same step,
+        before another response can take it."""
+        content = self._response.content
+        if content.is_eof() or content.exception() is not None:
+            self._untap()
+        if (arrived := self._on_arrival) is not None:
+            arrived()
+
+    def take_nowait(self) -> bytes:
+        """The body bytes at hand, without waiting: b"" when there are none,
+        and when the body has ended or failed (`read` then says which)."""
+        content = self._response.content
+        if content.exception() is not None:
+            return b""
+        chunk = content.read_nowait(-1)
+        if chunk:
+            self._last_read = self._loop.time()
+        return chunk
+
+    @property
+    def tapped(self) -> bool:
+        """Whether `on_arrival` is in force."""
+        return self._tapped is not None
+
+    @property
+    def settled(self) -> bool:
+        """Whether the body has ended or failed, with nothing left unread."""
+        content = self._response.content
+        return content.at_eof() or content.exception() is not None
+
+    def _untap(self) -> None:
+        """Give the transport back to aiohttp's protocol (it may carry the
+        next response once the connection is back in the pool)."""
+        if self._tapped is not None:
+            transport, tap = self._tapped
+            self._tapped = None
+            if transport.get_protocol() is tap:
+                transport.set_protocol(tap.inner)
 
     async def read(self) -> bytes:
         """The body bytes received since the last read (waiting for some), b""
@@ -165,6 +262,8 @@ class HTTPResponse:
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
+        self._untap()
+        self._on_arrival = None
         self._response.release()
 
 

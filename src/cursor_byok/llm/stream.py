@@ -17,7 +17,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import ErrorEvent, ResponseEvent, StartEvent
+from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent, StartEvent
 from cursor_byok.llm.http import (
     HTTPClient,
     HTTPRequest,
@@ -29,6 +29,9 @@ from cursor_byok.llm.http import (
 from cursor_byok.llm.sse import SSEEvent, SSEParser, SSETooLarge
 
 MAX_ERROR_BODY = 64 * 1024
+
+_READER_EVENTS = (StartEvent, DoneEvent, ErrorEvent)
+"""Events `recv` returns even while the others are passed on (`pass_on`)."""
 
 
 class StreamParser(Protocol):
@@ -75,6 +78,18 @@ class SSEResponseStream:
         """The response whose body is being read (None before and after)."""
         self._started = False
         self._closed = False
+        self._take: Callable[[ResponseEvent], None] | None = None
+        self._parked: asyncio.Future[None] | None = None
+        """The reader's wait while events are passed on (`pass_on`)."""
+
+    def pass_on(self, take: Callable[[ResponseEvent], None]) -> None:
+        """While the reader waits in `recv` with nothing pending, hand the
+        body's events to `take` in the loop step that read them off the
+        socket, rather than wake the reader a step later for each: on a busy
+        loop a step is every other stream's work. Only the events between
+        the start and the end go this way; the start, the terminal event
+        and any failure still come out of `recv`, after all those before."""
+        self._take = take
 
     async def recv(self) -> ResponseEvent:
         pending = self._pending
@@ -86,6 +101,21 @@ class SSEResponseStream:
                 body = self._body
                 if body is None:
                     await self._advance()
+                elif self._take is not None and self._tap(body):
+                    # Passing events on: take what is at hand, else wait
+                    # until `_arrived` needs the reader; once the body is
+                    # over, `read` below says how.
+                    if chunk := body.take_nowait():
+                        self._took(chunk)
+                        self._drain()
+                    elif not body.settled:
+                        self._parked = asyncio.get_running_loop().create_future()
+                        try:
+                            await self._parked
+                        finally:
+                            self._parked = None
+                    else:
+                        self._take = None
                 else:
                     # The body's read is awaited here, not in a helper: one
                     # coroutine less on the path of every delta.
@@ -120,6 +150,36 @@ class SSEResponseStream:
             self._started = True
             await self._open()
         self._drain()
+
+    def _tap(self, body: HTTPResponse) -> bool:
+        """Whether the body's arrivals reach `_arrived`; if they cannot (the
+        body is in hand already), the reader reads as without `pass_on`."""
+        if body.tapped or body.on_arrival(self._arrived):
+            return True
+        self._take = None
+        return False
+
+    def _arrived(self) -> None:
+        """More of the body, its end or a failure, in the step that read it."""
+        parked, body, take = self._parked, self._body, self._take
+        if parked is None or parked.done() or body is None or take is None:
+            return  # the reader is busy: it reads what came
+        try:
+            if chunk := body.take_nowait():
+                self._took(chunk)
+                self._drain()
+                pending = self._pending
+                # (`take` may stop the reader: its wait is then cancelled,
+                # and what is left is not passed on, as a stopped reader
+                # would not pass it on)
+                while pending and not parked.done() and not isinstance(pending[0], _READER_EVENTS):
+                    take(pending.popleft())
+        except Exception as error:  # noqa: BLE001 (a bug in the adapter or the taker: the reader raises it)
+            if not parked.done():
+                parked.set_exception(error)
+            return
+        if not parked.done() and (self._pending or body.settled or self._assembler.terminated):
+            parked.set_result(None)
 
     def _took(self, chunk: bytes) -> None:
         try:
@@ -200,6 +260,7 @@ class SSEResponseStream:
             return
         self._closed = True
         self._body = None
+        self._take = None
         if self._response is not None:
             self._response.close()
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from cursor_byok.llm.events import (
     DoneEvent,
     ErrorEvent,
+    PassesOn,
     ResponseEvent,
     ResponseStream,
     StartEvent,
@@ -153,6 +154,16 @@ class CallReader:
         context = CallContext(call.call_id, session, timed, call.user_id)
         stream = await self.llm.call(call.model, context, call.request)
         passed_on = False
+        if isinstance(stream, PassesOn):
+
+            def take(event: ResponseEvent) -> None:
+                """A delta passed on in the step that read it (`PassesOn`)."""
+                nonlocal passed_on
+                watch.see(event)
+                passed_on = True
+                deliver(event)
+
+            stream.pass_on(take)
         try:
             while True:
                 # Read here, not in a helper: one coroutine less per delta.
