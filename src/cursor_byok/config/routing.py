@@ -51,6 +51,9 @@ class Router:
         # One pooled HTTP client per provider, shared by its models: warm
         # connections (and HTTP/2 where the provider offers it) for all.
         self._clients: dict[str, HTTPClient] = {}
+        self._terms: dict[str, ModelTerms] = {}
+        """By configured model: asked before every call, and worked out from
+        the model table and the configuration, neither of which changes."""
 
     def resolve(self, requested: str) -> ModelConfig | None:
         models = self.config.models
@@ -96,9 +99,13 @@ class Router:
         model = self.resolve(requested)
         if model is None:
             return None
+        if (known := self._terms.get(model.name)) is not None:
+            return known
         plan = model.plan(self.config.providers[model.provider].api)
         most = model.max_output if isinstance(plan, LimitProblem) else plan.max_output
-        return ModelTerms(model.name, model.effective_price(), model.context_window, most)
+        terms = ModelTerms(model.name, model.effective_price(), model.context_window, most)
+        self._terms[model.name] = terms
+        return terms
 
     def _adapter(self, model: ModelConfig) -> LLM | str:
         """The cached adapter, or the reason there is none."""

@@ -259,11 +259,12 @@ def decode_run_request(
     history = action_transcript(action, now_ms)
     start = Start(UserMessage(content, now_ms), settings=settings, history=history)
     mcp = [t.definition() for t in tools.tools.values() if isinstance(t, McpTool)]
+    mcp_characters = tool_characters(mcp)
     characters = {
         "system_prompt": len(prompt) - len(rules),
         "rules": len(rules),
-        "tools": tool_characters(settings.tools) - tool_characters(mcp),
-        "mcp": tool_characters(mcp),
+        "tools": tool_characters(settings.tools) - mcp_characters,
+        "mcp": mcp_characters,
     }
     opening = _opening_message(action, content)
     return RunStarted(
