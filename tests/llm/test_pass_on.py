@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
@@ -333,3 +334,52 @@ async def test_arrivals_are_heard_over_tls_as_over_plain_tcp() -> None:
         server.close()
     assert b"".join(chunk for chunk, _ in taken) == b"".join(pieces)
     assert not any(in_task for _, in_task in taken)
+
+
+async def test_a_compressed_body_read_in_one_piece_is_passed_on_whole() -> None:
+    """aiohttp inflates a compressed body only so far at a time: what a read
+    of the stream lets it inflate next is fed in that same read, not by the
+    socket. All of it is passed on, and the stream ends, with nothing more
+    arriving from the socket."""
+    recorded = recording("anthropic/text-usage.sse")
+    events = recorded.split(b"\n\n")
+    delta = next(e for e in events if b"text_delta" in e)
+    many = delta.replace(b'"Hello"', b'"' + b"word " * 200 + b'"')
+    at = events.index(delta)
+    body = b"\n\n".join([*events[:at], *[many] * 2000, *events[at + 1 :]])
+    packed = gzip.compress(body)
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        await reader.readexactly(length)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"content-encoding: gzip\r\ntransfer-encoding: chunked\r\n\r\n"
+        )
+        await asyncio.sleep(PACE_S * 3)  # the reader has parked
+        writer.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
+        await writer.drain()
+        await reader.read(1)  # held open: nothing more comes from the socket
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    llm = AnthropicLLM(ModelSpec("anthropic", "claude-sonnet-4", url), "sk")
+    taken = Taken()
+    try:
+        stream = await llm.call(CallContext("c1", "s1"), REQUEST)
+        seen = await asyncio.wait_for(read_passing_on(stream, taken), 10)
+    finally:
+        await llm.aclose()
+        server.close()
+    check_grammar(seen)
+    assert isinstance(seen[-1], DoneEvent)
+    text = "".join(e.delta for e in seen if isinstance(e, TextDelta))
+    assert text == ("word " * 200) * 2000
+    assert len(taken.events) > 2000

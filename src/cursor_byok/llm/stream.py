@@ -164,11 +164,14 @@ class SSEResponseStream:
         parked, body, take = self._parked, self._body, self._take
         if parked is None or parked.done() or body is None or take is None:
             return  # the reader is busy: it reads what came
+        pending = self._pending
         try:
-            if chunk := body.take_nowait():
+            # Taken until none is at hand: a take can let aiohttp go on
+            # with what it held back (a compressed body is inflated so far
+            # at a time), and that comes in the take, not from the socket.
+            while not pending and not parked.done() and (chunk := body.take_nowait()):
                 self._took(chunk)
                 self._drain()
-                pending = self._pending
                 # (`take` may stop the reader: its wait is then cancelled,
                 # and what is left is not passed on, as a stopped reader
                 # would not pass it on)
