@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from cursor_byok.client.client import End, kind, run_request
+from cursor_byok.client.client import End, exec_reply, kind, run_request
 from cursor_byok.client.run_client import H2Client
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
@@ -147,4 +147,36 @@ async def test_a_run_that_cannot_start_ends_its_stream_with_why(tmp_path: Path) 
     assert "could not start" in message and "disk is full" in message
     assert service.hub.counters.failed_appends == 1
     assert store.load(run_request("hello").run_request.conversation_id) is None
+    store.close()
+
+
+async def test_a_run_that_cannot_start_after_its_context_came_ends_its_stream_with_why(
+    tmp_path: Path,
+) -> None:
+    """The run waited for the client's request context, as a print-mode
+    client's does; once the context came, the turn could not start."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    llm = ScriptedLLM([stream_of(assistant(TextContent("never sent")))])
+    service = build_service(FullDisk(store), llm, retry=RetryPolicy(2, 0.001, 0.01))  # type: ignore[arg-type]
+    async with serving(service) as url:
+        client = await H2Client.connect(url)
+        try:
+            stream = await client.open("proto")
+            opening = run_request("hello")
+            opening.run_request.action.user_message_action.ClearField("request_context")
+            await stream.send(opening)
+            asked = await stream.until(lambda item: kind(item) == "exec", within=10)
+            assert isinstance(asked, pb.AgentServerMessage)
+            request = asked.exec_server_message
+            assert request.HasField("request_context_args")
+            context = pb.RequestContextSuccess(request_context=pb.RequestContext())
+            result = pb.RequestContextResult(success=context)
+            await stream.send(exec_reply(request, request_context_result=result))
+            end = await stream.until(is_end, within=10)
+        finally:
+            await client.close()
+    assert isinstance(end, End) and end.error is not None  # not a stream left hanging
+    assert end.error["code"] == "internal"
+    message = str(end.error["message"])
+    assert "could not start" in message and "disk is full" in message
     store.close()

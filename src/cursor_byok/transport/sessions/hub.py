@@ -377,7 +377,7 @@ class SessionHub:
 
     async def _run_started(self, session: Session, event: RunStarted, input_id: str) -> None:
         if event.needs_context or event.needs_blobs:
-            self._spawn(self._start_when_answered(session, event, input_id))
+            self._spawn(session.starting(self._start_when_answered(session, event, input_id)))
             return
         start, conversation_id = event.start, await placed(self.rewinds, event, input_id)
         session.conversation_id = conversation_id

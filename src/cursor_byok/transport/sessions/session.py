@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from cursor_byok.loop.commands import CallClient, Canceled, Emit, Failed, Final
@@ -148,6 +148,15 @@ class Session:
             what = f"{type(error).__name__}: {error}"
             text = f"request {self.client_id}: the run could not start: {what}"
             self.put(EndOfStream(WireError(Code.INTERNAL, text)))
+
+    async def starting(self, start: Awaitable[None]) -> None:
+        """`start`, a run's opening awaited apart from its append (after the
+        client's answers came): if it fails, as `fail_start`."""
+        try:
+            await start
+        except Exception as error:
+            self.fail_start(error)
+            raise
 
     def end(self, conversation_id: str, error: WireError | None = None) -> None:
         self.put(EndOfStream(error))
