@@ -193,7 +193,8 @@ class HTTPResponse:
         if transport is None or self._response.content.is_eof():
             return False
         inner = transport.get_protocol()
-        assert isinstance(inner, asyncio.Protocol)
+        if not isinstance(inner, asyncio.Protocol):
+            return False  # not aiohttp's plain protocol: read as usual
         tap = _Tap(inner, self._arrived)
         self._tapped = (transport, tap)
         self._on_arrival = arrived
