@@ -186,13 +186,20 @@ class _Httpx2Response:
         return await anext(self._body, b"")
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        from cursor_byok.llm.http import TransportError, UpstreamError  # noqa: PLC0415
+        from cursor_byok.llm.http import TransportError  # noqa: PLC0415
+        from cursor_byok.llm.upstream_errors import UpstreamError  # noqa: PLC0415
 
         try:
             async for chunk in self._response.aiter_bytes():
                 yield chunk
         except httpx2.HTTPError as error:
             raise TransportError(UpstreamError(str(error), retryable=True)) from error
+
+    tapped = False
+
+    def on_arrival(self, arrived: Any) -> bool:
+        """httpx2 offers no hook on its connection's reads: the reader reads."""
+        return False
 
     def close(self) -> None:
         asyncio.get_running_loop().create_task(self._response.aclose())
@@ -212,7 +219,8 @@ class Httpx2Client:
         )
 
     async def send(self, request: Any) -> _Httpx2Response:
-        from cursor_byok.llm.http import TransportError, UpstreamError  # noqa: PLC0415
+        from cursor_byok.llm.http import TransportError  # noqa: PLC0415
+        from cursor_byok.llm.upstream_errors import UpstreamError  # noqa: PLC0415
 
         built = self._client.build_request(
             "POST", request.url, content=request.body, headers=dict(request.headers)

@@ -26,10 +26,10 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.http import UpstreamError
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.serialize import request_bytes
 from cursor_byok.llm.types import RequestMessages
+from cursor_byok.llm.upstream_errors import UpstreamError
 from cursor_byok.runtime.outbound import Outbound
 
 

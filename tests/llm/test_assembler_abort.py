@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.events import ErrorEvent, TextDelta
-from cursor_byok.llm.http import UpstreamError
 from cursor_byok.llm.types import TextContent, ThinkingContent, ToolCall
+from cursor_byok.llm.upstream_errors import UpstreamError
 
 
 def last_error(assembler: Assembler) -> ErrorEvent:

@@ -26,7 +26,6 @@ from cursor_byok.llm.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from cursor_byok.llm.http import UpstreamError
 from cursor_byok.llm.models import Price, with_cost
 from cursor_byok.llm.partial_json import complete_arguments, parse_complete
 from cursor_byok.llm.types import (
@@ -40,6 +39,7 @@ from cursor_byok.llm.types import (
     ToolCall,
     Usage,
 )
+from cursor_byok.llm.upstream_errors import UpstreamError
 
 BlockKind = Literal["text", "thinking", "tool_call"]
 

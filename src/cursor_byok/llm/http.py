@@ -1,5 +1,6 @@
 """The HTTP edge to providers: one pooled client per provider, and the one
-place where transport failures and error responses become `UpstreamError`s.
+place where transport failures become `UpstreamError`s (a provider's own
+error responses are read in `llm.upstream_errors`).
 
 The HTTP library is used here and nowhere else in the server: adapters
 build an `HTTPRequest` (pure data), `HTTPClient` sends it and hands the body
@@ -10,20 +11,18 @@ than httpx2 at 200 streams; it is the package's only HTTP client library
 the first request, so commands that never call a model do not pay for it.
 
 Retry policy lives with the caller (same call id, same bytes); this module
-only says whether a retry can help and how long the provider asked to wait.
+only says whether a retry can help.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
-import re
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
+
+from cursor_byok.llm.upstream_errors import UpstreamError
 
 if TYPE_CHECKING:
     import aiohttp
@@ -35,20 +34,6 @@ can pause for minutes."""
 MAX_CONNECTIONS = 1000
 """Per provider. HTTP/1.1 carries one stream per connection: a lower cap would
 queue concurrent turns behind each other (100 did, at 200 streams)."""
-
-RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "rate_limit_error", "api_error"})
-
-
-@dataclass(frozen=True, slots=True)
-class UpstreamError:
-    """Why a call failed, as the provider said it (message kept verbatim)."""
-
-    message: str
-    status: int | None = None
-    retryable: bool = False
-    retry_after: float | None = None
-
 
 Buffer = bytes | memoryview
 
@@ -377,103 +362,6 @@ def _body_error(exc: Exception, read_timeout: float) -> Exception:
 def make_client(**options: Any) -> HTTPClient:
     """The one place a provider's client is made (a bench swaps it here)."""
     return HTTPClient(**options)
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """`retry-after-ms` (OpenAI, Anthropic) wins over `retry-after` (seconds or HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
-
-
-_GOOGLE_DELAY = re.compile(r"^(\d+(?:\.\d+)?)s$")
-
-
-def _google_retry_delay(error: Mapping[str, Any]) -> float | None:
-    """Gemini puts its hint in a `google.rpc.RetryInfo` detail (`"48s"`)."""
-    for detail in error.get("details") or ():
-        if isinstance(detail, Mapping) and str(detail.get("@type", "")).endswith("RetryInfo"):
-            match = _GOOGLE_DELAY.match(str(detail.get("retryDelay", "")))
-            if match:
-                return float(match.group(1))
-    return None
-
-
-def describe_error_body(body: Any) -> tuple[str | None, str | None, float | None]:
-    """(message, error type, retry hint) from any provider's JSON error document.
-
-    Shapes seen: `{"error": {"message", "type"}}` (OpenAI, OpenRouter),
-    `{"type": "error", "error": {"type", "message"}}` (Anthropic),
-    `{"error": {"code", "message", "status", "details"}}` (Gemini), and a
-    list holding one of those (Gemini streaming).
-    """
-    if isinstance(body, list) and body:
-        body = body[0]
-    if not isinstance(body, Mapping):
-        return None, None, None
-    error = body.get("error", body)
-    if isinstance(error, str):
-        return error, None, None
-    if not isinstance(error, Mapping):
-        return None, None, None
-    message = error.get("message")
-    kind = error.get("type") or error.get("status") or error.get("code")
-    metadata = error.get("metadata")
-    text = str(message) if message is not None else None
-    if isinstance(metadata, Mapping) and metadata.get("raw"):
-        text = f"{text}: {metadata['raw']}" if text else str(metadata["raw"])
-    # OpenAI names the offending field apart from the message; the user needs both.
-    param = error.get("param")
-    if text and isinstance(param, str) and param and param not in text:
-        text = f"{text} (param: {param})"
-    return text, str(kind) if kind is not None else None, _google_retry_delay(error)
-
-
-def error_from_response(status: int, headers: Mapping[str, str], body: bytes) -> UpstreamError:
-    """An error HTTP response as an `UpstreamError`; the body may be anything."""
-    text = body.decode("utf-8", "replace")
-    try:
-        parsed: Any = json.loads(text)
-    except ValueError:
-        parsed = None
-    message, kind, hint = describe_error_body(parsed)
-    retry_after = retry_after_seconds(headers)
-    return UpstreamError(
-        message=message or text.strip() or f"HTTP {status}",
-        status=status,
-        retryable=status in RETRYABLE_STATUS or kind in RETRYABLE_ERROR_TYPES,
-        retry_after=retry_after if retry_after is not None else hint,
-    )
-
-
-def error_in_stream(payload: Any) -> UpstreamError:
-    """An error the provider reported inside a 200 stream. Its status is the
-    error's own numeric code when it has one (OpenRouter), else unknown."""
-    message, kind, hint = describe_error_body(payload)
-    error = payload.get("error") if isinstance(payload, Mapping) else None
-    code = error.get("code") if isinstance(error, Mapping) else None
-    status = code if isinstance(code, int) and not isinstance(code, bool) else None
-    return UpstreamError(
-        message=message or "the provider reported an error",
-        status=status,
-        retryable=kind in RETRYABLE_ERROR_TYPES or status in RETRYABLE_STATUS,
-        retry_after=hint,
-    )
 
 
 def error_from_exception(exc: BaseException) -> UpstreamError:

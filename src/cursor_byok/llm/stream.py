@@ -18,15 +18,9 @@ from urllib.parse import urlsplit
 
 from cursor_byok.llm.assembler import Assembler
 from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent, StartEvent
-from cursor_byok.llm.http import (
-    HTTPClient,
-    HTTPRequest,
-    HTTPResponse,
-    TransportError,
-    UpstreamError,
-    error_from_response,
-)
+from cursor_byok.llm.http import HTTPClient, HTTPRequest, HTTPResponse, TransportError
 from cursor_byok.llm.sse import SSEEvent, SSEParser, SSETooLarge
+from cursor_byok.llm.upstream_errors import UpstreamError, error_from_response
 
 MAX_ERROR_BODY = 64 * 1024
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from cursor_byok.llm.assembler import Assembler, OpenBlock
-from cursor_byok.llm.http import UpstreamError, error_in_stream
 from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
@@ -46,6 +45,7 @@ from cursor_byok.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
+from cursor_byok.llm.upstream_errors import UpstreamError, error_in_stream
 
 API = "openai-chat"
 RENDERED = RenderCache()

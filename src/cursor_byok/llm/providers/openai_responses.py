@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import Any
 
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.http import UpstreamError, describe_error_body, error_in_stream
 from cursor_byok.llm.images import oldest_left_out
 from cursor_byok.llm.provider import CallContext, ModelSpec, request_thinking, takes_images
 from cursor_byok.llm.providers.base import SSEAdapter
@@ -41,6 +40,7 @@ from cursor_byok.llm.types import (
     UserContent,
     UserMessage,
 )
+from cursor_byok.llm.upstream_errors import UpstreamError, describe_error_body, error_in_stream
 
 API = "openai-responses"
 RENDERED = RenderCache()
