@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from cursor_byok.client.client import End, exec_reply, kind, run_request
-from cursor_byok.client.run_client import H2Client
+from cursor_byok.client.run_client import H2Client, RunStream
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.state import Status
@@ -23,6 +24,7 @@ from cursor_byok.transport.connect.framing import FLAG_COMPRESSED, encode_envelo
 from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.proto.aiserver.v1 import error_details_pb2
+from cursor_byok.transport.sessions.hub import SessionHub
 from tests.e2e.test_run_http2 import answer, is_end, read_reply, running
 from tests.factories import assistant, error_event, stream_of, tool_call
 from tests.fakes import ScriptedLLM
@@ -129,25 +131,38 @@ class FullDisk:
         return self.store.stage_batch_now(requests)
 
 
-async def test_a_run_that_cannot_start_ends_its_stream_with_why(tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def full_disk_stream(tmp_path: Path) -> AsyncIterator[tuple[RunStream, SessionHub]]:
+    """A `Run` stream on the real server over h2c, whose store cannot
+    commit a turn's start (a full disk)."""
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
     llm = ScriptedLLM([stream_of(assistant(TextContent("never sent")))])
     service = build_service(FullDisk(store), llm, retry=RetryPolicy(2, 0.001, 0.01))  # type: ignore[arg-type]
-    async with serving(service) as url:
-        client = await H2Client.connect(url)
-        try:
-            stream = await client.open("proto")
-            await stream.send(run_request("hello"))
-            end = await stream.until(is_end, within=10)
-        finally:
-            await client.close()
+    try:
+        async with serving(service) as url:
+            client = await H2Client.connect(url)
+            try:
+                yield await client.open("proto"), service.hub
+            finally:
+                await client.close()
+        assert store.load(run_request("hello").run_request.conversation_id) is None
+    finally:
+        store.close()
+
+
+def ended_as_failed_start(end: object) -> None:
     assert isinstance(end, End) and end.error is not None  # not a stream left hanging
     assert end.error["code"] == "internal"
     message = str(end.error["message"])
     assert "could not start" in message and "disk is full" in message
-    assert service.hub.counters.failed_appends == 1
-    assert store.load(run_request("hello").run_request.conversation_id) is None
-    store.close()
+
+
+async def test_a_run_that_cannot_start_ends_its_stream_with_why(tmp_path: Path) -> None:
+    async with full_disk_stream(tmp_path) as (stream, hub):
+        await stream.send(run_request("hello"))
+        end = await stream.until(is_end, within=10)
+    ended_as_failed_start(end)
+    assert hub.counters.failed_appends == 1
 
 
 async def test_a_run_that_cannot_start_after_its_context_came_ends_its_stream_with_why(
@@ -155,28 +170,16 @@ async def test_a_run_that_cannot_start_after_its_context_came_ends_its_stream_wi
 ) -> None:
     """The run waited for the client's request context, as a print-mode
     client's does; once the context came, the turn could not start."""
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
-    llm = ScriptedLLM([stream_of(assistant(TextContent("never sent")))])
-    service = build_service(FullDisk(store), llm, retry=RetryPolicy(2, 0.001, 0.01))  # type: ignore[arg-type]
-    async with serving(service) as url:
-        client = await H2Client.connect(url)
-        try:
-            stream = await client.open("proto")
-            opening = run_request("hello")
-            opening.run_request.action.user_message_action.ClearField("request_context")
-            await stream.send(opening)
-            asked = await stream.until(lambda item: kind(item) == "exec", within=10)
-            assert isinstance(asked, pb.AgentServerMessage)
-            request = asked.exec_server_message
-            assert request.HasField("request_context_args")
-            context = pb.RequestContextSuccess(request_context=pb.RequestContext())
-            result = pb.RequestContextResult(success=context)
-            await stream.send(exec_reply(request, request_context_result=result))
-            end = await stream.until(is_end, within=10)
-        finally:
-            await client.close()
-    assert isinstance(end, End) and end.error is not None  # not a stream left hanging
-    assert end.error["code"] == "internal"
-    message = str(end.error["message"])
-    assert "could not start" in message and "disk is full" in message
-    store.close()
+    async with full_disk_stream(tmp_path) as (stream, _):
+        opening = run_request("hello")
+        opening.run_request.action.user_message_action.ClearField("request_context")
+        await stream.send(opening)
+        asked = await stream.until(lambda item: kind(item) == "exec", within=10)
+        assert isinstance(asked, pb.AgentServerMessage)
+        request = asked.exec_server_message
+        assert request.HasField("request_context_args")
+        context = pb.RequestContextSuccess(request_context=pb.RequestContext())
+        result = pb.RequestContextResult(success=context)
+        await stream.send(exec_reply(request, request_context_result=result))
+        end = await stream.until(is_end, within=10)
+    ended_as_failed_start(end)

@@ -215,6 +215,17 @@ async def test_a_reader_cancelled_while_parked_ends_with_what_streamed() -> None
 # -- a kept-alive connection, used again once the body is over ------------------------
 
 
+async def read_request(reader: asyncio.StreamReader) -> None:
+    """One request, head and body (its length given), read and dropped."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    await reader.readexactly(length)
+
+
 @contextlib.asynccontextmanager
 async def keep_alive_server(bodies: list[bytes]) -> AsyncIterator[tuple[str, list[int]]]:
     """Answers requests on one connection in turn, each with the next body
@@ -226,13 +237,7 @@ async def keep_alive_server(bodies: list[bytes]) -> AsyncIterator[tuple[str, lis
         connections.append(1)
         try:
             while bodies:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                await reader.readexactly(length)
+                await read_request(reader)
                 writer.write(
                     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                     b"transfer-encoding: chunked\r\n\r\n"
@@ -350,13 +355,7 @@ async def test_a_compressed_body_read_in_one_piece_is_passed_on_whole() -> None:
     packed = gzip.compress(body)
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        await reader.readexactly(length)
+        await read_request(reader)
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
             b"content-encoding: gzip\r\ntransfer-encoding: chunked\r\n\r\n"
