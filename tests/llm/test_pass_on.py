@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import gzip
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 
 import aiohttp
@@ -33,8 +33,9 @@ from cursor_byok.llm.http import HTTPClient, HTTPRequest, HTTPResponse
 from cursor_byok.llm.provider import CallContext, ModelSpec
 from cursor_byok.llm.providers.anthropic import AnthropicLLM
 from cursor_byok.llm.providers.openai_responses import OpenAIResponsesLLM
-from cursor_byok.llm.types import RequestMessages
+from cursor_byok.llm.types import RequestMessages, TextContent
 from tests.factories import user
+from tests.llm.adapters import Adapter
 from tests.llm.loopback import LoopbackServer, Reply, recording
 from tests.llm.streams import check_grammar, collect
 
@@ -88,6 +89,17 @@ def untimed(events: list[ResponseEvent]) -> list[ResponseEvent]:
     ]
 
 
+async def call_passing_on(llm: Adapter, within: float = 5.0) -> tuple[list[ResponseEvent], Taken]:
+    """One call of `llm` read to its end while passing on, and what was
+    taken; the adapter is closed after."""
+    taken = Taken()
+    try:
+        stream = await llm.call(CallContext("c1", "s1"), REQUEST)
+        return await asyncio.wait_for(read_passing_on(stream, taken), within), taken
+    finally:
+        await llm.aclose()
+
+
 async def read_passing_on(stream: ResponseStream, taken: Taken) -> list[ResponseEvent]:
     """Every event in the order the reader sees them: those passed on
     between two `recv`s come before what the second returns."""
@@ -108,22 +120,17 @@ async def read_passing_on(stream: ResponseStream, taken: Taken) -> list[Response
 
 @pytest.mark.parametrize(("make", "name"), RECORDED)
 async def test_what_is_passed_on_and_what_recv_returns_are_the_stream_in_order(
-    make: object, name: str
+    make: Callable[[str], Adapter], name: str
 ) -> None:
     body = recording(name)
     async with LoopbackServer([Reply(body, chunk_size=None)], pace_s=PACE_S) as plain:
-        llm = make(plain.base_url)  # type: ignore[operator]
+        llm = make(plain.base_url)
         try:
             expected = await collect(await llm.call(CallContext("c1", "s1"), REQUEST))
         finally:
             await llm.aclose()
     async with LoopbackServer([Reply(body, chunk_size=None)], pace_s=PACE_S) as passing:
-        llm = make(passing.base_url)  # type: ignore[operator]
-        taken = Taken()
-        try:
-            seen = await read_passing_on(await llm.call(CallContext("c1", "s1"), REQUEST), taken)
-        finally:
-            await llm.aclose()
+        seen, taken = await call_passing_on(make(passing.base_url))
     assert untimed(seen) == untimed(expected)
     check_grammar(seen)
     # The deltas went the direct way, and only they did.
@@ -138,11 +145,7 @@ async def test_a_body_cut_short_ends_through_recv_after_what_was_passed_on() -> 
     reply = Reply(body, chunk_size=None, cut_after=after_the_delta(body))
     async with LoopbackServer([reply], pace_s=PACE_S) as server:
         llm = AnthropicLLM(ModelSpec("anthropic", "claude-sonnet-4", server.base_url), "sk")
-        taken = Taken()
-        try:
-            seen = await read_passing_on(await llm.call(CallContext("c1", "s1"), REQUEST), taken)
-        finally:
-            await llm.aclose()
+        seen, taken = await call_passing_on(llm)
     assert any(isinstance(event, TextDelta) for event in taken.events)
     end = seen[-1]
     assert isinstance(end, ErrorEvent) and end.retryable
@@ -157,12 +160,7 @@ async def test_a_stalled_body_still_ends_at_the_stall_timeout_while_the_reader_i
         llm = AnthropicLLM(
             ModelSpec("anthropic", "claude-sonnet-4", server.base_url), "sk", client=client
         )
-        taken = Taken()
-        try:
-            stream = await llm.call(CallContext("c1", "s1"), REQUEST)
-            seen = await asyncio.wait_for(read_passing_on(stream, taken), 5)
-        finally:
-            await llm.aclose()
+        seen, taken = await call_passing_on(llm)
     assert any(isinstance(event, TextDelta) for event in taken.events)
     end = seen[-1]
     assert isinstance(end, ErrorEvent)
@@ -209,7 +207,8 @@ async def test_a_reader_cancelled_while_parked_ends_with_what_streamed() -> None
             await llm.aclose()
     assert isinstance(last, ErrorEvent) and last.reason == "aborted"
     text = "".join(e.delta for e in taken.events if isinstance(e, TextDelta))
-    assert text and last.message.content[0].text.startswith(text)  # type: ignore[union-attr]
+    [kept] = last.message.content
+    assert text and isinstance(kept, TextContent) and kept.text.startswith(text)
 
 
 # -- a kept-alive connection, used again once the body is over ------------------------
@@ -370,12 +369,9 @@ async def test_a_compressed_body_read_in_one_piece_is_passed_on_whole() -> None:
     port = server.sockets[0].getsockname()[1]
     url = f"http://127.0.0.1:{port}"
     llm = AnthropicLLM(ModelSpec("anthropic", "claude-sonnet-4", url), "sk")
-    taken = Taken()
     try:
-        stream = await llm.call(CallContext("c1", "s1"), REQUEST)
-        seen = await asyncio.wait_for(read_passing_on(stream, taken), 10)
+        seen, taken = await call_passing_on(llm, within=10)
     finally:
-        await llm.aclose()
         server.close()
     check_grammar(seen)
     assert isinstance(seen[-1], DoneEvent)
