@@ -195,8 +195,6 @@ class _Httpx2Response:
         except httpx2.HTTPError as error:
             raise TransportError(UpstreamError(str(error), retryable=True)) from error
 
-    tapped = False
-
     def on_arrival(self, arrived: Any) -> bool:
         """httpx2 offers no hook on its connection's reads: the reader reads."""
         return False

@@ -171,8 +171,11 @@ class HTTPResponse:
     def on_arrival(self, arrived: Callable[[], None]) -> bool:
         """Have `arrived()` called in the loop step that reads more of the
         body, its end or a failure (the stall timeout included), until the
-        body has ended or the response is closed. False when nothing more
-        can arrive: the body is in hand already, and `read` returns it."""
+        body has ended or the response is closed (True again while it is).
+        False when nothing more can arrive: the body is in hand already, and
+        `read` returns it."""
+        if self._tapped is not None:
+            return True
         connection = self._response.connection
         transport = connection.transport if connection is not None else None
         if transport is None or self._response.content.is_eof():
@@ -206,11 +209,6 @@ class HTTPResponse:
         if chunk:
             self._last_read = self._loop.time()
         return chunk
-
-    @property
-    def tapped(self) -> bool:
-        """Whether `on_arrival` is in force."""
-        return self._tapped is not None
 
     @property
     def settled(self) -> bool:

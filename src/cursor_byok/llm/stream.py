@@ -17,14 +17,14 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent, StartEvent
+from cursor_byok.llm.events import TERMINAL_EVENTS, ErrorEvent, ResponseEvent, StartEvent
 from cursor_byok.llm.http import HTTPClient, HTTPRequest, HTTPResponse, TransportError
 from cursor_byok.llm.sse import SSEEvent, SSEParser, SSETooLarge
 from cursor_byok.llm.upstream_errors import UpstreamError, error_from_response
 
 MAX_ERROR_BODY = 64 * 1024
 
-_READER_EVENTS = (StartEvent, DoneEvent, ErrorEvent)
+_READER_EVENTS = (StartEvent, *TERMINAL_EVENTS)
 """Events `recv` returns even while the others are passed on (`pass_on`)."""
 
 
@@ -148,7 +148,7 @@ class SSEResponseStream:
     def _tap(self, body: HTTPResponse) -> bool:
         """Whether the body's arrivals reach `_arrived`; if they cannot (the
         body is in hand already), the reader reads as without `pass_on`."""
-        if body.tapped or body.on_arrival(self._arrived):
+        if body.on_arrival(self._arrived):
             return True
         self._take = None
         return False

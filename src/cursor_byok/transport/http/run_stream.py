@@ -27,10 +27,7 @@ from typing import Any
 
 from cursor_byok.runtime.observe import Metrics, StageClock
 from cursor_byok.store.owners import scoped
-from cursor_byok.transport.connect.codec import (
-    Codec,
-    ContentType,
-)
+from cursor_byok.transport.connect.codec import Codec, ContentType
 from cursor_byok.transport.connect.errors import Code, ErrorDetail, WireError, grpc_web_trailers
 from cursor_byok.transport.http.direct_receive import SETTLE, DirectReceive
 from cursor_byok.transport.http.run_messages import RunMessages, Taken
