@@ -277,7 +277,14 @@ class HTTPClient:
         timeout = aiohttp.ClientTimeout(
             sock_connect=self._connect_timeout, sock_read=self._read_timeout
         )
-        return aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=True)
+        # No cookie jar: the session carries every user's calls, so a cookie
+        # one provider response sets must not ride on anyone's next call.
+        return aiohttp.ClientSession(
+            connector=connector,
+            timeout=timeout,
+            auto_decompress=True,
+            cookie_jar=aiohttp.DummyCookieJar(),
+        )
 
     async def send(self, request: HTTPRequest) -> HTTPResponse:
         """POST the request; the response's body is left to be read."""
