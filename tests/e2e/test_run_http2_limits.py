@@ -1,13 +1,15 @@
 """No free connections, against the real server on a real socket: an HTTP/2
 connection with no stream open is closed after the keep-alive time (as an
 HTTP/1.1 one is), floods of cheap frames end their connection with GOAWAY
-ENHANCE_YOUR_CALM before any token is looked at, the concurrent streams a
-client may open are what one client needs, and connections are capped in
+ENHANCE_YOUR_CALM before any token is looked at (a header block that
+never ends, or outgrows the advertised size, with a protocol error), the
+concurrent streams a client may open are what one client needs, and connections are capped in
 total and per peer address, refused at accept time."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -325,4 +327,54 @@ async def test_streams_whose_headers_carry_a_priority_are_no_flood(tmp_path: Pat
             batch = [client.open(end_stream=True, priority_weight=200) for _ in range(50)]
             await asyncio.wait_for(_until(partial(_ended, client, batch)), 10)
             assert client.goaway is None and not client.eof.is_set()
+        await client.close()
+
+
+async def test_a_header_block_that_never_ends_ends_its_connection(tmp_path: Path) -> None:
+    """HEADERS without END_HEADERS, then CONTINUATION frames without end (the
+    2024 CONTINUATION flood): the server holds a bounded part of the block,
+    then ends the connection, before any token is looked at; the next
+    client is served."""
+    async with served(tmp_path, [answer("still served")], token=TOKEN) as server:
+        attacker = await server.client()
+        await greeted(attacker)
+        junk = b"\x00" * 16384  # the default SETTINGS_MAX_FRAME_SIZE
+        stream_id = attacker.h2.get_next_available_stream_id()
+        attacker.raw(hyperframe.frame.HeadersFrame(stream_id, data=junk))
+        sent = 1
+        while sent < 2000 and not attacker.eof.is_set():  # 32 MiB, were it all taken
+            attacker.raw(hyperframe.frame.ContinuationFrame(stream_id, data=junk))
+            sent += 1
+            with contextlib.suppress(ConnectionError):
+                await attacker.writer.drain()
+        assert await attacker.closed_within(5)
+        assert sent < 2000, "the server read 32 MiB of one header block"
+        assert attacker.goaway is not None
+        assert attacker.goaway.error_code == h2.errors.ErrorCodes.PROTOCOL_ERROR
+        await attacker.close()
+        honest = await server.client()
+        stream = honest.open(token=TOKEN)
+        await honest.send(stream, run_request("hello"))
+        assert await honest.until_end(stream) == {}
+        assert stream.text() == "still served"
+        await honest.close()
+
+
+async def test_a_header_list_over_the_advertised_size_ends_its_connection(
+    tmp_path: Path,
+) -> None:
+    """A header block that does end, but decodes to more than the
+    SETTINGS_MAX_HEADER_LIST_SIZE the server advertised: refused whole."""
+    async with served(tmp_path, token=TOKEN) as server:
+        client = await server.client()
+        await greeted(client)
+        advertised = client.h2.remote_settings.max_header_list_size
+        assert advertised is not None and advertised <= 65536
+        client.open(token=TOKEN, extra=[("x-filler", "y" * advertised)])
+        assert await client.closed_within(5)
+        assert client.goaway is not None
+        assert client.goaway.error_code in {
+            h2.errors.ErrorCodes.PROTOCOL_ERROR,
+            h2.errors.ErrorCodes.ENHANCE_YOUR_CALM,
+        }
         await client.close()
