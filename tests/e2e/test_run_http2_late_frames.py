@@ -1,29 +1,34 @@
 """Frames a client may legally send late, against the real server on a real
 socket (h2c), through a raw HTTP/2 client: DATA, RST_STREAM and
-WINDOW_UPDATE on a stream the server has finished, frames on an open stream
-after the client's GOAWAY, END_STREAM early (on the HEADERS) or late (after
+WINDOW_UPDATE on a stream the server has finished or reset (a lingering
+stream, one over the concurrency limit), frames on an open stream after the
+client's GOAWAY, END_STREAM early (on the HEADERS) or late (after
 the response). Each is handled as RFC 9113 says, and another stream on the
 same connection completes its turn."""
 
 from __future__ import annotations
 
+import asyncio
 import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import h2.errors
 import hyperframe.frame
 import pytest
+from h2.settings import SettingCodes
 
 from cursor_byok.client.client import exec_reply, run_request, stream_close
 from cursor_byok.llm.events import ResponseEvent
 from cursor_byok.llm.types import TextContent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http import h2_guard
 from cursor_byok.transport.http.app import Service, build_service, serving
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from tests.e2e.raw_h2 import RawH2, RawStream
+from tests.e2e.raw_h2 import RawH2, RawStream, envelope
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedLLM
 
@@ -156,3 +161,53 @@ async def test_end_stream_late_after_the_response_ended(tmp_path: Path) -> None:
         client.h2.end_stream(stream.stream_id)  # its own state machine allows it: legal
         client.flush()
         await a_turn(client, "conv-second", "two")
+
+
+@pytest.mark.parametrize("frame", sorted(LATE))
+async def test_a_late_frame_on_a_stream_the_server_reset_leaves_the_connection_serving(
+    tmp_path: Path, frame: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream whose response ended while the client's side stayed open is
+    reset by the server after a while; what the client had in flight on it
+    then arrives (RFC 9113 5.4.2: to be ignored, not a connection error)."""
+    monkeypatch.setattr(h2_guard, "LINGER_S", 0.1)
+    async with running(tmp_path, [answer("one"), answer("two")]) as run:
+        client = run.client
+        done = await finished(client)
+        for _ in range(100):
+            if done.reset_code is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert done.reset_code is not None, "the server never reset the lingering stream"
+        for _ in range(3):
+            client.raw(LATE[frame](done.stream_id))
+        await a_turn(client, "conv-second", "two")
+
+
+async def test_data_in_flight_on_a_refused_stream_leaves_the_connection_serving(
+    tmp_path: Path,
+) -> None:
+    """A stream over the concurrency limit is refused (REFUSED_STREAM); the
+    request the client had already sent on it arrives after the reset."""
+    async with running(tmp_path, [answer("served")]) as run:
+        client = run.client
+        for _ in range(100):
+            if client.h2.remote_settings.max_concurrent_streams < 2**31 - 1:
+                break
+            await asyncio.sleep(0.05)
+        limit = client.h2.remote_settings.max_concurrent_streams
+        held = [client.open() for _ in range(limit)]
+        client.h2.remote_settings.update({SettingCodes.MAX_CONCURRENT_STREAMS: limit + 1})
+        client.h2.remote_settings.acknowledge()
+        over = client.open()  # over the limit the server set
+        client.raw(hyperframe.frame.DataFrame(over.stream_id, data=envelope(run_request("hi"))))
+        client.raw(hyperframe.frame.DataFrame(over.stream_id, data=b"", flags=["END_STREAM"]))
+        for _ in range(100):
+            if over.closed:
+                break
+            await asyncio.sleep(0.05)
+        assert over.reset_code == h2.errors.ErrorCodes.REFUSED_STREAM
+        client.h2.reset_stream(held[0].stream_id, h2.errors.ErrorCodes.CANCEL)
+        client.flush()
+        await a_turn(client, "conv-after", "served")
+        assert not any(stream.closed for stream in held[1:])
