@@ -1,7 +1,9 @@
-"""A turn's early model call and its planning commit start in the loop step
-that takes the turn's input: on a busy loop each step is a whole round of
-every other stream's ready callbacks, and the first delta waits for the
-later of the two."""
+"""A turn's early model call starts in the loop step that takes the turn's
+input: on a busy loop each step is a whole round of every other stream's
+ready callbacks. Its planning commit follows once the loop has polled and
+run the I/O ready meanwhile (`runtime.io_first`), two steps on, not more:
+the deltas other calls have waiting are relayed before the commit's rows
+are made."""
 
 from __future__ import annotations
 
@@ -105,7 +107,7 @@ async def warmed(
         store.close()
 
 
-async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_step(
+async def test_the_call_starts_in_the_input_s_own_loop_step_and_its_commit_after_a_poll(
     tmp_path: Path,
 ) -> None:
     async with warmed(tmp_path) as (_steps, seen, runner, sink, store):
@@ -114,7 +116,8 @@ async def test_the_call_and_its_planning_commit_start_in_the_input_s_own_loop_st
         loaded = store.load("c")
         assert loaded is not None and loaded.state.messages[-1] == FINAL_REPLY
     assert seen["call"] == seen["input"], seen  # the request is on its way at once
-    assert seen["commit"] == seen["input"], seen  # and so is the commit
+    # The commit after the next poll's I/O: the timer step, then the worker's.
+    assert seen["commit"] == seen["input"] + 2, seen
 
 
 async def test_a_new_conversation_s_first_input_is_taken_in_the_step_that_submits_it(

@@ -25,10 +25,8 @@ STARTS_AT_ONCE = sys.version_info >= (3, 12)
 def start_at_once(call: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
     """A task running `call` up to its first wait before this returns, where
     Python can (3.12): the call builds and writes its request within the
-    worker's loop step, not one step later, and the planning commit needs
-    no step of its own to let it go first. On a busy loop a step is the
-    whole round of every other stream's ready callbacks, and the first
-    delta waits for the later of the call and the commit."""
+    worker's loop step, not one step later. On a busy loop a step is the
+    whole round of every other stream's ready callbacks."""
     if sys.version_info >= (3, 12):
         loop = asyncio.get_running_loop()
         return asyncio.Task(call, loop=loop, name=name, eager_start=True)

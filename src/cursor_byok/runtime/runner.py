@@ -35,7 +35,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TypeVar, assert_never
 
-from cursor_byok.llm.events import DoneEvent, ErrorEvent, ResponseEvent
+from cursor_byok.llm.events import TERMINAL_EVENTS as TERMINAL
+from cursor_byok.llm.events import DoneEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.llm.request_identity import RequestNotRebuilt
 from cursor_byok.llm.types import RequestMessages
@@ -64,7 +65,8 @@ from cursor_byok.runtime.conversation import (
     StreamEvent,
     describe,
 )
-from cursor_byok.runtime.early_calls import STARTS_AT_ONCE, EarlyCalls, EventGate, start_at_once
+from cursor_byok.runtime.early_calls import EarlyCalls, EventGate, start_at_once
+from cursor_byok.runtime.io_first import after_polled_io
 from cursor_byok.runtime.model_call import CallReader, ModelCall, RetryPolicy, local_error
 from cursor_byok.runtime.observe import Metrics, StageClock, logfmt, note_turn
 from cursor_byok.runtime.outbound import Sink
@@ -74,8 +76,6 @@ from cursor_byok.runtime.stop_call import caught, last_word
 from cursor_byok.store.base import CallStatus, CallStatusUpdate, InputCommit, Store, VersionConflict
 
 log = logging.getLogger(__name__)
-
-TERMINAL = (DoneEvent, ErrorEvent)
 
 T = TypeVar("T")
 
@@ -208,10 +208,12 @@ class Runner:
                     if not item.done.done():
                         item.done.set_result(None if state is None else state.committed)
                 else:
+                    ended = isinstance(item.event, TERMINAL)
                     try:
+                        if ended:  # a call's end: the deltas ready meanwhile go first
+                            await after_polled_io()
                         await self._stream_event(conversation, item)
                     finally:
-                        ended = isinstance(item.event, TERMINAL)
                         if ended and conversation.in_flight == item.call_id:
                             conversation.in_flight = None
             except asyncio.CancelledError:
@@ -308,17 +310,16 @@ class Runner:
                 self._publish(conversation_id, result.emit)
                 await self._run_command(conversation, result.command)
                 return Outcome(duplicate=False, committed=False, result=None)
-            # The request is written before the commit's rows are made (off its path).
+            # The request is written first; the commit's rows after the deltas ready meanwhile.
             gate = self._call_early(conversation, result.command) if early else None
+            if gate is not None:
+                await after_polled_io()
             light, looked_up = isinstance(input_, ToolProgress), checked and not early
             try:
                 ended = self.accounting.ended(conversation_id, input_, result)
                 commit = planned_commit(
                     input_id, conversation.version, result, looked_up, light, ended
                 )
-                if gate is not None and not STARTS_AT_ONCE:
-                    # A step for the call's request first (`start_at_once` says why).
-                    await asyncio.sleep(0)
                 committed = await self._commits.commit(commit)
             except VersionConflict:
                 self._abandon(conversation, result.command)
@@ -427,9 +428,8 @@ class Runner:
         while the worker has work, goes through the queue."""
         if caught(conversation, call_id, event):
             return
-        state = conversation.state
-        queue = conversation.queue
-        if conversation.busy or state is None or isinstance(event, TERMINAL) or not queue.empty():
+        state, queue, ends = conversation.state, conversation.queue, isinstance(event, TERMINAL)
+        if conversation.busy or state is None or ends or not queue.empty():
             queue.put_nowait(StreamEvent(call_id, event))
             return
         try:
