@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cursor_byok.client.replay_provider import Received, ReplayProvider, Reply
+from cursor_byok.llm.http import HTTPClient, HTTPRequest
 from tests.shared_folder import shared_folder
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "LoopbackServer",
     "Received",
     "Reply",
+    "answered",
     "fixture_bytes",
     "fixture_json",
     "recording",
@@ -47,3 +49,12 @@ def recording(name: str) -> bytes:
 
 
 LoopbackServer = ReplayProvider
+
+
+async def answered(client: HTTPClient, request: HTTPRequest) -> None:
+    """`request` sent and its whole answer read; it must be a 200."""
+    response = await client.send(request)
+    assert response.status == 200
+    while await response.read():
+        pass
+    response.close()

@@ -4,7 +4,7 @@ response leaves behind reaches another call."""
 from __future__ import annotations
 
 from cursor_byok.llm.http import HTTPClient, HTTPRequest
-from tests.llm.loopback import LoopbackServer, Reply
+from tests.llm.loopback import LoopbackServer, Reply, answered
 
 
 async def test_a_cookie_a_provider_sets_is_not_sent_on_the_next_call(
@@ -19,11 +19,7 @@ async def test_a_cookie_a_provider_sets_is_not_sent_on_the_next_call(
     try:
         for key in ("sk-first-user", "sk-second-user"):
             headers = {"authorization": f"Bearer {key}"}
-            response = await client.send(HTTPRequest(f"{base_url}/v1/x", headers, b"{}"))
-            assert response.status == 200
-            while await response.read():
-                pass
-            response.close()
+            await answered(client, HTTPRequest(f"{base_url}/v1/x", headers, b"{}"))
     finally:
         await client.aclose()
     first, second = server.received

@@ -22,7 +22,7 @@ from cursor_byok.llm.serialize import canonical_dumps
 from cursor_byok.llm.shared_tuple import SharedTuple
 from cursor_byok.llm.types import Message, RequestMessages, TextContent, ToolDefinition
 from tests.factories import assistant, result, tool_call, user
-from tests.llm.loopback import LoopbackServer, Reply
+from tests.llm.loopback import LoopbackServer, Reply, answered
 
 
 def item(n: int) -> bytes:
@@ -169,11 +169,7 @@ async def test_a_body_in_parts_arrives_as_one(server: LoopbackServer) -> None:
     server.replies.append(Reply(b'data: {"ok":true}\n\n'))
     client = HTTPClient()
     try:
-        response = await client.send(HTTPRequest(f"{server.base_url}/v1/x", {}, parts))
-        assert response.status == 200
-        while await response.read():
-            pass
-        response.close()
+        await answered(client, HTTPRequest(f"{server.base_url}/v1/x", {}, parts))
     finally:
         await client.aclose()
     received = server.received[0]
