@@ -140,7 +140,9 @@ class PausingLLM(ScriptedLLM):
     async def call(self, model: str, ctx: CallContext, request: RequestMessages) -> ResponseStream:
         played = await super().call(model, ctx, request)
         assert isinstance(played, ScriptedStream)
-        return PausedStream(played.events, self.delay, gate=self.gate, pause_at=self.pause_at)
+        paused = PausedStream(played.events, self.delay, gate=self.gate, pause_at=self.pause_at)
+        self.streams[-1] = paused  # the stream handed out is the one recorded
+        return paused
 
 
 @dataclass
