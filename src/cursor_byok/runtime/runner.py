@@ -35,8 +35,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TypeVar, assert_never
 
-from cursor_byok.llm.events import TERMINAL_EVENTS as TERMINAL
-from cursor_byok.llm.events import DoneEvent, ResponseEvent
+from cursor_byok.llm.events import TERMINAL_EVENTS, DoneEvent, ResponseEvent
 from cursor_byok.llm.provider import ModelRouter
 from cursor_byok.llm.request_identity import RequestNotRebuilt
 from cursor_byok.llm.types import RequestMessages
@@ -208,7 +207,7 @@ class Runner:
                     if not item.done.done():
                         item.done.set_result(None if state is None else state.committed)
                 else:
-                    ended = isinstance(item.event, TERMINAL)
+                    ended = isinstance(item.event, TERMINAL_EVENTS)
                     try:
                         if ended:  # a call's end: the deltas ready meanwhile go first
                             await after_polled_io()
@@ -293,7 +292,7 @@ class Runner:
         up in its commit's worker-thread hop (its transition is then dropped), or
         before if it opens a call early: in the load's hop (`first`), if first."""
         conversation_id = conversation.conversation_id
-        checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL)
+        checked = not isinstance(input_, LLMEvent) or isinstance(input_.event, TERMINAL_EVENTS)
         while True:
             assert conversation.state is not None
             before = conversation.state
@@ -428,7 +427,8 @@ class Runner:
         while the worker has work, goes through the queue."""
         if caught(conversation, call_id, event):
             return
-        state, queue, ends = conversation.state, conversation.queue, isinstance(event, TERMINAL)
+        state, queue = conversation.state, conversation.queue
+        ends = isinstance(event, TERMINAL_EVENTS)
         if conversation.busy or state is None or ends or not queue.empty():
             queue.put_nowait(StreamEvent(call_id, event))
             return
