@@ -21,6 +21,9 @@ Prints, from one run, per level N (the names are read by scripts):
   added_gap_p99_ms[N]           gap between reads carrying deltas, p99, through - direct
   relay_cpu_us_per_delta[N]     server process CPU over the deltas it relayed
   relayed_deltas_per_s[N]       deltas reaching the clients per second (offered: N x 100)
+  direct_cpu_us_per_delta[N]    the bench's own load client and fake provider, CPU per
+                                delta in the direct rounds: a yardstick of the host's
+                                speed (a Python reader and a writer, on uvloop)
 The h2 path's figures follow suffixed [h2], and from the steady rounds:
   h2_cpu_ratio[N][steady]       its CPU per delta over the HTTP/1.1 path's
   h2_rate_ratio[N][steady]      its deltas per second over the HTTP/1.1 path's
@@ -162,6 +165,8 @@ def required_keys(levels: Sequence[int], turns: int) -> list[str]:
         f"added_gap_p99_ms[{high}][steady]",
         f"relay_cpu_us_per_delta[{high}][steady]",
         f"relayed_deltas_per_s[{high}][steady]",
+        f"direct_cpu_us_per_delta[{high}]",
+        f"direct_cpu_us_per_delta[{high}][steady]",
     ]
 
 
@@ -209,9 +214,12 @@ def run_ns(pid: int) -> int | None:
 
 
 class LineProcess:
-    """A child speaking one line in, one line out."""
+    """A child speaking one line in, one line out. `partner`: a process whose
+    CPU counts with this one's (`bench_cpu_s`): the fake provider with the
+    load client."""
 
-    def __init__(self, args: list[str], log: Path) -> None:
+    def __init__(self, args: list[str], log: Path, partner: LineProcess | None = None) -> None:
+        self.partner = partner
         self.log = log.open("w")
         self.process = subprocess.Popen(
             args,
@@ -234,6 +242,11 @@ class LineProcess:
         self.process.stdin.write(json.dumps(command) + "\n")
         self.process.stdin.flush()
         return json.loads(self.line())
+
+    def bench_cpu_s(self) -> float:
+        """This process's CPU and its partner's."""
+        partner = self.partner.bench_cpu_s() if self.partner is not None else 0.0
+        return cpu_s(self.process.pid) + partner
 
     def close(self) -> None:
         if self.process.stdin is not None:
@@ -450,8 +463,10 @@ def run_level(
                 "mode": "direct",
                 "turns": steady,
             }
-            if visit is None:
-                sides["direct"].add(client.ask(command), 0.0)
+            if visit is None:  # the bench's own client and provider: the host's yardstick
+                before = client.bench_cpu_s()
+                answer = client.ask(command)
+                sides["direct"].add(answer, client.bench_cpu_s() - before)
                 continue
             server, path = visit
             before = server.cpu_s()
@@ -727,6 +742,16 @@ def level_lines(n: int, sides: dict[str, Side], name: str, suffix: str = "") -> 
     yield f"relayed_deltas_per_s{label} = {rate:.0f} (direct {direct_rate:.0f})"
 
 
+def direct_cpu_line(n: int, direct: Side, suffix: str = "") -> str:
+    """What the bench's own processes spend per delta when the load client
+    reads the fake provider directly: one Python reader and one writer of
+    the same streams, on uvloop. The server both reads and writes each
+    delta, so its figure is best read beside this one: it moves with the
+    host's speed as much as with the server's code."""
+    per_delta = direct.cpu_s / direct.deltas * 1e6 if direct.deltas else float("nan")
+    return f"direct_cpu_us_per_delta[{n}]{suffix} = {per_delta:.1f}"
+
+
 def h2_ratio_lines(n: int, http1: Side, h2: Side) -> Iterator[str]:
     """`Run` over HTTP/2 against RunSSE over HTTP/1.1 in the same steady
     rounds: server CPU per delta (goal <= 1.15 at 50 streams) and deltas
@@ -762,6 +787,7 @@ def report(
         if f"{first} h2" in sides:  # the same figures for the HTTP/2 path, suffixed [h2]
             for text in level_lines(n, sides, f"{first} h2", "[h2]"):
                 line(text)
+        line(direct_cpu_line(n, sides["direct"]))
     for n, sides in (steady or {}).items():  # the same figures, suffixed [steady]
         line(
             f"# N={n} steady: {n} streams open at every moment, {n * offered:.0f} deltas/s "
@@ -777,6 +803,7 @@ def report(
             if first in sides:
                 for text in h2_ratio_lines(n, sides[first], sides[f"{first} h2"]):
                     line(text)
+        line(direct_cpu_line(n, sides["direct"], "[steady]"))
     names = [name for name in next(iter(levels.values()), {}) if name != "direct"]
     if len(names) > 1:
         line("# side by side (same rounds, alternating; N followed by s: steady rounds):")
@@ -857,7 +884,7 @@ def processes(
             stack.callback(server.stop)
             server.start()
         client = LineProcess(
-            [python, str(HERE / "load_client.py"), provider_url], workdir / "client.log"
+            [python, str(HERE / "load_client.py"), provider_url], workdir / "client.log", provider
         )
         stack.callback(client.close)
         yield client, servers
