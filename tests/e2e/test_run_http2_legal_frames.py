@@ -4,7 +4,8 @@ padded DATA, a request cut into tiny DATA frames, a header block continued
 over CONTINUATION frames, frame types the server does not know (RFC 9113
 4.1 and 5.5: ignored), request trailers in place of an empty END_STREAM,
 a stream window closed and reopened by SETTINGS, an unsolicited PING ACK,
-PRIORITY frames. Each stream's turn completes, and so does another's on the
+PRIORITY frames, SETTINGS the server does not know, windows raised to
+their maximum. Each stream's turn completes, and so does another's on the
 same connection."""
 
 from __future__ import annotations
@@ -204,3 +205,19 @@ async def test_the_clients_frame_size_and_header_table_settings_are_kept(tmp_pat
         await a_turn(client, "conv-second", "second")
         await a_turn(client, "conv-third", "third")
         assert client.error is None
+
+
+async def test_unknown_settings_and_windows_raised_to_their_maximum(tmp_path: Path) -> None:
+    """SETTINGS identifiers the server does not know are ignored (RFC 9113
+    6.5.2), and windows may be raised to 2^31 - 1 exactly (6.9.1)."""
+    async with connected(tmp_path, [answer("settled"), answer("after")]) as client:
+        settings = hyperframe.frame.SettingsFrame(0, settings={0x4242: 7, 0xF0F0: 2**32 - 1})
+        client.raw(settings)
+        stream = client.open()
+        top = 2**31 - 1
+        client.raw(hyperframe.frame.WindowUpdateFrame(0, window_increment=top - 65535))
+        client.raw(hyperframe.frame.WindowUpdateFrame(stream.stream_id, window_increment=1))
+        await client.send(stream, run_request("hi", conversation_id="conv-settled"))
+        assert await client.until_end(stream) == {}
+        assert stream.text() == "settled"
+        await a_turn(client, "conv-after", "after")
