@@ -27,7 +27,8 @@ about 1.4x the HTTP/1.1 path's CPU per delta (README, "Performance"). Here:
   outbox has a delta framed by whoever put it there, without its task
   being woken to await the ASGI `send`.
 - A WINDOW_UPDATE wakes the send task only for the streams that have
-  something queued.
+  something queued, and the task serves them in turn (`h2_rotation`), not
+  by hypercorn's priority tree.
 - Back-pressure as before: past `HIGH_WATER` bytes unsent the writer waits
   for the transport to drain.
 """
@@ -46,6 +47,8 @@ from hypercorn.events import Closed
 from hypercorn.protocol.events import Body, EndBody
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.http_stream import ASGIHTTPState
+
+from cursor_byok.transport.http.h2_rotation import StreamRotation
 
 _SENDING = frozenset({StreamState.OPEN, StreamState.HALF_CLOSED_REMOTE})
 """The stream states in which sending DATA leaves the state as it is."""
@@ -85,6 +88,7 @@ class DirectSend:
     def _direct_init(self) -> None:
         self._direct_writer = self._writer()
         self._write_due = False
+        self.priority = StreamRotation()  # in place of hypercorn's priority tree
 
     async def stream_send(self, event: StreamEvent) -> None:
         if self._direct_writer is not None:
