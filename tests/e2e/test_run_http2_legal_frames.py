@@ -12,57 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import struct
-import urllib.parse
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import hyperframe.frame
 from h2.settings import SettingCodes
 
-from cursor_byok.client.client import exec_reply, run_request, stream_close
-from cursor_byok.llm.events import ResponseEvent
+from cursor_byok.client.client import run_request, stream_close
 from cursor_byok.llm.types import TextContent
-from cursor_byok.runtime.model_call import RetryPolicy
-from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.http.app import build_service, serving
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from tests.e2e.raw_h2 import RawH2, envelope
-from tests.factories import assistant, stream_of, tool_call
-from tests.fakes import ScriptedLLM
+from tests.e2e.h2_turns import a_turn, answer, read_reply, reading, running
+from tests.e2e.raw_h2 import envelope
+from tests.factories import assistant, stream_of
 
 PRIORITY_UPDATE = 0x10
 """RFC 9218's frame type: a server that does not take it part ignores it."""
-
-
-@asynccontextmanager
-async def connected(tmp_path: Path, scripts: list[list[ResponseEvent]]) -> AsyncIterator[RawH2]:
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
-    service = build_service(
-        store, ScriptedLLM(scripts), retry=RetryPolicy(2, 0.001, 0.01), heartbeat_s=0.2
-    )
-    async with serving(service) as url:
-        where = urllib.parse.urlsplit(url)
-        assert where.hostname and where.port
-        client = await RawH2.connect(where.hostname, where.port)
-        try:
-            yield client
-        finally:
-            await client.close()
-    store.close()
-
-
-def answer(text: str) -> list[ResponseEvent]:
-    return stream_of(assistant(TextContent(text)), chunk=4)
-
-
-def reading() -> list[ResponseEvent]:
-    return stream_of(assistant(TextContent("Let me look."), tool_call("call_1", "a.txt")))
-
-
-def read_reply(request: pb.ExecServerMessage, content: str) -> pb.AgentClientMessage:
-    success = pb.ReadSuccess(path=request.read_args.path, content=content, total_lines=1)
-    return exec_reply(request, read_result=pb.ReadResult(success=success))
 
 
 def unknown_frame(kind: int, stream_id: int, flags: int, body: bytes) -> bytes:
@@ -71,16 +33,9 @@ def unknown_frame(kind: int, stream_id: int, flags: int, body: bytes) -> bytes:
     return struct.pack(">I", len(body))[1:] + struct.pack(">BBI", kind, flags, stream_id) + body
 
 
-async def a_turn(client: RawH2, conversation: str, expected: str) -> None:
-    stream = client.open()
-    await client.send(stream, run_request("hello", conversation_id=conversation))
-    assert await client.until_end(stream) == {}
-    assert stream.text() == expected
-    assert client.goaway is None and not client.eof.is_set()
-
-
 async def test_a_request_in_padded_data_frames(tmp_path: Path) -> None:
-    async with connected(tmp_path, [answer("padded"), answer("after")]) as client:
+    async with running(tmp_path, [answer("padded"), answer("after")]) as run:
+        client = run.client
         stream = client.open()
         body = envelope(run_request("hi", conversation_id="conv-padded"))
         half = len(body) // 2
@@ -97,7 +52,8 @@ async def test_a_request_in_padded_data_frames(tmp_path: Path) -> None:
 async def test_a_request_cut_into_frames_of_a_few_bytes(tmp_path: Path) -> None:
     """Frames far below the advertised maximum are as legal as full ones:
     the envelope's header and its message arrive across many frames."""
-    async with connected(tmp_path, [answer("pieces"), answer("after")]) as client:
+    async with running(tmp_path, [answer("pieces"), answer("after")]) as run:
+        client = run.client
         stream = client.open()
         client.h2.max_outbound_frame_size = 7
         await client.send(stream, run_request("hi", conversation_id="conv-pieces"))
@@ -108,7 +64,8 @@ async def test_a_request_cut_into_frames_of_a_few_bytes(tmp_path: Path) -> None:
 
 
 async def test_a_header_block_continued_over_continuation_frames(tmp_path: Path) -> None:
-    async with connected(tmp_path, [answer("continued"), answer("after")]) as client:
+    async with running(tmp_path, [answer("continued"), answer("after")]) as run:
+        client = run.client
         client.h2.max_outbound_frame_size = 16
         stream = client.open()
         client.h2.max_outbound_frame_size = 16384
@@ -121,7 +78,8 @@ async def test_a_header_block_continued_over_continuation_frames(tmp_path: Path)
 async def test_frames_of_unknown_types_are_ignored(tmp_path: Path) -> None:
     """On the connection and on an open stream, before and inside the
     request; one of them RFC 9218's PRIORITY_UPDATE."""
-    async with connected(tmp_path, [answer("unknown"), answer("after")]) as client:
+    async with running(tmp_path, [answer("unknown"), answer("after")]) as run:
+        client = run.client
         stream = client.open()
         sid = stream.stream_id
         update = struct.pack(">I", sid) + b"u=1, i"
@@ -141,7 +99,8 @@ async def test_request_trailers_end_the_client_side_of_a_tool_turn(tmp_path: Pat
     """A client may end its side with a trailing HEADERS frame instead of an
     empty DATA frame: the tool's result is in, the turn completes."""
     scripts = [reading(), answer("It says hello"), answer("after")]
-    async with connected(tmp_path, scripts) as client:
+    async with running(tmp_path, scripts) as run:
+        client = run.client
         stream = client.open()
         await client.send(stream, run_request("What is in a.txt?", conversation_id="conv-tool"))
         request = (await client.until(stream, "exec_server_message")).exec_server_message
@@ -159,7 +118,8 @@ async def test_a_stream_window_closed_by_settings_then_reopened(tmp_path: Path) 
     (RFC 9113 6.9.2); the server waits, and sends the rest once it is
     raised again. Nothing is lost or sent twice."""
     text = "A long enough answer to cross the closed window. " * 20
-    async with connected(tmp_path, [answer(text), answer("after")]) as client:
+    async with running(tmp_path, [answer(text), answer("after")]) as run:
+        client = run.client
         client.h2.update_settings({SettingCodes.INITIAL_WINDOW_SIZE: 0})
         client.flush()
         stream = client.open()
@@ -174,7 +134,8 @@ async def test_a_stream_window_closed_by_settings_then_reopened(tmp_path: Path) 
 
 
 async def test_an_unsolicited_ping_ack_and_priority_frames_change_nothing(tmp_path: Path) -> None:
-    async with connected(tmp_path, [answer("pinged"), answer("after")]) as client:
+    async with running(tmp_path, [answer("pinged"), answer("after")]) as run:
+        client = run.client
         stream = client.open()
         sid = stream.stream_id
         client.raw(hyperframe.frame.PingFrame(0, opaque_data=b"01234567", flags=["ACK"]))
@@ -193,7 +154,8 @@ async def test_the_clients_frame_size_and_header_table_settings_are_kept(tmp_pat
     anything else."""
     text = "Forty characters of answer, repeated... " * 5000
     long = stream_of(assistant(TextContent(text)), chunk=20_000)
-    async with connected(tmp_path, [long, answer("second"), answer("third")]) as client:
+    async with running(tmp_path, [long, answer("second"), answer("third")]) as run:
+        client = run.client
         client.h2.update_settings(
             {SettingCodes.MAX_FRAME_SIZE: 2**24 - 1, SettingCodes.HEADER_TABLE_SIZE: 0}
         )
@@ -210,7 +172,8 @@ async def test_the_clients_frame_size_and_header_table_settings_are_kept(tmp_pat
 async def test_unknown_settings_and_windows_raised_to_their_maximum(tmp_path: Path) -> None:
     """SETTINGS identifiers the server does not know are ignored (RFC 9113
     6.5.2), and windows may be raised to 2^31 - 1 exactly (6.9.1)."""
-    async with connected(tmp_path, [answer("settled"), answer("after")]) as client:
+    async with running(tmp_path, [answer("settled"), answer("after")]) as run:
+        client = run.client
         settings = hyperframe.frame.SettingsFrame(0, settings={0x4242: 7, 0xF0F0: 2**32 - 1})
         client.raw(settings)
         stream = client.open()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import hyperframe.frame
 
-from cursor_byok.client.client import exec_reply, run_request, stream_close
+from cursor_byok.client.client import run_request, stream_close
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
 from cursor_byok.llm.provider import CallContext
 from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessage, UserMessage
@@ -26,7 +26,7 @@ from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import Service, build_service, serving
-from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
+from tests.e2e.h2_turns import read_reply
 from tests.e2e.raw_h2 import RawH2, RawStream
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedStream
@@ -112,11 +112,6 @@ async def running(tmp_path: Path, llm: TurnLLM) -> AsyncIterator[Running]:
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
     store.close()
-
-
-def read_reply(request: pb.ExecServerMessage, content: str) -> pb.AgentClientMessage:
-    success = pb.ReadSuccess(path=request.read_args.path, content=content, total_lines=1)
-    return exec_reply(request, read_result=pb.ReadResult(success=success))
 
 
 async def tool_turn(client: RawH2, conversation: str, content: str) -> RawStream:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-import priority
 import pytest
+from priority.priority import DeadlockError, PriorityError, PriorityTree
 
 from cursor_byok.transport.http.h2_rotation import StreamRotation
 
@@ -26,11 +26,11 @@ def test_ready_streams_are_served_in_turn_and_blocked_ones_skipped() -> None:
 
 def test_nothing_ready_is_a_deadlock_as_in_the_tree() -> None:
     rotation = StreamRotation()
-    with pytest.raises(priority.DeadlockError):
+    with pytest.raises(DeadlockError):
         next(rotation)
     rotation.insert_stream(1)
     rotation.block(1)
-    with pytest.raises(priority.DeadlockError):
+    with pytest.raises(DeadlockError):
         next(rotation)
 
 
@@ -40,7 +40,7 @@ def test_priority_advice_is_ignored_and_keeps_no_state() -> None:
     rotation = StreamRotation()
     for stream_id in range(1, 20_001, 2):
         rotation.reprioritize(stream_id, depends_on=None, weight=200, exclusive=True)
-    with pytest.raises(priority.DeadlockError):
+    with pytest.raises(DeadlockError):
         next(rotation)
     rotation.insert_stream(7)
     assert next(rotation) == 7
@@ -51,13 +51,14 @@ def test_same_answers_and_errors_as_the_priority_tree(seed: int) -> None:
     """Random operations on both: the same error types, and a stream served
     by either is one that is ready in both (the order may differ)."""
     chance = random.Random(seed)
-    tree, rotation = priority.PriorityTree(), StreamRotation()
+    tree, rotation = PriorityTree(), StreamRotation()
     ready: set[int] = set()
     for _ in range(400):
         op = chance.choice(["insert", "remove", "block", "unblock", "next"])
         stream_id = chance.randrange(1, 24, 2)
-        outcomes = []
-        for scheduler in (tree, rotation):
+        outcomes: list[tuple[str, int | None]] = []
+        schedulers: tuple[PriorityTree | StreamRotation, ...] = (tree, rotation)
+        for scheduler in schedulers:
             try:
                 if op == "next":
                     outcomes.append(("served", next(scheduler)))
@@ -66,7 +67,7 @@ def test_same_answers_and_errors_as_the_priority_tree(seed: int) -> None:
                         stream_id
                     )
                     outcomes.append(("done", None))
-            except (priority.PriorityError, priority.DeadlockError) as error:
+            except (PriorityError, DeadlockError) as error:
                 outcomes.append((type(error).__name__, None))
         (tree_kind, tree_id), (kind, served) = outcomes
         assert kind == tree_kind, (op, stream_id, outcomes)

@@ -41,14 +41,9 @@ class StreamRotation:
         self._streams.add(stream_id)
         self._ready[stream_id] = None
 
-    def reprioritize(
-        self,
-        stream_id: int,
-        depends_on: int | None = None,
-        weight: int = 16,
-        exclusive: bool = False,
-    ) -> None:
-        """Priorities are advice: ignored, and never an error."""
+    def reprioritize(self, stream_id: int, **advice: object) -> None:
+        """Priorities are advice (`depends_on`, `weight`, `exclusive`):
+        ignored, and never an error."""
 
     def remove_stream(self, stream_id: int) -> None:
         try:
