@@ -25,9 +25,10 @@ from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessag
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http import h2_guard
 from cursor_byok.transport.http.app import Service, build_service, serving
 from tests.e2e.h2_turns import read_reply
-from tests.e2e.raw_h2 import RawH2, RawStream
+from tests.e2e.raw_h2 import RawH2, RawStream, envelope
 from tests.factories import assistant, stream_of, tool_call
 from tests.fakes import ScriptedStream
 
@@ -147,6 +148,37 @@ async def test_a_6_mib_tool_result_up_a_run_stream(tmp_path: Path) -> None:
     assert content.startswith(shown) and not result.is_error
     assert note == f"{len(content) - len(shown)} more characters not shown]"
     assert 6 * MiB <= run.peak[0] <= BUDGET  # it was held, and within the budget
+
+
+async def test_a_client_may_send_a_whole_stream_window_before_any_window_update(
+    tmp_path: Path,
+) -> None:
+    """The server's receive windows are what it advertises: a tool result
+    of nearly `STREAM_WINDOW` goes up in one go, in DATA frames written past
+    the client's own bookkeeping, with no WINDOW_UPDATE awaited. With
+    HTTP/2's default 64 KiB windows that is a flow-control error and the
+    connection's end; at a 50 ms round trip it was a 6 MiB result's 5.9 s."""
+    content = "x" * (h2_guard.STREAM_WINDOW - 64 * 1024)
+    async with running(tmp_path, TurnLLM()) as run:
+        client = run.client
+        for _ in range(100):
+            if client.greeted:
+                break
+            await asyncio.sleep(0.01)
+        assert client.h2.remote_settings.initial_window_size == h2_guard.STREAM_WINDOW
+        assert client.h2.outbound_flow_control_window == h2_guard.CONNECTION_WINDOW
+        stream = client.open()
+        await client.send(stream, run_request("tool: read a.txt", conversation_id="conv-window"))
+        request = (await client.until(stream, "exec_server_message")).exec_server_message
+        body = envelope(read_reply(request, content))
+        size = client.h2.max_outbound_frame_size
+        for start in range(0, len(body), size):
+            frame = hyperframe.frame.DataFrame(stream.stream_id, data=body[start : start + size])
+            client.raw(frame)
+        await client.send(stream, stream_close(request.id))
+        assert await client.until_end(stream, within=30) == {}
+        assert client.goaway is None and client.error is None
+    assert stream.text().startswith("Let me look.read ")  # (what fits of it: see above)
 
 
 async def test_a_slow_reader_and_a_fast_one_on_one_connection(tmp_path: Path) -> None:

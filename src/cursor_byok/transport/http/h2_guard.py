@@ -30,6 +30,13 @@ event not named here is hypercorn's own handling.
   is dropped by h2, acknowledged, and counted with the rest.
 - A client that closes its side: hypercorn noted it but kept the socket
   until its keep-alive timer ran out; here it is closed at once.
+- Receive windows: HTTP/2's defaults (64 KiB per stream and per connection,
+  given back half at a time) let a client send about one window per round
+  trip, so a 6 MiB tool result up a Run stream took 17.7 s at a 50 ms round
+  trip. Here a stream may have `STREAM_WINDOW` in flight and a connection
+  `CONNECTION_WINDOW` (Go's HTTP/2 server allows 1 MiB of each). What
+  arrives is handed to the stream and acknowledged as before, so this
+  changes how soon the client may send, not what the server holds.
 - Floods: RST_STREAM (the 2023 "rapid reset" attack: HEADERS + RST_STREAM
   pairs cost the client nothing and the server a request each), PING,
   SETTINGS and PRIORITY frames, empty DATA frames that do not end a request
@@ -52,6 +59,7 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import hypercorn.protocol
+from h2.settings import SettingCodes, Settings
 from h2.stream import StreamClosedBy, StreamState
 from hypercorn.events import Closed, Event, Updated
 from hypercorn.protocol.events import Body, StreamClosed
@@ -70,6 +78,13 @@ FLOOD_WINDOW_S = 10.0
 LINGER_S = 2.0
 """How long a stream whose response has ended may wait for the client to
 end its request side before the server resets it."""
+STREAM_WINDOW = 2**20
+"""Bytes a client may send on one stream ahead of the server's WINDOW_UPDATE."""
+CONNECTION_WINDOW = 4 * 2**20
+"""The same for all the streams of a connection together."""
+
+DEFAULT_WINDOW = 65_535
+"""Every connection's window at its start (RFC 9113 6.9.2)."""
 
 _FLOOD_EVENTS = (
     h2.events.StreamReset,
@@ -125,11 +140,12 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._direct_init()
-        settings = self.connection.local_settings
+        values = dict(self.connection.local_settings)
+        values[SettingCodes.INITIAL_WINDOW_SIZE] = STREAM_WINDOW
         self.patient = PatientConnection(config=self.connection.config)
         self.connection = self.patient
         self.connection.DEFAULT_MAX_INBOUND_FRAME_SIZE = self.config.h2_max_inbound_frame_size
-        self.connection.local_settings = settings
+        self.connection.local_settings = Settings(client=False, initial_values=values)
         self.client_went_away = False
         self.flood: collections.deque[float] = collections.deque(maxlen=FLOOD_BUDGET + 1)
         self._refused_seen = 0
@@ -141,6 +157,8 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
         self, headers: list[tuple[bytes, bytes]] | None = None, settings: bytes | None = None
     ) -> None:
         await super().initiate(headers, settings)
+        self.connection.increment_flow_control_window(CONNECTION_WINDOW - DEFAULT_WINDOW)
+        await self._flush()
         # The keep-alive timer runs while no stream is open, from the preface on.
         await self.send(Updated(idle=self.idle))
 
