@@ -29,13 +29,8 @@ class StreamRotation:
         self._ready: dict[int, None] = {}
         """The unblocked streams, the next to serve first (a dict keeps order)."""
 
-    def insert_stream(
-        self,
-        stream_id: int,
-        depends_on: int | None = None,
-        weight: int = 16,
-        exclusive: bool = False,
-    ) -> None:
+    def insert_stream(self, stream_id: int, **advice: object) -> None:
+        """A new stream, ready; its priority advice is ignored."""
         if stream_id in self._streams:
             raise DuplicateStreamError(stream_id)
         self._streams.add(stream_id)
