@@ -39,14 +39,24 @@ def read_cost(server: Server) -> float:
     return statistics.median(b - a for a, b in itertools.pairwise(reads))
 
 
+MODES = {"http1": "server", "h2": "server-h2"}
+"""The load client's mode for each `--path`: RunSSE + BidiAppend, or Run over h2c."""
+
+
 def turn_cpu(
-    client: LineProcess, server: Server, deltas: int, pace_ms: float, tag: str, cost: float
+    client: LineProcess,
+    server: Server,
+    deltas: int,
+    pace_ms: float,
+    tag: str,
+    cost: float,
+    path: str = "http1",
 ) -> float:
     before = server.precise_cpu_s()
     answer = client.ask(
         {
             "op": "streams",
-            "mode": "server",
+            "mode": MODES[path],
             "n": 1,
             "deltas": deltas,
             "pace_ms": pace_ms,
@@ -63,15 +73,21 @@ def turn_cpu(
 
 
 def measure(
-    client: LineProcess, server: Server, turns: int, short: int, long: int, pace_ms: float
+    client: LineProcess,
+    server: Server,
+    turns: int,
+    short: int,
+    long: int,
+    pace_ms: float,
+    path: str,
 ) -> tuple[float, float]:
     """Median CPU (s) of a short turn and of a long one, alternating."""
     cost = read_cost(server)
     shorts: list[float] = []
     longs: list[float] = []
     for i in range(turns):
-        shorts.append(turn_cpu(client, server, short, pace_ms, f"s{pace_ms:g}-{i}", cost))
-        longs.append(turn_cpu(client, server, long, pace_ms, f"l{pace_ms:g}-{i}", cost))
+        shorts.append(turn_cpu(client, server, short, pace_ms, f"s{pace_ms:g}-{i}", cost, path))
+        longs.append(turn_cpu(client, server, long, pace_ms, f"l{pace_ms:g}-{i}", cost, path))
     return statistics.median(shorts), statistics.median(longs)
 
 
@@ -81,19 +97,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--short", type=int, default=2, help="deltas in a short turn")
     parser.add_argument("--long", type=int, default=100, help="deltas in a long turn")
     parser.add_argument("--pace-ms", type=float, default=10.0, help="ms between deltas")
+    parser.add_argument(
+        "--path", choices=sorted(MODES), default="http1", help="http1: RunSSE; h2: Run over h2c"
+    )
     args = parser.parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="bench-turn-cost-"))
     try:
         with processes(["one-port"], ["aiohttp"], workdir) as (client, servers):
             server = servers[0]
             for i in range(10):  # warm: connections, pages, lazy imports
-                turn_cpu(client, server, args.short, 0.0, f"warm-{i}", 0.0)
-            short, long = measure(client, server, args.turns, args.short, args.long, args.pace_ms)
-            short0, long0 = measure(client, server, args.turns, args.short, args.long, 0.0)
+                turn_cpu(client, server, args.short, 0.0, f"warm-{i}", 0.0, args.path)
+            kinds = (args.turns, args.short, args.long)
+            short, long = measure(client, server, *kinds, args.pace_ms, args.path)
+            short0, long0 = measure(client, server, *kinds, 0.0, args.path)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     span = args.long - args.short
-    print(f"# {args.turns} turns of each kind, {args.short} and {args.long} deltas")
+    print(f"# {args.turns} turns of each kind, {args.short} and {args.long} deltas, {args.path}")
     print(f"turn_cpu_ms = {short * 1e3:.3f}")
     print(f"delta_cpu_us = {(long - short) / span * 1e6:.1f}")
     print(f"turn_cpu_ms_batched = {short0 * 1e3:.3f}")

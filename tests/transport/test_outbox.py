@@ -179,6 +179,27 @@ async def test_a_flush_hands_a_parked_writers_direct_path_the_batch_and_leaves_i
     await asyncio.wait_for(waiting, 1)
 
 
+async def test_a_flush_with_nothing_queued_leaves_the_writer_parked_for_the_next_one() -> None:
+    # An event with no update (a text block's start) is shown with a flush
+    # too: waking the writer for it would cost the delta after it the direct
+    # path, and that delta would wait for the writer's task instead.
+    outbox = Outbox()
+    sent: list[list[QueueItem]] = []
+    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
+    await asyncio.sleep(0)
+    outbox.flush()
+    await asyncio.sleep(0)
+    assert not waiting.done() and not sent
+    update = dialect.heartbeat()
+    outbox.put_nowait(update, wake=False)
+    outbox.flush()
+    assert sent == [[update]] and outbox.empty()
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    outbox.wake()
+    await asyncio.wait_for(waiting, 1)
+
+
 async def test_a_batch_the_direct_path_refuses_goes_back_first_and_wakes_the_writer() -> None:
     outbox = Outbox()
     refused: list[list[QueueItem]] = []

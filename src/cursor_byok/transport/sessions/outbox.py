@@ -112,12 +112,15 @@ class Outbox:
 
     def flush(self) -> None:
         """After puts that did not wake: what is queued goes out through the
-        parked writer's direct path if it takes it, else the writer is woken."""
+        parked writer's direct path if it takes it, else the writer is woken.
+        With nothing queued the writer stays parked, its direct path kept for
+        the next item (a wake-up here would send that item through the
+        writer's task, a loop step later)."""
         waiters = self._waiters
-        if not waiters:
+        if not waiters or not self._items:
             return
         direct = self._direct
-        if direct is not None and len(waiters) == 1 and waiters[0] is direct[0] and self._items:
+        if direct is not None and len(waiters) == 1 and waiters[0] is direct[0]:
             batch = self.take(len(self._items))
             try:
                 sent = direct[1](batch)
