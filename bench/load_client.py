@@ -424,6 +424,17 @@ class H2Pool:
         self.opened = 0
 
 
+def read_time(stream: RunStream) -> float:
+    """When the latest message at hand was read off the socket (as the other
+    sides of the bench stamp theirs), else now."""
+    now = time.perf_counter()
+    connection = stream.connection
+    if not isinstance(connection, FastH2Client):
+        return now
+    read_at: dict[int, float] = getattr(connection, "read_at", {})  # (its reader not begun)
+    return min(now, read_at.get(stream.stream_id, now))
+
+
 async def server_h2_turn(
     pool: H2Pool, text: str, conversation_id: str, turn: int, slot: int | None = None
 ) -> Stream:
@@ -446,7 +457,7 @@ async def server_h2_turn(
                 batch = [await stream.items.get()]
                 while not stream.items.empty():
                     batch.append(stream.items.get_nowait())
-                now, chars = time.perf_counter(), 0
+                now, chars = read_time(stream), 0
                 for item in batch:
                     if isinstance(item, End):
                         end = item
