@@ -92,7 +92,7 @@ class DirectSend:
 
     async def stream_send(self, event: StreamEvent) -> None:
         if self._direct_writer is not None:
-            if isinstance(event, Body) and self._frame(event):
+            if isinstance(event, Body) and self._frame(event.stream_id, event.data):
                 if self._direct_writer.transport.get_write_buffer_size() > HIGH_WATER:
                     await self._flush()
                 else:
@@ -114,7 +114,7 @@ class DirectSend:
             or stream.closed
             or stream.state is not ASGIHTTPState.RESPONSE
             or self._direct_writer.transport.get_write_buffer_size() > HIGH_WATER
-            or not self._frame(Body(stream_id=stream.stream_id, data=data))
+            or not self._frame(stream.stream_id, data)
         ):
             return False
         self._write_soon()
@@ -144,10 +144,10 @@ class DirectSend:
             self.priority.remove_stream(stream_id)
         await self._flush()
 
-    def _frame(self, event: Body) -> bool:
-        """Frame `event` at once if nothing of its stream is queued and its
-        windows hold it whole; False to leave it to hypercorn's send task."""
-        stream_id, data = event.stream_id, event.data
+    def _frame(self, stream_id: int, data: bytes) -> bool:
+        """Frame a body write of `data` at once if nothing of its stream is
+        queued and its windows hold it whole; False to leave it to hypercorn's
+        send task."""
         if self._idle_buffer(stream_id) is None:
             return False
         connection = self.connection
