@@ -1,5 +1,6 @@
 """Group commit over a real SQLite file: commits that wait while a batch is
-written go together as the next one; each caller gets its own answer."""
+written go together as the next one, flushes that wait go together as the
+next flush; each caller gets its own answer."""
 
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ from tests.store.test_store import grown
 
 
 class GatedStore:
-    """The real store; its next batch waits for `go` once `hold` is set, so
-    the test decides what queues meanwhile. With `staging`, batches are
-    staged on the loop and only their commit waits (on the writer thread);
-    without, the store never stages and the writer thread writes them."""
+    """The real store; its next batch written on the writer thread waits for
+    `go` once `hold` is set, so the test decides what queues meanwhile. With
+    `staging`, batches are staged and committed on the loop and only their
+    flush waits (on the writer thread); without, the store never stages and
+    the writer thread writes them."""
 
     def __init__(
         self, store: SQLiteStore, serial_writer: bool = True, staging: bool = True
@@ -39,7 +41,7 @@ class GatedStore:
         self.store = store
         self.serial_writer = serial_writer
         self.staging = staging
-        self.threads: dict[str, set[int]] = {"stage": set(), "finish": set()}
+        self.threads: dict[str, set[int]] = {"stage": set(), "commit": set(), "flush": set()}
         self.hold = False
         self.go = threading.Event()
         self.writing = threading.Event()
@@ -75,21 +77,47 @@ class GatedStore:
         self.batches.append([request.input_id for request in requests])
         self.began.append(time.monotonic())
         self.threads["stage"].add(threading.get_ident())
-        return HookedStage(staged, before=self._finishing)
+        return HookedStage(staged, before=self._committing, flushing=self._flushing)
 
-    def _finishing(self) -> None:
-        self.threads["finish"].add(threading.get_ident())
+    def _committing(self) -> None:
+        self.threads["commit"].add(threading.get_ident())
+        if self.fail_next:  # (on the loop: never held)
+            self.fail_next = False
+            raise OSError("disk I/O error")
+
+    def _flushing(self) -> None:
+        self.threads["flush"].add(threading.get_ident())
         self.writing.set()
         self._gate()
 
 
 @pytest.fixture(params=["staged", "thread"])
 def gated(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[GatedStore]:
-    """Both ways a batch is written: staged on the loop and committed on the
-    writer thread, or written whole by the writer thread."""
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    """Both ways a batch is written: staged and committed on the loop and
+    flushed on the writer thread, or written whole by the writer thread."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
     try:
         yield GatedStore(store, staging=request.param == "staged")
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def staged(tmp_path: Path) -> Iterator[GatedStore]:
+    """The staged way alone."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    try:
+        yield GatedStore(store)
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def threaded(tmp_path: Path) -> Iterator[GatedStore]:
+    """The writer thread's way alone."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    try:
+        yield GatedStore(store, staging=False)
     finally:
         store.close()
 
@@ -103,7 +131,10 @@ async def thread_io(function: Callable[..., object], *args: object) -> object:
     return await asyncio.to_thread(function, *args)
 
 
-async def test_commits_that_wait_for_a_batch_go_together_as_the_next(gated: GatedStore) -> None:
+async def test_commits_that_wait_for_a_batch_go_together_as_the_next(
+    threaded: GatedStore,
+) -> None:
+    gated = threaded
     queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
     gated.hold = True
     lone = asyncio.ensure_future(queue.commit(new("c0")))
@@ -121,14 +152,40 @@ async def test_commits_that_wait_for_a_batch_go_together_as_the_next(gated: Gate
     queue.close()
 
 
+async def test_staged_commits_land_at_once_and_flushes_that_wait_go_together(
+    staged: GatedStore,
+) -> None:
+    """On the loop a commit lands when it is asked for, flush or not; its
+    answer waits for a flush begun after it, and the commits made while one
+    flush is under way share the next."""
+    gated = staged
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+    gated.hold = True
+    lone = asyncio.ensure_future(queue.commit(new("c0")))
+    await asyncio.to_thread(gated.writing.wait, 10)  # its flush is under way
+    waiting = [asyncio.ensure_future(queue.commit(new(f"c{i}"))) for i in range(1, 31)]
+    await asyncio.sleep(0.01)
+    for i in range(31):  # committed, readers see them...
+        loaded = gated.store.load(f"c{i}")
+        assert loaded is not None and loaded.version == 1
+    assert not lone.done() and not any(w.done() for w in waiting)  # ...none answered
+    planned = replace(new("p0"), flush=False)
+    assert await queue.commit(planned) == 1  # (one that asked for none is answered now)
+    gated.go.set()
+    assert await lone == 1
+    assert await asyncio.gather(*waiting) == [1] * 30
+    assert queue.batches == 32 and queue.flushes == 2
+    queue.close()
+
+
 async def test_the_next_batch_is_written_while_the_event_loop_is_busy(
-    gated: GatedStore,
+    threaded: GatedStore,
 ) -> None:
     """The writer thread goes on to what waits as soon as a batch is written;
     the loop only takes the answers (it used to start each batch itself, so a
     busy loop left the writer idle while commits piled up). So it is where
     the store cannot stage: a staged batch's statements run on the loop."""
-    gated.staging = False
+    gated = threaded
     queue = CommitQueue(gated, thread_io, max_batch=2)  # type: ignore[arg-type]
     gated.hold = True
     commits = [asyncio.ensure_future(queue.commit(new("c0")))]
@@ -145,7 +202,9 @@ async def test_the_next_batch_is_written_while_the_event_loop_is_busy(
     queue.close()
 
 
-async def test_a_batch_is_bounded(gated: GatedStore) -> None:
+async def test_a_batch_is_bounded(threaded: GatedStore) -> None:
+    """(Staged commits go one by one, as they come.)"""
+    gated = threaded
     queue = CommitQueue(gated, thread_io, max_batch=4)  # type: ignore[arg-type]
     gated.hold = True
     first = asyncio.ensure_future(queue.commit(new("c0")))
@@ -178,12 +237,9 @@ async def test_a_failed_transaction_fails_its_batch_and_the_next_goes_on(
     gated: GatedStore,
 ) -> None:
     queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
-    gated.hold, gated.fail_next = True, True
-    first = asyncio.ensure_future(queue.commit(new("c0")))
-    await asyncio.to_thread(gated.writing.wait, 10)
-    gated.go.set()
+    gated.fail_next = True
     with pytest.raises(OSError, match="disk I/O"):
-        await first
+        await queue.commit(new("c0"))
     assert gated.store.load("c0") is None
     assert await queue.commit(new("c0")) == 1
     queue.close()
@@ -221,7 +277,7 @@ async def test_a_store_with_parallel_writers_gets_one_hop_per_commit(gated: Gate
     queue.close()
 
 
-async def test_statements_run_on_the_loop_and_only_the_commit_on_the_writer_thread(
+async def test_statements_and_commits_run_on_the_loop_and_only_flushes_on_the_writer_thread(
     tmp_path: Path,
 ) -> None:
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
@@ -230,11 +286,28 @@ async def test_statements_run_on_the_loop_and_only_the_commit_on_the_writer_thre
     try:
         answers = await asyncio.gather(*(queue.commit(new(f"c{i}")) for i in range(5)))
         assert answers == [1] * 5
-        assert gated.threads["stage"] == {threading.get_ident()}
-        assert gated.threads["finish"] and threading.get_ident() not in gated.threads["finish"]
+        assert gated.threads["stage"] == gated.threads["commit"] == {threading.get_ident()}
+        assert gated.threads["flush"] and threading.get_ident() not in gated.threads["flush"]
     finally:
         queue.close()
         store.close()
+
+
+async def test_a_failed_flush_fails_the_commits_it_was_to_cover(staged: GatedStore) -> None:
+    """Their transactions are in the file, but may not outlive a power cut:
+    the callers hear of it, and the next flush goes on."""
+    gated = staged
+    queue = CommitQueue(gated, thread_io)  # type: ignore[arg-type]
+
+    def failing() -> None:
+        raise OSError("disk I/O error while syncing")
+
+    gated._flushing, flushing = failing, gated._flushing  # type: ignore[method-assign]
+    with pytest.raises(OSError, match="syncing"):
+        await queue.commit(new("c0"))
+    gated._flushing = flushing  # type: ignore[method-assign]
+    assert await queue.commit(new("c1")) == 1
+    queue.close()
 
 
 async def test_a_batch_the_store_cannot_stage_now_goes_to_the_writer_thread(

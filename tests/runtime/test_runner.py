@@ -52,7 +52,6 @@ from tests.factories import (
     tool_call,
 )
 from tests.fakes import PausingLLM, RecordingSink, ScriptedLLM, ScriptedStream
-from tests.store.hooked_stage import HookedStage
 
 Make = Callable[..., "Harness"]
 FAST = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01)
@@ -602,15 +601,11 @@ class HeldCommits:
         return self.store.commit_batch(requests)
 
     def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
-        """Staged on the loop, the batch's commit waits on the writer thread."""
-        staged = self.store.stage_batch_now(requests)
-        if staged is None or all(request.flush for request in requests):
-            return staged
-        return HookedStage(staged, before=self._hold)
-
-    def _hold(self) -> None:
-        self.waiting.set()
-        assert self.go.wait(10)
+        """A planning commit is not staged (a staged one lands on the loop at
+        once): the writer thread writes it, and holds it (`commit_batch`)."""
+        if any(not request.flush for request in requests):
+            return None
+        return self.store.stage_batch_now(requests)
 
 
 async def test_a_call_opened_during_its_planning_commit_publishes_nothing_before_it_lands(

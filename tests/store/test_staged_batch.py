@@ -1,9 +1,12 @@
 """A batch staged on the caller's thread (`Store.stage_batch_now`): SQLite
-runs its statements at once and leaves the commit to `finish`; it never
-waits for the write lock, and a networked database never stages."""
+runs its statements at once, commits it there without waiting for the disk
+(`commit`), and leaves the flush a request asked for to `flush`, on another
+thread; it never waits for the write lock, and a networked database never
+stages."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -13,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from cursor_byok.store import sqlite as sqlite_module
 from cursor_byok.store.base import CommitRequest, VersionConflict
 from cursor_byok.store.sql_store import SQLStore
 from cursor_byok.store.sqlite import SQLiteStore
@@ -29,12 +33,12 @@ def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
     finally:
         left_staged = give_back_the_writer(store)
         store.close()
-    assert not left_staged, "a batch was left staged: neither finished nor abandoned"
+    assert not left_staged, "a batch was left staged: neither committed nor abandoned"
 
 
 def give_back_the_writer(store: SQLiteStore) -> bool:
     """Roll back a batch the test left staged (it failed between staging and
-    finishing): its transaction holds the write connection, which `close`
+    committing): its transaction holds the write connection, which `close`
     would wait for for ever, and pytest-timeout stops timing a test once it
     has failed, so the run would hang with no report. Whether one was left."""
     # Only the test's own thread stages here: a held lock is that batch's.
@@ -45,7 +49,7 @@ def give_back_the_writer(store: SQLiteStore) -> bool:
     return left_staged
 
 
-def test_a_staged_batch_answers_as_commit_batch_and_lands_when_finished(
+def test_a_staged_batch_answers_as_commit_batch_and_lands_when_committed(
     sqlite_store: SQLiteStore,
 ) -> None:
     one = first("c1", "a")
@@ -55,7 +59,7 @@ def test_a_staged_batch_answers_as_commit_batch_and_lands_when_finished(
     assert staged is not None
     assert staged.answers == [1, 1, 2]
     assert sqlite_store.load("c1") is None  # not committed yet: readers do not see it
-    staged.finish()
+    staged.commit()
     loaded = sqlite_store.load("c1")
     assert loaded is not None and (loaded.version, loaded.state) == (2, later.next_state)
     assert sqlite_store.load("c2") is not None
@@ -78,7 +82,7 @@ def test_a_refused_request_of_a_staged_batch_is_rolled_back_alone(
     staged = sqlite_store.stage_batch_now([stale, first("c2", "b")])
     assert staged is not None
     assert isinstance(staged.answers[0], VersionConflict) and staged.answers[1] == 1
-    staged.finish()
+    staged.commit()
     loaded = sqlite_store.load("c1")
     assert loaded is not None and loaded.version == 1
     assert sqlite_store.load("c2") is not None
@@ -88,18 +92,97 @@ def test_an_unflushed_staged_batch_leaves_the_store_flushing(sqlite_store: SQLit
     staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False)])
     assert staged is not None
     assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
-    staged.finish()
+    staged.commit()
     assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
-def test_a_staged_batch_with_one_flushed_commit_is_committed_flushed(
-    sqlite_store: SQLiteStore,
+def synced(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """The files `os.fdatasync` (the disk, the outer edge here) is asked to
+    sync, with the thread that asks."""
+    calls: list[tuple[str, int]] = []
+    real = os.fdatasync
+
+    def recording(fd: int) -> None:
+        calls.append((os.readlink(f"/proc/self/fd/{fd}"), threading.get_ident()))
+        real(fd)
+
+    monkeypatch.setattr(os, "fdatasync", recording)
+    return calls
+
+
+@pytest.mark.skipif(not hasattr(os, "fdatasync"), reason="a platform with fdatasync")
+def test_a_staged_batch_with_one_flushed_commit_owes_a_flush_of_the_wal(
+    sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One commit that asks for the flush gets it, whatever the others ask."""
+    """One commit that asks for the flush gets it, whatever the others ask:
+    the commit itself is made as NORMAL makes it (the caller is the event
+    loop, which must not wait for the disk), and `flush` syncs the WAL, as
+    FULL would have in the commit."""
+    calls = synced(monkeypatch)
     staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False), first("c2", "b")])
+    assert staged is not None and staged.flush_owed
+    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    staged.commit()
+    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+    assert sqlite_store.load("c2") is not None and calls == []
+    worker = threading.Thread(target=staged.flush)
+    worker.start()
+    worker.join()
+    assert [path for path, _ in calls] == [f"{tmp_wal(sqlite_store)}"]
+    assert calls[0][1] != threading.get_ident()
+
+
+def tmp_wal(store: SQLiteStore) -> str:
+    return os.path.realpath(f"{store.path}-wal")
+
+
+def test_no_flush_is_owed_where_none_was_asked_or_the_store_never_flushes(
+    sqlite_store: SQLiteStore, tmp_path: Path
+) -> None:
+    staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False)])
+    assert staged is not None and not staged.flush_owed
+    staged.commit()
+    fast = SQLiteStore(tmp_path / "fast.sqlite3", synchronous="NORMAL")
+    try:
+        staged = fast.stage_batch_now([first("c1", "a")])
+        assert staged is not None and not staged.flush_owed
+        staged.commit()
+    finally:
+        fast.close()
+
+
+def test_commits_never_checkpoint_on_the_committing_thread(
+    sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint copies the WAL into the file and syncs both: it is the
+    upkeep thread's, started once every `CHECKPOINT_COMMITS` commits, so a
+    staged commit on the event loop never makes one."""
+    monkeypatch.setattr(sqlite_module, "CHECKPOINT_COMMITS", 4)
+    threads: list[int] = []
+    real = SQLiteStore._checkpoint
+
+    def noting(store: SQLiteStore) -> None:
+        threads.append(threading.get_ident())
+        real(store)
+
+    monkeypatch.setattr(SQLiteStore, "_checkpoint", noting)
+    assert sqlite_store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    main = Path(sqlite_store.path)
+    before = main.stat().st_size
+    for i in range(3):
+        staged = sqlite_store.stage_batch_now([first(f"c{i}", "a" * 20_000)])
+        assert staged is not None
+        staged.commit()
+    sqlite_store._upkeep.submit(lambda: None).result(10)
+    assert threads == [] and main.stat().st_size == before  # all of it still in the WAL
+    staged = sqlite_store.stage_batch_now([first("c3", "b")])
     assert staged is not None
-    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    staged.finish()
+    staged.commit()
+    sqlite_store._upkeep.submit(lambda: None).result(10)
+    assert len(threads) == 1 and threads[0] != threading.get_ident()
+    assert main.stat().st_size > before  # the WAL copied into the file
+    loaded = sqlite_store.load("c2")
+    assert loaded is not None and loaded.version == 1
 
 
 def test_staging_never_waits_for_another_writer_of_the_file(
@@ -122,7 +205,7 @@ def test_staging_never_waits_for_another_writer_of_the_file(
         other.close()
     staged = sqlite_store.stage_batch_now([first("c2", "b")])
     assert staged is not None
-    staged.finish()
+    staged.commit()
     assert sqlite_store.load("c2") is not None
 
 
@@ -133,7 +216,7 @@ def test_only_the_embedded_database_stages(store: SQLStore, backend: Backend) ->
         assert store.commit_batch([first("c1", "a")]) == [1]
         return
     assert staged is not None
-    staged.finish()
+    staged.commit()
     assert store.load("c1") is not None
 
 
@@ -166,7 +249,7 @@ def test_a_failed_commit_is_rolled_back_and_leaves_the_store_as_it_was(
         if way == "staged":
             staged = sqlite_store.stage_batch_now([replace(bad, flush=False)])
             assert staged is not None
-            staged.finish()
+            staged.commit()
         else:
             sqlite_store.commit_batch([bad])
     assert not sqlite_store._db.in_transaction

@@ -283,12 +283,25 @@ class StagedBatch(Protocol):
     (`Store.stage_batch_now`)."""
 
     answers: list[BatchAnswer]
-    """What `commit_batch` would answer, once `finish` has returned."""
+    """What `commit_batch` would answer, once `commit` has returned (and,
+    where a flush is owed, `flush` too)."""
 
-    def finish(self) -> None:
-        """Commit it, with the flush if any request asked for one: on a
-        worker thread, as this may wait for the disk. Raises if the
-        transaction failed: then none of it landed."""
+    flush_owed: bool
+    """Whether a request asked for a flush that `commit` did not make: the
+    batch is answered only once `flush` has returned."""
+
+    def commit(self) -> None:
+        """Commit it on the caller's thread, without waiting for the disk:
+        its transaction ends and the write connection is free again (a
+        process crash keeps it from now on). Raises if the transaction
+        failed: then none of it landed."""
+        ...
+
+    def flush(self) -> None:
+        """After `commit`: wait until what it wrote, and everything committed
+        before it, is on the disk (a power cut keeps it). On a worker
+        thread, as this waits for the disk. The store's upkeep that must not
+        run on the event loop (a checkpoint) is done here too, when due."""
         ...
 
     def abandon(self) -> None:
@@ -374,13 +387,15 @@ class Store(Users, Accounts, CallLog, Sessions, Timelines, Branches, Protocol):
     def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
         """`commit_batch` up to its commit, run on the caller's thread (the
         event loop) when the write connection is free at once: every
-        statement's CPU is spent there, and only the commit itself (the
-        write and the flush) is left to `StagedBatch.finish` on the writer
-        thread. A writer thread running the statements wants the GIL back
-        after each one, and a busy loop's thread holds it: under load a
-        batch of a few milliseconds' CPU took a hundred. None when staging
-        would wait (a busy connection, a networked database): the batch goes
-        to `commit_batch` in a worker thread instead."""
+        statement's CPU is spent there, and so is the commit
+        (`StagedBatch.commit`, a write to the file's cache); only the flush,
+        the wait for the disk, is left to `StagedBatch.flush` on the writer
+        thread. A writer thread running the statements, or the commit, wants
+        the GIL back after each call, and a busy loop's thread holds it:
+        under load a batch of a few milliseconds' CPU took a hundred, and a
+        commit a few milliseconds more each time it changed hands. None when
+        staging would wait (a busy connection, a networked database): the
+        batch goes to `commit_batch` in a worker thread instead."""
         ...
 
     def save_llm_call(self, record: LLMCallRecord | CallStatusUpdate) -> None:

@@ -6,16 +6,19 @@ message 10,000. Each commit is one `BEGIN IMMEDIATE` transaction that checks
 the expected version, verifies the new messages extend the stored hash chain,
 and writes state, messages, the input id and the call records together. The
 statements are shared with PostgreSQL (`sql_store`); this module only opens
-the file and its transactions.
+the file and its transactions, syncs the WAL for a batch committed on the
+event loop (`stage_batch_now`), and checkpoints on a thread of its own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -31,12 +34,31 @@ from cursor_byok.store.base import (
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
 
+log = logging.getLogger(__name__)
+
 T = TypeVar("T")
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 BUSY_TIMEOUT_S = 30.0
 """How long a write waits for another process's write lock on the file."""
+
+CHECKPOINT_COMMITS = 32
+"""Commits between two checkpoints of the WAL into the file. SQLite's own
+would come after about 1,000 pages written, 20-40 of the server's commits,
+in the commit that crossed the line, on whatever thread made it: here it
+runs on a thread of the store's own (`_checkpoint`), never on the event
+loop, which commits the staged batches."""
+
+
+def _data_sync(path: str) -> None:
+    """Wait until `path`'s data is on the disk. Any descriptor of a file
+    syncs what every other one wrote to it (the page cache is the file's)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        getattr(os, "fdatasync", os.fsync)(fd)  # (macOS has fsync only)
+    finally:
+        os.close(fd)
 
 
 def _create_private(path: Path) -> None:
@@ -65,7 +87,16 @@ class SQLiteStore(SQLStore):
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._synchronous = synchronous
         self._db.execute("PRAGMA foreign_keys=ON")
+        # Checkpoints are the upkeep thread's (CHECKPOINT_COMMITS).
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
         migrate(self._db)
+        self._unchecked = 0
+        """Commits since the last checkpoint began (guarded by `_lock`)."""
+        self._checkpointing = False
+        self._upkeep = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cursor-byok-upkeep")
+        self._checkpointer = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
+        )
         self._read_lock = threading.Lock()
         self._reader = sqlite3.connect(
             self.path, isolation_level=None, check_same_thread=False, timeout=30.0
@@ -76,7 +107,9 @@ class SQLiteStore(SQLStore):
         )
 
     def close(self) -> None:
+        self._upkeep.shutdown(wait=True)
         with self._lock, self._read_lock, self._now_lock:
+            self._checkpointer.close()
             self._db.close()
             self._reader.close()
             self._now.close()
@@ -124,10 +157,15 @@ class SQLiteStore(SQLStore):
     def stage_batch_now(self, requests: Sequence[CommitRequest]) -> StagedBatch | None:
         """Never waited for: if a worker thread holds the write connection,
         or another process the file's write lock, the answer is None. The
-        connection stays held until the batch is finished or abandoned."""
+        connection stays held until the batch is committed or abandoned.
+        Under full durability its commit is made as NORMAL makes it (in the
+        WAL, no fsync), so that it never waits for the disk on the caller's
+        thread; the flush a request asked for is `_Staged.flush`'s, the fsync
+        FULL would have made, on the writer thread."""
         # Before the lock is taken: an error (an interrupt) between taking it
         # and the `try` below would keep it, and `close` would wait for ever.
-        relaxed = self._relaxed(any(request.flush for request in requests))
+        relaxed = self._relaxed(flush=False)
+        owed = relaxed and any(request.flush for request in requests)
         db = self._db
         if not self._lock.acquire(blocking=False):
             return None
@@ -150,7 +188,7 @@ class SQLiteStore(SQLStore):
         except BaseException:
             self._end_staged(relaxed, commit=False)
             raise
-        return _Staged(self, answers, relaxed)
+        return _Staged(self, answers, relaxed, owed)
 
     def _relaxed(self, flush: bool) -> bool:
         return not flush and self._synchronous in ("FULL", "EXTRA")
@@ -178,11 +216,46 @@ class SQLiteStore(SQLStore):
                         with contextlib.suppress(sqlite3.Error):
                             db.execute("ROLLBACK")
                     raise
+                self._committed()
             elif db.in_transaction:
                 db.execute("ROLLBACK")
         finally:
             if relaxed:
                 db.execute(f"PRAGMA synchronous={self._synchronous}")
+
+    def _committed(self) -> None:
+        """A commit landed (the write lock held): a checkpoint starts on the
+        upkeep thread once CHECKPOINT_COMMITS have, unless one runs."""
+        self._unchecked += 1
+        if self._unchecked < CHECKPOINT_COMMITS or self._checkpointing:
+            return
+        self._unchecked, self._checkpointing = 0, True
+        try:
+            self._upkeep.submit(self._checkpoint)
+        except RuntimeError:  # closing: the last connection's close checkpoints
+            self._checkpointing = False
+
+    def _checkpoint(self) -> None:
+        """Copy what the WAL holds into the file, so that the WAL starts
+        over: PASSIVE, it waits for no reader or writer, and a commit made
+        meanwhile goes on (the next checkpoint takes it)."""
+        try:
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error:
+            log.warning(
+                "checkpoint of %s failed; the next one tries again", self.path, exc_info=True
+            )
+        finally:
+            self._checkpointing = False
+
+    def sync_wal(self) -> None:
+        """Wait until every commit so far is on the disk: the fsync of the WAL
+        that synchronous=FULL makes in each commit (where there is no WAL, the
+        last checkpoint put everything in the file, and synced it)."""
+        try:
+            _data_sync(f"{self.path}-wal")
+        except FileNotFoundError:
+            _data_sync(str(self.path))
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -216,17 +289,24 @@ class SQLiteStore(SQLStore):
 
 
 class _Staged:
-    """A batch of `SQLiteStore.stage_batch_now`, holding the write connection."""
+    """A batch of `SQLiteStore.stage_batch_now`, holding the write connection
+    until it is committed or abandoned."""
 
-    __slots__ = ("_relaxed", "_store", "answers")
+    __slots__ = ("_relaxed", "_store", "answers", "flush_owed")
 
-    def __init__(self, store: SQLiteStore, answers: list[BatchAnswer], relaxed: bool) -> None:
+    def __init__(
+        self, store: SQLiteStore, answers: list[BatchAnswer], relaxed: bool, flush_owed: bool
+    ) -> None:
         self._store = store
         self._relaxed = relaxed
         self.answers = answers
+        self.flush_owed = flush_owed
 
-    def finish(self) -> None:
+    def commit(self) -> None:
         self._store._end_staged(self._relaxed, commit=True)
+
+    def flush(self) -> None:
+        self._store.sync_wal()
 
     def abandon(self) -> None:
         self._store._end_staged(self._relaxed, commit=False)
