@@ -5,6 +5,7 @@ next flush; each caller gets its own answer."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 import time
@@ -91,35 +92,35 @@ class GatedStore:
         self._gate()
 
 
+@contextlib.contextmanager
+def gated_store(tmp_path: Path, staging: bool) -> Iterator[GatedStore]:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    try:
+        yield GatedStore(store, staging=staging)
+    finally:
+        store.close()
+
+
 @pytest.fixture(params=["staged", "thread"])
 def gated(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[GatedStore]:
     """Both ways a batch is written: staged and committed on the loop and
     flushed on the writer thread, or written whole by the writer thread."""
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
-    try:
-        yield GatedStore(store, staging=request.param == "staged")
-    finally:
-        store.close()
+    with gated_store(tmp_path, staging=request.param == "staged") as gated:
+        yield gated
 
 
 @pytest.fixture
 def staged(tmp_path: Path) -> Iterator[GatedStore]:
     """The staged way alone."""
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
-    try:
-        yield GatedStore(store)
-    finally:
-        store.close()
+    with gated_store(tmp_path, staging=True) as gated:
+        yield gated
 
 
 @pytest.fixture
 def threaded(tmp_path: Path) -> Iterator[GatedStore]:
     """The writer thread's way alone."""
-    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
-    try:
-        yield GatedStore(store, staging=False)
-    finally:
-        store.close()
+    with gated_store(tmp_path, staging=False) as gated:
+        yield gated
 
 
 def new(conversation_id: str, version: int = 0) -> CommitRequest:
