@@ -300,8 +300,7 @@ class StagedBatch(Protocol):
     def flush(self) -> None:
         """After `commit`: wait until what it wrote, and everything committed
         before it, is on the disk (a power cut keeps it). On a worker
-        thread, as this waits for the disk. The store's upkeep that must not
-        run on the event loop (a checkpoint) is done here too, when due."""
+        thread, as this waits for the disk."""
         ...
 
     def abandon(self) -> None:

@@ -161,7 +161,7 @@ class SQLiteStore(SQLStore):
         Under full durability its commit is made as NORMAL makes it (in the
         WAL, no fsync), so that it never waits for the disk on the caller's
         thread; the flush a request asked for is `_Staged.flush`'s, the fsync
-        FULL would have made, on the writer thread."""
+        FULL would have made, for the caller to make on a worker thread."""
         # Before the lock is taken: an error (an interrupt) between taking it
         # and the `try` below would keep it, and `close` would wait for ever.
         relaxed = self._relaxed(flush=False)
