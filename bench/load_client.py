@@ -39,6 +39,7 @@ import contextlib
 import json
 import resource
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass, field
@@ -593,7 +594,9 @@ async def main(provider_url: str) -> None:
             loop.call_soon_threadsafe(lines.put_nowait, line)
         loop.call_soon_threadsafe(lines.put_nowait, "")
 
-    loop.run_in_executor(None, read)
+    # A daemon thread: should a command fail, the process ends with its
+    # traceback (and the bench sees it), not waiting on stdin for ever.
+    threading.Thread(target=read, name="stdin", daemon=True).start()
     while line := await lines.get():
         command = json.loads(line)
         answer = await (client.streams if command["op"] == "streams" else client.turn)(command)

@@ -80,14 +80,17 @@ def measure(
     long: int,
     pace_ms: float,
     path: str,
+    label: str,
 ) -> tuple[float, float]:
-    """Median CPU (s) of a short turn and of a long one, alternating."""
+    """Median CPU (s) of a short turn and of a long one, alternating; each
+    turn a new conversation named from `label` (a name used twice would be
+    the same turn sent again, answered from what was stored)."""
     cost = read_cost(server)
     shorts: list[float] = []
     longs: list[float] = []
     for i in range(turns):
-        shorts.append(turn_cpu(client, server, short, pace_ms, f"s{pace_ms:g}-{i}", cost, path))
-        longs.append(turn_cpu(client, server, long, pace_ms, f"l{pace_ms:g}-{i}", cost, path))
+        shorts.append(turn_cpu(client, server, short, pace_ms, f"{label}-s{i}", cost, path))
+        longs.append(turn_cpu(client, server, long, pace_ms, f"{label}-l{i}", cost, path))
     return statistics.median(shorts), statistics.median(longs)
 
 
@@ -108,8 +111,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             for i in range(10):  # warm: connections, pages, lazy imports
                 turn_cpu(client, server, args.short, 0.0, f"warm-{i}", 0.0, args.path)
             kinds = (args.turns, args.short, args.long)
-            short, long = measure(client, server, *kinds, args.pace_ms, args.path)
-            short0, long0 = measure(client, server, *kinds, 0.0, args.path)
+            short, long = measure(client, server, *kinds, args.pace_ms, args.path, "paced")
+            short0, long0 = measure(client, server, *kinds, 0.0, args.path, "batched")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     span = args.long - args.short

@@ -4,6 +4,8 @@ byte, a 4-byte big-endian length, the payload), written here and not taken
 from the server, so a misreading both share cannot pass. Frames a polite
 client's state machine would refuse to send (DATA on a stream it has closed,
 anything after its own GOAWAY) are written as raw frames with `hyperframe`.
+The server's GOAWAY leaves the streams it names open, as nghttp2's and
+Node's clients leave them (the project's client's `PatientClient`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import h2.config
-import h2.connection
 import h2.events
 import h2.exceptions
 import hyperframe.frame
 
+from cursor_byok.client.run_client import PatientClient
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 RUN = "/agent.v1.AgentService/Run"
@@ -82,9 +84,11 @@ class RawH2:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.h2 = PatientClient(h2.config.H2Configuration(client_side=True))
         self.streams: dict[int, RawStream] = {}
         self.goaway: h2.events.ConnectionTerminated | None = None
+        self.goaways: list[h2.events.ConnectionTerminated] = []
+        self.went_away = asyncio.Event()
         self.greeted = False
         self.error: h2.exceptions.ProtocolError | None = None
         """What the client's own state machine refused of the server's frames."""
@@ -242,6 +246,8 @@ class RawH2:
         stream = self.streams.get(sid) if sid else None
         if isinstance(event, h2.events.ConnectionTerminated):
             self.goaway = event
+            self.goaways.append(event)
+            self.went_away.set()
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
             self.greeted |= isinstance(event, h2.events.RemoteSettingsChanged)
             self.window.set()

@@ -18,7 +18,7 @@ import pytest
 from h2.settings import SettingCodes
 
 from cursor_byok.client.client import run_request, stream_close
-from cursor_byok.transport.http import h2_guard
+from cursor_byok.transport.http import h2_guard, http_server
 from tests.e2e.h2_turns import a_turn, answer, read_reply, reading, running
 from tests.e2e.raw_h2 import RawH2, RawStream, envelope
 
@@ -78,6 +78,43 @@ async def test_frames_after_the_clients_goaway_finish_the_streams_already_open(
         # With no stream left open, the server ends the connection itself.
         assert await client.closed_within(5)
         assert client.goaway is not None and client.goaway.error_code == NO_ERROR
+    assert history is not None and len(history.state.messages) == 4
+
+
+async def test_the_servers_goaway_after_a_connections_last_request_lets_its_streams_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection's last request (`MAX_REQUESTS_PER_CONNECTION`) is
+    taken and named by the server's GOAWAY NO_ERROR; it and a tool turn
+    already open run to completion, tool result sent after the GOAWAY; a
+    stream the client opened before reading the GOAWAY is refused (not
+    processed, safe to send again); then the server closes the connection."""
+    monkeypatch.setattr(http_server, "MAX_REQUESTS_PER_CONNECTION", 3)
+    scripts = [reading(), answer("second"), answer("the last"), answer("It says hello")]
+    async with running(tmp_path, scripts) as run:
+        client = run.client
+        tool = client.open()
+        await client.send(tool, run_request("What is in a.txt?", conversation_id="conv-tool"))
+        request = (await client.until(tool, "exec_server_message")).exec_server_message
+        await a_turn(client, "conv-second", "second")
+        last = client.open()
+        await asyncio.wait_for(client.went_away.wait(), 5)
+        assert [(g.error_code, g.last_stream_id) for g in client.goaways] == [
+            (NO_ERROR, last.stream_id)
+        ]
+        late = client.open()
+        await client.send(last, run_request("hi", conversation_id="conv-last"))
+        assert await client.until_end(last) == {}
+        await client.send(tool, read_reply(request, "hello\n"))
+        await client.send(tool, stream_close(request.id), end=True)
+        assert await client.until_end(tool) == {}
+        assert last.text() == "the last"
+        assert tool.text() == "Let me look.It says hello"
+        assert late.closed and late.reset_code == h2.errors.ErrorCodes.REFUSED_STREAM
+        assert await client.closed_within(5)
+        assert [g.last_stream_id for g in client.goaways] == [last.stream_id] * 2
+        assert client.error is None
+        history = run.store.load("conv-tool")
     assert history is not None and len(history.state.messages) == 4
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from cursor_byok.client.client import End, kv_reply, run_request
 from cursor_byok.client.run_client import H2Client, RunStream
 from cursor_byok.llm.types import TextContent
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
+from cursor_byok.transport.http import http_server
 from cursor_byok.transport.http.app import build_service, serving
 from cursor_byok.transport.http.http_server import MAX_CONCURRENT_STREAMS
 from cursor_byok.transport.http.late_data import DROPPED
@@ -74,3 +77,40 @@ async def test_turns_past_the_stream_limit_on_one_connection(tmp_path: Path) -> 
             await client.close()
     store.close()
     assert texts == [f"answer {n}" for n in range(TURNS)]
+
+
+async def test_past_the_connections_last_request_the_client_opens_a_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's GOAWAY after a connection's last request: that turn
+    completes on it, the client marks the connection closed, a stream it
+    opens there all the same ends as unavailable (never taken), and the
+    next turn is served on a new connection."""
+    monkeypatch.setattr(http_server, "MAX_REQUESTS_PER_CONNECTION", 2)
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    scripts = [stream_of(assistant(TextContent(f"answer {n}")), chunk=4) for n in range(3)]
+    service = build_service(
+        store, ScriptedLLM(scripts), retry=RetryPolicy(1, 0.001, 0.01), heartbeat_s=0.5
+    )
+    async with serving(service) as url:
+        first = await H2Client.connect(url)
+        second: H2Client | None = None
+        try:
+            for n in range(2):
+                stream = await first.open("proto")
+                assert (await a_turn(stream, n)).error is None
+                assert stream.text() == f"answer {n}"
+            assert first.closed
+            refused = await first.open("proto")
+            end = await asyncio.wait_for(refused.next(), 5)
+            assert isinstance(end, End) and end.error is not None
+            assert end.error["code"] == "unavailable", end.error
+            second = await H2Client.connect(url)
+            stream = await second.open("proto")
+            assert (await a_turn(stream, 2)).error is None
+            assert stream.text() == "answer 2"
+        finally:
+            await first.close()
+            if second is not None:
+                await second.close()
+    store.close()

@@ -12,18 +12,23 @@ import json
 import ssl
 import urllib.parse
 from dataclasses import dataclass, field
+from typing import Any
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 import h2.exceptions
 from google.protobuf import json_format
+from hyperframe.frame import GoAwayFrame
 
 from cursor_byok.client.client import CUT_OFF, End, Stream
 from cursor_byok.transport.connect.framing import EnvelopeDecoder, encode_envelope
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 RUN = "/agent.v1.AgentService/Run"
+GONE_AWAY = "the server went away before taking the stream; open it on a new connection"
+REFUSED = "the server refused the stream before taking it (REFUSED_STREAM); open it again"
 RUN_TYPES = {
     "proto": "application/connect+proto",
     "json": "application/connect+json",
@@ -62,7 +67,7 @@ class RunStream(Stream):
         sent, so once the response has ended too the stream is closed and its
         place among the connection's streams free."""
         assert self.connection is not None
-        with contextlib.suppress(h2.exceptions.StreamClosedError):
+        with contextlib.suppress(h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
             self.connection.h2.end_stream(self.stream_id)
             self.connection.flush()
 
@@ -100,13 +105,27 @@ class RunStream(Stream):
                 self.connection.window_open.set()  # a send waiting for room gives up
 
 
+class PatientClient(h2.connection.H2Connection):
+    """h2's client side, except that the server's GOAWAY leaves the streams
+    it names open to run to completion (RFC 9113 section 6.8), as nghttp2's
+    and Node's clients do: `h2` alone closes the whole connection on it, and
+    a turn in flight could no longer send its tool results."""
+
+    def _receive_goaway_frame(self, frame: GoAwayFrame) -> tuple[list[Any], list[Any]]:
+        event = h2.events.ConnectionTerminated()
+        event.error_code = h2.errors._error_code_from_int(frame.error_code)
+        event.last_stream_id = frame.last_stream_id
+        event.additional_data = frame.additional_data or None
+        return [], [event]
+
+
 class H2Client:
     """One HTTP/2 connection; its reader task dispatches frames to streams."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.h2 = PatientClient(h2.config.H2Configuration(client_side=True))
         self.streams: dict[int, RunStream] = {}
         self.window_open = asyncio.Event()
         self.authority = ""
@@ -160,6 +179,9 @@ class H2Client:
         if token:
             headers.append(("authorization", f"Bearer {token}"))
         stream = RunStream(connection=self, stream_id=stream_id, codec=codec, paused=paused)
+        if self.closed:  # after the server's GOAWAY, or the connection's end: never sent
+            stream.finish(End({"code": "unavailable", "message": GONE_AWAY}, b""))
+            return stream
         self.streams[stream_id] = stream
         self.h2.send_headers(stream_id, headers)
         self.flush()
@@ -215,6 +237,11 @@ class H2Client:
             return
         if isinstance(event, h2.events.ConnectionTerminated):
             self.closed = True  # streams in flight still finish; no new ones here
+            last = event.last_stream_id or 0
+            for stream_id in [sid for sid in self.streams if sid > last]:
+                # Never taken: safe to send again, on another connection.
+                untaken = self.streams.pop(stream_id)
+                untaken.finish(End({"code": "unavailable", "message": GONE_AWAY}, b""))
             return
         stream = self.streams.get(getattr(event, "stream_id", 0) or 0)
         if stream is None:
@@ -235,6 +262,8 @@ class H2Client:
                 trailers = {bytes(k).decode(): bytes(v).decode() for k, v in headers or []}
                 ok = trailers.get("grpc-status") == "0"
                 stream.finish(End(None if ok else {"trailers": trailers}, b""))
+            case h2.events.StreamReset(error_code=h2.errors.ErrorCodes.REFUSED_STREAM):
+                stream.finish(End({"code": "unavailable", "message": REFUSED}, b""))
             case h2.events.StreamReset(error_code=code):
                 stream.finish(End({"code": "unknown", "message": f"stream reset ({code})"}, b""))
             case h2.events.StreamEnded() if "grpc-status" in stream.headers:

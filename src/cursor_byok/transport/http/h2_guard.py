@@ -37,6 +37,14 @@ event not named here is hypercorn's own handling.
   `CONNECTION_WINDOW` (Go's HTTP/2 server allows 1 MiB of each). What
   arrives is handed to the stream and acknowledged as before, so this
   changes how soon the client may send, not what the server holds.
+- The server's own GOAWAY after a connection's last request
+  (`keep_alive_max_requests`): hypercorn took one stream more than the
+  limit, sent GOAWAY naming it, and closed h2's state machine with it, so
+  that stream's response could not be sent and its turn died. Here the
+  limit's last stream is the last taken: GOAWAY NO_ERROR names it, the
+  streams up to it run to completion (RFC 9113 section 6.8), one opened
+  after it is refused (REFUSED_STREAM: not processed, safe to send again on
+  a new connection), and the connection closes once none is left open.
 - Floods: RST_STREAM (the 2023 "rapid reset" attack: HEADERS + RST_STREAM
   pairs cost the client nothing and the server a request each), PING,
   SETTINGS and PRIORITY frames, empty DATA frames that do not end a request
@@ -92,14 +100,22 @@ _FLOOD_EVENTS = (
 
 
 class PatientConnection(h2.connection.H2Connection):
-    """h2's server connection, except that the client's GOAWAY does not
-    close it (the streams the client already opened go on), and a stream
-    over MAX_CONCURRENT_STREAMS is refused on its own (RST_STREAM
-    REFUSED_STREAM, RFC 9113 section 5.1.2) rather than ending the
-    connection with every stream on it."""
+    """h2's server connection, except that GOAWAY, the client's or the
+    server's own, does not close it (the streams already opened go on), and
+    a stream over MAX_CONCURRENT_STREAMS, or opened after the server's
+    GOAWAY, is refused on its own (RST_STREAM REFUSED_STREAM, RFC 9113
+    section 5.1.2) rather than ending the connection with every stream on it."""
 
     refused_streams = 0
     """Streams refused so far: a client that keeps opening them floods."""
+    last_taken: int | None = None
+    """The last stream the server's GOAWAY promised to process, once sent."""
+
+    def go_away(self) -> None:
+        """GOAWAY NO_ERROR naming the last stream taken, the state machine
+        left open for the streams up to it."""
+        self.last_taken = self.highest_inbound_stream_id
+        self._prepare_for_sending([GoAwayFrame(0, last_stream_id=self.last_taken)])
 
     def _receive_headers_frame(self, frame: HeadersFrame) -> tuple[list[Any], list[Any]]:
         sid = frame.stream_id
@@ -107,7 +123,10 @@ class PatientConnection(h2.connection.H2Connection):
             sid in self.streams
             or sid % 2 == 0
             or sid <= self.highest_inbound_stream_id
-            or self.open_inbound_streams < self.local_settings.max_concurrent_streams
+            or (
+                self.last_taken is None
+                and self.open_inbound_streams < self.local_settings.max_concurrent_streams
+            )
         ):
             return super()._receive_headers_frame(frame)
         # The header block is decoded all the same: HPACK's table must keep
@@ -210,6 +229,15 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
         await super()._handle_events(others)  # and it sends what is due
         await self._close_if_done()
 
+    async def _create_stream(self, request: h2.events.RequestReceived) -> None:
+        """The connection's last request taken: GOAWAY, so the client opens
+        the next stream elsewhere while this one runs on. (hypercorn's own
+        check, one request later, is never reached: later streams are refused.)"""
+        await super()._create_stream(request)
+        last = self.keep_alive_requests >= self.config.keep_alive_max_requests
+        if last and self.patient.last_taken is None:
+            self.patient.go_away()
+
     async def stream_send(self, event: StreamEvent) -> None:
         await super().stream_send(event)
         if isinstance(event, StreamClosed):
@@ -275,10 +303,11 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
         await self.send(Closed())
 
     async def _close_if_done(self) -> None:
-        """After the client's GOAWAY, the connection ends with its last stream."""
-        if self.client_went_away and not self.closed and self.idle:
+        """After either side's GOAWAY, the connection ends with its last stream."""
+        last = self.patient.last_taken
+        if (self.client_went_away or last is not None) and not self.closed and self.idle:
             with contextlib.suppress(h2.exceptions.ProtocolError):
-                self.connection.close_connection()
+                self.connection.close_connection(last_stream_id=last)
             await self._flush()
             await self.send(Closed())
 

@@ -31,6 +31,10 @@ SHUTDOWN_GRACE_S = 10
 """How long a shutdown waits for open connections after ending their streams."""
 KEEPALIVE_TIMEOUT_S = 5
 """An idle connection (no request in flight) is closed after this long."""
+MAX_REQUESTS_PER_CONNECTION = 1000
+"""Requests one HTTP/2 connection serves (hypercorn's and nginx's default).
+The last is answered in full, and the server's GOAWAY sends the client's
+next request to a new connection, which a balancer in front may place anew."""
 MAX_CONCURRENT_STREAMS = 100
 """HTTP/2 streams open at once per connection: one per agent turn in
 flight (and one per short call beside them), which for one client is a few;
@@ -62,6 +66,7 @@ def hypercorn_config(
     else:
         config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.keep_alive_timeout = keepalive_timeout_s
+    config.keep_alive_max_requests = MAX_REQUESTS_PER_CONNECTION
     config.loglevel = "WARNING"
     config.accesslog = None
     # No `server: hypercorn-h11` on every response: it names the stack to
