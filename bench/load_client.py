@@ -441,6 +441,21 @@ async def server_h2_turn(
 ) -> Stream:
     """One turn as one Run stream: the run request and the exec answers go up
     the request stream while the answer streams down."""
+    for _ in range(UNTAKEN_RETRIES):
+        seen, stream = await h2_attempt(pool, text, conversation_id, turn, slot)
+        if not stream or not stream.untaken:
+            break
+    return seen
+
+
+UNTAKEN_RETRIES = 3
+"""A stream the server never took (opened as its GOAWAY came) is sent again
+on a new connection, as a client does."""
+
+
+async def h2_attempt(
+    pool: H2Pool, text: str, conversation_id: str, turn: int, slot: int | None
+) -> tuple[Stream, RunStream | None]:
     seen = Stream()
     stream: RunStream | None = None
     try:
@@ -448,6 +463,8 @@ async def server_h2_turn(
         # The clock starts as on the HTTP/1.1 side, where the run request is
         # appended once RunSSE has answered: on a stream the server has taken.
         await asyncio.wait_for(stream.responded.wait(), 300)
+        if stream.untaken:
+            return seen, stream
         sent = time.perf_counter()
         await stream.send(run_request(text, conversation_id, turn))
         end: End | None = None
@@ -480,7 +497,7 @@ async def server_h2_turn(
     finally:
         if stream is not None:
             stream.end_request()  # the stream closed, its place on the connection free
-    return seen
+    return seen, stream
 
 
 # -- commands ------------------------------------------------------------------------

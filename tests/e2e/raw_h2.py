@@ -133,7 +133,10 @@ class RawH2:
         path: str = RUN,
         priority_weight: int | None = None,
         extra: Sequence[tuple[str, str]] = (),
+        flush: bool = True,
     ) -> RawStream:
+        """A new stream's HEADERS (with `flush` False, left for the next
+        write, so that several go in one)."""
         stream_id = self.h2.get_next_available_stream_id()
         headers = [
             (":method", "POST"),
@@ -150,7 +153,8 @@ class RawH2:
         self.h2.send_headers(
             stream_id, headers, end_stream=end_stream, priority_weight=priority_weight
         )
-        self.flush()
+        if flush:
+            self.flush()
         return stream
 
     async def send(

@@ -118,6 +118,30 @@ async def test_the_servers_goaway_after_a_connections_last_request_lets_its_stre
     assert history is not None and len(history.state.messages) == 4
 
 
+async def test_requests_read_together_past_a_connections_last_are_all_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last request and one more in the same read: the GOAWAY names the
+    later one, and both turns complete (hypercorn closed h2's state machine
+    on the one past the limit, and every stream of the connection died)."""
+    monkeypatch.setattr(http_server, "MAX_REQUESTS_PER_CONNECTION", 2)
+    async with running(tmp_path, [answer("first"), answer("two"), answer("three")]) as run:
+        client = run.client
+        await a_turn(client, "conv-first", "first")
+        together = [client.open(flush=False), client.open(flush=False)]
+        client.flush()
+        await asyncio.wait_for(client.went_away.wait(), 5)
+        assert client.goaway is not None
+        assert client.goaway.last_stream_id == together[1].stream_id
+        for stream, name in zip(together, ("two", "three"), strict=True):
+            await client.send(stream, run_request("hi", conversation_id=f"conv-{name}"))
+        for stream, name in zip(together, ("two", "three"), strict=True):
+            assert await client.until_end(stream) == {}
+            assert stream.text() == name
+        assert await client.closed_within(5)
+        assert client.error is None
+
+
 async def test_end_stream_on_the_headers_is_answered_and_the_connection_goes_on(
     tmp_path: Path,
 ) -> None:

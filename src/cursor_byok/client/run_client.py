@@ -53,6 +53,8 @@ class RunStream(Stream):
     refusal: bytes = b""
     responded: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once the response's headers (or the stream's end) have come."""
+    untaken: bool = False
+    """Ended before the server took it (its GOAWAY, REFUSED_STREAM): safe to send again."""
 
     async def send(self, message: pb.AgentClientMessage) -> None:
         assert self.connection is not None
@@ -180,6 +182,7 @@ class H2Client:
             headers.append(("authorization", f"Bearer {token}"))
         stream = RunStream(connection=self, stream_id=stream_id, codec=codec, paused=paused)
         if self.closed:  # after the server's GOAWAY, or the connection's end: never sent
+            stream.untaken = True
             stream.finish(End({"code": "unavailable", "message": GONE_AWAY}, b""))
             return stream
         self.streams[stream_id] = stream
@@ -241,6 +244,7 @@ class H2Client:
             for stream_id in [sid for sid in self.streams if sid > last]:
                 # Never taken: safe to send again, on another connection.
                 untaken = self.streams.pop(stream_id)
+                untaken.untaken = True
                 untaken.finish(End({"code": "unavailable", "message": GONE_AWAY}, b""))
             return
         stream = self.streams.get(getattr(event, "stream_id", 0) or 0)
@@ -263,6 +267,7 @@ class H2Client:
                 ok = trailers.get("grpc-status") == "0"
                 stream.finish(End(None if ok else {"trailers": trailers}, b""))
             case h2.events.StreamReset(error_code=h2.errors.ErrorCodes.REFUSED_STREAM):
+                stream.untaken = True
                 stream.finish(End({"code": "unavailable", "message": REFUSED}, b""))
             case h2.events.StreamReset(error_code=code):
                 stream.finish(End({"code": "unknown", "message": f"stream reset ({code})"}, b""))

@@ -59,6 +59,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import copy
+import sys
 import time
 from typing import Any
 
@@ -156,6 +158,12 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._direct_init()
+        # hypercorn closes h2's state machine once a request beyond the limit
+        # is taken, which can come in the same read as the last: its check is
+        # put out of reach, and `_create_stream` keeps the limit instead.
+        self.max_requests = self.config.keep_alive_max_requests
+        self.config = copy.copy(self.config)
+        self.config.keep_alive_max_requests = sys.maxsize
         values = dict(self.connection.local_settings)
         values[SettingCodes.INITIAL_WINDOW_SIZE] = STREAM_WINDOW
         self.patient = PatientConnection(config=self.connection.config)
@@ -231,10 +239,10 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
 
     async def _create_stream(self, request: h2.events.RequestReceived) -> None:
         """The connection's last request taken: GOAWAY, so the client opens
-        the next stream elsewhere while this one runs on. (hypercorn's own
-        check, one request later, is never reached: later streams are refused.)"""
+        the next stream elsewhere while this one runs on. (Streams that came
+        in the same read are named by the GOAWAY and served too.)"""
         await super()._create_stream(request)
-        last = self.keep_alive_requests >= self.config.keep_alive_max_requests
+        last = self.keep_alive_requests >= self.max_requests
         if last and self.patient.last_taken is None:
             self.patient.go_away()
 
@@ -259,8 +267,14 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
 
     def _linger_due(self) -> None:
         self._linger_timer = None
-        if not self.closed:
-            self.task_group.spawn(self._reset_lingering)
+        if self.closed:
+            return
+        resetting = self._reset_lingering()
+        try:
+            self.task_group.spawn(lambda: resetting)
+        except RuntimeError:  # the connection's tasks have ended: nothing is left to reset
+            resetting.close()
+            self.closed = True
 
     async def _reset_lingering(self) -> None:
         """The streams whose time is up reset (one write for all), the timer
