@@ -215,3 +215,25 @@ async def test_data_in_flight_on_a_refused_stream_leaves_the_connection_serving(
         client.flush()
         await a_turn(client, "conv-after", "served")
         assert not any(stream.closed for stream in held[1:])
+
+
+async def test_a_fast_failing_last_request_does_not_close_the_connection_under_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection's last request answered at once (a path the server
+    does not serve) and a `Run` request in the same read: the GOAWAY names
+    both, and the connection stays until the second's turn is over."""
+    monkeypatch.setattr(http_server, "MAX_REQUESTS_PER_CONNECTION", 2)
+    async with running(tmp_path, [answer("first"), answer("after the miss")]) as run:
+        client = run.client
+        await a_turn(client, "conv-first", "first")
+        miss = client.open(path="/no.such.Service/Method", end_stream=True, flush=False)
+        turn = client.open(flush=False)
+        client.flush()
+        await asyncio.wait_for(client.went_away.wait(), 5)
+        assert client.goaway is not None and client.goaway.last_stream_id == turn.stream_id
+        await client.send(turn, run_request("hi", conversation_id="conv-after"))
+        assert await client.until_end(turn) == {}
+        assert turn.text() == "after the miss"
+        assert miss.closed and miss.status == 501
+        assert await client.closed_within(5)
