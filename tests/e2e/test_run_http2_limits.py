@@ -124,6 +124,25 @@ async def test_an_http2_connection_with_no_stream_is_closed_and_one_with_a_strea
         await busy.close()
 
 
+async def test_an_idle_connection_is_closed_with_a_goaway_naming_its_last_stream(
+    tmp_path: Path,
+) -> None:
+    """Closed for idleness, a connection says so first (GOAWAY NO_ERROR, the
+    last stream it served), as RFC 9113 section 6.8 asks of a server that
+    closes: a request the client sent at that moment is known unprocessed,
+    safe to send again, rather than lost to a bare close."""
+    async with served(tmp_path, [answer("before the pause")]) as server:
+        client = await server.client()
+        stream = client.open()
+        await client.send(stream, run_request("hello"))
+        assert await client.until_end(stream) == {}
+        assert await client.closed_within(KEEPALIVE_S + 3)
+        assert client.goaway is not None, "closed without a GOAWAY"
+        assert client.goaway.error_code == h2.errors.ErrorCodes.NO_ERROR
+        assert client.goaway.last_stream_id == stream.stream_id
+        await client.close()
+
+
 async def test_rapid_reset_ends_the_connection_before_any_token_is_checked(
     tmp_path: Path,
 ) -> None:

@@ -20,7 +20,9 @@ event not named here is hypercorn's own handling.
 - Idle: hypercorn stops its keep-alive timer when a connection's first bytes
   arrive and restarts it only when a stream closes, so one that sent the
   preface and nothing else was never closed. Here the timer is restarted as
-  soon as the connection speaks HTTP/2 with no stream open.
+  soon as the connection speaks HTTP/2 with no stream open. And a connection
+  closed by the server is told so first (GOAWAY NO_ERROR, the last stream
+  taken), where hypercorn closed the socket bare.
 - A response that has ended while the client's request stream is still
   open (a Run client need not half-close it): the stream would stay open on
   both sides and hold one of the connection's MAX_CONCURRENT_STREAMS places
@@ -69,6 +71,7 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import hypercorn.protocol
+from h2.connection import ConnectionState
 from h2.settings import SettingCodes, Settings
 from h2.stream import StreamClosedBy, StreamState
 from hypercorn.events import Closed, Event, Updated
@@ -188,6 +191,8 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
         await self.send(Updated(idle=self.idle))
 
     async def handle(self, event: Event) -> None:
+        if isinstance(event, Closed) and not self.closed:
+            await self._say_goodbye()
         await super().handle(event)
         if isinstance(event, Closed):
             if self._linger_timer is not None:
@@ -197,6 +202,19 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
             # close it only when its keep-alive timer ran out, holding the
             # connection (and its place among the port's) until then.
             await self.send(Closed())
+
+    async def _say_goodbye(self) -> None:
+        """Before a close the server makes (idle, shutting down) or meets (the
+        client's end): GOAWAY NO_ERROR naming the last stream taken, unless
+        one has ended the connection already. hypercorn closed the socket
+        bare, so a request sent at that moment was lost, processed or not
+        for all the client could tell; named, the ones after are known
+        unprocessed and safe to send again."""
+        if self.connection.state_machine.state is ConnectionState.CLOSED:
+            return
+        with contextlib.suppress(h2.exceptions.ProtocolError):
+            self.connection.close_connection(last_stream_id=self.patient.last_taken)
+        await self._flush()
 
     async def _handle_events(self, events: list[h2.events.Event]) -> None:
         others: list[h2.events.Event] = []
