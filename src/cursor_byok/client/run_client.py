@@ -24,6 +24,7 @@ from hyperframe.frame import GoAwayFrame
 
 from cursor_byok.client.client import CUT_OFF, End, Stream
 from cursor_byok.transport.connect.framing import EnvelopeDecoder, encode_envelope
+from cursor_byok.transport.http.h2_goaway import goaway_received
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
 RUN = "/agent.v1.AgentService/Run"
@@ -114,11 +115,7 @@ class PatientClient(h2.connection.H2Connection):
     a turn in flight could no longer send its tool results."""
 
     def _receive_goaway_frame(self, frame: GoAwayFrame) -> tuple[list[Any], list[Any]]:
-        event = h2.events.ConnectionTerminated()
-        event.error_code = h2.errors._error_code_from_int(frame.error_code)
-        event.last_stream_id = frame.last_stream_id
-        event.additional_data = frame.additional_data or None
-        return [], [event]
+        return [], [goaway_received(frame)]
 
 
 class H2Client:

@@ -80,6 +80,7 @@ from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.h2 import H2Protocol
 from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame, RstStreamFrame
 
+from cursor_byok.transport.http.h2_goaway import goaway_received
 from cursor_byok.transport.http.h2_send import DirectSend
 from cursor_byok.transport.http.late_data import DROPPED
 
@@ -150,11 +151,7 @@ class PatientConnection(h2.connection.H2Connection):
         return super()._handle_data_on_closed_stream(events, exc, frame)
 
     def _receive_goaway_frame(self, frame: GoAwayFrame) -> tuple[list[Any], list[Any]]:
-        event = h2.events.ConnectionTerminated()
-        event.error_code = h2.errors._error_code_from_int(frame.error_code)
-        event.last_stream_id = frame.last_stream_id
-        event.additional_data = frame.additional_data or None
-        return [], [event]
+        return [], [goaway_received(frame)]
 
 
 class GuardedH2Protocol(DirectSend, H2Protocol):
