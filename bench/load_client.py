@@ -328,6 +328,8 @@ async def server_turn(
             await append(pool, request_id, 0, run_request(text, conversation_id, turn, state))
             seen.append_s = time.perf_counter() - sent
 
+        seqno = 1  # the run request was append 0
+
         async def answer(request: pb.ExecServerMessage) -> None:
             nonlocal seqno, received
             if clock is not None:
@@ -339,7 +341,6 @@ async def server_turn(
                 seqno += 1
 
         appending = asyncio.create_task(first_append())
-        seqno = 1
         decoder = EnvelopeDecoder()
         async for now, chunk in conn.chunks():
             chars = 0

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +82,25 @@ def test_a_long_turn_is_measured_per_step() -> None:
 def test_a_session_too_short_for_two_windows_is_refused() -> None:
     with pytest.raises(SystemExit, match="no two windows"):
         bench.run(levels=(), turns=20, window=10, out=io.StringIO())
+
+
+def test_a_load_client_whose_command_fails_ends_instead_of_hanging() -> None:
+    """A command the load client cannot carry out ends its process with the
+    traceback, so the bench reports it; the thread reading its commands once
+    held the process open for ever, and the bench waited with it."""
+    script = Path(bench.__file__).with_name("load_client.py")
+    with subprocess.Popen(
+        [sys.executable, str(script), "http://127.0.0.1:9"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as client:
+        assert client.stdin is not None and client.stderr is not None
+        client.stdin.write('{"op": "no-such-op"}\n')
+        client.stdin.flush()  # and left open, as the bench leaves it
+        try:
+            code = client.wait(timeout=30)
+        finally:
+            client.kill()
+        assert code != 0 and "KeyError" in client.stderr.read()
