@@ -16,7 +16,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import h2.errors
 import hyperframe.frame
+import pytest
 
 from cursor_byok.client.client import run_request, stream_close
 from cursor_byok.llm.events import ResponseEvent, ResponseStream
@@ -25,7 +27,7 @@ from cursor_byok.llm.types import RequestMessages, TextContent, ToolResultMessag
 from cursor_byok.loop.state import Status
 from cursor_byok.runtime.model_call import RetryPolicy
 from cursor_byok.store.sqlite import SQLiteStore
-from cursor_byok.transport.http import h2_guard
+from cursor_byok.transport.http import h2_guard, http_server
 from cursor_byok.transport.http.app import Service, build_service, serving
 from tests.e2e.h2_turns import read_reply
 from tests.e2e.raw_h2 import RawH2, RawStream, envelope
@@ -235,6 +237,39 @@ async def test_100_concurrent_streams_on_one_connection(tmp_path: Path) -> None:
         expected = f"Let me look.read {len(content)} bytes" if n % 3 == 0 and n else LONG
         assert stream.text() == expected, n
     assert run.peak[0] <= BUDGET
+
+
+async def test_a_connections_last_request_with_sixty_turns_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GOAWAY after a connection's last request comes while 60 turns,
+    tool and plain, run on it: each completes, its tool result sent when its
+    exec request comes, before or after the GOAWAY; 40 streams opened after it are refused and never run; then the
+    connection closes."""
+    monkeypatch.setattr(http_server, "MAX_REQUESTS_PER_CONNECTION", 60)
+    content = "x" * (48 * 1024)
+    async with running(tmp_path, TurnLLM(delay=0.001)) as run:
+        client = run.client
+
+        async def turn(n: int) -> RawStream:
+            if n % 3 == 0:
+                return await tool_turn(client, f"conv-{n}", content)
+            return await plain_turn(client, f"conv-{n}")
+
+        taken = [asyncio.create_task(turn(n)) for n in range(60)]
+        await asyncio.wait_for(client.went_away.wait(), 30)
+        assert client.goaway is not None
+        assert client.goaway.error_code == h2.errors.ErrorCodes.NO_ERROR
+        late = [client.open() for _ in range(40)]
+        streams = await asyncio.gather(*taken)
+        assert await client.closed_within(10)
+        assert client.error is None
+        assert [g.last_stream_id for g in client.goaways] == [streams[-1].stream_id] * 2
+        assert run.store.load("conv-0") is not None  # a tool turn, stored
+    for n, stream in enumerate(streams):
+        expected = f"Let me look.read {len(content)} bytes" if n % 3 == 0 else LONG
+        assert stream.text() == expected, n
+    assert all(s.reset_code == h2.errors.ErrorCodes.REFUSED_STREAM for s in late)
 
 
 async def test_the_connection_window_runs_out_and_every_stream_completes(tmp_path: Path) -> None:
