@@ -244,8 +244,8 @@ async def test_a_connections_last_request_with_sixty_turns_in_flight(
 ) -> None:
     """The GOAWAY after a connection's last request comes while 60 turns,
     tool and plain, run on it: each completes, its tool result sent when its
-    exec request comes, before or after the GOAWAY; 40 streams opened after it are refused and never run; then the
-    connection closes."""
+    exec request comes, before or after the GOAWAY; 40 streams opened after
+    it are refused and never run; then the connection closes."""
     monkeypatch.setattr(http_server, "MAX_REQUESTS_PER_CONNECTION", 60)
     content = "x" * (48 * 1024)
     async with running(tmp_path, TurnLLM(delay=0.001)) as run:
