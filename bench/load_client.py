@@ -442,8 +442,9 @@ async def server_h2_turn(
 ) -> Stream:
     """One turn as one Run stream: the run request and the exec answers go up
     the request stream while the answer streams down."""
+    since: float | None = None
     for _ in range(UNTAKEN_RETRIES):
-        seen, stream = await h2_attempt(pool, text, conversation_id, turn, slot)
+        seen, stream, since = await h2_attempt(pool, text, conversation_id, turn, slot, since)
         if not stream or not stream.untaken:
             break
     return seen
@@ -451,22 +452,32 @@ async def server_h2_turn(
 
 UNTAKEN_RETRIES = 3
 """A stream the server never took (opened as its GOAWAY came) is sent again
-on a new connection, as a client does."""
+on a new connection, as a client does; the turn's clock keeps running from
+the first attempt, so the wait is counted against the server."""
 
 
 async def h2_attempt(
-    pool: H2Pool, text: str, conversation_id: str, turn: int, slot: int | None
-) -> tuple[Stream, RunStream | None]:
+    pool: H2Pool,
+    text: str,
+    conversation_id: str,
+    turn: int,
+    slot: int | None,
+    since: float | None,
+) -> tuple[Stream, RunStream | None, float]:
+    """One try at the turn, and when its clock started (`since`, when an
+    earlier try was not taken)."""
     seen = Stream()
     stream: RunStream | None = None
+    sent = time.perf_counter() if since is None else since
     try:
         stream = await pool.open(slot)
         # The clock starts as on the HTTP/1.1 side, where the run request is
         # appended once RunSSE has answered: on a stream the server has taken.
         await asyncio.wait_for(stream.responded.wait(), 300)
         if stream.untaken:
-            return seen, stream
-        sent = time.perf_counter()
+            return seen, stream, sent
+        if since is None:
+            sent = time.perf_counter()
         await stream.send(run_request(text, conversation_id, turn))
         end: End | None = None
         async with asyncio.timeout(300):
@@ -498,7 +509,7 @@ async def h2_attempt(
     finally:
         if stream is not None:
             stream.end_request()  # the stream closed, its place on the connection free
-    return seen, stream
+    return seen, stream, sent
 
 
 # -- commands ------------------------------------------------------------------------
