@@ -333,11 +333,9 @@ class GuardedH2Protocol(DirectSend, H2Protocol):
 
     async def _close_if_done(self) -> None:
         """After either side's GOAWAY, the connection ends with its last stream."""
-        last = self.patient.last_taken
-        if (self.client_went_away or last is not None) and not self.closed and self.idle:
-            with contextlib.suppress(h2.exceptions.ProtocolError):
-                self.connection.close_connection(last_stream_id=last)
-            await self._flush()
+        going = self.client_went_away or self.patient.last_taken is not None
+        if going and not self.closed and self.idle:
+            await self._say_goodbye()
             await self.send(Closed())
 
 
