@@ -15,6 +15,13 @@ the median of its kind:
                           many deltas per wake-up, as it does under load
 Processes as in bench/server.py: the fake provider, the load client and the
 real `cursor-byok serve`, each apart.
+
+With `--baseline-src DIR` a second server runs the `cursor_byok` package
+under DIR (another tree's `src`), and every turn is made on both, one after
+the other, so a change in the machine's load meets both sides; the same
+figures follow for it, suffixed `[baseline]`, and
+  turn_cpu_ratio[batched]   this tree's batched turn over the baseline's
+  turn_cpu_ratio            the same, paced
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -74,24 +81,42 @@ def turn_cpu(
 
 def measure(
     client: LineProcess,
-    server: Server,
+    servers: Sequence[Server],
     turns: int,
     short: int,
     long: int,
     pace_ms: float,
     path: str,
     label: str,
-) -> tuple[float, float]:
-    """Median CPU (s) of a short turn and of a long one, alternating; each
-    turn a new conversation named from `label` (a name used twice would be
-    the same turn sent again, answered from what was stored)."""
-    cost = read_cost(server)
-    shorts: list[float] = []
-    longs: list[float] = []
+) -> list[tuple[float, float]]:
+    """Per server, the median CPU (s) of a short turn and of a long one,
+    alternating, each turn made on every server in turn; each turn a new
+    conversation named from `label` (a name used twice would be the same
+    turn sent again, answered from what was stored)."""
+    costs = [read_cost(server) for server in servers]
+    shorts: list[list[float]] = [[] for _ in servers]
+    longs: list[list[float]] = [[] for _ in servers]
     for i in range(turns):
-        shorts.append(turn_cpu(client, server, short, pace_ms, f"{label}-s{i}", cost, path))
-        longs.append(turn_cpu(client, server, long, pace_ms, f"{label}-l{i}", cost, path))
-    return statistics.median(shorts), statistics.median(longs)
+        for k, (server, cost) in enumerate(zip(servers, costs, strict=True)):
+            made = turn_cpu(client, server, short, pace_ms, f"{label}-{k}-s{i}", cost, path)
+            shorts[k].append(made)
+        for k, (server, cost) in enumerate(zip(servers, costs, strict=True)):
+            made = turn_cpu(client, server, long, pace_ms, f"{label}-{k}-l{i}", cost, path)
+            longs[k].append(made)
+    return [
+        (statistics.median(s), statistics.median(lo)) for s, lo in zip(shorts, longs, strict=True)
+    ]
+
+
+def figures(
+    suffix: str, paced: tuple[float, float], batched: tuple[float, float], span: int
+) -> Iterator[str]:
+    """The four figures of one server (`suffix`: "" or "[baseline]")."""
+    (short, long), (short0, long0) = paced, batched
+    yield f"turn_cpu_ms{suffix} = {short * 1e3:.3f}"
+    yield f"delta_cpu_us{suffix} = {(long - short) / span * 1e6:.1f}"
+    yield f"turn_cpu_ms_batched{suffix} = {short0 * 1e3:.3f}"
+    yield f"delta_cpu_us_batched{suffix} = {(long0 - short0) / span * 1e6:.1f}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -103,24 +128,37 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--path", choices=sorted(MODES), default="http1", help="http1: RunSSE; h2: Run over h2c"
     )
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="also serve the cursor_byok package under this folder (another tree's src), "
+        "every turn made on both",
+    )
     args = parser.parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="bench-turn-cost-"))
     try:
-        with processes(["one-port"], ["aiohttp"], workdir) as (client, servers):
-            server = servers[0]
-            for i in range(10):  # warm: connections, pages, lazy imports
-                turn_cpu(client, server, args.short, 0.0, f"warm-{i}", 0.0, args.path)
+        with processes(["one-port"], ["aiohttp"], workdir, args.baseline_src) as (
+            client,
+            servers,
+        ):
+            for server in servers:
+                for i in range(10):  # warm: connections, pages, lazy imports
+                    turn_cpu(client, server, args.short, 0.0, f"warm-{i}", 0.0, args.path)
             kinds = (args.turns, args.short, args.long)
-            short, long = measure(client, server, *kinds, args.pace_ms, args.path, "paced")
-            short0, long0 = measure(client, server, *kinds, 0.0, args.path, "batched")
+            paced = measure(client, servers, *kinds, args.pace_ms, args.path, "paced")
+            batched = measure(client, servers, *kinds, 0.0, args.path, "batched")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     span = args.long - args.short
     print(f"# {args.turns} turns of each kind, {args.short} and {args.long} deltas, {args.path}")
-    print(f"turn_cpu_ms = {short * 1e3:.3f}")
-    print(f"delta_cpu_us = {(long - short) / span * 1e6:.1f}")
-    print(f"turn_cpu_ms_batched = {short0 * 1e3:.3f}")
-    print(f"delta_cpu_us_batched = {(long0 - short0) / span * 1e6:.1f}")
+    for line in figures("", paced[0], batched[0], span):
+        print(line)
+    if args.baseline_src is not None:
+        for line in figures("[baseline]", paced[1], batched[1], span):
+            print(line)
+        print(f"turn_cpu_ratio = {paced[0][0] / paced[1][0]:.2f}")
+        print(f"turn_cpu_ratio[batched] = {batched[0][0] / batched[1][0]:.2f}")
 
 
 if __name__ == "__main__":
