@@ -175,6 +175,9 @@ class EagerTCPServer(TCPServer):
         except (NotImplementedError, OSError, RuntimeError):
             return  # TLS, or a connection already broken
         ended = eager.drain()
+        transport = self.writer.transport
+        if isinstance(transport, asyncio.ReadTransport) and not transport.is_reading():
+            transport.resume_reading()  # (paused for a full buffer: now nothing is kept)
         try:
             await asyncio.wait_for(asyncio.shield(ended), LINGER_CLOSE_S)
         except TimeoutError:
