@@ -57,6 +57,11 @@ class RunStream(Stream):
     untaken: bool = False
     """Ended before the server took it (its GOAWAY, REFUSED_STREAM): safe to send again."""
 
+    def not_taken(self, why: str) -> None:
+        """Ended before the server took it: `unavailable`, safe to send again."""
+        self.untaken = True
+        self.finish(End({"code": "unavailable", "message": why}, b""))
+
     async def send(self, message: pb.AgentClientMessage) -> None:
         assert self.connection is not None
         if self.codec == "json":
@@ -179,8 +184,7 @@ class H2Client:
             headers.append(("authorization", f"Bearer {token}"))
         stream = RunStream(connection=self, stream_id=stream_id, codec=codec, paused=paused)
         if self.closed:  # after the server's GOAWAY, or the connection's end: never sent
-            stream.untaken = True
-            stream.finish(End({"code": "unavailable", "message": GONE_AWAY}, b""))
+            stream.not_taken(GONE_AWAY)
             return stream
         self.streams[stream_id] = stream
         self.h2.send_headers(stream_id, headers)
@@ -239,10 +243,7 @@ class H2Client:
             self.closed = True  # streams in flight still finish; no new ones here
             last = event.last_stream_id or 0
             for stream_id in [sid for sid in self.streams if sid > last]:
-                # Never taken: safe to send again, on another connection.
-                untaken = self.streams.pop(stream_id)
-                untaken.untaken = True
-                untaken.finish(End({"code": "unavailable", "message": GONE_AWAY}, b""))
+                self.streams.pop(stream_id).not_taken(GONE_AWAY)  # sent again elsewhere
             return
         stream = self.streams.get(getattr(event, "stream_id", 0) or 0)
         if stream is None:
@@ -264,8 +265,7 @@ class H2Client:
                 ok = trailers.get("grpc-status") == "0"
                 stream.finish(End(None if ok else {"trailers": trailers}, b""))
             case h2.events.StreamReset(error_code=h2.errors.ErrorCodes.REFUSED_STREAM):
-                stream.untaken = True
-                stream.finish(End({"code": "unavailable", "message": REFUSED}, b""))
+                stream.not_taken(REFUSED)
             case h2.events.StreamReset(error_code=code):
                 stream.finish(End({"code": "unknown", "message": f"stream reset ({code})"}, b""))
             case h2.events.StreamEnded() if "grpc-status" in stream.headers:
