@@ -476,6 +476,31 @@ def test_every_run_offers_the_same_builtin_definitions_and_its_own_mcp_tools() -
     assert [d.name for d in read_only] == ["read_file"]
 
 
+def test_runs_of_one_kind_share_their_tool_definitions_and_only_plan_mode_may_plan() -> None:
+    """A run without MCP tools gets its client's shared set: the same
+    definitions (and their metered characters) every time, not a new tuple
+    per run; the plan tool is in plan mode's set alone."""
+    first, again = decode(run_request("one")), decode(run_request("two", "conv-2"))
+    assert isinstance(first, RunStarted) and isinstance(again, RunStarted)
+    assert first.start is not None and again.start is not None
+    assert first.start.settings is not None and again.start.settings is not None
+    assert first.start.settings.tools is again.start.settings.tools
+    assert first.tools is again.tools and "CreatePlan" not in first.tools.tools
+    assert first.characters == again.characters and first.characters["tools"] > 0
+    planning = run_request("make a plan", "conv-3")
+    planning.run_request.action.user_message_action.user_message.mode = pb.AGENT_MODE_PLAN
+    planned = decode(planning)
+    assert isinstance(planned, RunStarted) and "CreatePlan" in planned.tools.tools
+    assert planned.start is not None and planned.start.settings is not None
+    assert "CreatePlan" in [tool.name for tool in planned.start.settings.tools]
+    for run in (first, planned):  # what is metered is what the model is sent
+        sent = run.start.settings.tools if run.start and run.start.settings else ()
+        size = sum(
+            len(t.name + t.description + json.dumps(t.parameters, ensure_ascii=False)) for t in sent
+        )
+        assert run.characters["tools"] == size
+
+
 def test_a_message_typed_during_a_turn_keeps_its_images() -> None:
     """Inline images come along; one sent by blob id alone is not fetched
     mid-turn, and the model is told so rather than left guessing."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
@@ -166,7 +167,12 @@ CAUTIOUS = Capabilities(
 
 def _row(headers: ClientHeaders) -> tuple[str, bool]:
     """The table's row: its name for logs, and whether it is a newer client."""
-    kind, version = headers.type, headers.version
+    return _row_of(headers.type, headers.version)
+
+
+@lru_cache(maxsize=256)
+def _row_of(kind: str, version: str) -> tuple[str, bool]:
+    """(Made once per client build: every run asks.)"""
     if kind in CLI_TYPES and (found := _CLI_VERSION.match(version)):
         date = tuple(int(part) for part in found.groups())
         return f"{kind} {'.'.join(found.groups())}", date >= NEWER_CLI
@@ -192,15 +198,31 @@ def capabilities(
     by the switches its request context sets."""
     name, newer = _row(headers)
     child = run is not None and run.HasField("subagent_type_name")
+    return _capabilities(
+        name,
+        newer,
+        # Server-run tools that reach the web: only when the client says so.
+        _switch(context, "web_search_enabled", False),
+        _switch(context, "web_fetch_enabled", False),
+        # The diagnostics exec is in every known client; a client may turn it off.
+        _switch(context, "read_lints_enabled", True),
+        child,
+    )
+
+
+@lru_cache(maxsize=256)
+def _capabilities(
+    name: str, newer: bool, web_search: bool, web_fetch: bool, read_lints: bool, child: bool
+) -> Capabilities:
+    """One shared value per kind of run: the tool sets made from it are
+    looked up by it on every run (`tools._builtin_for`)."""
     return Capabilities(
         name,
         CARDS_NEWER if newer else CARDS_2025_11,
         QUERIES_NEWER if newer else QUERIES_2025_11,
         subagents=newer,
-        # Server-run tools that reach the web: only when the client says so.
-        web_search=_switch(context, "web_search_enabled", False),
-        web_fetch=_switch(context, "web_fetch_enabled", False),
-        # The diagnostics exec is in every known client; a client may turn it off.
-        read_lints=_switch(context, "read_lints_enabled", True),
+        web_search=web_search,
+        web_fetch=web_fetch,
+        read_lints=read_lints,
         child_run=child,
     )

@@ -50,7 +50,14 @@ T = TypeVar("T")
 
 def tool_characters(tools: Iterable[ToolDefinition]) -> int:
     """The characters of tool definitions as the model is sent them (a
-    schema's measured once per schema object: every Run meters them)."""
+    schema's measured once per schema object, and a tuple of definitions
+    once per tuple: every Run meters them, most often a set's shared one)."""
+    if type(tools) is tuple:
+        return _measured(tools, _characters_of)
+    return _characters_of(tools)
+
+
+def _characters_of(tools: Iterable[ToolDefinition]) -> int:
     return sum(
         len(t.name) + len(t.description) + _measured(t.parameters, _json_length) for t in tools
     )

@@ -219,9 +219,8 @@ def decode_run_request(
     looking = mode in LOOKING  # nothing that changes the workspace
     only = child_tools(run, context, READ_ONLY if looking else None)
     extra = bound_tools(extra, run, context, caps, looking)
-    tools = ToolSet.for_run(definitions, only=only, client=caps, extra=extra)
-    if mode != PLAN and any(name in tools.tools for name in PLAN_ONLY):
-        tools = ToolSet({k: v for k, v in tools.tools.items() if k not in PLAN_ONLY})
+    left_out = frozenset() if mode == PLAN else PLAN_ONLY
+    tools = ToolSet.for_run(definitions, only=only, client=caps, extra=extra, left_out=left_out)
     subagents = dict(run.conversation_state.subagent_states)
     if branch in RESUMING_ACTIONS:
         return RunStarted(

@@ -11,7 +11,7 @@ draw or whose query it cannot answer (`clients.Capabilities`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Sized
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -113,6 +113,11 @@ class ToolSet:
     """The tools of one conversation: the built-in ones plus its MCP tools."""
 
     tools: Mapping[str, Tool]
+    _definitions: tuple[ToolDefinition, ...] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
+    """What `definitions` made, kept: a run without MCP tools gets a shared
+    set (`_builtin_for`), whose definitions are then made once, not per run."""
 
     @classmethod
     def for_run(
@@ -121,15 +126,17 @@ class ToolSet:
         only: frozenset[str] | None = None,
         client: Capabilities = CAUTIOUS,
         extra: Sequence[Tool] = (),
+        left_out: frozenset[str] = frozenset(),
     ) -> ToolSet:
         """The built-in tools and the client's MCP tools that `client` can
         take; with `only`, just the built-in tools of those names (plan mode:
         nothing that changes the workspace). `extra`: tools the server's
         configuration adds (web search and fetch), offered like the built-in
-        ones, plan mode included (they change nothing in the workspace)."""
+        ones, plan mode included (they change nothing in the workspace).
+        `left_out`: names no tool of the set may have (those of another mode)."""
         plain = only is None and not extra
         if plain and isinstance(mcp_definitions, Sized) and not mcp_definitions:
-            return _builtin_for(client)
+            return _builtin_for(client, left_out)
         tools: dict[str, Tool] = {
             tool.name: tool
             for tool in BUILTIN
@@ -142,19 +149,27 @@ class ToolSet:
             for tool in mcp_tools(mcp_definitions):
                 if offered(tool, client):
                     tools.setdefault(tool.name, tool)
+        for name in left_out:
+            tools.pop(name, None)
         return cls(tools)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
-        return tuple([_definition(tool) for tool in self.tools.values()])
+        made = self._definitions
+        if made is None:
+            made = tuple([_definition(tool) for tool in self.tools.values()])
+            object.__setattr__(self, "_definitions", made)
+        return made
 
     def get(self, name: str) -> Tool | None:
         return self.tools.get(name)
 
 
 @lru_cache(maxsize=64)
-def _builtin_for(client: Capabilities) -> ToolSet:
-    """The set a run without MCP tools offers (one per kind of client, made
-    once), which a session also holds until its run starts: one shared,
-    read-only set instead of a new one per request id."""
-    kept = {tool.name: tool for tool in BUILTIN if offered(tool, client)}
+def _builtin_for(client: Capabilities, left_out: frozenset[str] = frozenset()) -> ToolSet:
+    """The set a run without MCP tools offers (one per kind of client and
+    mode, made once), which a session also holds until its run starts: one
+    shared, read-only set instead of a new one per request id."""
+    kept = {
+        tool.name: tool for tool in BUILTIN if tool.name not in left_out and offered(tool, client)
+    }
     return ToolSet(MappingProxyType(kept))
