@@ -153,6 +153,8 @@ class HTTPResponse:
         self._stall: asyncio.TimerHandle | None = None
         self._tapped: tuple[asyncio.BaseTransport, _Tap] | None = None
         self._on_arrival: Callable[[], None] | None = None
+        self._taken = 0
+        """Body bytes handed out, to set against those aiohttp received."""
         connection = response.connection
         protocol = connection.protocol if connection is not None else None
         if protocol is not None and read_timeout > 0:
@@ -201,12 +203,15 @@ class HTTPResponse:
 
     def take_nowait(self) -> bytes:
         """The body bytes at hand, without waiting: b"" when there are none,
-        and when the body has ended or failed (`read` then says which)."""
+        and when the body has ended or failed (`read` then says which). A
+        reader takes until none is at hand, so the last take of each arrival
+        finds nothing: that is known from the bytes counted, without a read."""
         content = self._response.content
-        if content.exception() is not None:
+        if content.total_bytes == self._taken or content.exception() is not None:
             return b""
         chunk = content.read_nowait(-1)
         if chunk:
+            self._taken += len(chunk)
             self._last_read = self._loop.time()
         return chunk
 
@@ -233,6 +238,7 @@ class HTTPResponse:
             chunk = await self._response.content.readany()
         except Exception as exc:
             raise _body_error(exc, self._read_timeout) from exc
+        self._taken += len(chunk)
         self._last_read = self._loop.time()
         return chunk
 
