@@ -6,6 +6,8 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cursor_byok.llm import serialize
 from cursor_byok.llm.encodings import Encodings
@@ -68,6 +70,53 @@ def test_canonical_bytes_sort_keys_and_drop_whitespace() -> None:
 def test_canonical_bytes_reject_nan() -> None:
     with pytest.raises(ValueError):
         canonical_dumps({"x": float("nan")})
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=())),  # lone surrogates too
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(
+            st.text(st.characters(exclude_categories=()), max_size=6), inner, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_canonical_bytes_are_json_dumps_bytes(value: object) -> None:
+    """The reused encoder gives, byte for byte, what `json.dumps` with the
+    canonical options gives: stored hashes never move."""
+    slow = json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+    )
+    assert canonical_dumps(value) == slow.encode("utf-8", "surrogatepass")  # type: ignore[arg-type]
+
+
+def test_without_the_c_encoder_the_canonical_bytes_come_from_json_dumps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    value: JSONValue = {"b": [1.5, None, "\ud800"], "a": {"é": True}}
+    assert serialize._reused_encoder() is not serialize._dumps_slowly  # this build has it
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    assert serialize._reused_encoder() is serialize._dumps_slowly
+    assert serialize._dumps_slowly(value).encode("utf-8", "surrogatepass") == (
+        canonical_dumps(value)
+    )
+
+
+def test_canonical_bytes_reject_what_json_cannot_hold() -> None:
+    with pytest.raises(TypeError):
+        canonical_dumps({"x": object()})  # type: ignore[dict-item]
+    with pytest.raises(ValueError):
+        canonical_dumps([float("inf")])
 
 
 def test_messages_use_pi_ai_field_names() -> None:
