@@ -380,6 +380,8 @@ def user_content(
     """The user's text, preceded by what they attached (files, selections,
     images): one new message, so nothing earlier in history changes.
     `blobs`: the bytes of images sent by blob id, fetched from the client."""
+    if not user.HasField("selected_context"):  # most messages: nothing attached
+        return user.text
     selected = user.selected_context
     blocks: list[TextContent | ImageContent] = []
     for file in selected.files:
