@@ -19,7 +19,7 @@ from cursor_byok.llm.events import (
     ThinkingStart,
     ToolCallStart,
 )
-from cursor_byok.llm.types import ImageContent, JSONValue, TextContent, Usage
+from cursor_byok.llm.types import ImageContent, JSONValue, TextContent, ToolDefinition, Usage
 from cursor_byok.loop.commands import CallClient, Canceled, Failed, Final
 from cursor_byok.loop.inputs import Start
 from cursor_byok.transport.connect.errors import Code
@@ -480,25 +480,27 @@ def test_runs_of_one_kind_share_their_tool_definitions_and_only_plan_mode_may_pl
     """A run without MCP tools gets its client's shared set: the same
     definitions (and their metered characters) every time, not a new tuple
     per run; the plan tool is in plan mode's set alone."""
-    first, again = decode(run_request("one")), decode(run_request("two", "conv-2"))
-    assert isinstance(first, RunStarted) and isinstance(again, RunStarted)
-    assert first.start is not None and again.start is not None
-    assert first.start.settings is not None and again.start.settings is not None
-    assert first.start.settings.tools is again.start.settings.tools
-    assert first.tools is again.tools and "CreatePlan" not in first.tools.tools
-    assert first.characters == again.characters and first.characters["tools"] > 0
     planning = run_request("make a plan", "conv-3")
     planning.run_request.action.user_message_action.user_message.mode = pb.AGENT_MODE_PLAN
-    planned = decode(planning)
-    assert isinstance(planned, RunStarted) and "CreatePlan" in planned.tools.tools
-    assert planned.start is not None and planned.start.settings is not None
-    assert "CreatePlan" in [tool.name for tool in planned.start.settings.tools]
-    for run in (first, planned):  # what is metered is what the model is sent
-        sent = run.start.settings.tools if run.start and run.start.settings else ()
+    first, again, planned = (
+        decode(message) for message in (run_request("one"), run_request("two", "conv-2"), planning)
+    )
+    sent: list[tuple[ToolDefinition, ...]] = []
+    for run in (first, again, planned):
+        assert isinstance(run, RunStarted) and isinstance(run.start, Start)
+        assert run.start.settings is not None
+        sent.append(run.start.settings.tools)
+        # What is metered is what the model is sent.
         size = sum(
-            len(t.name + t.description + json.dumps(t.parameters, ensure_ascii=False)) for t in sent
+            len(t.name + t.description + json.dumps(t.parameters, ensure_ascii=False))
+            for t in run.start.settings.tools
         )
         assert run.characters["tools"] == size
+    assert isinstance(first, RunStarted) and isinstance(again, RunStarted)
+    assert isinstance(planned, RunStarted)
+    assert sent[0] is sent[1] and first.tools is again.tools
+    assert "CreatePlan" not in first.tools.tools and "CreatePlan" in planned.tools.tools
+    assert "CreatePlan" in [tool.name for tool in sent[2]]
 
 
 def test_a_message_typed_during_a_turn_keeps_its_images() -> None:
