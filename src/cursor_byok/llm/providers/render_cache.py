@@ -238,7 +238,9 @@ class RenderCache:
             added = _frozen(render(messages[start:cut]))
             prefix = prefix + added
             spool = spool.extended(map(_spooled, added))
-        tail = _frozen(render(messages[cut:]))
+        # A history that ends at a cut (a user's message last: every turn's
+        # first call) has no tail, and rendering nothing is not free.
+        tail = _frozen(render(messages[cut:])) if cut < len(messages) else []
         self._entries[key] = _Entry(messages, cut, prefix, spool, tail)
         self._entries.move_to_end(key)
         while len(self._entries) > self._limit:
