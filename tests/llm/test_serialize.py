@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cursor_byok.llm import serialize
+from cursor_byok.llm import canonical, serialize
 from cursor_byok.llm.encodings import Encodings
 from cursor_byok.llm.serialize import (
     EMPTY_MESSAGES_HASH,
@@ -104,10 +104,10 @@ def test_without_the_c_encoder_the_canonical_bytes_come_from_json_dumps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     value: JSONValue = {"b": [1.5, None, "\ud800"], "a": {"é": True}}
-    assert serialize._reused_encoder() is not serialize._dumps_slowly  # this build has it
+    assert canonical._reused_encoder() is not canonical._dumps_slowly  # this build has it
     monkeypatch.setattr(json.encoder, "c_make_encoder", None)
-    assert serialize._reused_encoder() is serialize._dumps_slowly
-    assert serialize._dumps_slowly(value).encode("utf-8", "surrogatepass") == (
+    assert canonical._reused_encoder() is canonical._dumps_slowly
+    assert canonical._dumps_slowly(value).encode("utf-8", "surrogatepass") == (
         canonical_dumps(value)
     )
 

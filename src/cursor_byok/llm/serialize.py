@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from json import encoder as json_encoder
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
+from cursor_byok.llm.canonical import canonical_text
 from cursor_byok.llm.encodings import Encodings
 from cursor_byok.llm.types import (
     AssistantContent,
@@ -48,68 +48,9 @@ class DecodeError(ValueError):
     """A stored document does not describe a valid contract value."""
 
 
-def _default(value: object) -> JSONValue:
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return list(value)
-    raise TypeError(f"not JSON-serializable: {type(value).__name__}")
-
-
-def _dumps_slowly(value: Any) -> str:
-    return json.dumps(
-        value,
-        ensure_ascii=False,
-        separators=(",", ":"),
-        sort_keys=True,
-        allow_nan=False,
-        default=_default,
-    )
-
-
-def _reused_encoder() -> Callable[[Any], str]:
-    """`_dumps_slowly` through one encoder made once. `json.dumps` with any
-    option set builds a `JSONEncoder`, and that a C encoder, on every call:
-    most of the cost of the small values a turn encodes a few dozen times.
-    The C encoder (the one `json.dumps` builds) is kept without a table of
-    the containers being encoded, so it holds no state between calls; the
-    one thing that table did, refuse a value that contains itself, cannot
-    arise from JSON data (such a value ends in RecursionError instead).
-    Where the C encoder is missing, or does not give `json.dumps`'s bytes
-    on a probe, `json.dumps` is used."""
-    make = getattr(json_encoder, "c_make_encoder", None)  # (not in the type stubs)
-    if make is None:
-        return _dumps_slowly
-    try:
-        encoder = make(
-            None, _default, json_encoder.encode_basestring, None, ":", ",", True, False, False
-        )
-    except TypeError:  # another signature
-        return _dumps_slowly
-
-    def dumps(value: Any) -> str:
-        return "".join(encoder(value, 0))
-
-    try:
-        same = all(dumps(probe) == _dumps_slowly(probe) for probe in _PROBES)
-    except Exception:  # noqa: BLE001 (any failure: not this encoder)
-        return _dumps_slowly
-    return dumps if same else _dumps_slowly
-
-
-_PROBES: tuple[Any, ...] = (
-    {"b": [1, 2.5, -0.0, 1e300, None, True], "a": {"é": '\ud800\n"\u2028'}, "": []},
-    ("tuple", ({"z": 1, "y": 2},)),
-    "plain",
-)
-
-
-_dumps = _reused_encoder()
-
-
 def canonical_dumps(value: JSONValue) -> bytes:
     """Canonical bytes: sorted keys, no whitespace, UTF-8 (lone surrogates kept)."""
-    return _dumps(value).encode("utf-8", "surrogatepass")
+    return canonical_text(value).encode("utf-8", "surrogatepass")
 
 
 def canonical_loads(data: bytes) -> Any:
