@@ -165,14 +165,11 @@ CAUTIOUS = Capabilities(
 """What the Nov-2025 CLI can do: the answer for any client not known to do more."""
 
 
-def _row(headers: ClientHeaders) -> tuple[str, bool]:
-    """The table's row: its name for logs, and whether it is a newer client."""
-    return _row_of(headers.type, headers.version)
-
-
 @lru_cache(maxsize=256)
-def _row_of(kind: str, version: str) -> tuple[str, bool]:
-    """(Made once per client build: every run asks.)"""
+def _row(headers: ClientHeaders) -> tuple[str, bool]:
+    """The table's row: its name for logs, and whether it is a newer client
+    (found once per client build: every run asks)."""
+    kind, version = headers.type, headers.version
     if kind in CLI_TYPES and (found := _CLI_VERSION.match(version)):
         date = tuple(int(part) for part in found.groups())
         return f"{kind} {'.'.join(found.groups())}", date >= NEWER_CLI
