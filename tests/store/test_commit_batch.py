@@ -55,6 +55,28 @@ def test_a_refused_commit_is_rolled_back_alone(store: SQLStore, backend: Backend
     assert store.load("c2") is not None and store.load("c3") is not None
 
 
+def test_a_lone_refused_commit_leaves_nothing_and_the_store_goes_on(
+    store: SQLStore, backend: Backend
+) -> None:
+    """A batch of one (the usual size) is refused after the same writes; SQLite
+    takes them back with the whole transaction rather than a savepoint, and
+    the next commit finds no transaction left open."""
+    step = transition(fresh("c1"), start("hi"))
+    command = step.command
+    assert isinstance(command, CallLLM)
+    assert store.commit_input("c1:in-1", 0, step.state.committed, {"n": 1}) == 1
+    record = call_record("c1", command.call_id, "m", command.request, command.messages_hash)
+    again = CommitRequest("c1:in-1", 1, grown(step.state.committed, "more"), {"n": 2}, [record])
+    (answer,) = store.commit_batch([again])
+    assert isinstance(answer, VersionConflict)
+    loaded = store.load("c1")
+    assert loaded is not None and (loaded.version, loaded.state) == (1, step.state.committed)
+    assert store.get_llm_call(command.call_id) is None
+    assert backend.rows("SELECT COUNT(*) FROM messages WHERE conversation_id = 'c1'") == [(1,)]
+    later = CommitRequest("c1:in-2", 1, grown(step.state.committed, "more"), {"n": 2})
+    assert store.commit_batch([later]) == [2]
+
+
 def test_a_checked_resend_answers_its_earlier_commit_and_writes_nothing(store: SQLStore) -> None:
     once = first("c1", "a")
     assert store.commit_batch([once]) == [1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import stat
 from pathlib import Path
@@ -13,6 +14,8 @@ from cursor_byok.store.base import VersionConflict
 from cursor_byok.store.migrations import MIGRATIONS, SchemaTooNew
 from cursor_byok.store.sqlite import SQLiteStore
 from tests.factories import fresh, start
+from tests.store.test_staged_batch import synced, tmp_wal
+from tests.store.test_store import grown
 
 
 def test_the_file_is_private_and_migrated_once(tmp_path: Path) -> None:
@@ -51,12 +54,31 @@ def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
         SQLiteStore(path)
 
 
-def test_an_unflushed_commit_leaves_the_store_flushing(tmp_path: Path) -> None:
+@pytest.mark.skipif(not hasattr(os, "fdatasync"), reason="a platform with fdatasync")
+def test_an_unflushed_commit_leaves_the_store_flushing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under FULL a commit that asks for the disk returns once the WAL is
+    synced; one that does not ask syncs nothing, and leaves the next one
+    flushing, after a success and after a conflict alike."""
     store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="FULL")
+    calls = synced(monkeypatch)
     state = transition(fresh(), start("hi")).state.committed
     assert store.commit_input("in-1", 0, state, None, flush=False) == 1
     with pytest.raises(VersionConflict):
         store.commit_input("in-2", 0, state, None, flush=False)
-    # the next commits flush again (2 = FULL), after a success and a conflict
-    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    assert calls == []
+    assert store.commit_input("in-2", 1, grown(state, "again"), None) == 2
+    assert [path for path, _ in calls] == [tmp_wal(store)]
+    store.close()
+
+
+def test_a_store_that_never_flushes_syncs_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    calls = synced(monkeypatch)
+    state = transition(fresh(), start("hi")).state.committed
+    assert store.commit_input("in-1", 0, state, None) == 1
+    assert calls == []
     store.close()

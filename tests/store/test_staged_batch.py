@@ -88,12 +88,39 @@ def test_a_refused_request_of_a_staged_batch_is_rolled_back_alone(
     assert sqlite_store.load("c2") is not None
 
 
-def test_an_unflushed_staged_batch_leaves_the_store_flushing(sqlite_store: SQLiteStore) -> None:
-    staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False)])
-    assert staged is not None
-    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+def test_a_lone_refused_request_staged_leaves_nothing_and_frees_the_writer(
+    sqlite_store: SQLiteStore,
+) -> None:
+    """Refused after its writes, the one request of a batch is rolled back
+    with the transaction (no savepoint for a batch of one); committing the
+    batch then lands nothing and gives the write connection back."""
+    assert sqlite_store.commit_batch([first("c1", "a")]) == [1]
+    loaded = sqlite_store.load("c1")
+    assert loaded is not None
+    again = CommitRequest("c1:in-1", 1, grown(loaded.state, "b"), {"n": 2})
+    staged = sqlite_store.stage_batch_now([again])
+    assert staged is not None and isinstance(staged.answers[0], VersionConflict)
     staged.commit()
-    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert not sqlite_store._db.in_transaction
+    reloaded = sqlite_store.load("c1")
+    assert reloaded is not None and (reloaded.version, reloaded.state) == (1, loaded.state)
+    later = CommitRequest("c1:in-2", 1, grown(loaded.state, "b"), {"n": 2})
+    staged = sqlite_store.stage_batch_now([later])
+    assert staged is not None and staged.answers == [2]
+    staged.commit()
+
+
+@pytest.mark.skipif(not hasattr(os, "fdatasync"), reason="a platform with fdatasync")
+def test_an_unflushed_staged_batch_leaves_the_store_flushing(
+    sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = synced(monkeypatch)
+    staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False)])
+    assert staged is not None and not staged.flush_owed
+    staged.commit()
+    assert calls == []
+    assert sqlite_store.commit_batch([first("c2", "b")]) == [1]
+    assert [path for path, _ in calls] == [tmp_wal(sqlite_store)]
 
 
 def synced(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
@@ -121,9 +148,7 @@ def test_a_staged_batch_with_one_flushed_commit_owes_a_flush_of_the_wal(
     calls = synced(monkeypatch)
     staged = sqlite_store.stage_batch_now([first("c1", "a", flush=False), first("c2", "b")])
     assert staged is not None and staged.flush_owed
-    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     staged.commit()
-    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
     assert sqlite_store.load("c2") is not None and calls == []
     worker = threading.Thread(target=staged.flush)
     worker.start()
@@ -238,7 +263,7 @@ def fails_at_commit(path: Path) -> None:
 
 @pytest.mark.parametrize("way", ["staged", "flushed", "unflushed"])
 def test_a_failed_commit_is_rolled_back_and_leaves_the_store_as_it_was(
-    sqlite_store: SQLiteStore, tmp_path: Path, way: str
+    sqlite_store: SQLiteStore, tmp_path: Path, way: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The COMMIT's own error is raised (not one of the clean-up after it),
     and the next write finds no transaction left open and the store flushing
@@ -253,8 +278,9 @@ def test_a_failed_commit_is_rolled_back_and_leaves_the_store_as_it_was(
         else:
             sqlite_store.commit_batch([bad])
     assert not sqlite_store._db.in_transaction
-    assert sqlite_store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    calls = synced(monkeypatch)
     assert sqlite_store.commit_batch([first("c1", "a")]) == [1]
+    assert [path for path, _ in calls] == [tmp_wal(sqlite_store)]
     assert sqlite_store.load("bad") is None
 
 

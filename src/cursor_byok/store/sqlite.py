@@ -6,8 +6,18 @@ message 10,000. Each commit is one `BEGIN IMMEDIATE` transaction that checks
 the expected version, verifies the new messages extend the stored hash chain,
 and writes state, messages, the input id and the call records together. The
 statements are shared with PostgreSQL (`sql_store`); this module only opens
-the file and its transactions, syncs the WAL for a batch committed on the
-event loop (`stage_batch_now`), and checkpoints on a thread of its own.
+the file and its transactions, syncs the WAL itself where a commit asked
+for the disk (`sync_wal`), and checkpoints on a thread of its own.
+
+Under full durability (FULL or EXTRA) the write connection still runs at
+NORMAL, and a commit that asks to be flushed gets the one fsync of the WAL
+that FULL would have made in its COMMIT, made after it: on the writer
+thread for a batch staged on the event loop, at once for any other. A
+commit that did not ask waits for the next flush or checkpoint. (Setting
+`synchronous` around each transaction instead cost two statements a
+commit.) Likewise the write connection's busy timeout rests at zero, for
+the staging that must never wait, and a transaction made on a worker
+thread raises it while it waits for the lock.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from cursor_byok.store.base import (
     User,
     WouldWait,
 )
+from cursor_byok.store.executor import Executor
 from cursor_byok.store.migrations import migrate
 from cursor_byok.store.sql_store import SQLStore
 
@@ -85,11 +96,17 @@ class SQLiteStore(SQLStore):
         )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
-        self._synchronous = synchronous
         self._db.execute("PRAGMA foreign_keys=ON")
         # Checkpoints are the upkeep thread's (CHECKPOINT_COMMITS).
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         migrate(self._db)
+        self._syncs = synchronous in ("FULL", "EXTRA")
+        """Whether a commit asked to flush syncs the WAL itself (`sync_wal`):
+        the connection's own level is NORMAL from here on, under which
+        COMMIT never waits for the disk."""
+        if self._syncs:
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=0")
         self._unchecked = 0
         """Commits since the last checkpoint began (guarded by `_lock`)."""
         self._checkpointing = False
@@ -162,66 +179,66 @@ class SQLiteStore(SQLStore):
         WAL, no fsync), so that it never waits for the disk on the caller's
         thread; the flush a request asked for is `_Staged.flush`'s, the fsync
         FULL would have made, for the caller to make on a worker thread."""
-        # Before the lock is taken: an error (an interrupt) between taking it
-        # and the `try` below would keep it, and `close` would wait for ever.
-        relaxed = self._relaxed(flush=False)
-        owed = relaxed and any(request.flush for request in requests)
+        owed = self._syncs and any(request.flush for request in requests)
         db = self._db
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            if relaxed:
-                db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=0")
-            try:
-                db.execute("BEGIN IMMEDIATE")
-            finally:
-                db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+            db.execute("BEGIN IMMEDIATE")  # (the busy timeout is zero: never waits)
         except sqlite3.OperationalError:  # locked (or failing): the worker thread's path
-            self._end_staged(relaxed, commit=False)
+            self._lock.release()
             return None
         except BaseException:
-            self._end_staged(relaxed, commit=False)
+            self._end_staged(commit=False)
             raise
         try:
             answers = self._batch(db, requests)
         except BaseException:
-            self._end_staged(relaxed, commit=False)
+            self._end_staged(commit=False)
             raise
-        return _Staged(self, answers, relaxed, owed)
+        return _Staged(self, answers, owed)
 
-    def _relaxed(self, flush: bool) -> bool:
-        return not flush and self._synchronous in ("FULL", "EXTRA")
+    def _batch(self, db: Executor, requests: Sequence[CommitRequest]) -> list[BatchAnswer]:
+        """A lone request needs no savepoint: refused, it is rolled back with
+        the transaction, which held nothing else. (A savepoint keeps the
+        original of every page the commit changes, some 70 KiB for a turn's
+        commit: past 64 KiB SQLite spills it to a temporary file, created
+        and deleted in every commit.)"""
+        if len(requests) != 1:
+            return super()._batch(db, requests)
+        try:
+            return [self._commit_request(db, requests[0])]
+        except Exception as refused:  # noqa: BLE001 (the request's answer, as in a batch)
+            if self._db.in_transaction:  # (a broken one is over already)
+                db.execute("ROLLBACK")
+            return [refused]
 
-    def _end_staged(self, relaxed: bool, commit: bool) -> None:
+    def _end_staged(self, commit: bool) -> None:
         """Commit or roll back a staged batch, and give the connection back."""
         try:
-            self._end(relaxed, commit)
+            self._end(commit)
         finally:
             self._lock.release()
 
-    def _end(self, relaxed: bool, commit: bool) -> None:
-        """Commit or roll back the write connection's transaction, then
-        restore `synchronous`. A failed COMMIT can leave its transaction open
-        (a deferred constraint): it is rolled back here, or the restore (not
-        allowed inside a transaction) would raise instead of it, the store
-        stay unflushed, and the next writer find that transaction."""
+    def _end(self, commit: bool) -> None:
+        """Commit or roll back the write connection's transaction (a batch
+        whose one request was refused has rolled it back already). A failed
+        COMMIT can leave its transaction open (a deferred constraint): it is
+        rolled back here, or the next writer would find it."""
         db = self._db
+        if not db.in_transaction:
+            return
+        if not commit:
+            db.execute("ROLLBACK")
+            return
         try:
-            if commit:
-                try:
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        with contextlib.suppress(sqlite3.Error):
-                            db.execute("ROLLBACK")
-                    raise
-                self._committed()
-            elif db.in_transaction:
-                db.execute("ROLLBACK")
-        finally:
-            if relaxed:
-                db.execute(f"PRAGMA synchronous={self._synchronous}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            raise
+        self._committed()
 
     def _committed(self) -> None:
         """A commit landed (the write lock held): a checkpoint starts on the
@@ -271,42 +288,44 @@ class SQLiteStore(SQLStore):
 
     @contextlib.contextmanager
     def _transaction(self, flush: bool = True) -> Iterator[sqlite3.Connection]:
-        """One write transaction. `flush=False` under synchronous FULL commits
-        it as NORMAL does: in the WAL (a process crash keeps it) without an
-        fsync of its own; the next flushed commit's fsync covers it too, as
-        the WAL is written in order."""
-        relaxed = self._relaxed(flush)
+        """One write transaction, waiting up to BUSY_TIMEOUT_S for another
+        process's write lock. Under full durability a `flush` one returns
+        once the WAL is synced; `flush=False` commits as NORMAL does: in the
+        WAL (a process crash keeps it) without an fsync of its own, and the
+        next flush covers it too, as the WAL is written in order."""
         with self._lock:
+            db = self._db
+            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             try:
-                if relaxed:
-                    self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute("BEGIN IMMEDIATE")
-                yield self._db
+                db.execute("BEGIN IMMEDIATE")
+            finally:
+                db.execute("PRAGMA busy_timeout=0")
+            try:
+                yield db
             except BaseException:
-                self._end(relaxed, commit=False)
+                self._end(commit=False)
                 raise
-            self._end(relaxed, commit=True)
+            self._end(commit=True)
+        if flush and self._syncs:  # (outside the lock: a staged commit need not wait for it)
+            self.sync_wal()
 
 
 class _Staged:
     """A batch of `SQLiteStore.stage_batch_now`, holding the write connection
     until it is committed or abandoned."""
 
-    __slots__ = ("_relaxed", "_store", "answers", "flush_owed")
+    __slots__ = ("_store", "answers", "flush_owed")
 
-    def __init__(
-        self, store: SQLiteStore, answers: list[BatchAnswer], relaxed: bool, flush_owed: bool
-    ) -> None:
+    def __init__(self, store: SQLiteStore, answers: list[BatchAnswer], flush_owed: bool) -> None:
         self._store = store
-        self._relaxed = relaxed
         self.answers = answers
         self.flush_owed = flush_owed
 
     def commit(self) -> None:
-        self._store._end_staged(self._relaxed, commit=True)
+        self._store._end_staged(commit=True)
 
     def flush(self) -> None:
         self._store.sync_wal()
 
     def abandon(self) -> None:
-        self._store._end_staged(self._relaxed, commit=False)
+        self._store._end_staged(commit=False)
