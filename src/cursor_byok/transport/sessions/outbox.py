@@ -62,6 +62,7 @@ class Outbox:
         "_items",
         "_on_overflow",
         "_waiters",
+        "_written",
         "limit",
         "most",
         "overflowed",
@@ -79,6 +80,8 @@ class Outbox:
         self._counted = 0
         """The tokens `_counter` stands for: written into it when a reader
         comes, not on every delta."""
+        self._written = 0
+        """The tokens `_counter` was made with."""
         self.limit = limit
         self.overflowed = False
         self.most = 0
@@ -108,7 +111,7 @@ class Outbox:
         message = dialect.token_delta(tokens)
         if self.put_nowait(message, wake):
             self._counter = message
-            self._counted = tokens
+            self._counted = self._written = tokens
 
     def flush(self) -> None:
         """After puts that did not wake: what is queued goes out through the
@@ -137,7 +140,8 @@ class Outbox:
         counter = self._counter
         if counter is not None:
             self._counter = None
-            dialect.set_tokens(counter, self._counted)
+            if self._counted != self._written:  # (a lone delta's step is in it already)
+                dialect.set_tokens(counter, self._counted)
 
     def put_back(self, items: Iterable[QueueItem]) -> None:
         """Items taken but not sent go back to the head, in their order."""
