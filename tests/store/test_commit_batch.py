@@ -20,6 +20,21 @@ def first(conversation_id: str, text: str, **changes: object) -> CommitRequest:
     return CommitRequest(f"{conversation_id}:in-1", 0, state, {"n": 1}, **changes)  # type: ignore[arg-type]
 
 
+def committed_then_resent(store: SQLStore) -> tuple[ConversationState, str, CommitRequest]:
+    """c1's first input committed, and the same input sent again on top of
+    it with a model call's record: a request refused only after its
+    conversation row and messages are written. (The state committed, the
+    call's id, the resend.)"""
+    step = transition(fresh("c1"), start("hi"))
+    command = step.command
+    assert isinstance(command, CallLLM)
+    committed = step.state.committed
+    assert store.commit_input("c1:in-1", 0, committed, {"n": 1}) == 1
+    record = call_record("c1", command.call_id, "m", command.request, command.messages_hash)
+    again = CommitRequest("c1:in-1", 1, grown(committed, "more"), {"n": 2}, [record])
+    return committed, command.call_id, again
+
+
 def test_a_batch_lands_every_commit_in_order(store: SQLStore) -> None:
     one = first("c1", "a")
     two = first("c2", "b", flush=False)
@@ -37,20 +52,15 @@ def test_a_refused_commit_is_rolled_back_alone(store: SQLStore, backend: Backend
     """An input committed twice is refused only after its conversation row
     and messages are written: the savepoint takes them back, and the batch
     goes on."""
-    step = transition(fresh("c1"), start("hi"))
-    command = step.command
-    assert isinstance(command, CallLLM)
-    assert store.commit_input("c1:in-1", 0, step.state.committed, {"n": 1}) == 1
-    record = call_record("c1", command.call_id, "m", command.request, command.messages_hash)
-    again = CommitRequest("c1:in-1", 1, grown(step.state.committed, "more"), {"n": 2}, [record])
+    committed, call_id, again = committed_then_resent(store)
     fine = first("c2", "b")
     answers = store.commit_batch([again, fine, first("c3", "c")])
     assert isinstance(answers[0], VersionConflict)
     assert answers[1:] == [1, 1]
     loaded = store.load("c1")
-    assert loaded is not None and (loaded.version, loaded.state) == (1, step.state.committed)
+    assert loaded is not None and (loaded.version, loaded.state) == (1, committed)
     assert store.find_input_commit("c1", "c1:in-1") == InputCommit("c1:in-1", 1, {"n": 1})
-    assert store.get_llm_call(command.call_id) is None
+    assert store.get_llm_call(call_id) is None
     assert backend.rows("SELECT COUNT(*) FROM messages WHERE conversation_id = 'c1'") == [(1,)]
     assert store.load("c2") is not None and store.load("c3") is not None
 
@@ -61,19 +71,14 @@ def test_a_lone_refused_commit_leaves_nothing_and_the_store_goes_on(
     """A batch of one (the usual size) is refused after the same writes; SQLite
     takes them back with the whole transaction rather than a savepoint, and
     the next commit finds no transaction left open."""
-    step = transition(fresh("c1"), start("hi"))
-    command = step.command
-    assert isinstance(command, CallLLM)
-    assert store.commit_input("c1:in-1", 0, step.state.committed, {"n": 1}) == 1
-    record = call_record("c1", command.call_id, "m", command.request, command.messages_hash)
-    again = CommitRequest("c1:in-1", 1, grown(step.state.committed, "more"), {"n": 2}, [record])
+    committed, call_id, again = committed_then_resent(store)
     (answer,) = store.commit_batch([again])
     assert isinstance(answer, VersionConflict)
     loaded = store.load("c1")
-    assert loaded is not None and (loaded.version, loaded.state) == (1, step.state.committed)
-    assert store.get_llm_call(command.call_id) is None
+    assert loaded is not None and (loaded.version, loaded.state) == (1, committed)
+    assert store.get_llm_call(call_id) is None
     assert backend.rows("SELECT COUNT(*) FROM messages WHERE conversation_id = 'c1'") == [(1,)]
-    later = CommitRequest("c1:in-2", 1, grown(step.state.committed, "more"), {"n": 2})
+    later = CommitRequest("c1:in-2", 1, grown(committed, "more"), {"n": 2})
     assert store.commit_batch([later]) == [2]
 
 
