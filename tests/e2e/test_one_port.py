@@ -12,6 +12,7 @@ from hypercorn.config import Config
 
 from cursor_byok.client.client import TRANSPORT_ERRORS, CursorClient, End, run_request
 from cursor_byok.client.run_client import H2Client
+from cursor_byok.llm import ready_order
 from cursor_byok.store.sqlite import SQLiteStore
 from cursor_byok.transport.http.app import build_service
 from cursor_byok.transport.http.http_server import free_port, hypercorn_config
@@ -97,3 +98,60 @@ async def test_shutdown_closes_a_connection_that_has_not_spoken_yet(tmp_path: Pa
     finally:
         stop.set()
         store.close()
+
+
+async def test_a_client_connection_is_read_first_while_open_and_unmarked_once_closed(
+    tmp_path: Path,
+) -> None:
+    """Its socket is marked from accept (`ready_order`) and unmarked as it
+    closes, over HTTP/1.1 and HTTP/2 alike, so a reused number starts unmarked."""
+    store = SQLiteStore(tmp_path / "db.sqlite3", synchronous="NORMAL")
+    service = build_service(store, ScriptedLLM([answer("Hi")]))
+    port = free_port()
+    stop = asyncio.Event()
+    one_port = OnePort(
+        service.server, lambda: hypercorn_config("127.0.0.1", port), idle_timeout_s=5, grace_s=2
+    )
+    before = ready_order.marked()
+    serving = asyncio.create_task(one_port.serve(None, "127.0.0.1", port, stop.wait))
+    try:
+        url = f"http://127.0.0.1:{port}"
+        probe = CursorClient(url)
+        try:
+            for _ in range(200):
+                try:
+                    health = await probe.get("/healthz")
+                    break
+                except TRANSPORT_ERRORS:
+                    await asyncio.sleep(0.01)
+            assert health.status == 200
+            assert len(ready_order.marked() - before) == 1  # kept alive: still open
+        finally:
+            await probe.close()
+        await until_unmarked(before)
+
+        client = await H2Client.connect(url)
+        try:
+            stream = await client.open("proto")
+            await stream.send(run_request("hello"))
+            end = await stream.until(lambda item: isinstance(item, End), within=10)
+            assert isinstance(end, End) and end.error is None
+            assert len(ready_order.marked() - before) == 1
+        finally:
+            await client.close()
+        await until_unmarked(before)
+    finally:
+        service.server.begin_shutdown()
+        stop.set()
+        await asyncio.wait_for(serving, 10)
+        store.close()
+    assert ready_order.marked() == before
+
+
+async def until_unmarked(before: frozenset[int]) -> None:
+    """The server has seen the close (within 5 s): no mark beyond `before`."""
+    for _ in range(500):
+        if ready_order.marked() == before:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"still marked: {sorted(ready_order.marked() - before)}")

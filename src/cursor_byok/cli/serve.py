@@ -19,10 +19,10 @@ import sqlite3
 import ssl
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cursor_byok.cli.base import EXIT_FAILED, EXIT_OK, EXIT_PORT_IN_USE, EXIT_USAGE
 from cursor_byok.cli.terminal import Printer
@@ -30,6 +30,7 @@ from cursor_byok.config.guards import HostCheck, Redactor
 from cursor_byok.config.settings import Config
 from cursor_byok.config.subagents import task_tool
 from cursor_byok.config.web import server_tools
+from cursor_byok.llm import ready_order
 from cursor_byok.runtime.logsafe import PrintableLogs
 from cursor_byok.store.database import Durability, PostgresURL
 
@@ -170,8 +171,15 @@ def serve(
         store.close()  # checked and migrated; each worker opens its own pool
         return _serve_workers(config, host, port, sock, database, workers, gate)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, host, port, sock, store, database, printer, attach, gate))
+        _run_loop(_run(config, host, port, sock, store, database, printer, attach, gate))
     return EXIT_OK
+
+
+def _run_loop(main: Coroutine[Any, Any, None]) -> None:
+    """`asyncio.run` on the server's loop, which serves a pass's client
+    requests and first answer reads ahead of its relays (`llm/ready_order.py`)."""
+    with asyncio.Runner(loop_factory=ready_order.new_event_loop) as runner:
+        runner.run(main)
 
 
 def decide_access(config: Config, host: str) -> Access:
@@ -207,7 +215,7 @@ def _serve_workers(
         store = open_database(database, config.server.durability)
         logging.getLogger("cursor_byok").info("worker %d: pid %d", slot, os.getpid())
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_run(config, host, port, sock, store, database, plain, None, gate))
+            _run_loop(_run(config, host, port, sock, store, database, plain, None, gate))
         return EXIT_OK
 
     return Supervisor(count, worker).run()

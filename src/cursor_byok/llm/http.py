@@ -22,6 +22,7 @@ from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cursor_byok.llm.ready_order import serve_first, served_in_turn
 from cursor_byok.llm.upstream_errors import UpstreamError
 
 if TYPE_CHECKING:
@@ -101,18 +102,32 @@ class _Tap(asyncio.Protocol):
     body is pushed (`HTTPResponse.on_arrival`): everything goes on to
     aiohttp as before, then `arrived()` runs in the same loop step, where a
     reader parked on aiohttp's stream would only be woken for the next.
-    Installed and removed with the transport's public `set_protocol`."""
+    Installed and removed with the transport's public `set_protocol`.
 
-    __slots__ = ("arrived", "inner")
+    Until the body's first read through it, its socket is served ahead of
+    other streams' in a loop pass (`ready_order`): that read is what the
+    user waits on, the ones after it come at the model's pace anyway."""
 
-    def __init__(self, inner: asyncio.Protocol, arrived: Callable[[], None]) -> None:
+    __slots__ = ("arrived", "first", "inner")
+
+    def __init__(self, inner: asyncio.Protocol, arrived: Callable[[], None], fd: int) -> None:
         self.inner = inner
         self.arrived = arrived
+        self.first = fd
+        serve_first(fd)
+
+    def in_turn(self) -> None:
+        """The first read came (or will not): served in the pass's order."""
+        if self.first >= 0:
+            served_in_turn(self.first)
+            self.first = -1
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
+        if self.first >= 0:
+            self.in_turn()
         self.inner.data_received(data)
         self.arrived()
 
@@ -122,6 +137,7 @@ class _Tap(asyncio.Protocol):
         return keep_open
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.in_turn()
         self.inner.connection_lost(exc)
         self.arrived()
 
@@ -185,7 +201,8 @@ class HTTPResponse:
         inner = transport.get_protocol()
         if not isinstance(inner, asyncio.Protocol):
             return False  # not aiohttp's plain protocol: read as usual
-        tap = _Tap(inner, self._arrived)
+        sock = transport.get_extra_info("socket")
+        tap = _Tap(inner, self._arrived, sock.fileno() if sock is not None else -1)
         self._tapped = (transport, tap)
         self._on_arrival = arrived
         transport.set_protocol(tap)
@@ -227,6 +244,7 @@ class HTTPResponse:
         if self._tapped is not None:
             transport, tap = self._tapped
             self._tapped = None
+            tap.in_turn()
             if transport.get_protocol() is tap:
                 transport.set_protocol(tap.inner)
 

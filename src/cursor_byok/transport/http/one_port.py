@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, cast
 from uvicorn.config import Config as UvicornConfig
 from uvicorn.server import ServerState
 
+from cursor_byok.llm.ready_order import serve_first, served_in_turn
 from cursor_byok.transport.http.connection_limits import (
     ConnectionCount,
     ConnectionLimits,
@@ -86,6 +87,7 @@ class Sniffer(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._peer: str | None = None
+        self._fd = -1
         self._refused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -95,6 +97,7 @@ class Sniffer(asyncio.Protocol):
             cast(asyncio.Transport, transport).abort()
             return
         self._peer = peer
+        self._fd = serve_client_first(transport)
         # uvloop's transports are not asyncio.Transport subclasses.
         self._transport = cast(asyncio.Transport, transport)
         transport = self._transport
@@ -139,6 +142,8 @@ class Sniffer(asyncio.Protocol):
     def _release(self) -> None:
         """The connection's place in the count given back, once (by this
         protocol, or by the one it was handed to)."""
+        served_in_turn(self._fd)  # before the socket closes: its number may be reused
+        self._fd = -1
         if self._peer is not None:
             self._port.count.release(self._peer)
             self._peer = None
@@ -158,6 +163,7 @@ class TlsGate(asyncio.Protocol):
         self._port = port
         self._context = context
         self._peer: str | None = None
+        self._fd = -1
         self._early = bytearray()
         """What the client sent between its handshake and hypercorn taking over."""
 
@@ -168,6 +174,7 @@ class TlsGate(asyncio.Protocol):
             plain.abort()  # over a limit: refused before the handshake
             return
         self._peer = peer
+        self._fd = serve_client_first(transport)
         plain.pause_reading()  # the handshake reads it
         self._port.handover(self._handshake(plain))
 
@@ -201,9 +208,21 @@ class TlsGate(asyncio.Protocol):
         self._release()
 
     def _release(self) -> None:
+        served_in_turn(self._fd)
+        self._fd = -1
         if self._peer is not None:
             self._port.count.release(self._peer)
             self._peer = None
+
+
+def serve_client_first(transport: asyncio.BaseTransport) -> int:
+    """Mark a client connection's socket to be read ahead of the provider
+    streams in each loop pass (`llm/ready_order.py`): its reads start turns
+    and give streams their flow-control credit. Its descriptor, or -1."""
+    sock = transport.get_extra_info("socket")
+    fd = sock.fileno() if sock is not None else -1
+    serve_first(fd)
+    return fd
 
 
 @dataclass(frozen=True, slots=True)
