@@ -174,3 +174,39 @@ def test_what_the_model_reads() -> None:
     )
     moved = task_success("", "a", 5, pb.SUBAGENT_BACKGROUND_REASON_AGENT_REQUEST).success
     assert moved.is_background and not moved.conversation_steps
+
+
+def test_runs_alike_share_one_bound_task_tool_and_tool_set_and_runs_that_differ_do_not() -> None:
+    """Binding is kept per configured tool: a second run like the first
+    gets the very same Task tool and tool set (their definitions, made once,
+    are then reused), while a run that changes what Task offers gets its own."""
+    configured = TaskTool(SETTINGS)
+
+    def started(run: pb.AgentRunRequest, headers: ClientHeaders = IDE_3) -> RunStarted:
+        event = decode_run_request(run, "r", 1, client=headers, extra=(configured,))
+        assert isinstance(event, RunStarted)
+        return event
+
+    first, second = started(run_with()), started(run_with())
+    assert first.tools is second.tools
+    assert first.tools.definitions() is second.tools.definitions()
+    assert first.tools.get("Task") is second.tools.get("Task")
+
+    reviewer = pb.CustomSubagent(name="reviewer", description="Reviews a diff.")
+    custom = started(run_with(pb.RequestContext(custom_subagents=[reviewer])))
+    off = started(run_with(subagent_model_overrides=[override("explore", disabled=True)]))
+    asking = started(run_with(mode=pb.AGENT_MODE_ASK))
+    other_model = started(run_with(requested_model=pb.RequestedModel(model_id="small")))
+    tools = [first.tools.get("Task"), *(e.tools.get("Task") for e in (custom, off, asking))]
+    assert len({id(tool) for tool in tools}) == len(tools)
+    chosen = [tool for tool in tools if isinstance(tool, TaskTool)]
+    assert [kinds_schema(tool)["enum"] for tool in chosen[:3]] == [
+        ["generalPurpose", "explore"],
+        ["generalPurpose", "explore", "reviewer"],
+        ["generalPurpose"],
+    ]
+    assert chosen[3].parse(call(subagent_type="generalPurpose")).readonly
+    assert other_model.tools.get("Task") is not first.tools.get("Task")
+    # The same custom subagent again: the same tool as the first time.
+    again = started(run_with(pb.RequestContext(custom_subagents=[reviewer])))
+    assert again.tools.get("Task") is custom.tools.get("Task")

@@ -12,8 +12,11 @@ deep (a child run gets no Task, and no question to the user either).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
+
+from google.protobuf.message import Message
 
 from cursor_byok.llm.types import ToolCall
 from cursor_byok.transport.dialect.clients import Capabilities
@@ -37,6 +40,14 @@ from cursor_byok.transport.dialect.task_server import ChildRunner
 from cursor_byok.transport.dialect.tool_base import ToolOutcome
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 
+MAX_BOUND = 64
+"""Bound tools kept per configured one (a few kinds of client and mode in use)."""
+
+
+def _keyed(messages: Iterable[Message]) -> list[bytes]:
+    """Messages as bytes that compare equal when they say the same."""
+    return [message.SerializeToString(deterministic=True) for message in messages]
+
 
 class TaskTool(ServerTool):
     name = "Task"
@@ -56,6 +67,10 @@ class TaskTool(ServerTool):
         self.parameters = self.setup.schema()
         self.children = children
         """Who runs the subagents in server mode (`task_server`); None: nobody."""
+        self._bound: dict[tuple[object, ...], TaskTool | None] = {}
+        """`for_run`'s answers by what they depend on: runs alike share one
+        tool, so the tool set and its definitions made from it are reused
+        (each new one cost a schema, a tool set and their encoding per turn)."""
 
     def with_children(self, children: ChildRunner) -> TaskTool:
         """This tool, able to run subagents on the server with `children`."""
@@ -74,16 +89,19 @@ class TaskTool(ServerTool):
         if mode is None:
             return None
         model = run.requested_model.model_id or run.model_details.model_id
+        custom = context.custom_subagents if context is not None else ()
+        overrides = run.subagent_model_overrides
+        key = (mode, model, looking, *_keyed(custom), None, *_keyed(overrides))
+        if key in self._bound:
+            return self._bound[key]
         setup = TaskSetup(
-            kinds_for(context.custom_subagents if context is not None else ()),
-            tuple(run.subagent_model_overrides),
-            self.settings,
-            model,
-            readonly_only=looking,
+            kinds_for(custom), tuple(overrides), self.settings, model, readonly_only=looking
         )
-        if not setup.offered():
-            return None
-        return TaskTool(self.settings, setup, mode, self.children)
+        bound = TaskTool(self.settings, setup, mode, self.children) if setup.offered() else None
+        if len(self._bound) >= MAX_BOUND:
+            self._bound.clear()
+        self._bound[key] = bound
+        return bound
 
     def parse(self, call: ToolCall) -> TaskCall:
         return parse_task(call, self.setup)

@@ -134,24 +134,11 @@ class ToolSet:
         configuration adds (web search and fetch), offered like the built-in
         ones, plan mode included (they change nothing in the workspace).
         `left_out`: names no tool of the set may have (those of another mode)."""
-        plain = only is None and not extra
-        if plain and isinstance(mcp_definitions, Sized) and not mcp_definitions:
-            return _builtin_for(client, left_out)
-        tools: dict[str, Tool] = {
-            tool.name: tool
-            for tool in BUILTIN
-            if (only is None or tool.name in only) and offered(tool, client)
-        }
-        for tool in extra:
-            if offered(tool, client):
-                tools.setdefault(tool.name, tool)
-        if only is None:
-            for tool in mcp_tools(mcp_definitions):
-                if offered(tool, client):
-                    tools.setdefault(tool.name, tool)
-        for name in left_out:
-            tools.pop(name, None)
-        return cls(tools)
+        if isinstance(mcp_definitions, Sized) and not mcp_definitions:
+            if only is None and not extra:
+                return _builtin_for(client, left_out)
+            return _fixed_for(client, left_out, only, tuple(extra))
+        return cls(_collect(mcp_definitions, only, client, extra, left_out))
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         made = self._definitions
@@ -162,6 +149,44 @@ class ToolSet:
 
     def get(self, name: str) -> Tool | None:
         return self.tools.get(name)
+
+
+@lru_cache(maxsize=256)
+def _fixed_for(
+    client: Capabilities,
+    left_out: frozenset[str],
+    only: frozenset[str] | None,
+    extra: tuple[Tool, ...],
+) -> ToolSet:
+    """A run without MCP tools, as `_builtin_for`, with the server's own
+    tools (`extra`, the same objects from run to run: a bound Task tool is
+    kept by its configured one) and `only`: made once per kind of run."""
+    return ToolSet(MappingProxyType(_collect((), only, client, extra, left_out)))
+
+
+def _collect(
+    mcp_definitions: Iterable[pb.McpToolDefinition],
+    only: frozenset[str] | None,
+    client: Capabilities,
+    extra: Sequence[Tool],
+    left_out: frozenset[str],
+) -> dict[str, Tool]:
+    """`ToolSet.for_run`'s tools by name."""
+    tools: dict[str, Tool] = {
+        tool.name: tool
+        for tool in BUILTIN
+        if (only is None or tool.name in only) and offered(tool, client)
+    }
+    for tool in extra:
+        if offered(tool, client):
+            tools.setdefault(tool.name, tool)
+    if only is None:
+        for tool in mcp_tools(mcp_definitions):
+            if offered(tool, client):
+                tools.setdefault(tool.name, tool)
+    for name in left_out:
+        tools.pop(name, None)
+    return tools
 
 
 @lru_cache(maxsize=64)
