@@ -41,15 +41,9 @@ async def test_http1_is_served_while_http2_loads_and_an_early_run_waits_for_it(
         url = f"http://127.0.0.1:{port}"
         probe = CursorClient(url)
         try:
-            for _ in range(200):
-                try:
-                    health = await probe.get("/healthz")
-                    break
-                except TRANSPORT_ERRORS:
-                    await asyncio.sleep(0.01)
+            assert await health_status(probe) == 200  # HTTP/1.1, with HTTP/2 not loaded yet
         finally:
             await probe.close()
-        assert health.status == 200  # HTTP/1.1, with HTTP/2 not loaded yet
 
         client = await H2Client.connect(url)
         try:
@@ -69,6 +63,16 @@ async def test_http1_is_served_while_http2_loads_and_an_early_run_waits_for_it(
         stop.set()
         await asyncio.wait_for(serving, 10)
         store.close()
+
+
+async def health_status(probe: CursorClient) -> int:
+    """/healthz's status once the port answers (it may still be starting)."""
+    for _ in range(200):
+        try:
+            return (await probe.get("/healthz")).status
+        except TRANSPORT_ERRORS:
+            await asyncio.sleep(0.01)
+    raise AssertionError("the port did not answer within 2 s")
 
 
 async def test_shutdown_closes_a_connection_that_has_not_spoken_yet(tmp_path: Path) -> None:
@@ -118,13 +122,7 @@ async def test_a_client_connection_is_read_first_while_open_and_unmarked_once_cl
         url = f"http://127.0.0.1:{port}"
         probe = CursorClient(url)
         try:
-            for _ in range(200):
-                try:
-                    health = await probe.get("/healthz")
-                    break
-                except TRANSPORT_ERRORS:
-                    await asyncio.sleep(0.01)
-            assert health.status == 200
+            assert await health_status(probe) == 200
             assert len(ready_order.marked() - before) == 1  # kept alive: still open
         finally:
             await probe.close()
