@@ -210,3 +210,21 @@ def test_runs_alike_share_one_bound_task_tool_and_tool_set_and_runs_that_differ_
     # The same custom subagent again: the same tool as the first time.
     again = started(run_with(pb.RequestContext(custom_subagents=[reviewer])))
     assert again.tools.get("Task") is custom.tools.get("Task")
+
+
+def test_a_server_tool_that_cannot_be_a_cache_key_still_gets_its_tool_set() -> None:
+    """A tool with value equality and no hash (as a plain dataclass is)
+    is offered as before, in a set of its own run."""
+
+    class Unhashable(TaskTool):
+        __hash__ = None  # type: ignore[assignment]
+
+        def for_run(self, *_: Any) -> TaskTool:
+            return self  # offered as it is: the run's tool set holds this very object
+
+    tool = Unhashable(SETTINGS)
+    sets = [decode_run_request(run_with(), "r", 1, client=IDE_3, extra=(tool,)) for _ in range(2)]
+    assert all(isinstance(s, RunStarted) for s in sets)
+    first, second = (s.tools for s in sets if isinstance(s, RunStarted))
+    assert first.get("Task") is tool and second.get("Task") is tool
+    assert first is not second

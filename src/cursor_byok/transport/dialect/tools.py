@@ -10,7 +10,7 @@ draw or whose query it cannot answer (`clients.Capabilities`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence, Sized
+from collections.abc import Hashable, Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -137,7 +137,8 @@ class ToolSet:
         if isinstance(mcp_definitions, Sized) and not mcp_definitions:
             if only is None and not extra:
                 return _builtin_for(client, left_out)
-            return _fixed_for(client, left_out, only, tuple(extra))
+            if all(isinstance(tool, Hashable) for tool in extra):  # (each is a cache key)
+                return _fixed_for(client, left_out, only, tuple(extra))
         return cls(_collect(mcp_definitions, only, client, extra, left_out))
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
