@@ -212,7 +212,7 @@ def _capabilities(
     name: str, newer: bool, web_search: bool, web_fetch: bool, read_lints: bool, child: bool
 ) -> Capabilities:
     """One shared value per kind of run: the tool sets made from it are
-    looked up by it on every run (`tools._builtin_for`)."""
+    looked up by it on every run (`tools._fixed_for`)."""
     return Capabilities(
         name,
         CARDS_NEWER if newer else CARDS_2025_11,

@@ -44,9 +44,9 @@ MAX_BOUND = 64
 """Bound tools kept per configured one (a few kinds of client and mode in use)."""
 
 
-def _keyed(messages: Iterable[Message]) -> list[bytes]:
+def _keyed(messages: Iterable[Message]) -> tuple[bytes, ...]:
     """Messages as bytes that compare equal when they say the same."""
-    return [message.SerializeToString(deterministic=True) for message in messages]
+    return tuple(message.SerializeToString(deterministic=True) for message in messages)
 
 
 class TaskTool(ServerTool):
@@ -91,7 +91,7 @@ class TaskTool(ServerTool):
         model = run.requested_model.model_id or run.model_details.model_id
         custom = context.custom_subagents if context is not None else ()
         overrides = run.subagent_model_overrides
-        key = (mode, model, looking, *_keyed(custom), None, *_keyed(overrides))
+        key = (mode, model, looking, _keyed(custom), _keyed(overrides))
         if key in self._bound:
             return self._bound[key]
         setup = TaskSetup(

@@ -117,7 +117,7 @@ class ToolSet:
         default=None, init=False, compare=False, repr=False
     )
     """What `definitions` made, kept: a run without MCP tools gets a shared
-    set (`_builtin_for`), whose definitions are then made once, not per run."""
+    set (`_fixed_for`), whose definitions are then made once, not per run."""
 
     @classmethod
     def for_run(
@@ -134,11 +134,12 @@ class ToolSet:
         configuration adds (web search and fetch), offered like the built-in
         ones, plan mode included (they change nothing in the workspace).
         `left_out`: names no tool of the set may have (those of another mode)."""
-        if isinstance(mcp_definitions, Sized) and not mcp_definitions:
-            if only is None and not extra:
-                return _builtin_for(client, left_out)
-            if all(isinstance(tool, Hashable) for tool in extra):  # (each is a cache key)
-                return _fixed_for(client, left_out, only, tuple(extra))
+        if (
+            isinstance(mcp_definitions, Sized)
+            and not mcp_definitions
+            and all(isinstance(tool, Hashable) for tool in extra)  # (each is a cache key)
+        ):
+            return _fixed_for(client, left_out, only, tuple(extra))
         return cls(_collect(mcp_definitions, only, client, extra, left_out))
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
@@ -159,9 +160,10 @@ def _fixed_for(
     only: frozenset[str] | None,
     extra: tuple[Tool, ...],
 ) -> ToolSet:
-    """A run without MCP tools, as `_builtin_for`, with the server's own
-    tools (`extra`, the same objects from run to run: a bound Task tool is
-    kept by its configured one) and `only`: made once per kind of run."""
+    """The set a run without MCP tools offers, made once per kind of client,
+    mode and server tools (`extra`: the same objects from run to run, a
+    bound Task tool being kept by its configured one). A session also holds
+    it until its run starts: one shared, read-only set, not one per request."""
     return ToolSet(MappingProxyType(_collect((), only, client, extra, left_out)))
 
 
@@ -188,14 +190,3 @@ def _collect(
     for name in left_out:
         tools.pop(name, None)
     return tools
-
-
-@lru_cache(maxsize=64)
-def _builtin_for(client: Capabilities, left_out: frozenset[str] = frozenset()) -> ToolSet:
-    """The set a run without MCP tools offers (one per kind of client and
-    mode, made once), which a session also holds until its run starts: one
-    shared, read-only set instead of a new one per request id."""
-    kept = {
-        tool.name: tool for tool in BUILTIN if tool.name not in left_out and offered(tool, client)
-    }
-    return ToolSet(MappingProxyType(kept))
