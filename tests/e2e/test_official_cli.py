@@ -282,11 +282,14 @@ async def test_a_read_range_is_cut_server_side_when_the_client_sent_the_whole_fi
 
 @pytest.mark.parametrize("codec", CODECS)
 async def test_the_token_counter_moves_while_the_answer_streams(tmp_path: Path, codec: str) -> None:
-    text = "A streamed answer of a few dozen characters."
-    async with rig(tmp_path, codec, [answer(text)], delay=0.005) as r:
+    text = "A streamed answer of a few dozen characters."  # 11 deltas, 0.03 s apart
+    async with rig(tmp_path, codec, [answer(text)], delay=0.03) as r:
         turn = await r.cli.run(user_message("hi", r.cli.context), "sonnet")
     clean(turn)
-    assert len(turn.token_deltas) >= 5 and all(step > 0 for step in turn.token_deltas)
+    assert len(turn.token_deltas) >= 3 and all(step > 0 for step in turn.token_deltas)
+    # at most one step per TOKEN_STEP_S while the text streams, the first with the first delta
+    assert len(turn.token_deltas) < turn.order.count("text_delta")
+    assert turn.order.index("token_delta") < turn.order.index("text_delta") + 2
     assert sum(turn.token_deltas) == -(-len(text) // 4)  # the estimate beats the scripted usage
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cursor_byok.llm.events import DoneEvent, StartEvent, TextDelta
+from cursor_byok.llm.events import DoneEvent, StartEvent, TextDelta, ThinkingDelta, ThinkingEnd
 from cursor_byok.llm.types import TextContent
 from cursor_byok.loop.commands import Canceled
 from cursor_byok.loop.inputs import Start
@@ -163,16 +163,35 @@ def _token_steps(session: Session) -> list[int]:
 
 
 def test_the_token_counter_estimates_while_streaming_and_the_usage_tops_it_up() -> None:
-    session = Session("r", feedback=lambda *_: None, release=lambda *_: None)
+    now = [100.0]
+    session = Session("r", feedback=lambda *_: None, release=lambda *_: None, clock=lambda: now[0])
     session.show(StartEvent())
     steps = []
     for piece in ("Hello", " wor", "ld"):
         session.show(TextDelta(0, piece))
-        steps += _token_steps(session)  # the writer takes each delta at once
-    assert steps == [2, 1]  # 5 characters -> 2 tokens, 9 -> 3, 11 -> still 3
-    done = assistant(TextContent("Hello world"))  # the provider counted 5 output tokens
-    session.show(DoneEvent("stop", done))
+        steps.append(_token_steps(session))  # the writer takes each delta at once
+    # 5 characters -> 2 tokens, at once; 9 -> 3 and 11 -> still 3: held, too soon
+    assert steps == [[2], [], []]
+    now[0] += 2 * dialect.TOKEN_STEP_S
+    session.show(TextDelta(0, "!!"))  # 13 characters -> 4 tokens: the held one and this
     assert _token_steps(session) == [2]
+    done = assistant(TextContent("Hello world!!"))  # the provider counted 5 output tokens
+    session.show(DoneEvent("stop", done))
+    assert _token_steps(session) == [1]
+
+
+def test_held_counter_steps_go_with_the_next_event_that_is_not_a_delta() -> None:
+    now = [100.0]
+    session = Session("r", feedback=lambda *_: None, release=lambda *_: None, clock=lambda: now[0])
+    session.show(StartEvent())
+    session.show(ThinkingDelta(0, "Hmm"))
+    assert _token_steps(session) == [1]
+    session.show(ThinkingDelta(0, " let me see"))  # 14 characters -> 4 tokens: held
+    assert _token_steps(session) == []
+    session.show(ThinkingEnd(0, ""))
+    assert _token_steps(session) == [3]
+    session.show(TextDelta(0, "Yes."))  # within the step's time of the last move: held
+    assert _token_steps(session) == []
 
 
 def test_a_burst_of_deltas_moves_the_token_counter_once_by_the_same_sum() -> None:

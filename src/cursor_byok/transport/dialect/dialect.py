@@ -102,7 +102,10 @@ class StreamContext:
     """Text and thinking of the current model call, for the live token counter."""
     unsent_tokens: int = 0
     """How far the live token counter moved that no token_delta carries yet:
-    the session adds it to its outbox (`Outbox.add_tokens`) after each event."""
+    the session adds it to its outbox (`Outbox.add_tokens`) when `token_step`
+    says it is due."""
+    tokens_shown_at: float = float("-inf")
+    """When the counter last moved on the client (the session's clock)."""
     turn: checkpoints.TurnBlobs = field(default_factory=checkpoints.TurnBlobs)
     typed: list[pb.UserMessage] = field(default_factory=list)
     """Messages typed during the turn on this stream, queued by the loop and
@@ -284,6 +287,30 @@ def token_delta(tokens: int) -> pb.AgentServerMessage:
 def set_tokens(message: pb.AgentServerMessage, tokens: int) -> None:
     """Make a `token_delta` message carry a step of `tokens`."""
     message.interaction_update.token_delta.tokens = min(tokens, MAX_TOKEN_DELTA)
+
+
+TOKEN_STEP_S = 0.1
+"""While text or thinking streams, the live counter moves at most this often.
+It is cosmetic (the usage at the end of the call is what counts), and a
+token_delta per streamed piece doubled the messages of every answer: each
+costs the server an encode and a frame, and the client a decode."""
+
+_STREAMED = (TextDelta, ThinkingDelta)
+
+
+def token_step(context: StreamContext, event: Emit, now: float) -> int:
+    """The counter's step to send after `event` (0: none now). A streamed
+    piece holds it back until `TOKEN_STEP_S` have passed since the last step;
+    any other event (the end of the model call among them, which brings the
+    provider's own count) sends what is held, so the counter ends exact."""
+    tokens = context.unsent_tokens
+    if not tokens:
+        return 0
+    if isinstance(event, _STREAMED) and now - context.tokens_shown_at < TOKEN_STEP_S:
+        return 0
+    context.unsent_tokens = 0
+    context.tokens_shown_at = now
+    return tokens
 
 
 def _count_tokens(context: StreamContext, delta: str) -> None:

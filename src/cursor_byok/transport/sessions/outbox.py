@@ -27,7 +27,8 @@ woken as usual.
 The live token counter is cosmetic and additive: while a `token_delta` is
 still queued, more tokens are added to it rather than queued as another
 message (`add_tokens`), so a batch carries one however many deltas it holds,
-and the client's counter ends exactly where it would have.
+and the client's counter ends exactly where it would have. (The session
+also paces its steps while an answer streams: `dialect.token_step`.)
 """
 
 from __future__ import annotations

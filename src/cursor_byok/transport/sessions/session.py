@@ -187,12 +187,15 @@ class Session:
 
     def show(self, event: Emit) -> None:
         """An event's updates (never the end of the stream), then the token
-        counter's step, which joins one still queued."""
+        counter's step when one is due (`dialect.token_step`), which joins
+        one still queued."""
         context = self.context
-        messages = dialect.encode_event(event, context, self.tools, self.clock())
-        tokens, context.unsent_tokens = context.unsent_tokens, 0
+        now = self.clock()
+        messages = dialect.encode_event(event, context, self.tools, now)
         if self.ended:
+            context.unsent_tokens = 0
             return
+        tokens = dialect.token_step(context, event, now)
         outbox = self.outbox
         for message in messages:
             outbox.put_nowait(message, wake=False)
