@@ -192,6 +192,9 @@ def test_held_counter_steps_go_with_the_next_event_that_is_not_a_delta() -> None
     assert _token_steps(session) == [3]
     session.show(TextDelta(0, "Yes."))  # within the step's time of the last move: held
     assert _token_steps(session) == []
+    now[0] -= 3600  # the wall clock set back an hour: not an hour of silence
+    session.show(TextDelta(0, " Sure"))
+    assert _token_steps(session) == [2]
 
 
 def test_a_burst_of_deltas_moves_the_token_counter_once_by_the_same_sum() -> None:

@@ -302,11 +302,12 @@ def token_step(context: StreamContext, event: Emit, now: float) -> int:
     """The counter's step to send after `event` (0: none now). A streamed
     piece holds it back until `TOKEN_STEP_S` have passed since the last step;
     any other event (the end of the model call among them, which brings the
-    provider's own count) sends what is held, so the counter ends exact."""
+    provider's own count) sends what is held, so the counter ends exact. A
+    clock set back since the last step counts as time passed."""
     tokens = context.unsent_tokens
     if not tokens:
         return 0
-    if isinstance(event, _STREAMED) and now - context.tokens_shown_at < TOKEN_STEP_S:
+    if isinstance(event, _STREAMED) and 0 <= now - context.tokens_shown_at < TOKEN_STEP_S:
         return 0
     context.unsent_tokens = 0
     context.tokens_shown_at = now
