@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
+
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
 from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
@@ -266,5 +268,67 @@ async def test_a_direct_path_that_fails_loses_nothing_and_wakes_the_writer() -> 
     beat = dialect.heartbeat()
     outbox.put_nowait(beat, wake=False)
     outbox.flush()
+    await asyncio.wait_for(waiting, 1)
+    assert outbox.take(10) == [beat]
+
+
+async def test_one_item_goes_to_a_parked_writers_direct_path_without_the_queue() -> None:
+    outbox = Outbox()
+    sent: list[list[QueueItem]] = []
+    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
+    await asyncio.sleep(0)
+    first, second = dialect.heartbeat(), dialect.heartbeat()
+    outbox.send_one(first)
+    outbox.send_one(second)
+    assert sent == [[first], [second]] and outbox.empty()
+    assert outbox.most == 1  # as if each had been queued a moment
+    await asyncio.sleep(0)
+    assert not waiting.done()  # still parked for the next one
+    outbox.wake()
+    await asyncio.wait_for(waiting, 1)
+
+
+async def test_one_item_behind_queued_ones_keeps_their_order() -> None:
+    outbox = Outbox()
+    sent: list[list[QueueItem]] = []
+    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
+    await asyncio.sleep(0)
+    queued = dialect.heartbeat()
+    outbox.put_nowait(queued, wake=False)  # not flushed yet
+    later = dialect.heartbeat()
+    outbox.send_one(later)
+    assert sent == [[queued, later]]  # one batch, in the order put
+    outbox.wake()
+    await asyncio.wait_for(waiting, 1)
+
+
+@pytest.mark.parametrize("outcome", ["refused", "raised"])
+async def test_one_item_the_direct_path_does_not_take_is_queued_and_wakes_the_writer(
+    outcome: str,
+) -> None:
+    outbox = Outbox()
+    tried: list[list[QueueItem]] = []
+
+    def direct(batch: list[QueueItem]) -> bool:
+        tried.append(batch)
+        if outcome == "raised":
+            raise ValueError("cannot encode")
+        return False
+
+    waiting = asyncio.ensure_future(outbox.wait(direct))
+    await asyncio.sleep(0)
+    beat = dialect.heartbeat()
+    outbox.send_one(beat)
+    await asyncio.wait_for(waiting, 1)
+    assert tried == [[beat]]  # asked once, not again by a flush
+    assert outbox.take(10) == [beat]
+
+
+async def test_one_item_with_no_direct_path_is_queued_and_wakes_the_writer() -> None:
+    outbox = Outbox()
+    waiting = asyncio.ensure_future(outbox.wait())
+    await asyncio.sleep(0)
+    beat = dialect.heartbeat()
+    outbox.send_one(beat)
     await asyncio.wait_for(waiting, 1)
     assert outbox.take(10) == [beat]

@@ -135,6 +135,33 @@ class Outbox:
             self._items.extendleft(reversed(batch))
         self.wake()
 
+    def send_one(self, item: QueueItem) -> None:
+        """`put_nowait(item, wake=False)` and `flush()`, for one item: with
+        nothing queued and the parked writer's direct path free, the item is
+        handed to it without passing through the queue (the path of nearly
+        every streamed delta)."""
+        direct = self._direct
+        waiters = self._waiters
+        if (
+            self._items
+            or direct is None
+            or len(waiters) != 1
+            or waiters[0] is not direct[0]
+            or self.limit == 0
+        ):
+            self.put_nowait(item, wake=False)
+            self.flush()
+            return
+        if not self.most:
+            self.most = 1
+        try:
+            sent = direct[1]([item])
+        except Exception:  # noqa: BLE001 (the writer's own path meets it, as in `flush`)
+            sent = False
+        if not sent:
+            self._items.append(item)
+            self.wake()
+
     def _settle(self) -> None:
         """A reader comes: the queued counter step gets its sum and is no
         longer added to."""

@@ -197,6 +197,9 @@ class Session:
             return
         tokens = dialect.token_step(context, event, now)
         outbox = self.outbox
+        if not tokens and len(messages) == 1:
+            outbox.send_one(messages[0])
+            return
         for message in messages:
             outbox.put_nowait(message, wake=False)
         if tokens:
