@@ -12,7 +12,14 @@ import pytest
 
 from cursor_byok.transport.dialect import dialect
 from cursor_byok.transport.proto.agent.v1 import agent_pb2 as pb
-from cursor_byok.transport.sessions.outbox import EndOfStream, Outbox, QueueItem
+from cursor_byok.transport.sessions.outbox import Direct, EndOfStream, Outbox, QueueItem
+
+
+async def parked(outbox: Outbox, direct: Direct | None = None) -> asyncio.Future[None]:
+    """A writer parked on `outbox` (with `direct`, its direct path), as a stream's writer parks."""
+    waiting = asyncio.ensure_future(outbox.wait(direct))
+    await asyncio.sleep(0)
+    return waiting
 
 
 def test_items_come_out_in_order_and_unsent_ones_go_back_first() -> None:
@@ -30,14 +37,12 @@ def test_items_come_out_in_order_and_unsent_ones_go_back_first() -> None:
 
 async def test_a_parked_writer_wakes_for_an_item_and_for_a_wake_call() -> None:
     outbox = Outbox()
-    waiting = asyncio.ensure_future(outbox.wait())
-    await asyncio.sleep(0)
+    waiting = await parked(outbox)
     assert not waiting.done()
     outbox.put_nowait(EndOfStream())
     await asyncio.wait_for(waiting, 1)
     assert outbox.get_nowait() == EndOfStream()
-    woken = asyncio.ensure_future(outbox.wait())
-    await asyncio.sleep(0)
+    woken = await parked(outbox)
     assert not woken.done()
     outbox.wake()
     await asyncio.wait_for(woken, 1)
@@ -47,25 +52,22 @@ async def test_a_parked_writer_wakes_for_an_item_and_for_a_wake_call() -> None:
 async def test_two_parked_writers_are_both_woken() -> None:
     outbox = Outbox()
     first = asyncio.ensure_future(outbox.wait())
-    second = asyncio.ensure_future(outbox.wait())
-    await asyncio.sleep(0)
+    second = await parked(outbox)
     outbox.put_nowait(dialect.heartbeat())
     await asyncio.wait_for(asyncio.gather(first, second), 1)
 
 
 async def test_a_writer_parks_again_after_a_wake_and_after_a_cancel() -> None:
     outbox = Outbox()
-    cancelled = asyncio.ensure_future(outbox.wait())
-    await asyncio.sleep(0)
+    cancelled = await parked(outbox)
     cancelled.cancel()
     await asyncio.gather(cancelled, return_exceptions=True)
     for _ in range(2):  # woken once, then parked anew and woken again
-        parked = asyncio.ensure_future(outbox.wait())
-        await asyncio.sleep(0)
-        assert not parked.done()
+        writer = await parked(outbox)
+        assert not writer.done()
         outbox.put_nowait(dialect.heartbeat())
         outbox.put_nowait(dialect.heartbeat())  # a second item finds nobody parked
-        await asyncio.wait_for(parked, 1)
+        await asyncio.wait_for(writer, 1)
         assert outbox.take(10) == [dialect.heartbeat()] * 2
 
 
@@ -163,8 +165,7 @@ def recorder(calls: list[list[QueueItem]]) -> Callable[[list[QueueItem]], bool]:
 async def test_a_flush_hands_a_parked_writers_direct_path_the_batch_and_leaves_it_parked() -> None:
     outbox = Outbox()
     sent: list[list[QueueItem]] = []
-    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, recorder(sent))
     update = dialect.heartbeat()
     outbox.put_nowait(update, wake=False)
     outbox.add_tokens(3, wake=False)
@@ -187,8 +188,7 @@ async def test_a_flush_with_nothing_queued_leaves_the_writer_parked_for_the_next
     # path, and that delta would wait for the writer's task instead.
     outbox = Outbox()
     sent: list[list[QueueItem]] = []
-    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, recorder(sent))
     outbox.flush()
     await asyncio.sleep(0)
     assert not waiting.done() and not sent
@@ -210,8 +210,7 @@ async def test_a_batch_the_direct_path_refuses_goes_back_first_and_wakes_the_wri
         refused.append(batch)
         return False
 
-    waiting = asyncio.ensure_future(outbox.wait(direct))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, direct)
     beats = [dialect.heartbeat() for _ in range(3)]
     for beat in beats:
         outbox.put_nowait(beat, wake=False)
@@ -223,8 +222,7 @@ async def test_a_batch_the_direct_path_refuses_goes_back_first_and_wakes_the_wri
 
 async def test_a_flush_without_a_direct_path_or_with_two_writers_parked_wakes_them() -> None:
     plain = Outbox()
-    waiting = asyncio.ensure_future(plain.wait())
-    await asyncio.sleep(0)
+    waiting = await parked(plain)
     plain.put_nowait(dialect.heartbeat(), wake=False)
     await asyncio.sleep(0)
     assert not waiting.done()  # a put that does not wake leaves it parked...
@@ -234,8 +232,7 @@ async def test_a_flush_without_a_direct_path_or_with_two_writers_parked_wakes_th
     shared = Outbox()
     calls: list[list[QueueItem]] = []
     first = asyncio.ensure_future(shared.wait(recorder(calls)))
-    second = asyncio.ensure_future(shared.wait())
-    await asyncio.sleep(0)
+    second = await parked(shared)
     shared.put_nowait(dialect.heartbeat(), wake=False)
     shared.flush()
     await asyncio.wait_for(asyncio.gather(first, second), 1)
@@ -245,12 +242,10 @@ async def test_a_flush_without_a_direct_path_or_with_two_writers_parked_wakes_th
 async def test_a_woken_writers_direct_path_is_not_used_again() -> None:
     outbox = Outbox()
     calls: list[list[QueueItem]] = []
-    waiting = asyncio.ensure_future(outbox.wait(recorder(calls)))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, recorder(calls))
     outbox.wake()
     await asyncio.wait_for(waiting, 1)
-    later = asyncio.ensure_future(outbox.wait())
-    await asyncio.sleep(0)
+    later = await parked(outbox)
     outbox.put_nowait(dialect.heartbeat(), wake=False)
     outbox.flush()
     await asyncio.wait_for(later, 1)
@@ -263,8 +258,7 @@ async def test_a_direct_path_that_fails_loses_nothing_and_wakes_the_writer() -> 
     def broken(batch: list[QueueItem]) -> bool:
         raise ValueError("cannot encode")
 
-    waiting = asyncio.ensure_future(outbox.wait(broken))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, broken)
     beat = dialect.heartbeat()
     outbox.put_nowait(beat, wake=False)
     outbox.flush()
@@ -275,8 +269,7 @@ async def test_a_direct_path_that_fails_loses_nothing_and_wakes_the_writer() -> 
 async def test_one_item_goes_to_a_parked_writers_direct_path_without_the_queue() -> None:
     outbox = Outbox()
     sent: list[list[QueueItem]] = []
-    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, recorder(sent))
     first, second = dialect.heartbeat(), dialect.heartbeat()
     outbox.send_one(first)
     outbox.send_one(second)
@@ -291,8 +284,7 @@ async def test_one_item_goes_to_a_parked_writers_direct_path_without_the_queue()
 async def test_one_item_behind_queued_ones_keeps_their_order() -> None:
     outbox = Outbox()
     sent: list[list[QueueItem]] = []
-    waiting = asyncio.ensure_future(outbox.wait(recorder(sent)))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, recorder(sent))
     queued = dialect.heartbeat()
     outbox.put_nowait(queued, wake=False)  # not flushed yet
     later = dialect.heartbeat()
@@ -315,8 +307,7 @@ async def test_one_item_the_direct_path_does_not_take_is_queued_and_wakes_the_wr
             raise ValueError("cannot encode")
         return False
 
-    waiting = asyncio.ensure_future(outbox.wait(direct))
-    await asyncio.sleep(0)
+    waiting = await parked(outbox, direct)
     beat = dialect.heartbeat()
     outbox.send_one(beat)
     await asyncio.wait_for(waiting, 1)
@@ -326,8 +317,7 @@ async def test_one_item_the_direct_path_does_not_take_is_queued_and_wakes_the_wr
 
 async def test_one_item_with_no_direct_path_is_queued_and_wakes_the_writer() -> None:
     outbox = Outbox()
-    waiting = asyncio.ensure_future(outbox.wait())
-    await asyncio.sleep(0)
+    waiting = await parked(outbox)
     beat = dialect.heartbeat()
     outbox.send_one(beat)
     await asyncio.wait_for(waiting, 1)

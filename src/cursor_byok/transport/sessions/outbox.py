@@ -120,17 +120,12 @@ class Outbox:
         With nothing queued the writer stays parked, its direct path kept for
         the next item (a wake-up here would send that item through the
         writer's task, a loop step later)."""
-        waiters = self._waiters
-        if not waiters or not self._items:
+        if not self._waiters or not self._items:
             return
-        direct = self._direct
-        if direct is not None and len(waiters) == 1 and waiters[0] is direct[0]:
+        direct = self._free_direct()
+        if direct is not None:
             batch = self.take(len(self._items))
-            try:
-                sent = direct[1](batch)
-            except Exception:  # noqa: BLE001 (the writer's own path meets it, as it did before)
-                sent = False
-            if sent:
+            if _sent(direct, batch):
                 return
             self._items.extendleft(reversed(batch))
         self.wake()
@@ -140,27 +135,24 @@ class Outbox:
         nothing queued and the parked writer's direct path free, the item is
         handed to it without passing through the queue (the path of nearly
         every streamed delta)."""
-        direct = self._direct
-        waiters = self._waiters
-        if (
-            self._items
-            or direct is None
-            or len(waiters) != 1
-            or waiters[0] is not direct[0]
-            or self.limit == 0
-        ):
+        direct = None if self._items or self.limit == 0 else self._free_direct()
+        if direct is None:
             self.put_nowait(item, wake=False)
             self.flush()
             return
         if not self.most:
             self.most = 1
-        try:
-            sent = direct[1]([item])
-        except Exception:  # noqa: BLE001 (the writer's own path meets it, as in `flush`)
-            sent = False
-        if not sent:
+        if not _sent(direct, [item]):
             self._items.append(item)
             self.wake()
+
+    def _free_direct(self) -> Direct | None:
+        """The parked writer's direct path, if that writer is the only one parked."""
+        direct = self._direct
+        waiters = self._waiters
+        if direct is not None and len(waiters) == 1 and waiters[0] is direct[0]:
+            return direct[1]
+        return None
 
     def _settle(self) -> None:
         """A reader comes: the queued counter step gets its sum and is no
@@ -246,3 +238,12 @@ class Outbox:
                 self._direct = None
             if waiter in self._waiters:  # not woken (the writer was cancelled)
                 self._waiters.remove(waiter)
+
+
+def _sent(direct: Direct, batch: list[QueueItem]) -> bool:
+    """Whether the direct path took `batch`; one that fails has not (the
+    writer's own path meets the failure, as it did before)."""
+    try:
+        return direct(batch)
+    except Exception:  # noqa: BLE001
+        return False
