@@ -19,6 +19,7 @@ carrying the provider's status and message.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
@@ -138,6 +139,32 @@ ResponseEvent: TypeAlias = (
 )
 
 TERMINAL_EVENTS = (DoneEvent, ErrorEvent)
+
+_PIECES = (TextDelta, ThinkingDelta, ToolCallDelta)
+
+
+def next_joined(pending: deque[ResponseEvent]) -> ResponseEvent:
+    """Take the next event; if it is a delta, the deltas of the same block
+    right behind it are taken too and joined into one. The stream says the
+    same (a delta's piece is only ever appended), in fewer events: pieces
+    that came in one read of a busy socket then cost one trip downstream."""
+    event = pending.popleft()
+    if not pending or not isinstance(event, _PIECES):
+        return event
+    kind, index = type(event), event.content_index
+    pieces: list[str] | None = None
+    while pending:
+        after = pending[0]
+        if type(after) is not kind or after.content_index != index:
+            break
+        assert isinstance(after, _PIECES)
+        if pieces is None:
+            pieces = [event.delta]
+        pieces.append(after.delta)
+        pending.popleft()
+    if pieces is None:
+        return event
+    return kind(index, "".join(pieces))
 
 
 class ResponseStream(Protocol):

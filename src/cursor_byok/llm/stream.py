@@ -17,7 +17,13 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from cursor_byok.llm.assembler import Assembler
-from cursor_byok.llm.events import TERMINAL_EVENTS, ErrorEvent, ResponseEvent, StartEvent
+from cursor_byok.llm.events import (
+    TERMINAL_EVENTS,
+    ErrorEvent,
+    ResponseEvent,
+    StartEvent,
+    next_joined,
+)
 from cursor_byok.llm.http import HTTPClient, HTTPRequest, HTTPResponse, TransportError
 from cursor_byok.llm.sse import SSEEvent, SSEParser, SSETooLarge
 from cursor_byok.llm.upstream_errors import UpstreamError, error_from_response
@@ -168,9 +174,10 @@ class SSEResponseStream:
                 self._drain()
                 # (`take` may stop the reader: its wait is then cancelled,
                 # and what is left is not passed on, as a stopped reader
-                # would not pass it on)
+                # would not pass it on). A block's deltas that came in one
+                # read go on as one.
                 while pending and not parked.done() and not isinstance(pending[0], _READER_EVENTS):
-                    take(pending.popleft())
+                    take(next_joined(pending))
         except Exception as error:  # noqa: BLE001 (a bug in the adapter or the taker: the reader raises it)
             if not parked.done():
                 parked.set_exception(error)
