@@ -111,3 +111,19 @@ def test_a_key_names_its_owner_and_the_clients_id() -> None:
     assert scoped(7, "abc-1_x") == "abc-1_x.7"
     assert owner_of("abc-1_x.7") == 7 and client_id_of("abc-1_x.7") == "abc-1_x"
     assert owner_of("abc") == ADMIN_USER_ID and client_id_of("abc") == "abc"
+
+
+def test_conversations_written_in_one_millisecond_list_in_one_order(
+    store: SQLStore, backend: Backend
+) -> None:
+    """Newest first, ties by id: the same order with or without an owner,
+    whichever plan the database picks for each query."""
+    ids = ("conv-b", "conv-c", "conv-a")  # written in an order unlike the listing
+    for conversation_id in ids:
+        state = transition(fresh(conversation_id), start("hi")).state
+        store.commit_input("in-1", 0, state.committed, None)
+    backend.rows("UPDATE conversations SET updated_at_ms = 1000")
+    backend.rows("UPDATE conversations SET updated_at_ms = 2000 WHERE conversation_id = 'conv-a'")
+    expected = ["conv-a", "conv-c", "conv-b"]
+    assert [c.conversation_id for c in store.conversations()] == expected
+    assert [c.conversation_id for c in store.conversations(ADMIN_USER_ID)] == expected

@@ -349,7 +349,7 @@ class SQLStore(
         with self._read() as db:
             rows = db.execute(
                 f"SELECT conversation_id FROM conversations WHERE status NOT IN ({marks})"
-                " ORDER BY updated_at_ms",
+                " ORDER BY updated_at_ms, conversation_id",
                 IDLE,
             ).fetchall()
         return [r[0] for r in rows]
@@ -359,7 +359,10 @@ class SQLStore(
         with self._read() as db:
             rows = db.execute(
                 "SELECT conversation_id, version, status, message_count, updated_at_ms, owner"
-                f" FROM conversations{mine} ORDER BY updated_at_ms DESC",
+                # Ties (two writes in one millisecond) broken by id, as
+                # the dashboard's pages break them: one order for every
+                # query, whatever plan the database picks for it.
+                f" FROM conversations{mine} ORDER BY updated_at_ms DESC, conversation_id DESC",
                 () if owner is None else (owner,),
             ).fetchall()
         return [ConversationSummary(*r) for r in rows]
