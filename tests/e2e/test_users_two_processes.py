@@ -7,6 +7,7 @@ very next request on each."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import signal
@@ -120,14 +121,15 @@ async def test_each_users_ids_stay_theirs_across_processes(
             # either process, it is one never seen, like an unused id.
             again = await ana_a.open("req-a")
             assert shown(await to_the_end(again)) == [("end", None)]
-            for client in (bob_a, bob_b):
-                for request_id in ("req-a", "req-never"):
-                    attached = await client.open(request_id)
-                    opened.append(attached)
-                    first = await attached.next(within=15)
-                    assert kind(first) == "heartbeat", (request_id, first)
-                    answered = await client.append(request_id, 5, run_request("x", "conv-x"))
-                    assert answered.status == 200
+            # (opened together: each waits for its first heartbeat, 5 s)
+            pairs = [(c, r) for c in (bob_a, bob_b) for r in ("req-a", "req-never")]
+            for client, request_id in pairs:
+                opened.append(await client.open(request_id))
+            firsts = await asyncio.gather(*(attached.next(within=15) for attached in opened))
+            for (client, request_id), first in zip(pairs, firsts, strict=True):
+                assert kind(first) == "heartbeat", (request_id, first)
+                answered = await client.append(request_id, 5, run_request("x", "conv-x"))
+                assert answered.status == 200
             # Resuming her conversation is resuming one that does not exist.
             seen = {}
             for n, (client, conversation_id) in enumerate(
