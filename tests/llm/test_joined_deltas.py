@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 
 from cursor_byok.llm.events import (
+    JOINED_MAX,
     ResponseEvent,
     TextDelta,
     TextEnd,
@@ -56,3 +57,16 @@ def test_one_event_is_taken_as_it_is_and_the_rest_is_left() -> None:
     pending: deque[ResponseEvent] = deque([lone, TextEnd(0, "x")])
     assert next_joined(pending) is lone
     assert list(pending) == [TextEnd(0, "x")]
+
+
+def test_joining_stops_once_a_piece_is_long_enough() -> None:
+    """Megabytes in one read (a compressed body) still go as pieces of a
+    size that streams."""
+    half = "x" * (JOINED_MAX // 2)
+    events: list[ResponseEvent] = [TextDelta(0, half) for _ in range(5)]
+    out = drained(events)
+    assert [len(e.delta) for e in out if isinstance(e, TextDelta)] == [
+        JOINED_MAX,
+        JOINED_MAX,
+        JOINED_MAX // 2,
+    ]

@@ -141,19 +141,25 @@ ResponseEvent: TypeAlias = (
 TERMINAL_EVENTS = (DoneEvent, ErrorEvent)
 
 _PIECES = (TextDelta, ThinkingDelta, ToolCallDelta)
+JOINED_MAX = 32 * 1024
+"""Characters past which no more deltas are joined to one: a compressed
+body can bring megabytes in one read, and one message to the client should
+stay a size that streams."""
 
 
 def next_joined(pending: deque[ResponseEvent]) -> ResponseEvent:
     """Take the next event; if it is a delta, the deltas of the same block
-    right behind it are taken too and joined into one. The stream says the
-    same (a delta's piece is only ever appended), in fewer events: pieces
-    that came in one read of a busy socket then cost one trip downstream."""
+    right behind it are taken too and joined into one (up to `JOINED_MAX`).
+    The stream says the same (a delta's piece is only ever appended), in
+    fewer events: pieces that came in one read of a busy socket then cost
+    one trip downstream."""
     event = pending.popleft()
     if not pending or not isinstance(event, _PIECES):
         return event
     kind, index = type(event), event.content_index
     pieces: list[str] | None = None
-    while pending:
+    size = len(event.delta)
+    while pending and size < JOINED_MAX:
         after = pending[0]
         if type(after) is not kind or after.content_index != index:
             break
@@ -161,6 +167,7 @@ def next_joined(pending: deque[ResponseEvent]) -> ResponseEvent:
         if pieces is None:
             pieces = [event.delta]
         pieces.append(after.delta)
+        size += len(after.delta)
         pending.popleft()
     if pieces is None:
         return event
