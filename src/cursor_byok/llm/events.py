@@ -189,6 +189,7 @@ class ResponseStream(Protocol):
 class PassesOn(Protocol):
     """A stream that can hand its deltas to the reader as they arrive, in
     the loop step that read them, while `recv` waits with nothing pending;
-    the start, the terminal event and failures still come out of `recv`."""
+    the start, the terminal event and failures still come out of `recv`.
+    Deltas of one block read together may be handed on joined (`next_joined`)."""
 
     def pass_on(self, take: Callable[[ResponseEvent], None]) -> None: ...
