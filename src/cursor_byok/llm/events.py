@@ -161,9 +161,8 @@ def next_joined(pending: deque[ResponseEvent]) -> ResponseEvent:
     size = len(event.delta)
     while pending and size < JOINED_MAX:
         after = pending[0]
-        if type(after) is not kind or after.content_index != index:
+        if not isinstance(after, kind) or after.content_index != index:
             break
-        assert isinstance(after, _PIECES)
         if pieces is None:
             pieces = [event.delta]
         pieces.append(after.delta)
